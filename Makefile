@@ -1,0 +1,43 @@
+# Thin wrapper over CMake. `make` builds build/deltac; `make test` installs
+# what the tests need (scripts/bootstrap.sh), builds, and runs the suite,
+# including an ASan+UBSan build of the unit tests.
+JOBS ?= 2
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+
+.PHONY: all build deps test test-unit asan conformance bench fuzz demo clean
+
+all: build
+
+deps:
+	bash scripts/bootstrap.sh
+
+build:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build $(BUILD) -j$(JOBS)
+
+asan:
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DDELTAC_SANITIZE=ON >/dev/null
+	cmake --build $(ASAN_BUILD) -j$(JOBS)
+
+test: deps build asan
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -L 'unit|fuzz' -j$(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+test-unit: build
+	cd $(BUILD) && ctest --output-on-failure -L unit -j$(JOBS)
+
+conformance: build
+	python3 ../shared/parquet/check.py --deltac $(BUILD)/deltac -j $(JOBS)
+
+bench: deps build
+	bash bench/run.sh $(BUILD)/deltac
+
+fuzz:
+	bash fuzz/run.sh
+
+demo: deps build
+	$(BUILD)/deltac parquet cat --format table --limit 20 tests/resources/sample.parquet
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz
