@@ -30,7 +30,7 @@ typedef enum {
 const char *delta_error_last(void);
 
 /* The code of the last error on this thread (DELTA_OK when none). */
-int delta_error_code(void);
+int delta_error_last_code(void);
 
 /* Forget the last error on this thread. */
 void delta_error_clear(void);

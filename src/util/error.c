@@ -11,7 +11,7 @@ static _Thread_local int last_code;
 
 const char *delta_error_last(void) { return last_msg; }
 
-int delta_error_code(void) { return last_code; }
+int delta_error_last_code(void) { return last_code; }
 
 void delta_error_clear(void) {
   last_msg[0] = '\0';

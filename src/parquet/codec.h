@@ -1,0 +1,17 @@
+/* Page decompression for every Parquet codec deltac reads. */
+#ifndef DELTAC_PARQUET_CODEC_H
+#define DELTAC_PARQUET_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Decompress src[0..src_len) into dst, which must receive exactly dst_len
+ * bytes (the page header's uncompressed size). DELTA_ECORRUPT when the data
+ * does not decompress to exactly that size, DELTA_EUNSUPPORTED for LZO and
+ * unknown codecs. */
+int pq_decompress(int codec, const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len);
+
+/* True when deltac can decompress `codec`. */
+int pq_codec_supported(int codec);
+
+#endif
