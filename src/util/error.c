@@ -55,6 +55,14 @@ int delta_error_prefix(const char *fmt, ...) {
   vsnprintf(head, sizeof head, fmt, ap);
   va_end(ap);
   memcpy(old, last_msg, sizeof old);
-  snprintf(last_msg, sizeof last_msg, "%s: %s", head, old);
+  /* Truncation is acceptable: the message stays one bounded line. */
+  size_t h = strlen(head);
+  if (h > sizeof last_msg - 3) h = sizeof last_msg - 3;
+  memcpy(last_msg, head, h);
+  memcpy(last_msg + h, ": ", 2);
+  size_t room = sizeof last_msg - h - 3, o = strlen(old);
+  if (o > room) o = room;
+  memcpy(last_msg + h + 2, old, o);
+  last_msg[h + 2 + o] = '\0';
   return last_code;
 }
