@@ -1,0 +1,624 @@
+/* Column chunk reading: pages -> levels + dense values. See column_reader.h. */
+#include "parquet/column_reader.h"
+
+#include <string.h>
+
+#include "parquet/codec.h"
+#include "util/alloc_internal.h"
+#include "util/bytes.h"
+#include "util/error_internal.h"
+
+/* No page may claim more than this uncompressed; a corrupt size must not
+ * make us allocate gigabytes. */
+#define MAX_PAGE_BYTES ((int64_t)1 << 30)
+
+struct pq_column_reader {
+  const pq_file *f;
+  const pq_node *leaf;
+  char *path;
+  const uint8_t *p, *end;      /* unread chunk bytes */
+  int codec;
+  int64_t values_total, values_seen;
+  int physical;
+  int width;                   /* bytes per dense value; 0 for BYTE_ARRAY */
+  int16_t max_def, max_rep;
+  int def_bw, rep_bw;
+
+  delta_buf page_buf;          /* decompressed data page */
+  delta_buf dict_buf;          /* decompressed dictionary page */
+  bool has_dict;
+  uint32_t dict_n;
+  const uint8_t *dict_values;  /* fixed width: dict_n * width bytes */
+  delta_buf dict_bools;        /* BOOLEAN dictionaries, unpacked */
+  delta_buf dict_offsets;      /* BYTE_ARRAY: int32[dict_n + 1] into dict_data */
+  const uint8_t *dict_data;
+
+  delta_buf page_def, page_rep; /* uint16 levels of the current page */
+  int64_t page_levels, page_pos;
+  int64_t page_nonnull;        /* dense values in the page */
+  int enc;
+  const uint8_t *vp, *vend;    /* value bytes of the page */
+  pq_rle_decoder rle;
+  pq_dbp_decoder dbp;
+  pq_dlba_decoder dlba;
+  pq_dba_decoder dba;
+  bool dlba_live, dba_live;
+  size_t bool_bit;
+  uint64_t bss_pos;
+  delta_buf idx;               /* uint32 dictionary indices */
+};
+
+void pq_col_batch_reset(pq_col_batch *b) {
+  b->def.len = b->rep.len = b->values.len = 0;
+  b->bin.offsets.len = b->bin.data.len = 0;
+  int32_t zero = 0;
+  /* Capacity is kept from earlier batches, so this cannot fail after the
+   * first time; the first call reserves plenty. */
+  if (delta_buf_append(&b->bin.offsets, &zero, 4) != 0) b->bin.offsets.len = 0;
+  b->n_levels = b->n_values = b->n_records = 0;
+}
+
+void pq_col_batch_dispose(pq_col_batch *b) {
+  delta_buf_dispose(&b->def);
+  delta_buf_dispose(&b->rep);
+  delta_buf_dispose(&b->values);
+  delta_buf_dispose(&b->bin.offsets);
+  delta_buf_dispose(&b->bin.data);
+}
+
+static int bit_width(int v) {
+  int w = 0;
+  while (v >> w) w++;
+  return w;
+}
+
+static int physical_width(int type, int32_t type_length) {
+  switch (type) {
+  case PQ_BOOLEAN: return 1;
+  case PQ_INT32: case PQ_FLOAT: return 4;
+  case PQ_INT64: case PQ_DOUBLE: return 8;
+  case PQ_INT96: return 12;
+  case PQ_FIXED_LEN_BYTE_ARRAY: return type_length;
+  default: return 0;
+  }
+}
+
+int pq_colreader_open(pq_column_reader **out, const pq_file *f, int rg, const pq_node *leaf) {
+  *out = NULL;
+  const pq_row_group *g = &f->md->row_groups[rg];
+  const pq_column_chunk *cc = &g->columns[leaf->leaf_index];
+  char *path = pq_node_path(leaf);
+  if (!path) return DELTA_NOMEM();
+  int rc = 0;
+  if (cc->file_path.ptr) {
+    rc = delta_error_set(DELTA_EUNSUPPORTED, "column %s: chunks in other files are not supported", path);
+    goto fail;
+  }
+  if (!cc->has_meta_data) {
+    rc = delta_error_set(DELTA_ECORRUPT, "column %s: chunk without metadata", path);
+    goto fail;
+  }
+  const pq_column_meta *m = &cc->meta_data;
+  if (m->type != leaf->physical) {
+    rc = delta_error_set(DELTA_ECORRUPT, "column %s: chunk type %s differs from the schema's %s",
+                         path, pq_type_name(m->type), pq_type_name(leaf->physical));
+    goto fail;
+  }
+  if (!pq_codec_supported(m->codec)) {
+    rc = delta_error_set(DELTA_EUNSUPPORTED, "column %s: compression %s is not supported", path,
+                         pq_codec_name(m->codec));
+    goto fail;
+  }
+  int64_t start = m->data_page_offset;
+  if (m->has_dictionary_page_offset && m->dictionary_page_offset > 0 &&
+      m->dictionary_page_offset < start)
+    start = m->dictionary_page_offset;
+  int64_t len = m->total_compressed_size;
+  if (start < 4 || len < 0 || (uint64_t)start > f->size || (uint64_t)len > f->size - (uint64_t)start) {
+    rc = delta_error_set(DELTA_ECORRUPT,
+                         "column %s: chunk at offset %lld, %lld bytes, lies outside the file (%zu bytes)",
+                         path, (long long)start, (long long)len, f->size);
+    goto fail;
+  }
+  if (m->num_values < 0) {
+    rc = delta_error_set(DELTA_ECORRUPT, "column %s: negative value count", path);
+    goto fail;
+  }
+  pq_column_reader *cr = delta_calloc(1, sizeof *cr);
+  if (!cr) { rc = DELTA_NOMEM(); goto fail; }
+  cr->f = f;
+  cr->leaf = leaf;
+  cr->path = path;
+  cr->p = f->data + start;
+  cr->end = cr->p + len;
+  cr->codec = m->codec;
+  cr->values_total = m->num_values;
+  cr->physical = leaf->physical;
+  cr->width = physical_width(leaf->physical, leaf->type_length);
+  cr->max_def = leaf->max_def;
+  cr->max_rep = leaf->max_rep;
+  cr->def_bw = bit_width(leaf->max_def);
+  cr->rep_bw = bit_width(leaf->max_rep);
+  *out = cr;
+  return 0;
+fail:
+  delta_free(path);
+  return rc;
+}
+
+static void release_decoders(pq_column_reader *cr) {
+  if (cr->dlba_live) pq_dlba_free(&cr->dlba);
+  if (cr->dba_live) pq_dba_free(&cr->dba);
+  cr->dlba_live = cr->dba_live = false;
+}
+
+void pq_colreader_free(pq_column_reader *cr) {
+  if (!cr) return;
+  release_decoders(cr);
+  delta_buf_dispose(&cr->page_buf);
+  delta_buf_dispose(&cr->dict_buf);
+  delta_buf_dispose(&cr->dict_bools);
+  delta_buf_dispose(&cr->dict_offsets);
+  delta_buf_dispose(&cr->page_def);
+  delta_buf_dispose(&cr->page_rep);
+  delta_buf_dispose(&cr->idx);
+  delta_free(cr->path);
+  delta_free(cr);
+}
+
+/* Get a page body uncompressed: the bytes themselves when the chunk is not
+ * compressed, otherwise decompressed into `buf`. */
+static int page_bytes(pq_column_reader *cr, const uint8_t *src, size_t src_len, size_t want,
+                      bool compressed, delta_buf *buf, const uint8_t **out) {
+  if (!compressed || cr->codec == PQ_CODEC_UNCOMPRESSED) {
+    if (src_len != want)
+      return delta_error_set(DELTA_ECORRUPT, "uncompressed page is %zu bytes, header says %zu",
+                             src_len, want);
+    *out = src;
+    return 0;
+  }
+  buf->len = 0;
+  /* 8 spare bytes let decoders load whole words at the end. */
+  int rc = delta_buf_reserve(buf, want + 8);
+  if (rc) return rc;
+  rc = pq_decompress(cr->codec, src, src_len, buf->data, want);
+  if (rc) return rc;
+  memset(buf->data + want, 0, 8);
+  buf->len = want;
+  *out = buf->data;
+  return 0;
+}
+
+static int read_dictionary(pq_column_reader *cr, const pq_page_header *h, const uint8_t *body) {
+  const pq_dictionary_page_header *d = &h->dictionary_page_header;
+  if (!h->has_dictionary_page_header)
+    return delta_error_set(DELTA_ECORRUPT, "dictionary page without its header");
+  if (d->encoding != PQ_ENC_PLAIN && d->encoding != PQ_ENC_PLAIN_DICTIONARY)
+    return delta_error_set(DELTA_EUNSUPPORTED, "dictionary page encoding %s",
+                           pq_encoding_name(d->encoding));
+  const uint8_t *data;
+  size_t n = (size_t)h->uncompressed_page_size;
+  int rc = page_bytes(cr, body, (size_t)h->compressed_page_size, n, true, &cr->dict_buf, &data);
+  if (rc) return rc;
+  if (d->num_values < 0) return delta_error_set(DELTA_ECORRUPT, "negative dictionary size");
+  uint32_t count = (uint32_t)d->num_values;
+  cr->has_dict = true;
+  cr->dict_n = count;
+  if (cr->physical == PQ_BYTE_ARRAY) {
+    if (count > n / 4) return delta_error_set(DELTA_ECORRUPT, "dictionary claims %u strings in %zu bytes", count, n);
+    cr->dict_offsets.len = 0;
+    rc = delta_buf_reserve(&cr->dict_offsets, ((size_t)count + 1) * 4);
+    if (rc) return rc;
+    int32_t *off = (int32_t *)(void *)cr->dict_offsets.data;
+    size_t pos = 0;
+    off[0] = 4;
+    /* Offsets point at each string's bytes; lengths are off[i+1] - off[i] - 4. */
+    for (uint32_t i = 0; i < count; i++) {
+      if (n - pos < 4) return delta_error_set(DELTA_ECORRUPT, "dictionary string %u runs past the page", i);
+      uint32_t l = delta_load_le32(data + pos);
+      if (l > n - pos - 4) return delta_error_set(DELTA_ECORRUPT, "dictionary string %u runs past the page", i);
+      pos += 4 + l;
+      off[i + 1] = (int32_t)pos + 4;
+    }
+    cr->dict_data = data;
+    return 0;
+  }
+  if (cr->physical == PQ_BOOLEAN) {
+    cr->dict_bools.len = 0;
+    if (count > n * 8) return delta_error_set(DELTA_ECORRUPT, "dictionary too short");
+    rc = delta_buf_reserve(&cr->dict_bools, count);
+    if (rc) return rc;
+    rc = pq_plain_bools(data, n, 0, cr->dict_bools.data, count);
+    cr->dict_values = cr->dict_bools.data;
+    return rc;
+  }
+  if ((uint64_t)count * (uint64_t)cr->width > n)
+    return delta_error_set(DELTA_ECORRUPT, "dictionary claims %u values of %d bytes in %zu bytes",
+                           count, cr->width, n);
+  cr->dict_values = data;
+  return 0;
+}
+
+static int decode_levels(int encoding, int bw, int64_t n, const uint8_t **q, const uint8_t *qend,
+                         bool length_prefixed, size_t v2_len, delta_buf *out, int16_t max) {
+  out->len = 0;
+  int rc = delta_buf_reserve(out, (size_t)n * 2);
+  if (rc) return rc;
+  uint16_t *lv = (uint16_t *)(void *)out->data;
+  if (encoding == PQ_ENC_RLE) {
+    size_t len;
+    const uint8_t *start = *q;
+    if (length_prefixed) {
+      if (qend - *q < 4) return delta_error_set(DELTA_ECORRUPT, "levels length missing");
+      len = delta_load_le32(*q);
+      start += 4;
+      if (len > (size_t)(qend - start)) return delta_error_set(DELTA_ECORRUPT, "levels run past the page");
+    } else {
+      len = v2_len;
+    }
+    pq_rle_decoder d;
+    rc = pq_rle_init(&d, start, len, bw);
+    if (!rc) rc = pq_rle_get_u16(&d, lv, (size_t)n);
+    if (rc) return rc;
+    *q = start + len;
+  } else if (encoding == PQ_ENC_BIT_PACKED) {
+    size_t len = ((size_t)n * (size_t)bw + 7) / 8;
+    if (len > (size_t)(qend - *q)) return delta_error_set(DELTA_ECORRUPT, "levels run past the page");
+    rc = pq_bitpacked_legacy_get_u16(*q, len, bw, lv, (size_t)n);
+    if (rc) return rc;
+    *q += len;
+  } else {
+    return delta_error_set(DELTA_EUNSUPPORTED, "level encoding %s", pq_encoding_name(encoding));
+  }
+  uint16_t bad = 0;
+  for (int64_t i = 0; i < n; i++) bad |= (uint16_t)(lv[i] > (uint16_t)max);
+  if (bad) return delta_error_set(DELTA_ECORRUPT, "a level exceeds the column's maximum %d", max);
+  out->len = (size_t)n * 2;
+  return 0;
+}
+
+static int start_values(pq_column_reader *cr, int enc) {
+  release_decoders(cr);
+  cr->enc = enc;
+  cr->bool_bit = 0;
+  cr->bss_pos = 0;
+  size_t len = (size_t)(cr->vend - cr->vp);
+  int rc = 0;
+  switch (enc) {
+  case PQ_ENC_PLAIN:
+    return 0;
+  case PQ_ENC_PLAIN_DICTIONARY:
+  case PQ_ENC_RLE_DICTIONARY:
+    if (!cr->has_dict) return delta_error_set(DELTA_ECORRUPT, "dictionary-encoded page without a dictionary");
+    if (cr->page_nonnull == 0) return 0;
+    if (len < 1) return delta_error_set(DELTA_ECORRUPT, "dictionary page data is empty");
+    if (cr->vp[0] > 32) return delta_error_set(DELTA_ECORRUPT, "dictionary index width %d", cr->vp[0]);
+    return pq_rle_init(&cr->rle, cr->vp + 1, len - 1, cr->vp[0]);
+  case PQ_ENC_RLE:
+    if (cr->physical != PQ_BOOLEAN) break;
+    if (len < 4) return delta_error_set(DELTA_ECORRUPT, "RLE boolean page without its length");
+    {
+      size_t l = delta_load_le32(cr->vp);
+      if (l > len - 4) return delta_error_set(DELTA_ECORRUPT, "RLE boolean data runs past the page");
+      return pq_rle_init(&cr->rle, cr->vp + 4, l, 1);
+    }
+  case PQ_ENC_DELTA_BINARY_PACKED:
+    if (cr->physical != PQ_INT32 && cr->physical != PQ_INT64) break;
+    return pq_dbp_init(&cr->dbp, cr->vp, len);
+  case PQ_ENC_DELTA_LENGTH_BYTE_ARRAY:
+    if (cr->physical != PQ_BYTE_ARRAY) break;
+    rc = pq_dlba_init(&cr->dlba, cr->vp, len);
+    cr->dlba_live = rc == 0;
+    return rc;
+  case PQ_ENC_DELTA_BYTE_ARRAY:
+    if (cr->physical != PQ_BYTE_ARRAY && cr->physical != PQ_FIXED_LEN_BYTE_ARRAY) break;
+    rc = pq_dba_init(&cr->dba, cr->vp, len);
+    cr->dba_live = rc == 0;
+    return rc;
+  case PQ_ENC_BYTE_STREAM_SPLIT:
+    if (cr->physical == PQ_BOOLEAN || cr->physical == PQ_BYTE_ARRAY || cr->physical == PQ_INT96) break;
+    return 0;
+  default:
+    return delta_error_set(DELTA_EUNSUPPORTED, "encoding %s", pq_encoding_name(enc));
+  }
+  return delta_error_set(DELTA_ECORRUPT, "encoding %s is not valid for %s", pq_encoding_name(enc),
+                         pq_type_name(cr->physical));
+}
+
+static int64_t count_nonnull(const pq_column_reader *cr) {
+  if (cr->max_def == 0) return cr->page_levels;
+  const uint16_t *d = (const uint16_t *)(const void *)cr->page_def.data;
+  int64_t k = 0;
+  for (int64_t i = 0; i < cr->page_levels; i++) k += d[i] == (uint16_t)cr->max_def;
+  return k;
+}
+
+/* Load the next data page (reading any dictionary page first).
+ * DELTA_ITEROVER at the end of the chunk. */
+static int next_page(pq_column_reader *cr) {
+  for (;;) {
+    if (cr->values_seen >= cr->values_total) return DELTA_ITEROVER;
+    if (cr->p >= cr->end)
+      return delta_error_set(DELTA_ECORRUPT, "chunk ends after %lld of %lld values",
+                             (long long)cr->values_seen, (long long)cr->values_total);
+    pq_page_header h;
+    size_t hlen;
+    int rc = pq_page_header_parse(cr->p, (size_t)(cr->end - cr->p), &h, &hlen);
+    if (rc) return rc;
+    const uint8_t *body = cr->p + hlen;
+    if (h.compressed_page_size < 0 || h.uncompressed_page_size < 0 ||
+        h.compressed_page_size > cr->end - body)
+      return delta_error_set(DELTA_ECORRUPT, "page of %d bytes runs past the chunk",
+                             (int)h.compressed_page_size);
+    if (h.uncompressed_page_size > MAX_PAGE_BYTES)
+      return delta_error_set(DELTA_ELIMIT, "page of %d bytes is larger than the limit",
+                             (int)h.uncompressed_page_size);
+    cr->p = body + h.compressed_page_size;
+    if (h.type == PQ_PAGE_DICTIONARY) {
+      rc = read_dictionary(cr, &h, body);
+      if (rc) return rc;
+      continue;
+    }
+    if (h.type == PQ_PAGE_DATA) {
+      const pq_data_page_header *d = &h.data_page_header;
+      if (!h.has_data_page_header) return delta_error_set(DELTA_ECORRUPT, "data page without its header");
+      if (d->num_values < 0) return delta_error_set(DELTA_ECORRUPT, "negative page value count");
+      const uint8_t *q;
+      size_t n = (size_t)h.uncompressed_page_size;
+      rc = page_bytes(cr, body, (size_t)h.compressed_page_size, n, true, &cr->page_buf, &q);
+      if (rc) return rc;
+      const uint8_t *qend = q + n;
+      cr->page_levels = d->num_values;
+      if (cr->max_rep > 0) {
+        rc = decode_levels(d->repetition_level_encoding, cr->rep_bw, d->num_values, &q, qend, true, 0,
+                           &cr->page_rep, cr->max_rep);
+        if (rc) return rc;
+      }
+      if (cr->max_def > 0) {
+        rc = decode_levels(d->definition_level_encoding, cr->def_bw, d->num_values, &q, qend, true, 0,
+                           &cr->page_def, cr->max_def);
+        if (rc) return rc;
+      }
+      cr->vp = q;
+      cr->vend = qend;
+      cr->page_pos = 0;
+      cr->page_nonnull = count_nonnull(cr);
+      cr->values_seen += d->num_values;
+      return start_values(cr, d->encoding);
+    }
+    if (h.type == PQ_PAGE_DATA_V2) {
+      const pq_data_page_header_v2 *d = &h.data_page_header_v2;
+      if (!h.has_data_page_header_v2) return delta_error_set(DELTA_ECORRUPT, "data page v2 without its header");
+      int64_t rl = d->repetition_levels_byte_length, dl = d->definition_levels_byte_length;
+      if (d->num_values < 0 || rl < 0 || dl < 0 || rl + dl > h.compressed_page_size ||
+          rl + dl > h.uncompressed_page_size)
+        return delta_error_set(DELTA_ECORRUPT, "data page v2 has bad level lengths");
+      const uint8_t *q = body;
+      cr->page_levels = d->num_values;
+      if (cr->max_rep > 0) {
+        rc = decode_levels(PQ_ENC_RLE, cr->rep_bw, d->num_values, &q, body + rl, false, (size_t)rl,
+                           &cr->page_rep, cr->max_rep);
+        if (rc) return rc;
+      }
+      q = body + rl;
+      if (cr->max_def > 0) {
+        rc = decode_levels(PQ_ENC_RLE, cr->def_bw, d->num_values, &q, body + rl + dl, false, (size_t)dl,
+                           &cr->page_def, cr->max_def);
+        if (rc) return rc;
+      }
+      const uint8_t *vals;
+      size_t want = (size_t)(h.uncompressed_page_size - rl - dl);
+      rc = page_bytes(cr, body + rl + dl, (size_t)(h.compressed_page_size - rl - dl), want,
+                      d->is_compressed, &cr->page_buf, &vals);
+      if (rc) return rc;
+      cr->vp = vals;
+      cr->vend = vals + want;
+      cr->page_pos = 0;
+      cr->page_nonnull = count_nonnull(cr);
+      if (d->num_nulls >= 0 && cr->max_def > 0 && d->num_values - d->num_nulls != cr->page_nonnull)
+        return delta_error_set(DELTA_ECORRUPT, "data page v2 says %d nulls, its levels say %lld",
+                               (int)d->num_nulls, (long long)(d->num_values - cr->page_nonnull));
+      cr->values_seen += d->num_values;
+      return start_values(cr, d->encoding);
+    }
+    /* Index pages and unknown page types are skipped. */
+  }
+}
+
+static int gather_fixed(const pq_column_reader *cr, const uint32_t *idx, size_t n, uint8_t *out) {
+  int w = cr->width;
+  const uint8_t *dv = cr->dict_values;
+  if (w == 4) {
+    uint32_t *o = (uint32_t *)(void *)out;
+    for (size_t i = 0; i < n; i++) memcpy(&o[i], dv + (size_t)idx[i] * 4, 4);
+  } else if (w == 8) {
+    uint64_t *o = (uint64_t *)(void *)out;
+    for (size_t i = 0; i < n; i++) memcpy(&o[i], dv + (size_t)idx[i] * 8, 8);
+  } else {
+    for (size_t i = 0; i < n; i++) memcpy(out + i * (size_t)w, dv + (size_t)idx[i] * (size_t)w, (size_t)w);
+  }
+  return 0;
+}
+
+static int gather_binary(const pq_column_reader *cr, const uint32_t *idx, size_t n,
+                         pq_binary_builder *b) {
+  const int32_t *off = (const int32_t *)(const void *)cr->dict_offsets.data;
+  size_t total = 0;
+  for (size_t i = 0; i < n; i++) total += (size_t)(off[idx[i] + 1] - off[idx[i]] - 4);
+  int rc = delta_buf_reserve(&b->data, total);
+  if (!rc) rc = delta_buf_reserve(&b->offsets, n * 4);
+  if (rc) return rc;
+  if (b->data.len + total > INT32_MAX)
+    return delta_error_set(DELTA_ELIMIT, "more than 2 GiB of strings in one batch");
+  uint8_t *d = b->data.data + b->data.len;
+  int32_t *o = (int32_t *)(void *)(b->offsets.data + b->offsets.len);
+  int32_t end = (int32_t)b->data.len;
+  for (size_t i = 0; i < n; i++) {
+    int32_t s = off[idx[i]], l = off[idx[i] + 1] - s - 4;
+    memcpy(d, cr->dict_data + s, (size_t)l);
+    d += l;
+    end += l;
+    o[i] = end;
+  }
+  b->data.len += total;
+  b->offsets.len += n * 4;
+  return 0;
+}
+
+static int plain_binary(pq_column_reader *cr, size_t n, pq_binary_builder *b) {
+  int rc = delta_buf_reserve(&b->offsets, n * 4);
+  if (rc) return rc;
+  /* First pass finds the total size so the copy loop does not grow buffers. */
+  const uint8_t *q = cr->vp;
+  size_t total = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (cr->vend - q < 4) return delta_error_set(DELTA_ECORRUPT, "PLAIN string runs past the page");
+    uint32_t l = delta_load_le32(q);
+    if (l > (size_t)(cr->vend - q - 4)) return delta_error_set(DELTA_ECORRUPT, "PLAIN string runs past the page");
+    q += 4 + l;
+    total += l;
+  }
+  if (b->data.len + total > INT32_MAX)
+    return delta_error_set(DELTA_ELIMIT, "more than 2 GiB of strings in one batch");
+  rc = delta_buf_reserve(&b->data, total);
+  if (rc) return rc;
+  q = cr->vp;
+  uint8_t *d = b->data.data + b->data.len;
+  int32_t *o = (int32_t *)(void *)(b->offsets.data + b->offsets.len);
+  int32_t end = (int32_t)b->data.len;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t l = delta_load_le32(q);
+    memcpy(d, q + 4, l);
+    d += l;
+    q += 4 + l;
+    end += (int32_t)l;
+    o[i] = end;
+  }
+  b->data.len += total;
+  b->offsets.len += n * 4;
+  cr->vp = q;
+  return 0;
+}
+
+/* Decode n dense values of the current page, appending to out. */
+static int decode_values(pq_column_reader *cr, size_t n, pq_col_batch *out) {
+  if (n == 0) return 0;
+  int w = cr->width;
+  bool binary = cr->physical == PQ_BYTE_ARRAY;
+  uint8_t *dst = NULL;
+  int rc;
+  if (!binary) {
+    rc = delta_buf_reserve(&out->values, n * (size_t)w);
+    if (rc) return rc;
+    dst = out->values.data + out->values.len;
+  }
+  switch (cr->enc) {
+  case PQ_ENC_PLAIN:
+    if (binary) {
+      rc = plain_binary(cr, n, &out->bin);
+    } else if (cr->physical == PQ_BOOLEAN) {
+      rc = pq_plain_bools(cr->vp, (size_t)(cr->vend - cr->vp), cr->bool_bit, dst, n);
+      cr->bool_bit += n;
+    } else {
+      size_t bytes = n * (size_t)w;
+      if (bytes > (size_t)(cr->vend - cr->vp))
+        return delta_error_set(DELTA_ECORRUPT, "page has fewer values than its levels say");
+      memcpy(dst, cr->vp, bytes);
+      cr->vp += bytes;
+      rc = 0;
+    }
+    break;
+  case PQ_ENC_PLAIN_DICTIONARY:
+  case PQ_ENC_RLE_DICTIONARY: {
+    cr->idx.len = 0;
+    rc = delta_buf_reserve(&cr->idx, n * 4);
+    if (rc) return rc;
+    uint32_t *idx = (uint32_t *)(void *)cr->idx.data;
+    rc = pq_rle_get_indices(&cr->rle, idx, n, cr->dict_n);
+    if (rc) return rc;
+    rc = binary ? gather_binary(cr, idx, n, &out->bin) : gather_fixed(cr, idx, n, dst);
+    break;
+  }
+  case PQ_ENC_RLE:
+    rc = pq_rle_get_u8(&cr->rle, dst, n);
+    break;
+  case PQ_ENC_DELTA_BINARY_PACKED:
+    rc = cr->physical == PQ_INT32 ? pq_dbp_get_i32(&cr->dbp, (int32_t *)(void *)dst, n)
+                                  : pq_dbp_get_i64(&cr->dbp, (int64_t *)(void *)dst, n);
+    break;
+  case PQ_ENC_DELTA_LENGTH_BYTE_ARRAY:
+    rc = pq_dlba_get(&cr->dlba, &out->bin, n);
+    break;
+  case PQ_ENC_DELTA_BYTE_ARRAY:
+    rc = binary ? pq_dba_get(&cr->dba, &out->bin, n) : pq_dba_get_fixed(&cr->dba, dst, n, w);
+    break;
+  case PQ_ENC_BYTE_STREAM_SPLIT:
+    rc = pq_bss_get(cr->vp, (size_t)(cr->vend - cr->vp), w, (uint64_t)cr->page_nonnull, cr->bss_pos,
+                    dst, n);
+    cr->bss_pos += n;
+    break;
+  default:
+    rc = delta_error_set(DELTA_EUNSUPPORTED, "encoding %s", pq_encoding_name(cr->enc));
+  }
+  if (rc) return rc;
+  if (!binary) out->values.len += n * (size_t)w;
+  out->n_values += (int64_t)n;
+  return 0;
+}
+
+static int read_records(pq_column_reader *cr, int64_t max_records, pq_col_batch *out) {
+  int64_t records = 0;
+  for (;;) {
+    if (cr->max_rep == 0 && records == max_records) break;
+    if (cr->page_pos == cr->page_levels) {
+      int rc = next_page(cr);
+      if (rc == DELTA_ITEROVER) break;
+      if (rc) return rc;
+      continue;
+    }
+    int64_t avail = cr->page_levels - cr->page_pos, take;
+    bool stop = false;
+    if (cr->max_rep == 0) {
+      take = avail < max_records - records ? avail : max_records - records;
+      records += take;
+    } else {
+      const uint16_t *rp = (const uint16_t *)(const void *)cr->page_rep.data + cr->page_pos;
+      int64_t i = 0;
+      for (; i < avail; i++) {
+        if (rp[i] == 0) {
+          if (records == max_records) { stop = true; break; }
+          records++;
+        } else if (records == 0 && i == 0 && cr->page_pos == 0 && cr->values_seen == cr->page_levels) {
+          return delta_error_set(DELTA_ECORRUPT, "first value does not start a record");
+        }
+      }
+      take = i;
+    }
+    int64_t nv = take;
+    if (cr->max_def > 0) {
+      const uint16_t *dp = (const uint16_t *)(const void *)cr->page_def.data + cr->page_pos;
+      int rc = delta_buf_append(&out->def, dp, (size_t)take * 2);
+      if (rc) return rc;
+      nv = 0;
+      for (int64_t i = 0; i < take; i++) nv += dp[i] == (uint16_t)cr->max_def;
+    }
+    if (cr->max_rep > 0) {
+      int rc = delta_buf_append(&out->rep, (const uint16_t *)(const void *)cr->page_rep.data + cr->page_pos,
+                                (size_t)take * 2);
+      if (rc) return rc;
+    }
+    int rc = decode_values(cr, (size_t)nv, out);
+    if (rc) return rc;
+    cr->page_pos += take;
+    out->n_levels += take;
+    if (stop) break;
+  }
+  out->n_records += records;
+  return 0;
+}
+
+int pq_colreader_read(pq_column_reader *cr, int64_t max_records, pq_col_batch *out) {
+  int rc = read_records(cr, max_records, out);
+  if (rc) delta_error_prefix("column %s", cr->path);
+  return rc;
+}

@@ -1,0 +1,39 @@
+/*
+ * Reading one column chunk, page by page, as levels and dense values.
+ *
+ * pq_colreader_read returns whole records (top-level rows): a record that
+ * spans pages is finished before the call returns. Memory held is one page
+ * (decompressed), its levels, and the dictionary.
+ */
+#ifndef DELTAC_PARQUET_COLUMN_READER_H
+#define DELTAC_PARQUET_COLUMN_READER_H
+
+#include <stdint.h>
+
+#include "parquet/encoding.h"
+#include "parquet/file.h"
+#include "util/buf.h"
+
+/* What one read produced, appended to by the reader. */
+typedef struct {
+  delta_buf def;            /* uint16 per level entry (only when max_def > 0) */
+  delta_buf rep;            /* uint16 per level entry (only when max_rep > 0) */
+  delta_buf values;         /* dense non-null values: bool as uint8, others by physical width */
+  pq_binary_builder bin;    /* dense BYTE_ARRAY values */
+  int64_t n_levels;         /* level entries (== slots of the leaf's top-level records...) */
+  int64_t n_values;         /* dense values */
+  int64_t n_records;
+} pq_col_batch;
+
+void pq_col_batch_reset(pq_col_batch *b); /* empty it, keep capacity */
+void pq_col_batch_dispose(pq_col_batch *b);
+
+typedef struct pq_column_reader pq_column_reader;
+
+int pq_colreader_open(pq_column_reader **out, const pq_file *f, int row_group, const pq_node *leaf);
+/* Append up to max_records whole records to `out`. Fewer only at the end of
+ * the chunk. */
+int pq_colreader_read(pq_column_reader *cr, int64_t max_records, pq_col_batch *out);
+void pq_colreader_free(pq_column_reader *cr);
+
+#endif
