@@ -1,0 +1,26 @@
+/* Command-line options: "--name value", "--name=value" and flags, with
+ * positional arguments collected in order. */
+#ifndef DELTAC_CLI_ARGS_H
+#define DELTAC_CLI_ARGS_H
+
+#include <stdbool.h>
+
+typedef struct {
+  const char *name;   /* without the leading "--" */
+  bool takes_value;
+  const char *value;  /* set by cli_parse; "" for a flag that was given */
+} cli_opt;
+
+/* Fill opts[].value and positional[] (at most max_pos). Returns 0, or prints
+ * a usage error to stderr and returns 2. */
+int cli_parse(int argc, char **argv, cli_opt *opts, int n_opts, const char **positional, int max_pos,
+              int *n_pos, const char *command);
+
+const char *cli_get(const cli_opt *opts, int n_opts, const char *name);
+
+/* Exit status convention: 0 ok, 1 error, 2 usage. */
+int cli_usage_error(const char *command, const char *fmt, ...);
+/* Print "deltac: <what>: <delta_error_last()>" and return 1. */
+int cli_fail(const char *what);
+
+#endif

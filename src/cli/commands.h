@@ -1,0 +1,8 @@
+/* The CLI's commands; each takes the arguments after its own name and
+ * returns the exit status (0 ok, 1 error, 2 usage). */
+#ifndef DELTAC_CLI_COMMANDS_H
+#define DELTAC_CLI_COMMANDS_H
+
+int cmd_parquet(int argc, char **argv);
+
+#endif

@@ -1,0 +1,55 @@
+/* deltac: the command-line tool. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+
+static const char usage[] =
+    "usage: deltac <command> [options] ARG\n"
+    "\n"
+    "Parquet files:\n"
+    "  parquet cat [--format table|csv|ndjson|json|arrow] [--columns a,b.c] [--limit N]\n"
+    "              [--row-groups 0,2] [--batch-rows N] FILE\n"
+    "                                    print the rows of a Parquet file\n"
+    "  parquet schema [--arrow] FILE     print its schema (Parquet, or the Arrow types read)\n"
+    "  parquet meta FILE                 print row groups, column chunks, encodings, statistics (JSON)\n"
+    "  parquet bench [--repeat N] FILE   decode every column, print rows and seconds\n"
+    "\n"
+    "Other:\n"
+    "  --version                         print the version\n"
+    "  --features                        list supported Parquet and Delta features\n"
+    "  help                              this text\n"
+    "\n"
+    "Errors go to stderr as one line; exit status 0 ok, 1 error, 2 usage.\n";
+
+static const char features[] =
+    "parquet: physical types BOOLEAN INT32 INT64 INT96 FLOAT DOUBLE BYTE_ARRAY FIXED_LEN_BYTE_ARRAY\n"
+    "parquet: logical types STRING ENUM JSON BSON UUID DECIMAL DATE TIME TIMESTAMP INTEGER FLOAT16 LIST MAP\n"
+    "parquet: encodings PLAIN PLAIN_DICTIONARY RLE_DICTIONARY RLE BIT_PACKED DELTA_BINARY_PACKED\n"
+    "parquet:           DELTA_LENGTH_BYTE_ARRAY DELTA_BYTE_ARRAY BYTE_STREAM_SPLIT\n"
+    "parquet: codecs UNCOMPRESSED SNAPPY GZIP ZSTD LZ4 LZ4_RAW BROTLI\n"
+    "parquet: pages DATA_PAGE DATA_PAGE_V2 DICTIONARY_PAGE\n"
+    "delta: reader features: none yet (table reading is not implemented)\n";
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fputs(usage, stderr);
+    return 2;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+    fputs(usage, stdout);
+    return 0;
+  }
+  if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+    printf("deltac %s\n", DELTAC_VERSION);
+    return 0;
+  }
+  if (strcmp(cmd, "--features") == 0) {
+    fputs(features, stdout);
+    return 0;
+  }
+  if (strcmp(cmd, "parquet") == 0) return cmd_parquet(argc - 2, argv + 2);
+  return cli_usage_error(cmd, "unknown command");
+}
