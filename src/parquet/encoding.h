@@ -30,7 +30,11 @@ typedef struct {
 /* `data` holds runs only (no length prefix; the caller strips the 4-byte
  * length of v1 levels). */
 int pq_rle_init(pq_rle_decoder *d, const uint8_t *data, size_t len, int bit_width);
-/* Decode exactly n values; DELTA_ECORRUPT if the runs end first. */
+/* Decode exactly n values; DELTA_ECORRUPT if the runs end first. A last
+ * bit-packed run cut short by the end of the data yields the values whose
+ * bits are all present (asking for more is the error). Bit width 0 yields
+ * zeros without reading the data. u16/u8 refuse (DELTA_EINVAL) widths over
+ * 16/8. */
 int pq_rle_get_u32(pq_rle_decoder *d, uint32_t *out, size_t n);
 int pq_rle_get_u16(pq_rle_decoder *d, uint16_t *out, size_t n);
 int pq_rle_get_u8(pq_rle_decoder *d, uint8_t *out, size_t n);
@@ -44,7 +48,9 @@ int pq_bitpacked_legacy_get_u16(const uint8_t *data, size_t len, int bit_width, 
 
 /* Unpack n (a multiple of 8) values of bit_width (0..64) bits, LSB first as in
  * the RLE hybrid's bit-packed runs and DELTA_BINARY_PACKED miniblocks. The
- * caller guarantees n*bit_width/8 bytes are readable at `in`. */
+ * caller guarantees n*bit_width/8 bytes are readable at `in`; nothing past
+ * them is read, so no padding is needed. pq_unpack32 keeps the low 32 bits
+ * of wider values. */
 void pq_unpack32(const uint8_t *in, uint32_t *out, size_t n, int bit_width);
 void pq_unpack64(const uint8_t *in, uint64_t *out, size_t n, int bit_width);
 
@@ -91,12 +97,16 @@ typedef struct {
   delta_buf data;
 } pq_binary_builder;
 
-/* DELTA_LENGTH_BYTE_ARRAY: whole page at init (lengths are decoded eagerly
- * into an allocated array owned by the decoder). */
+/* DELTA_LENGTH_BYTE_ARRAY: whole page at init. Init walks the length stream
+ * once to find where the bytes start; lengths are then decoded as values are
+ * read, so the decoder allocates nothing (a tiny stream can claim billions of
+ * empty values, and an eager length array would let it exhaust memory).
+ * Free is still required by the contract and accepts a zeroed decoder. */
 typedef struct {
-  int32_t *lengths;
+  int32_t *lengths;        /* unused (NULL): lengths are decoded lazily */
   uint64_t count, pos;
   const uint8_t *p, *end;  /* concatenated bytes */
+  pq_dbp_decoder lens;     /* the lengths, positioned at value `pos` */
 } pq_dlba_decoder;
 int pq_dlba_init(pq_dlba_decoder *d, const uint8_t *data, size_t len);
 int pq_dlba_get(pq_dlba_decoder *d, pq_binary_builder *out, size_t n);
@@ -105,10 +115,11 @@ void pq_dlba_free(pq_dlba_decoder *d);
 /* DELTA_BYTE_ARRAY (incremental / front coding): prefix lengths (DBP) then
  * suffixes (DELTA_LENGTH_BYTE_ARRAY). Keeps the previous value. */
 typedef struct {
-  int32_t *prefix_lengths;
+  int32_t *prefix_lengths;  /* unused (NULL): prefix lengths are decoded lazily */
   uint64_t count, pos;
   pq_dlba_decoder suffixes;
   delta_buf last;
+  pq_dbp_decoder prefixes;  /* the prefix lengths, positioned at value `pos` */
 } pq_dba_decoder;
 int pq_dba_init(pq_dba_decoder *d, const uint8_t *data, size_t len);
 int pq_dba_get(pq_dba_decoder *d, pq_binary_builder *out, size_t n);
