@@ -74,6 +74,9 @@ static void set_decimal_format(pq_node *n, int32_t precision, int32_t scale) {
 static int leaf_type(pq_node *n, const pq_schema_element *e) {
   const pq_logical_type *lt = &e->logical;
   int ct = e->converted_type;
+  if ((lt->kind == PQ_LT_TIME || lt->kind == PQ_LT_TIMESTAMP) &&
+      (lt->unit < PQ_UNIT_MILLIS || lt->unit > PQ_UNIT_NANOS))
+    return delta_error_set(DELTA_EUNSUPPORTED, "column %s: unknown time unit %d", e->name, lt->unit);
   n->physical = e->type;
   n->type_length = e->type_length;
   n->conv = PQC_COPY;
