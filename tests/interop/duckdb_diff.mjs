@@ -362,40 +362,52 @@ function runDeltac(args) {
   });
 }
 
-async function expectedRows(conn, sql) {
-  const r = await conn.runAndReadAll(sql);
-  const names = r.columnNames(), types = r.columnTypes();
-  return r.getRows().map((row) => ({ k: 'obj', v: names.map((n, j) => [n, expectValue(types[j], row[j])]) }));
-}
-
+// Streams DuckDB's rows chunk by chunk (2048 rows) and compares each with the
+// matching line of deltac's output, so big files never hold all the expected
+// values at once (garbage collection dominated otherwise).
 async function check(conn, file, label, sql, args) {
   const t0 = Date.now();
-  const expected = await expectedRows(conn, sql);
-  if (opt.keep && args.length === 0) // what deltac should print, for debugging
-    fs.writeFileSync(`${file}.expected.ndjson`, expected.map((row) => expectText(row) + '\n').join(''));
-  let out;
-  if (SELFTEST) out = expected.map((row) => expectText(row) + '\n').join('');
-  else {
+  let lines = null;
+  if (!SELFTEST) {
     const res = await runDeltac(['parquet', 'cat', '--format', 'ndjson', ...args, file]);
     if (res.err) {
       const why = res.err.killed ? 'timed out' : res.err.signal ? `killed by ${res.err.signal}` : `exit ${res.err.code}`;
       const msg = (res.stderr || '').trim().split('\n')[0] || String(res.err.message).split('\n')[0];
       return `deltac ${why}: ${msg}`;
     }
-    out = res.stdout;
+    lines = res.stdout.split('\n');
+    if (lines[lines.length - 1] === '') lines.pop();
   }
-  const lines = out.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  const n = Math.min(lines.length, expected.length);
-  for (let r = 0; r < n; r++) {
-    let a;
-    try { a = parseJson(lines[r]); } catch (e) { return `row ${r}: ${e.message}: ${lines[r].slice(0, 200)}`; }
-    const d = compare(expected[r], a, '');
-    if (d) return `row ${r} ${d[0] || '(row)'}: ${d[1]}`.slice(0, 2000);
+  // what deltac should print, for debugging
+  const dump = opt.keep && args.length === 0 ? fs.openSync(`${file}.expected.ndjson`, 'w') : null;
+  try {
+    const result = await conn.stream(sql);
+    const names = result.columnNames(), types = result.columnTypes();
+    let r = 0;
+    for (;;) {
+      const chunk = await result.fetchChunk();
+      if (!chunk || chunk.rowCount === 0) break;
+      const rows = chunk.getRows();
+      let text = '';
+      for (const row of rows) {
+        const exp = { k: 'obj', v: names.map((n, j) => [n, expectValue(types[j], row[j])]) };
+        if (dump || SELFTEST) text += expectText(exp) + '\n';
+        const line = SELFTEST ? expectText(exp) : lines[r];
+        if (line === undefined) return `expected more rows: deltac printed ${lines.length}, DuckDB has at least ${r + 1}`;
+        let a;
+        try { a = parseJson(line); } catch (e) { return `row ${r}: ${e.message}: ${line.slice(0, 200)}`; }
+        const d = compare(exp, a, '');
+        if (d) return `row ${r} ${d[0] || '(row)'}: ${d[1]}`.slice(0, 2000);
+        r++;
+      }
+      if (dump) fs.writeSync(dump, text);
+    }
+    if (lines && lines.length !== r) return `expected ${r} rows, got ${lines.length}`;
+    if (opt.verbose) console.log(`  ${label}: ${r} rows in ${Date.now() - t0} ms`);
+    return null;
+  } finally {
+    if (dump) fs.closeSync(dump);
   }
-  if (lines.length !== expected.length) return `expected ${expected.length} rows, got ${lines.length}`;
-  if (opt.verbose) console.log(`  ${label}: ${expected.length} rows in ${Date.now() - t0} ms`);
-  return null;
 }
 
 const sqlStr = (s) => `'${s.replace(/'/g, "''")}'`;
