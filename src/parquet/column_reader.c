@@ -48,14 +48,12 @@ struct pq_column_reader {
   delta_buf idx;               /* uint32 dictionary indices */
 };
 
-void pq_col_batch_reset(pq_col_batch *b) {
+int pq_col_batch_reset(pq_col_batch *b) {
   b->def.len = b->rep.len = b->values.len = 0;
   b->bin.offsets.len = b->bin.data.len = 0;
-  int32_t zero = 0;
-  /* Capacity is kept from earlier batches, so this cannot fail after the
-   * first time; the first call reserves plenty. */
-  if (delta_buf_append(&b->bin.offsets, &zero, 4) != 0) b->bin.offsets.len = 0;
   b->n_levels = b->n_values = b->n_records = 0;
+  int32_t zero = 0; /* byte-array offsets start with 0 */
+  return delta_buf_append(&b->bin.offsets, &zero, 4);
 }
 
 void pq_col_batch_dispose(pq_col_batch *b) {
@@ -455,7 +453,7 @@ static int gather_binary(const pq_column_reader *cr, const uint32_t *idx, size_t
   int32_t end = (int32_t)b->data.len;
   for (size_t i = 0; i < n; i++) {
     int32_t s = off[idx[i]], l = off[idx[i] + 1] - s - 4;
-    memcpy(d, cr->dict_data + s, (size_t)l);
+    if (l) memcpy(d, cr->dict_data + s, (size_t)l);
     d += l;
     end += l;
     o[i] = end;
@@ -488,7 +486,7 @@ static int plain_binary(pq_column_reader *cr, size_t n, pq_binary_builder *b) {
   int32_t end = (int32_t)b->data.len;
   for (size_t i = 0; i < n; i++) {
     uint32_t l = delta_load_le32(q);
-    memcpy(d, q + 4, l);
+    if (l) memcpy(d, q + 4, l);
     d += l;
     q += 4 + l;
     end += (int32_t)l;

@@ -25,7 +25,7 @@ typedef struct {
   int64_t n_records;
 } pq_col_batch;
 
-void pq_col_batch_reset(pq_col_batch *b); /* empty it, keep capacity */
+int pq_col_batch_reset(pq_col_batch *b); /* empty it, keep capacity */
 void pq_col_batch_dispose(pq_col_batch *b);
 
 typedef struct pq_column_reader pq_column_reader;

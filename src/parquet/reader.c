@@ -223,6 +223,7 @@ typedef struct {
 } stream_state;
 
 static void close_readers(stream_state *st) {
+  if (!st->readers) return;
   for (int i = 0; i < st->f->schema->n_leaves; i++) {
     pq_colreader_free(st->readers[i]);
     st->readers[i] = NULL;
@@ -233,7 +234,7 @@ static void stream_release(struct ArrowArrayStream *s) {
   if (!s || !s->release) return;
   stream_state *st = s->private_data;
   close_readers(st);
-  for (int i = 0; i < st->f->schema->n_leaves; i++) pq_col_batch_dispose(&st->batches[i]);
+  for (int i = 0; st->batches && i < st->f->schema->n_leaves; i++) pq_col_batch_dispose(&st->batches[i]);
   delta_free(st->batches);
   delta_free(st->readers);
   pq_assembler_free(st->asm_);
@@ -295,7 +296,8 @@ static int stream_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
   int64_t want = st->rg_rows_left < st->batch_rows ? st->rg_rows_left : st->batch_rows;
   for (int i = 0; i < n_leaves; i++) {
     if (!st->selected[i]) continue;
-    pq_col_batch_reset(&st->batches[i]);
+    rc = pq_col_batch_reset(&st->batches[i]);
+    if (rc) goto fail;
     rc = pq_colreader_read(st->readers[i], want, &st->batches[i]);
     if (rc) goto fail;
     if (st->batches[i].n_records != want) {
