@@ -14,7 +14,7 @@ typedef enum {
 
 struct arrow_type {
   arrow_kind kind;
-  const char *name;     /* borrowed from the schema */
+  char *name;           /* copied from the schema */
   int width;            /* bytes per value; list size for fixed-size lists */
   int precision, scale; /* decimals */
   char unit;            /* 's', 'm', 'u', 'n' for time and timestamps */

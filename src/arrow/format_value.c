@@ -15,8 +15,8 @@ static int parse(const struct ArrowSchema *s, arrow_type **out, int depth) {
   arrow_type *t = delta_calloc(1, sizeof *t);
   if (!t) return DELTA_NOMEM();
   const char *f = s->format;
-  t->name = s->name ? s->name : "";
-  int rc = 0;
+  t->name = delta_strdup(s->name ? s->name : "");
+  int rc = t->name ? 0 : DELTA_NOMEM();
   int32_t elen = 0;
   const char *ext = arrow_schema_metadata_get(s, "ARROW:extension:name", &elen);
   if (ext && elen == 10 && memcmp(ext, "arrow.uuid", 10) == 0) t->is_uuid = true;
@@ -115,6 +115,7 @@ void arrow_type_free(arrow_type *t) {
   if (!t) return;
   for (int i = 0; i < t->n_children; i++) arrow_type_free(t->children[i]);
   delta_free(t->children);
+  delta_free(t->name);
   delta_free(t);
 }
 
