@@ -34,7 +34,7 @@ static const char features[] =
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fputs(usage, stderr);
+    fputs("deltac: missing command (see 'deltac help')\n", stderr);
     return 2;
   }
   const char *cmd = argv[1];
