@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# valgrind must find no errors and no leaks in the CLI reading the Parquet
+# corpus (all small valid and broken files) and a sample of Delta table files.
+set -uo pipefail
+deltac=$(realpath "${1:-build/deltac}")
+cd "$(dirname "$0")/../.."
+shared=${DELTAC_SHARED:-../shared}
+command -v valgrind >/dev/null || { echo "valgrind missing (run scripts/bootstrap.sh)"; exit 1; }
+pass=0 fail=0
+files=()
+while IFS= read -r -d '' f; do files+=("$f"); done < <(find "$shared/parquet/files" -name '*.parquet' -size -300k -print0 | sort -z)
+# A spread of Delta data files and checkpoints: the first file of each table, capped.
+while IFS= read -r -d '' f; do files+=("$f"); done < <(
+  find "$shared/conformance/tables" -name '*.parquet' ! -name '._*' -size -100k -print0 | sort -z |
+  awk -v RS='\0' -v ORS='\0' '{ split($0, p, "/tables/"); split(p[2], q, "/"); if (!(q[1] in seen)) { seen[q[1]] = 1; print } }' | head -z -n 60)
+for f in "${files[@]}"; do
+  valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible \
+    "$deltac" parquet cat --format ndjson "$f" >/dev/null 2>"${TMPDIR:-/tmp}/vg.$$"
+  rc=$?
+  if [ $rc -eq 99 ] || [ $rc -ge 128 ]; then
+    echo "FAIL $f"; head -20 "${TMPDIR:-/tmp}/vg.$$"; fail=$((fail+1))
+  else
+    pass=$((pass+1))
+  fi
+done
+rm -f "${TMPDIR:-/tmp}/vg.$$"
+echo "valgrind: $pass passed, $fail failed"
+[ $fail -eq 0 ]
