@@ -37,6 +37,7 @@ fuzz:
 	bash fuzz/run.sh
 
 demo: deps build
+	$(BUILD)/deltac parquet schema tests/resources/sample.parquet
 	$(BUILD)/deltac parquet cat --format table --limit 20 tests/resources/sample.parquet
 
 clean:

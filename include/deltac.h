@@ -1,0 +1,13 @@
+/*
+ * deltac: Delta Lake in C. The umbrella header; each concept has its own
+ * header under deltac/.
+ */
+#ifndef DELTAC_H
+#define DELTAC_H
+
+#include "deltac/alloc.h"
+#include "deltac/arrow_abi.h"
+#include "deltac/error.h"
+#include "deltac/parquet.h"
+
+#endif
