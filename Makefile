@@ -33,7 +33,7 @@ conformance: build
 bench: deps build
 	bash bench/run.sh $(BUILD)/deltac
 
-fuzz:
+fuzz: deps
 	bash fuzz/run.sh
 
 demo: deps build
