@@ -45,7 +45,7 @@ fi
 
 # best-of-N wall seconds and max peak RSS (KB) of a command
 time_cmd() {
-  local best="" rss=0 out t0 t1 dt r
+  local best="" rss=0 t0 t1 dt r i
   for ((i = 0; i < RUNS; i++)); do
     t0=$EPOCHREALTIME
     "$TIME_BIN" -f '%M' -o "$tmp/rss" "$@" >"$tmp/out" 2>"$tmp/err" || {
