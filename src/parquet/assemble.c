@@ -331,16 +331,18 @@ static int build_leaf(const pq_node *leaf, node_build *b, pq_col_batch *cb, stru
     if (w == 4) {
       uint32_t *o = (uint32_t *)(void *)data;
       const uint32_t *s = (const uint32_t *)(const void *)src;
+      int64_t j = 0; /* index, not pointer steps: s is NULL when every slot is null */
       for (int64_t i = 0; i < n; i++) {
-        o[i] = present[i] ? *s : 0;
-        s += present[i];
+        o[i] = present[i] ? s[j] : 0;
+        j += present[i];
       }
     } else if (w == 8) {
       uint64_t *o = (uint64_t *)(void *)data;
       const uint64_t *s = (const uint64_t *)(const void *)src;
+      int64_t j = 0; /* index, not pointer steps: s is NULL when every slot is null */
       for (int64_t i = 0; i < n; i++) {
-        o[i] = present[i] ? *s : 0;
-        s += present[i];
+        o[i] = present[i] ? s[j] : 0;
+        j += present[i];
       }
     } else {
       for (int64_t i = 0; i < n; i++) {
