@@ -1,0 +1,296 @@
+/* The storage handle: opening a location, checking arguments and keys, and
+ * dispatching to the back end's vtable. */
+#include "storage/storage_internal.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "storage/path.h"
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
+
+struct delta_storage {
+  delta_storage_vtable vt; /* a copy: the caller's table may be temporary */
+  void *impl;
+  char *location; /* canonical root URI, "" when unknown */
+};
+
+/* ---- buffer sinks ---- */
+
+typedef struct {
+  delta_storage_sink sink; /* first, so a sink pointer is a buf_sink pointer */
+  delta_buf *buf;
+} buf_sink;
+
+static int buf_sink_write(delta_storage_sink *sink, const void *data, size_t len) {
+  return delta_buf_append(((buf_sink *)sink)->buf, data, len);
+}
+
+static int buf_sink_expect(delta_storage_sink *sink, uint64_t total) {
+  if (total > SIZE_MAX)
+    return delta_error_set(DELTA_ELIMIT, "%llu bytes do not fit in memory",
+                           (unsigned long long)total);
+  return delta_buf_reserve(((buf_sink *)sink)->buf, (size_t)total);
+}
+
+static void buf_sink_init(buf_sink *s, delta_buf *buf) {
+  s->sink.write = buf_sink_write;
+  s->sink.expect = buf_sink_expect;
+  s->sink.payload = NULL;
+  s->buf = buf;
+}
+
+delta_buf *delta_storage__sink_buf(delta_storage_sink *sink) {
+  return sink && sink->write == buf_sink_write ? ((buf_sink *)sink)->buf : NULL;
+}
+
+/* ---- handles ---- */
+
+int delta_storage_new(delta_storage **out, const delta_storage_vtable *vt, void *impl,
+                      const char *location) {
+  if (!out || !vt) return delta_error_set(DELTA_EINVAL, "delta_storage_new: NULL argument");
+  *out = NULL;
+  if (vt->version < 1 || vt->version > DELTA_STORAGE_VTABLE_VERSION)
+    return delta_error_set(DELTA_EINVAL, "storage vtable version %u is not supported (1..%d)",
+                           vt->version, DELTA_STORAGE_VTABLE_VERSION);
+  if (!vt->list || !vt->read || !vt->head)
+    return delta_error_set(DELTA_EINVAL, "storage vtable lacks list, read or head");
+  delta_storage *s = delta_calloc(1, sizeof *s);
+  if (!s) return DELTA_NOMEM();
+  s->location = delta_strdup(location ? location : "");
+  if (!s->location) {
+    delta_free(s);
+    return DELTA_NOMEM();
+  }
+  /* Version 1 is the whole struct today; a later version copies only the
+   * members its caller's version knows and leaves the rest NULL. */
+  s->vt = *vt;
+  s->impl = impl;
+  *out = s;
+  return 0;
+}
+
+void delta_storage_free(delta_storage *storage) {
+  if (!storage) return;
+  if (storage->vt.free) storage->vt.free(storage->impl);
+  delta_free(storage->location);
+  delta_free(storage);
+}
+
+const char *delta_storage_location(const delta_storage *storage) {
+  return storage && storage->location ? storage->location : "";
+}
+
+/* Length of a URI scheme at the start of `s` ("s3" in "s3://b"), 0 if none.
+ * Two letters at least, so that a Windows drive ("C:") is not a scheme. */
+static size_t location_scheme(const char *s) {
+  size_t i = 0;
+  if (!((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z'))) return 0;
+  while (((s[i] | 0x20) >= 'a' && (s[i] | 0x20) <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
+         s[i] == '+' || s[i] == '-' || s[i] == '.')
+    i++;
+  return (s[i] == ':' && i >= 2) ? i : 0;
+}
+
+/* Normalise an absolute path lexically: collapse "//", drop "." segments and
+ * a trailing '/'. ".." stays: only the OS knows what it means past symlinks. */
+static int normalise_abs(delta_buf *out, const char *p, size_t len) {
+  int rc;
+  for (size_t i = 0; i < len;) {
+    while (i < len && p[i] == '/') i++;
+    size_t j = i;
+    while (j < len && p[j] != '/') j++;
+    if (j > i && !(j - i == 1 && p[i] == '.')) {
+      if ((rc = delta_buf_putc(out, '/')) || (rc = delta_buf_append(out, p + i, j - i)))
+        return rc;
+    }
+    i = j;
+  }
+  if (out->len == 0 && (rc = delta_buf_putc(out, '/'))) return rc;
+  return delta_buf_putc(out, '\0');
+}
+
+int delta_storage_open(delta_storage **out, const char *location) {
+  delta_buf path = DELTA_BUF_INIT, raw = DELTA_BUF_INIT, uri = DELTA_BUF_INIT;
+  void *impl = NULL;
+  int rc;
+  if (!out) return delta_error_set(DELTA_EINVAL, "delta_storage_open: NULL out");
+  *out = NULL;
+  if (!location || !*location)
+    return delta_error_set(DELTA_EINVAL, "delta_storage_open: empty location");
+
+  size_t sl = location_scheme(location);
+  if (sl) {
+    if (!(sl == 4 && strncasecmp(location, "file", 4) == 0)) {
+      rc = delta_error_set(DELTA_EUNSUPPORTED, "unsupported storage scheme '%.*s' in '%s'",
+                           (int)sl, location, location);
+      goto done;
+    }
+    const char *p = location + 5;
+    if (p[0] == '/' && p[1] == '/') {
+      const char *host = p + 2, *slash = strchr(host, '/');
+      size_t hl = slash ? (size_t)(slash - host) : strlen(host);
+      if (hl && !(hl == 9 && strncasecmp(host, "localhost", 9) == 0)) {
+        rc = delta_error_set(DELTA_EUNSUPPORTED, "file URI '%s' names host '%.*s', not this one",
+                             location, (int)hl, host);
+        goto done;
+      }
+      p = slash ? slash : host + hl;
+    }
+    if (p[0] != '/') {
+      rc = delta_error_set(DELTA_EINVAL, "file URI '%s' has no absolute path", location);
+      goto done;
+    }
+    if (strpbrk(p, "?#")) {
+      rc = delta_error_set(DELTA_EINVAL, "file URI '%s' has a query or fragment", location);
+      goto done;
+    }
+    rc = delta_path_decode(&raw, p, strlen(p));
+    if (rc) {
+      rc = delta_error_set(DELTA_EINVAL, "file URI '%s' decodes to a NUL byte", location);
+      goto done;
+    }
+  } else if (location[0] != '/') {
+    /* Resolve now, so a later chdir() does not move the table. */
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd)) {
+      rc = delta_error_set(DELTA_EIO, "cannot resolve '%s': current directory unknown (%s)",
+                           location, strerror(errno));
+      goto done;
+    }
+    if ((rc = delta_buf_puts(&raw, cwd)) || (rc = delta_buf_putc(&raw, '/')) ||
+        (rc = delta_buf_puts(&raw, location)))
+      goto done;
+  } else if ((rc = delta_buf_puts(&raw, location))) {
+    goto done;
+  }
+
+  if ((rc = normalise_abs(&path, (const char *)raw.data, raw.len))) goto done;
+  const char *root = (const char *)path.data;
+  struct stat st;
+  if (stat(root, &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) {
+      rc = delta_error_set(DELTA_EINVAL, "table location '%s' is not a directory", root);
+      goto done;
+    }
+  } else if (errno == ENOTDIR) {
+    rc = delta_error_set(DELTA_EINVAL, "table location '%s' lies under a file", root);
+    goto done;
+  }
+  /* Anything else (ENOENT: a table about to be created; EACCES) surfaces on
+   * the first operation, with the key that failed. */
+
+  if ((rc = delta_path_file_uri(&uri, root)) || (rc = delta_buf_putc(&uri, '\0'))) goto done;
+  if ((rc = delta_storage__local_new(&impl, root))) goto done;
+  rc = delta_storage_new(out, &delta_storage__local_vtable, impl, (const char *)uri.data);
+  if (rc) delta_storage__local_vtable.free(impl);
+
+done:
+  delta_buf_dispose(&path);
+  delta_buf_dispose(&raw);
+  delta_buf_dispose(&uri);
+  return rc;
+}
+
+/* ---- operations ---- */
+
+int delta_storage_list(delta_storage *storage, const char *dir_key, const char *start_after,
+                       delta_storage_list_cb cb, void *payload) {
+  if (!storage || !cb) return delta_error_set(DELTA_EINVAL, "list: NULL argument");
+  if (!dir_key) dir_key = "";
+  int rc = delta_path_check_key(dir_key, true);
+  if (rc) return rc;
+  if (start_after && !*start_after) start_after = NULL;
+  return storage->vt.list(storage->impl, dir_key, start_after, cb, payload);
+}
+
+int delta_storage_read_into(delta_storage *storage, const char *key, uint64_t offset,
+                            uint64_t len, delta_storage_sink *sink) {
+  if (!storage || !sink || !sink->write)
+    return delta_error_set(DELTA_EINVAL, "read: NULL argument");
+  int rc = delta_path_check_key(key, false);
+  if (rc) return rc;
+  return storage->vt.read(storage->impl, key, offset, len, sink);
+}
+
+static int read_buf(delta_storage *storage, const char *key, uint64_t offset, uint64_t len,
+                    delta_buf *out) {
+  if (!out) return delta_error_set(DELTA_EINVAL, "read: NULL buffer");
+  size_t mark = out->len;
+  buf_sink s;
+  buf_sink_init(&s, out);
+  int rc = delta_storage_read_into(storage, key, offset, len, &s.sink);
+  if (rc) {
+    out->len = mark;
+    /* The buffer does not know which file it was filled from. */
+    if (rc == DELTA_ELIMIT || rc == DELTA_ENOMEM) delta_error_prefix("read '%s'", key);
+  }
+  return rc;
+}
+
+int delta_storage_read(delta_storage *storage, const char *key, delta_buf *out) {
+  return read_buf(storage, key, 0, DELTA_STORAGE_TO_END, out);
+}
+
+int delta_storage_read_range(delta_storage *storage, const char *key, uint64_t offset,
+                             uint64_t len, delta_buf *out) {
+  return read_buf(storage, key, offset, len, out);
+}
+
+int delta_storage_head(delta_storage *storage, const char *key, delta_file_info *out) {
+  if (!storage || !out) return delta_error_set(DELTA_EINVAL, "head: NULL argument");
+  int rc = delta_path_check_key(key, false);
+  if (rc) return rc;
+  return storage->vt.head(storage->impl, key, out);
+}
+
+int delta_storage_put(delta_storage *storage, const char *key, const void *data, size_t len,
+                      bool overwrite) {
+  if (!storage || (!data && len)) return delta_error_set(DELTA_EINVAL, "put: NULL argument");
+  int rc = delta_path_check_key(key, false);
+  if (rc) return rc;
+  if (!storage->vt.put)
+    return delta_error_set(DELTA_EUNSUPPORTED, "put '%s': storage '%s' is read-only", key,
+                           storage->location);
+  return storage->vt.put(storage->impl, key, data ? data : "", len, overwrite);
+}
+
+int delta_storage_delete(delta_storage *storage, const char *key) {
+  if (!storage) return delta_error_set(DELTA_EINVAL, "delete: NULL argument");
+  int rc = delta_path_check_key(key, false);
+  if (rc) return rc;
+  if (!storage->vt.remove)
+    return delta_error_set(DELTA_EUNSUPPORTED, "delete '%s': storage '%s' is read-only", key,
+                           storage->location);
+  return storage->vt.remove(storage->impl, key);
+}
+
+int delta_storage_local_path_into(delta_storage *storage, const char *key,
+                                  delta_storage_sink *sink) {
+  if (!storage || !sink || !sink->write)
+    return delta_error_set(DELTA_EINVAL, "local_path: NULL argument");
+  int rc = delta_path_check_key(key, false);
+  if (rc) return rc;
+  if (!storage->vt.local_path)
+    return delta_error_set(DELTA_EUNSUPPORTED, "'%s': storage '%s' is not a local filesystem",
+                           key, storage->location);
+  return storage->vt.local_path(storage->impl, key, sink);
+}
+
+int delta_storage_local_path(delta_storage *storage, const char *key, delta_buf *out) {
+  if (!out) return delta_error_set(DELTA_EINVAL, "local_path: NULL buffer");
+  size_t mark = out->len;
+  buf_sink s;
+  buf_sink_init(&s, out);
+  int rc = delta_storage_local_path_into(storage, key, &s.sink);
+  if (!rc) {
+    rc = delta_buf_putc(out, '\0');
+    if (!rc) out->len--; /* the NUL stays behind the end */
+  }
+  if (rc) out->len = mark;
+  return rc;
+}
