@@ -106,6 +106,13 @@ static int levels_flat(pq_assembler *a, const pq_node *leaf, const pq_node **pat
     if (nd->kind == PQN_LEAF) {
       if (!def) {
         b->present_count = n;
+      } else if (nd->nullable && nd->def_null == leaf->max_def) {
+        /* A nullable leaf is present exactly where it is valid: share the flags. */
+        int rc = delta_buf_reserve(&b->present, (size_t)n);
+        if (rc) return rc;
+        memcpy(b->present.data, b->valid.data, (size_t)n);
+        b->present.len = (size_t)n;
+        b->present_count = n - b->nulls;
       } else {
         int rc = delta_buf_reserve(&b->present, (size_t)n);
         if (rc) return rc;

@@ -24,6 +24,7 @@ struct pq_column_reader {
   int16_t max_def, max_rep;
   int def_bw, rep_bw;
 
+  delta_buf chunk_buf;         /* the column chunk's bytes, when read from a file */
   delta_buf page_buf;          /* decompressed data page */
   delta_buf dict_buf;          /* decompressed dictionary page */
   bool has_dict;
@@ -36,6 +37,7 @@ struct pq_column_reader {
   delta_buf page_def, page_rep; /* uint16 levels of the current page */
   int64_t page_levels, page_pos;
   int64_t page_nonnull;        /* dense values in the page */
+  int64_t page_consumed;       /* of those, decoded so far */
   int enc;
   const uint8_t *vp, *vend;    /* value bytes of the page */
   pq_rle_decoder rle;
@@ -81,8 +83,10 @@ static int physical_width(int type, int32_t type_length) {
   }
 }
 
+static void release_decoders(pq_column_reader *cr);
+
 int pq_colreader_open(pq_column_reader **out, const pq_file *f, int rg, const pq_node *leaf) {
-  *out = NULL;
+  pq_column_reader *cr = *out;
   const pq_row_group *g = &f->md->row_groups[rg];
   const pq_column_chunk *cc = &g->columns[leaf->leaf_index];
   char *path = pq_node_path(leaf);
@@ -122,12 +126,26 @@ int pq_colreader_open(pq_column_reader **out, const pq_file *f, int rg, const pq
     rc = delta_error_set(DELTA_ECORRUPT, "column %s: negative value count", path);
     goto fail;
   }
-  pq_column_reader *cr = delta_calloc(1, sizeof *cr);
-  if (!cr) { rc = DELTA_NOMEM(); goto fail; }
+  if (!cr && !(cr = *out = delta_calloc(1, sizeof *cr))) { rc = DELTA_NOMEM(); goto fail; }
+  /* Reusing a reader keeps its buffers: the next row group's pages fill
+   * memory that is already mapped instead of faulting in fresh pages. */
+  release_decoders(cr);
+  delta_free(cr->path);
   cr->f = f;
   cr->leaf = leaf;
   cr->path = path;
-  cr->p = f->data + start;
+  cr->has_dict = false;
+  cr->dict_n = 0;
+  cr->page_levels = cr->page_pos = cr->page_nonnull = 0;
+  cr->values_seen = 0;
+  const uint8_t *bytes;
+  rc = pq_file_range(f, (uint64_t)start, (size_t)len, &cr->chunk_buf, &bytes);
+  if (rc) {
+    cr->p = cr->end = NULL;
+    cr->values_total = 0;
+    return delta_error_prefix("column %s", path);
+  }
+  cr->p = bytes;
   cr->end = cr->p + len;
   cr->codec = m->codec;
   cr->values_total = m->num_values;
@@ -137,7 +155,6 @@ int pq_colreader_open(pq_column_reader **out, const pq_file *f, int rg, const pq
   cr->max_rep = leaf->max_rep;
   cr->def_bw = bit_width(leaf->max_def);
   cr->rep_bw = bit_width(leaf->max_rep);
-  *out = cr;
   return 0;
 fail:
   delta_free(path);
@@ -153,6 +170,7 @@ static void release_decoders(pq_column_reader *cr) {
 void pq_colreader_free(pq_column_reader *cr) {
   if (!cr) return;
   release_decoders(cr);
+  delta_buf_dispose(&cr->chunk_buf);
   delta_buf_dispose(&cr->page_buf);
   delta_buf_dispose(&cr->dict_buf);
   delta_buf_dispose(&cr->dict_bools);
@@ -238,7 +256,7 @@ static int read_dictionary(pq_column_reader *cr, const pq_page_header *h, const 
 }
 
 static int decode_levels(int encoding, int bw, int64_t n, const uint8_t **q, const uint8_t *qend,
-                         bool length_prefixed, size_t v2_len, delta_buf *out, int16_t max) {
+                         bool length_prefixed, size_t v2_len, delta_buf *out, int16_t max, int64_t *count_at_max) {
   out->len = 0;
   int rc = delta_buf_reserve(out, (size_t)n * 2);
   if (rc) return rc;
@@ -268,9 +286,16 @@ static int decode_levels(int encoding, int bw, int64_t n, const uint8_t **q, con
   } else {
     return delta_error_set(DELTA_EUNSUPPORTED, "level encoding %s", pq_encoding_name(encoding));
   }
+  /* One pass checks every level and counts those at the maximum (for
+   * definition levels: the page's non-null values). */
   uint16_t bad = 0;
-  for (int64_t i = 0; i < n; i++) bad |= (uint16_t)(lv[i] > (uint16_t)max);
+  int64_t at_max = 0;
+  for (int64_t i = 0; i < n; i++) {
+    bad |= (uint16_t)(lv[i] > (uint16_t)max);
+    at_max += lv[i] == (uint16_t)max;
+  }
   if (bad) return delta_error_set(DELTA_ECORRUPT, "a level exceeds the column's maximum %d", max);
+  if (count_at_max) *count_at_max = at_max;
   out->len = (size_t)n * 2;
   return 0;
 }
@@ -323,14 +348,6 @@ static int start_values(pq_column_reader *cr, int enc) {
                          pq_type_name(cr->physical));
 }
 
-static int64_t count_nonnull(const pq_column_reader *cr) {
-  if (cr->max_def == 0) return cr->page_levels;
-  const uint16_t *d = (const uint16_t *)(const void *)cr->page_def.data;
-  int64_t k = 0;
-  for (int64_t i = 0; i < cr->page_levels; i++) k += d[i] == (uint16_t)cr->max_def;
-  return k;
-}
-
 /* Load the next data page (reading any dictionary page first).
  * DELTA_ITEROVER at the end of the chunk. */
 static int next_page(pq_column_reader *cr) {
@@ -369,18 +386,19 @@ static int next_page(pq_column_reader *cr) {
       cr->page_levels = d->num_values;
       if (cr->max_rep > 0) {
         rc = decode_levels(d->repetition_level_encoding, cr->rep_bw, d->num_values, &q, qend, true, 0,
-                           &cr->page_rep, cr->max_rep);
+                           &cr->page_rep, cr->max_rep, NULL);
         if (rc) return rc;
       }
       if (cr->max_def > 0) {
         rc = decode_levels(d->definition_level_encoding, cr->def_bw, d->num_values, &q, qend, true, 0,
-                           &cr->page_def, cr->max_def);
+                           &cr->page_def, cr->max_def, &cr->page_nonnull);
         if (rc) return rc;
       }
       cr->vp = q;
       cr->vend = qend;
       cr->page_pos = 0;
-      cr->page_nonnull = count_nonnull(cr);
+      cr->page_consumed = 0;
+      if (cr->max_def == 0) cr->page_nonnull = cr->page_levels;
       cr->values_seen += d->num_values;
       return start_values(cr, d->encoding);
     }
@@ -395,13 +413,13 @@ static int next_page(pq_column_reader *cr) {
       cr->page_levels = d->num_values;
       if (cr->max_rep > 0) {
         rc = decode_levels(PQ_ENC_RLE, cr->rep_bw, d->num_values, &q, body + rl, false, (size_t)rl,
-                           &cr->page_rep, cr->max_rep);
+                           &cr->page_rep, cr->max_rep, NULL);
         if (rc) return rc;
       }
       q = body + rl;
       if (cr->max_def > 0) {
         rc = decode_levels(PQ_ENC_RLE, cr->def_bw, d->num_values, &q, body + rl + dl, false, (size_t)dl,
-                           &cr->page_def, cr->max_def);
+                           &cr->page_def, cr->max_def, &cr->page_nonnull);
         if (rc) return rc;
       }
       const uint8_t *vals;
@@ -412,7 +430,8 @@ static int next_page(pq_column_reader *cr) {
       cr->vp = vals;
       cr->vend = vals + want;
       cr->page_pos = 0;
-      cr->page_nonnull = count_nonnull(cr);
+      cr->page_consumed = 0;
+      if (cr->max_def == 0) cr->page_nonnull = cr->page_levels;
       if (d->num_nulls >= 0 && cr->max_def > 0 && d->num_values - d->num_nulls != cr->page_nonnull)
         return delta_error_set(DELTA_ECORRUPT, "data page v2 says %d nulls, its levels say %lld",
                                (int)d->num_nulls, (long long)(d->num_values - cr->page_nonnull));
@@ -597,8 +616,12 @@ static int read_records(pq_column_reader *cr, int64_t max_records, pq_col_batch 
       const uint16_t *dp = (const uint16_t *)(const void *)cr->page_def.data + cr->page_pos;
       int rc = delta_buf_append(&out->def, dp, (size_t)take * 2);
       if (rc) return rc;
-      nv = 0;
-      for (int64_t i = 0; i < take; i++) nv += dp[i] == (uint16_t)cr->max_def;
+      if (cr->page_pos + take == cr->page_levels) {
+        nv = cr->page_nonnull - cr->page_consumed; /* the rest of the page: no need to count */
+      } else {
+        nv = 0;
+        for (int64_t i = 0; i < take; i++) nv += dp[i] == (uint16_t)cr->max_def;
+      }
     }
     if (cr->max_rep > 0) {
       int rc = delta_buf_append(&out->rep, (const uint16_t *)(const void *)cr->page_rep.data + cr->page_pos,
@@ -607,6 +630,7 @@ static int read_records(pq_column_reader *cr, int64_t max_records, pq_col_batch 
     }
     int rc = decode_values(cr, (size_t)nv, out);
     if (rc) return rc;
+    cr->page_consumed += nv;
     cr->page_pos += take;
     out->n_levels += take;
     if (stop) break;

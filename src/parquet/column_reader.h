@@ -30,6 +30,8 @@ void pq_col_batch_dispose(pq_col_batch *b);
 
 typedef struct pq_column_reader pq_column_reader;
 
+/* Position a reader at a column chunk. *out may hold a reader from an
+ * earlier row group, which is reused (with its buffers); NULL makes one. */
 int pq_colreader_open(pq_column_reader **out, const pq_file *f, int row_group, const pq_node *leaf);
 /* Append up to max_records whole records to `out`. Fewer only at the end of
  * the chunk. */

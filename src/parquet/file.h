@@ -9,14 +9,15 @@
 #include "deltac/parquet.h"
 #include "parquet/metadata.h"
 #include "parquet/schema.h"
+#include "util/buf.h"
 
 struct delta_parquet_file {
   int refs;
   char *name;                 /* for messages */
-  const uint8_t *data;        /* the whole file */
+  const uint8_t *data;        /* the whole file when opened from memory, else NULL */
   size_t size;
-  void *map;                  /* mmap'd region to unmap, or NULL */
-  size_t map_len;
+  int fd;                     /* opened from a path: column chunks are read with pread */
+  uint8_t *footer;            /* the footer bytes (owned) when read from fd */
   pq_file_metadata *md;
   pq_schema *schema;
   char **leaf_paths;
@@ -25,5 +26,10 @@ struct delta_parquet_file {
 typedef struct delta_parquet_file pq_file;
 
 void pq_file_unref(pq_file *f);
+
+/* Bytes [offset, offset+len) of the file: a pointer into memory for files
+ * opened from memory, else read into `buf` (grown as needed). The caller
+ * has checked the range against f->size. */
+int pq_file_range(const pq_file *f, uint64_t offset, size_t len, delta_buf *buf, const uint8_t **out);
 
 #endif

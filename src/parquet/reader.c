@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,22 +16,69 @@
 
 #define DEFAULT_BATCH_ROWS 65536
 
+int pq_file_range(const pq_file *f, uint64_t offset, size_t len, delta_buf *buf, const uint8_t **out) {
+  if (f->data) {
+    *out = f->data + offset;
+    return 0;
+  }
+  buf->len = 0;
+  /* 8 spare bytes: decoders may load whole words at the end. */
+  int rc = delta_buf_reserve(buf, len + 8);
+  if (rc) return rc;
+  size_t got = 0;
+  while (got < len) {
+    ssize_t n = pread(f->fd, buf->data + got, len - got, (off_t)(offset + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return delta_error_set(DELTA_EIO, "%s: read failed: %s", f->name, strerror(errno));
+    if (n == 0) return delta_error_set(DELTA_ECORRUPT, "%s: file ended early (was it truncated?)", f->name);
+    got += (size_t)n;
+  }
+  memset(buf->data + len, 0, 8);
+  buf->len = len;
+  *out = buf->data;
+  return 0;
+}
+
 static int open_common(pq_file *f) {
   if (f->size < 12)
     return delta_error_set(DELTA_ECORRUPT, "%s: not a Parquet file (only %zu bytes)", f->name, f->size);
-  if (memcmp(f->data + f->size - 4, "PAR1", 4) != 0) {
-    if (memcmp(f->data + f->size - 4, "PARE", 4) == 0)
-      return delta_error_set(DELTA_EUNSUPPORTED, "%s: encrypted Parquet files are not supported", f->name);
-    return delta_error_set(DELTA_ECORRUPT, "%s: not a Parquet file (no PAR1 magic at the end)", f->name);
+  delta_buf tmp = DELTA_BUF_INIT;
+  const uint8_t *head, *tail;
+  uint8_t head4[4];
+  int rc = pq_file_range(f, 0, 4, &tmp, &head);
+  if (rc) goto done;
+  memcpy(head4, head, 4);
+  rc = pq_file_range(f, f->size - 8, 8, &tmp, &tail);
+  if (rc) goto done;
+  if (memcmp(tail + 4, "PAR1", 4) != 0) {
+    if (memcmp(tail + 4, "PARE", 4) == 0)
+      rc = delta_error_set(DELTA_EUNSUPPORTED, "%s: encrypted Parquet files are not supported", f->name);
+    else
+      rc = delta_error_set(DELTA_ECORRUPT, "%s: not a Parquet file (no PAR1 magic at the end)", f->name);
+    goto done;
   }
-  if (memcmp(f->data, "PAR1", 4) != 0)
-    return delta_error_set(DELTA_ECORRUPT, "%s: not a Parquet file (no PAR1 magic at the start)", f->name);
-  uint32_t flen = delta_load_le32(f->data + f->size - 8);
-  if ((uint64_t)flen > f->size - 12)
-    return delta_error_set(DELTA_ECORRUPT, "%s: footer length %u is larger than the file (%zu bytes)",
-                           f->name, flen, f->size);
-  int rc = pq_metadata_parse(f->data + f->size - 8 - flen, flen, &f->md);
-  if (rc) return delta_error_prefix("%s: footer", f->name);
+  if (memcmp(head4, "PAR1", 4) != 0) {
+    rc = delta_error_set(DELTA_ECORRUPT, "%s: not a Parquet file (no PAR1 magic at the start)", f->name);
+    goto done;
+  }
+  uint32_t flen = delta_load_le32(tail);
+  if ((uint64_t)flen > f->size - 12) {
+    rc = delta_error_set(DELTA_ECORRUPT, "%s: footer length %u is larger than the file (%zu bytes)", f->name, flen,
+                         f->size);
+    goto done;
+  }
+  const uint8_t *footer;
+  rc = pq_file_range(f, f->size - 8 - flen, flen, &tmp, &footer);
+  if (rc) goto done;
+  if (!f->data) {
+    f->footer = delta_buf_detach(&tmp); /* metadata byte strings point into it */
+    footer = f->footer;
+  }
+  rc = pq_metadata_parse(footer, flen, &f->md);
+  if (rc) delta_error_prefix("%s: footer", f->name);
+done:
+  delta_buf_dispose(&tmp);
+  if (rc) return rc;
   rc = pq_schema_build(f->md, &f->schema);
   if (rc) return delta_error_prefix("%s", f->name);
   for (int g = 0; g < f->md->num_row_groups; g++) {
@@ -56,7 +102,8 @@ void pq_file_unref(pq_file *f) {
   delta_free(f->leaf_paths);
   pq_schema_free(f->schema);
   pq_metadata_free(f->md);
-  if (f->map) munmap(f->map, f->map_len);
+  if (f->fd >= 0) close(f->fd);
+  delta_free(f->footer);
   delta_free(f->name);
   delta_free(f);
 }
@@ -68,6 +115,7 @@ int delta_parquet_open_memory(delta_parquet_file **out, const void *data, size_t
   pq_file *f = delta_calloc(1, sizeof *f);
   if (!f) return DELTA_NOMEM();
   f->refs = 1;
+  f->fd = -1;
   f->name = delta_strdup(name ? name : "<memory>");
   f->data = data;
   f->size = len;
@@ -101,25 +149,10 @@ int delta_parquet_open(delta_parquet_file **out, const char *path) {
     return DELTA_NOMEM();
   }
   f->refs = 1;
-  f->name = delta_strdup(path);
+  f->fd = fd; /* closed by pq_file_unref from here on */
   f->size = (size_t)st.st_size;
-  int rc = 0;
-  if (!f->name) { rc = DELTA_NOMEM(); goto done; }
-  if (f->size > 0) {
-    void *m = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (m == MAP_FAILED) {
-      rc = delta_error_set(DELTA_EIO, "%s: cannot map: %s", path, strerror(errno));
-      goto done;
-    }
-    f->map = m;
-    f->map_len = f->size;
-    f->data = m;
-  } else {
-    f->data = (const uint8_t *)"";
-  }
-  rc = open_common(f);
-done:
-  close(fd);
+  f->name = delta_strdup(path);
+  int rc = f->name ? open_common(f) : DELTA_NOMEM();
   if (rc) {
     pq_file_unref(f);
     return rc;
@@ -283,8 +316,10 @@ static int stream_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
   int n_leaves = f->schema->n_leaves;
   int rc = 0;
   while (st->rg_rows_left == 0) {
-    close_readers(st);
-    if (st->next_rg >= st->n_row_groups) return 0; /* end of stream: out stays released */
+    if (st->next_rg >= st->n_row_groups) {
+      close_readers(st);
+      return 0; /* end of stream: out stays released */
+    }
     st->cur_rg = st->row_groups[st->next_rg++];
     st->rg_rows_left = f->md->row_groups[st->cur_rg].num_rows;
     for (int i = 0; i < n_leaves && st->rg_rows_left > 0; i++) {
