@@ -21,6 +21,7 @@ struct arrow_type {
   bool utc;             /* timestamp with a time zone */
   bool large;           /* 64-bit offsets */
   bool is_uuid;
+  bool raw_json;        /* utf8 whose text is JSON to embed as is (deltac.raw_json) */
   bool string_keys;     /* maps */
   struct arrow_type **children;
   int n_children;

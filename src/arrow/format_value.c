@@ -20,6 +20,7 @@ static int parse(const struct ArrowSchema *s, arrow_type **out, int depth) {
   int32_t elen = 0;
   const char *ext = arrow_schema_metadata_get(s, "ARROW:extension:name", &elen);
   if (ext && elen == 10 && memcmp(ext, "arrow.uuid", 10) == 0) t->is_uuid = true;
+  if (arrow_schema_metadata_get(s, "deltac.raw_json", NULL)) t->raw_json = true;
   switch (f[0]) {
   case 'n': t->kind = AT_NULL; break;
   case 'b': t->kind = AT_BOOL; break;
@@ -406,6 +407,7 @@ int arrow_value_json(delta_buf *out, const arrow_type *t, const struct ArrowArra
       const int32_t *o = a->buffers[1];
       s = o[j]; e = o[j + 1];
     }
+    if (t->raw_json) return delta_buf_append(out, bytes + s, (size_t)(e - s));
     return t->kind == AT_STRING ? fmt_json_string(out, bytes + s, (size_t)(e - s))
                                 : fmt_base64(out, bytes + s, (size_t)(e - s));
   }

@@ -4,5 +4,7 @@
 #define DELTAC_CLI_COMMANDS_H
 
 int cmd_parquet(int argc, char **argv);
+/* info, schema, files, history; -1 when `name` is none of them. */
+int cmd_table(const char *name, int argc, char **argv);
 
 #endif

@@ -4,9 +4,16 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "log/snapshot.h"
 
 static const char usage[] =
     "usage: deltac <command> [options] ARG\n"
+    "\n"
+    "Delta tables (TABLE is a path or file:// URI; --version N / --timestamp TS pick a snapshot):\n"
+    "  info [--format table|json] TABLE  version, protocol and features, partitioning, properties, files\n"
+    "  schema [--format table|json] TABLE  the table schema as a tree, or the Delta JSON schema\n"
+    "  files [--format ...] [--limit N] TABLE  live data files with size, records, partition values, DVs\n"
+    "  history [--format ...] [--limit N] TABLE  commits, newest first: operation, parameters, metrics\n"
     "\n"
     "Parquet files:\n"
     "  parquet cat [--format table|csv|ndjson|json|arrow] [--columns a,b.c] [--limit N]\n"
@@ -29,8 +36,7 @@ static const char features[] =
     "parquet: encodings PLAIN PLAIN_DICTIONARY RLE_DICTIONARY RLE BIT_PACKED DELTA_BINARY_PACKED\n"
     "parquet:           DELTA_LENGTH_BYTE_ARRAY DELTA_BYTE_ARRAY BYTE_STREAM_SPLIT\n"
     "parquet: codecs UNCOMPRESSED SNAPPY GZIP ZSTD LZ4 LZ4_RAW BROTLI\n"
-    "parquet: pages DATA_PAGE DATA_PAGE_V2 DICTIONARY_PAGE\n"
-    "delta: reader features: none yet (table reading is not implemented)\n";
+    "parquet: pages DATA_PAGE DATA_PAGE_V2 DICTIONARY_PAGE\n";
 
 int main(int argc, char **argv) {
   if (argc < 2) {
@@ -48,8 +54,14 @@ int main(int argc, char **argv) {
   }
   if (strcmp(cmd, "--features") == 0) {
     fputs(features, stdout);
+    printf("delta: reader versions 1-3; log: JSON commits, classic, multi-part and V2 checkpoints with sidecars\n");
+    printf("delta: reader features");
+    for (int i = 0; delta_supported_reader_features[i]; i++) printf(" %s", delta_supported_reader_features[i]);
+    printf("\ndelta: reading rows (scan, changes) is not implemented yet\n");
     return 0;
   }
   if (strcmp(cmd, "parquet") == 0) return cmd_parquet(argc - 2, argv + 2);
+  int rc = cmd_table(cmd, argc - 2, argv + 2);
+  if (rc >= 0) return rc;
   return cli_usage_error(cmd, "unknown command");
 }

@@ -1,0 +1,359 @@
+/* deltac info / schema / files / history: a table's log, read and shown. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arrow/builder.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "deltac/error.h"
+#include "json/json.h"
+#include "json/json_writer.h"
+#include "log/snapshot.h"
+#include "storage/storage_internal.h"
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
+#include "util/time_parse.h"
+
+#define TABLE_OPTS {"version", true, NULL}, {"timestamp", true, NULL}, {"format", true, NULL}
+
+/* Open the table and the snapshot the options ask for. Returns an exit code. */
+static int open_snapshot(const char *cmd, const cli_opt *opts, int n_opts, const char *location, delta_table **t,
+                         delta_snapshot **s) {
+  delta_snapshot_options so = DELTA_SNAPSHOT_OPTIONS_INIT;
+  const char *v = cli_get(opts, n_opts, "version"), *ts = cli_get(opts, n_opts, "timestamp");
+  if (v) {
+    char *end;
+    so.table_version = strtoll(v, &end, 10);
+    if (!*v || *end || so.table_version < 0) return cli_usage_error(cmd, "--version needs a non-negative integer");
+    so.at_version = true;
+  }
+  if (ts) {
+    if (v) return cli_usage_error(cmd, "give --version or --timestamp, not both");
+    if (delta_time_parse_ms(ts, &so.timestamp_ms)) return cli_usage_error(cmd, "%s", delta_error_last());
+    so.at_timestamp = true;
+  }
+  if (delta_table_open(t, location)) return cli_fail(cmd);
+  if (delta_snapshot_open(s, *t, &so)) {
+    int rc = cli_fail(cmd);
+    delta_table_free(*t);
+    *t = NULL;
+    return rc;
+  }
+  return 0;
+}
+
+/* numRecords from a stats JSON string, -1 when unknown. */
+static int64_t stats_records(delta_json_doc *doc, const char *stats) {
+  if (!stats || delta_json_parse(doc, stats, strlen(stats))) return -1;
+  int64_t n;
+  delta_json_val v = delta_json_get(delta_json_root(doc), "numRecords");
+  return delta_json_typeof(v) == DELTA_JSON_NUMBER && delta_json_int64(v, &n) == 0 ? n : -1;
+}
+
+static void kv_json(delta_json_writer *w, const delta_kv *kv, int n) {
+  delta_json_write_object_begin(w);
+  for (int i = 0; i < n; i++) {
+    delta_json_write_key(w, kv[i].key);
+    if (kv[i].value) delta_json_write_string(w, kv[i].value);
+    else delta_json_write_null(w);
+  }
+  delta_json_write_object_end(w);
+}
+
+static void names_json(delta_json_writer *w, const char *const *v, int n) {
+  delta_json_write_array_begin(w);
+  for (int i = 0; i < n; i++) delta_json_write_string(w, v[i]);
+  delta_json_write_array_end(w);
+}
+
+static int cmd_info(int argc, char **argv) {
+  cli_opt opts[] = {TABLE_OPTS};
+  const int n_opts = 3;
+  const char *pos[1];
+  int n_pos, rc = cli_parse(argc, argv, opts, n_opts, pos, 1, &n_pos, "info");
+  if (rc) return rc;
+  if (n_pos != 1) return cli_usage_error("info", "expects one TABLE");
+  const char *fmt = cli_get(opts, n_opts, "format");
+  if (fmt && strcmp(fmt, "json") && strcmp(fmt, "ndjson") && strcmp(fmt, "table"))
+    return cli_usage_error("info", "--format must be table, json or ndjson");
+  delta_table *t;
+  delta_snapshot *s;
+  if ((rc = open_snapshot("info", opts, n_opts, pos[0], &t, &s)) != 0) return rc;
+  int64_t bytes = 0, records = 0, dv_files = 0, dv_rows = 0;
+  bool all_records = true;
+  delta_json_doc *doc = NULL;
+  delta_json_doc_new(&doc);
+  for (int64_t i = 0; i < s->n_files; i++) {
+    bytes += s->files[i].size;
+    int64_t r = doc ? stats_records(doc, s->files[i].stats) : -1;
+    if (r < 0) all_records = false;
+    else records += r;
+    if (s->files[i].dv.present) {
+      dv_files++;
+      dv_rows += s->files[i].dv.cardinality;
+    }
+  }
+  delta_json_doc_free(doc);
+  char when[40];
+  delta_time_format_ms(s->timestamp_ms, when);
+  const delta_protocol *p = &s->protocol;
+  const delta_metadata *m = &s->metadata;
+  if (fmt && strcmp(fmt, "table") != 0) {
+    delta_buf out = DELTA_BUF_INIT;
+    delta_json_writer w;
+    delta_json_writer_init(&w, &out, 0);
+    delta_json_write_object_begin(&w);
+    delta_json_write_key(&w, "location"); delta_json_write_string(&w, delta_table_location(t));
+    delta_json_write_key(&w, "version"); delta_json_write_int64(&w, s->version);
+    delta_json_write_key(&w, "timestamp"); delta_json_write_string(&w, when);
+    delta_json_write_key(&w, "id"); delta_json_write_string(&w, m->id);
+    delta_json_write_key(&w, "name"); if (m->name) delta_json_write_string(&w, m->name); else delta_json_write_null(&w);
+    delta_json_write_key(&w, "description"); if (m->description) delta_json_write_string(&w, m->description); else delta_json_write_null(&w);
+    delta_json_write_key(&w, "min_reader_version"); delta_json_write_int64(&w, p->min_reader_version);
+    delta_json_write_key(&w, "min_writer_version"); delta_json_write_int64(&w, p->min_writer_version);
+    delta_json_write_key(&w, "reader_features"); names_json(&w, p->reader_features, p->n_reader_features);
+    delta_json_write_key(&w, "writer_features"); names_json(&w, p->writer_features, p->n_writer_features);
+    delta_json_write_key(&w, "partition_columns"); names_json(&w, m->partition_columns, m->n_partition_columns);
+    delta_json_write_key(&w, "properties"); kv_json(&w, m->configuration, m->n_configuration);
+    delta_json_write_key(&w, "num_files"); delta_json_write_int64(&w, s->n_files);
+    delta_json_write_key(&w, "size_bytes"); delta_json_write_int64(&w, bytes);
+    delta_json_write_key(&w, "num_records"); if (all_records) delta_json_write_int64(&w, records - dv_rows); else delta_json_write_null(&w);
+    delta_json_write_key(&w, "files_with_deletion_vectors"); delta_json_write_int64(&w, dv_files);
+    delta_json_write_key(&w, "deleted_rows"); delta_json_write_int64(&w, dv_rows);
+    delta_json_write_key(&w, "checkpoint_version"); if (s->cp_version >= 0) delta_json_write_int64(&w, s->cp_version); else delta_json_write_null(&w);
+    delta_json_write_object_end(&w);
+    rc = delta_json_writer_finish(&w);
+    if (!rc) {
+      fwrite(out.data, 1, out.len, stdout);
+      putchar('\n');
+    }
+    delta_buf_dispose(&out);
+  } else {
+    printf("location:           %s\n", delta_table_location(t));
+    printf("version:            %lld (committed %s)\n", (long long)s->version, when);
+    printf("id:                 %s\n", m->id);
+    if (m->name) printf("name:               %s\n", m->name);
+    if (m->description) printf("description:        %s\n", m->description);
+    printf("protocol:           reader %d, writer %d\n", (int)p->min_reader_version, (int)p->min_writer_version);
+    if (p->has_reader_features) {
+      printf("reader features:   ");
+      for (int i = 0; i < p->n_reader_features; i++) printf(" %s", p->reader_features[i]);
+      printf("\n");
+    }
+    if (p->has_writer_features) {
+      printf("writer features:   ");
+      for (int i = 0; i < p->n_writer_features; i++) printf(" %s", p->writer_features[i]);
+      printf("\n");
+    }
+    printf("partition columns: ");
+    for (int i = 0; i < m->n_partition_columns; i++) printf(" %s", m->partition_columns[i]);
+    printf("%s\n", m->n_partition_columns ? "" : " (none)");
+    printf("files:              %lld (%lld bytes)\n", (long long)s->n_files, (long long)bytes);
+    if (all_records) printf("records:            %lld\n", (long long)(records - dv_rows));
+    else printf("records:            unknown (some files have no statistics)\n");
+    if (dv_files) printf("deletion vectors:   %lld files, %lld rows deleted\n", (long long)dv_files, (long long)dv_rows);
+    if (s->cp_version >= 0) printf("checkpoint:         version %lld\n", (long long)s->cp_version);
+    if (m->n_configuration) {
+      printf("properties:\n");
+      for (int i = 0; i < m->n_configuration; i++)
+        printf("  %s = %s\n", m->configuration[i].key, m->configuration[i].value ? m->configuration[i].value : "null");
+    }
+  }
+  delta_snapshot_free(s);
+  delta_table_free(t);
+  return rc ? cli_fail("info") : 0;
+}
+
+static int cmd_schema(int argc, char **argv) {
+  cli_opt opts[] = {TABLE_OPTS};
+  const int n_opts = 3;
+  const char *pos[1];
+  int n_pos, rc = cli_parse(argc, argv, opts, n_opts, pos, 1, &n_pos, "schema");
+  if (rc) return rc;
+  if (n_pos != 1) return cli_usage_error("schema", "expects one TABLE");
+  const char *fmt = cli_get(opts, n_opts, "format");
+  if (fmt && strcmp(fmt, "json") && strcmp(fmt, "table"))
+    return cli_usage_error("schema", "--format must be table or json");
+  delta_table *t;
+  delta_snapshot *s;
+  if ((rc = open_snapshot("schema", opts, n_opts, pos[0], &t, &s)) != 0) return rc;
+  if (fmt && strcmp(fmt, "json") == 0) {
+    printf("%s\n", s->metadata.schema_string);
+  } else {
+    delta_buf out = DELTA_BUF_INIT;
+    rc = delta_schema_tree(s->schema, &out);
+    if (!rc) fwrite(out.data, 1, out.len, stdout);
+    delta_buf_dispose(&out);
+    if (s->metadata.n_partition_columns) {
+      printf("partitioned by:");
+      for (int i = 0; i < s->metadata.n_partition_columns; i++) printf(" %s", s->metadata.partition_columns[i]);
+      printf("\n");
+    }
+  }
+  delta_snapshot_free(s);
+  delta_table_free(t);
+  return rc ? cli_fail("schema") : 0;
+}
+
+static int cmd_files(int argc, char **argv) {
+  cli_opt opts[] = {TABLE_OPTS, {"limit", true, NULL}};
+  const int n_opts = 4;
+  const char *pos[1];
+  int n_pos, rc = cli_parse(argc, argv, opts, n_opts, pos, 1, &n_pos, "files");
+  if (rc) return rc;
+  if (n_pos != 1) return cli_usage_error("files", "expects one TABLE");
+  int fmt = cli_format_parse(cli_get(opts, n_opts, "format"), stdout);
+  if (fmt < 0) return cli_usage_error("files", "unknown format '%s'", cli_get(opts, n_opts, "format"));
+  int64_t limit = -1;
+  if (cli_get(opts, n_opts, "limit")) {
+    char *end;
+    limit = strtoll(cli_get(opts, n_opts, "limit"), &end, 10);
+    if (*end || limit < 0) return cli_usage_error("files", "--limit needs a non-negative integer");
+  }
+  delta_table *t;
+  delta_snapshot *s;
+  if ((rc = open_snapshot("files", opts, n_opts, pos[0], &t, &s)) != 0) return rc;
+  static const char *const names[] = {"path", "partition_values", "size", "num_records", "modification_time",
+                                      "deletion_vector", "deleted_rows"};
+  static const arrow_builder_type types[] = {AB_UTF8, AB_JSON, AB_INT64, AB_INT64, AB_TIMESTAMP_MS, AB_UTF8, AB_INT64};
+  arrow_batch_builder *b = NULL;
+  delta_json_doc *doc = NULL;
+  delta_buf json = DELTA_BUF_INIT;
+  rc = arrow_batch_builder_new(&b, 7, names, types);
+  if (!rc) rc = delta_json_doc_new(&doc);
+  for (int64_t i = 0; !rc && i < s->n_files && (limit < 0 || i < limit); i++) {
+    const delta_add *a = &s->files[i];
+    json.len = 0;
+    delta_json_writer w;
+    delta_json_writer_init(&w, &json, 0);
+    kv_json(&w, a->partition_values, a->n_partition_values);
+    rc = delta_json_writer_finish(&w);
+    int64_t recs = stats_records(doc, a->stats);
+    if (!rc) rc = arrow_builder_str(b, 0, a->path);
+    if (!rc) rc = arrow_builder_strn(b, 1, (const char *)json.data, json.len);
+    if (!rc) rc = arrow_builder_i64(b, 2, a->size);
+    if (!rc) rc = recs >= 0 ? arrow_builder_i64(b, 3, recs) : arrow_builder_null(b, 3);
+    if (!rc) rc = arrow_builder_i64(b, 4, a->modification_time);
+    if (!rc) rc = a->dv.present ? arrow_builder_str(b, 5, a->dv.unique_id) : arrow_builder_null(b, 5);
+    if (!rc) rc = a->dv.present ? arrow_builder_i64(b, 6, a->dv.cardinality) : arrow_builder_null(b, 6);
+  }
+  struct ArrowArrayStream st = {0};
+  if (!rc) rc = arrow_builder_finish(b, &st);
+  if (!rc) rc = cli_write_stream(&st, (cli_format)fmt, -1, stdout);
+  if (st.release) st.release(&st);
+  arrow_batch_builder_free(b);
+  delta_json_doc_free(doc);
+  delta_buf_dispose(&json);
+  delta_snapshot_free(s);
+  delta_table_free(t);
+  return rc ? cli_fail("files") : 0;
+}
+
+/* One history row from a commit file's commitInfo. */
+static int history_row(arrow_batch_builder *b, delta_table *t, const log_entry *e, delta_json_doc *doc,
+                       delta_buf *text, delta_buf *tmp) {
+  char key[64];
+  snprintf(key, sizeof key, "_delta_log/%s", e->name);
+  text->len = 0;
+  int rc = delta_storage_read(t->storage, key, text);
+  if (rc) return rc;
+  delta_json_val ci = {doc, -1};
+  const char *p = (const char *)text->data, *end = p + text->len;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+    if (len && memmem(p, len, "\"commitInfo\"", 12)) {
+      rc = delta_json_parse(doc, p, len);
+      if (rc) return delta_error_prefix("%s", e->name);
+      ci = delta_json_get(delta_json_root(doc), "commitInfo");
+      if (delta_json_typeof(ci) == DELTA_JSON_OBJECT) break;
+    }
+    p += len + 1;
+  }
+  int64_t ts = e->mtime_ms, ict;
+  bool has_ci = delta_json_typeof(ci) == DELTA_JSON_OBJECT;
+  if (has_ci && delta_json_int64(delta_json_get(ci, "inCommitTimestamp"), &ict) == 0) ts = ict;
+  rc = arrow_builder_i64(b, 0, e->info.version);
+  if (!rc) rc = arrow_builder_i64(b, 1, ts);
+  static const char *const str_fields[] = {"operation", "engineInfo", "userName"};
+  static const int str_cols[] = {2, 5, 6};
+  for (int i = 0; !rc && i < 3; i++) {
+    delta_json_val v = has_ci ? delta_json_get(ci, str_fields[i]) : ci;
+    if (delta_json_typeof(v) == DELTA_JSON_STRING && delta_json_string(v, tmp) == 0)
+      rc = arrow_builder_strn(b, str_cols[i], (const char *)tmp->data, tmp->len);
+    else
+      rc = arrow_builder_null(b, str_cols[i]);
+  }
+  static const char *const obj_fields[] = {"operationParameters", "operationMetrics"};
+  for (int i = 0; !rc && i < 2; i++) {
+    delta_json_val v = has_ci ? delta_json_get(ci, obj_fields[i]) : ci;
+    if (delta_json_typeof(v) == DELTA_JSON_OBJECT) {
+      const char *raw;
+      size_t n;
+      delta_json_raw(v, &raw, &n);
+      rc = arrow_builder_strn(b, 3 + i, raw, n);
+    } else {
+      rc = arrow_builder_null(b, 3 + i);
+    }
+  }
+  return rc;
+}
+
+static int cmd_history(int argc, char **argv) {
+  cli_opt opts[] = {{"format", true, NULL}, {"limit", true, NULL}};
+  const int n_opts = 2;
+  const char *pos[1];
+  int n_pos, rc = cli_parse(argc, argv, opts, n_opts, pos, 1, &n_pos, "history");
+  if (rc) return rc;
+  if (n_pos != 1) return cli_usage_error("history", "expects one TABLE");
+  int fmt = cli_format_parse(cli_get(opts, n_opts, "format"), stdout);
+  if (fmt < 0) return cli_usage_error("history", "unknown format '%s'", cli_get(opts, n_opts, "format"));
+  int64_t limit = -1;
+  if (cli_get(opts, n_opts, "limit")) {
+    char *end;
+    limit = strtoll(cli_get(opts, n_opts, "limit"), &end, 10);
+    if (*end || limit < 0) return cli_usage_error("history", "--limit needs a non-negative integer");
+  }
+  delta_table *t;
+  if (delta_table_open(&t, pos[0])) return cli_fail("history");
+  log_listing l;
+  if (log_list(t->storage, &l)) {
+    delta_table_free(t);
+    return cli_fail("history");
+  }
+  static const char *const names[] = {"version", "timestamp", "operation", "parameters", "metrics", "engine_info",
+                                      "user_name"};
+  static const arrow_builder_type types[] = {AB_INT64, AB_TIMESTAMP_MS, AB_UTF8, AB_JSON, AB_JSON, AB_UTF8, AB_UTF8};
+  arrow_batch_builder *b = NULL;
+  delta_json_doc *doc = NULL;
+  delta_buf text = DELTA_BUF_INIT, tmp = DELTA_BUF_INIT;
+  rc = arrow_batch_builder_new(&b, 7, names, types);
+  if (!rc) rc = delta_json_doc_new(&doc);
+  int64_t shown = 0;
+  for (int i = l.n - 1; !rc && i >= 0 && (limit < 0 || shown < limit); i--) {
+    if (l.entries[i].info.kind != LOG_COMMIT) continue;
+    rc = history_row(b, t, &l.entries[i], doc, &text, &tmp);
+    shown++;
+  }
+  struct ArrowArrayStream st = {0};
+  if (!rc) rc = arrow_builder_finish(b, &st);
+  if (!rc) rc = cli_write_stream(&st, (cli_format)fmt, -1, stdout);
+  if (st.release) st.release(&st);
+  arrow_batch_builder_free(b);
+  delta_json_doc_free(doc);
+  delta_buf_dispose(&text);
+  delta_buf_dispose(&tmp);
+  log_listing_dispose(&l);
+  delta_table_free(t);
+  return rc ? cli_fail("history") : 0;
+}
+
+int cmd_table(const char *name, int argc, char **argv) {
+  if (strcmp(name, "info") == 0) return cmd_info(argc, argv);
+  if (strcmp(name, "schema") == 0) return cmd_schema(argc, argv);
+  if (strcmp(name, "files") == 0) return cmd_files(argc, argv);
+  if (strcmp(name, "history") == 0) return cmd_history(argc, argv);
+  return -1;
+}

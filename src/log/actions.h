@@ -1,0 +1,159 @@
+/*
+ * Delta log actions as C structs, and the sink that log replay feeds them to.
+ *
+ * Strings are NUL-terminated and owned by an arena (log/arena.h) that lives
+ * as long as the snapshot; nothing here is freed one by one. Absent optional
+ * fields are NULL / has_* = false. Paths are as written in the log (still
+ * URI-encoded); the storage layer decodes them.
+ */
+#ifndef DELTAC_LOG_ACTIONS_H
+#define DELTAC_LOG_ACTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "log/arena.h"
+
+typedef struct {
+  const char *key;
+  const char *value; /* NULL for a null value */
+} delta_kv;
+
+typedef struct {
+  bool present;
+  char storage_type;          /* 'u', 'p' or 'i' */
+  const char *path_or_inline; /* pathOrInlineDv */
+  bool has_offset;
+  int32_t offset;
+  int32_t size_in_bytes;
+  int64_t cardinality;
+  const char *unique_id;      /* storageType + pathOrInlineDv [+ "@" + offset]: the file key's second half */
+} delta_dv;
+
+typedef struct {
+  const char *path;
+  delta_kv *partition_values;
+  int n_partition_values;
+  int64_t size;
+  int64_t modification_time;
+  bool data_change;
+  const char *stats;          /* the JSON string, or NULL */
+  const char *tags;           /* raw JSON object, or NULL */
+  delta_dv dv;
+  bool has_base_row_id;
+  int64_t base_row_id;
+  bool has_default_row_commit_version;
+  int64_t default_row_commit_version;
+  const char *clustering_provider;
+} delta_add;
+
+typedef struct {
+  const char *path;
+  bool has_deletion_timestamp;
+  int64_t deletion_timestamp;
+  bool data_change;
+  bool extended_file_metadata;
+  delta_kv *partition_values;  /* when extendedFileMetadata */
+  int n_partition_values;
+  bool has_size;
+  int64_t size;
+  const char *stats;
+  const char *tags;
+  delta_dv dv;
+  bool has_base_row_id;
+  int64_t base_row_id;
+  bool has_default_row_commit_version;
+  int64_t default_row_commit_version;
+} delta_remove;
+
+typedef struct {
+  const char *path;
+  delta_kv *partition_values;
+  int n_partition_values;
+  int64_t size;
+  bool data_change;
+  const char *tags;
+} delta_cdc;
+
+typedef struct {
+  const char *id;
+  const char *name;
+  const char *description;
+  const char *format_provider;
+  delta_kv *format_options;
+  int n_format_options;
+  const char *schema_string;
+  const char **partition_columns;
+  int n_partition_columns;
+  bool has_created_time;
+  int64_t created_time;
+  delta_kv *configuration;
+  int n_configuration;
+} delta_metadata;
+
+typedef struct {
+  int32_t min_reader_version;
+  int32_t min_writer_version;
+  const char **reader_features; /* NULL when absent */
+  int n_reader_features;
+  bool has_reader_features;
+  const char **writer_features;
+  int n_writer_features;
+  bool has_writer_features;
+} delta_protocol;
+
+typedef struct {
+  const char *app_id;
+  int64_t version;
+  bool has_last_updated;
+  int64_t last_updated;
+} delta_txn;
+
+typedef struct {
+  const char *domain;
+  const char *configuration;
+  bool removed;
+} delta_domain_metadata;
+
+typedef struct {
+  const char *path;
+  int64_t size_in_bytes;
+  int64_t modification_time;
+  const char *tags;
+} delta_sidecar;
+
+typedef struct {
+  int64_t version;
+  const char *tags;
+} delta_checkpoint_metadata;
+
+typedef enum {
+  DELTA_ACTION_ADD, DELTA_ACTION_REMOVE, DELTA_ACTION_CDC, DELTA_ACTION_METADATA,
+  DELTA_ACTION_PROTOCOL, DELTA_ACTION_TXN, DELTA_ACTION_DOMAIN_METADATA,
+  DELTA_ACTION_COMMIT_INFO, DELTA_ACTION_SIDECAR, DELTA_ACTION_CHECKPOINT_METADATA
+} delta_action_kind;
+
+typedef struct {
+  delta_action_kind kind;
+  union {
+    delta_add add;
+    delta_remove remove;
+    delta_cdc cdc;
+    delta_metadata metadata;
+    delta_protocol protocol;
+    delta_txn txn;
+    delta_domain_metadata domain;
+    const char *commit_info;   /* raw JSON object */
+    delta_sidecar sidecar;
+    delta_checkpoint_metadata checkpoint_metadata;
+  } u;
+} delta_action;
+
+/* Receives actions during replay; return 0 to go on, non-zero to stop with
+ * that code. Action strings live in the arena given to the reader. */
+typedef int (*delta_action_cb)(const delta_action *a, void *payload);
+
+/* Fill dv->unique_id from the other fields (allocated in the arena). */
+int delta_dv_unique_id(delta_arena *arena, delta_dv *dv);
+
+#endif

@@ -1,0 +1,282 @@
+/* Log replay, newest first: the first action seen for a file key, app id or
+ * domain is the one that counts, so nothing is built only to be undone.
+ * Checkpoint actions are already reconciled among themselves and are only
+ * checked against what the newer commits said. */
+#include "log/replay.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "json/json.h"
+#include "log/action_json.h"
+#include "log/checkpoint_read.h"
+#include "storage/path.h"
+#include "storage/storage_internal.h"
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
+
+/* ---- a set of byte strings (open addressing) ---- */
+
+typedef struct {
+  uint64_t hash;
+  const char *key; /* in the arena; NULL = empty slot */
+  size_t len;
+} slot;
+
+typedef struct {
+  slot *slots;
+  size_t cap, count;
+} key_set;
+
+static uint64_t hash_bytes(const void *p, size_t n) {
+  /* FNV-1a with a final mix: plenty for paths. */
+  const uint8_t *b = p;
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return h;
+}
+
+static int set_grow(key_set *s) {
+  size_t cap = s->cap ? s->cap * 2 : 1024;
+  slot *n = delta_calloc(cap, sizeof *n);
+  if (!n) return DELTA_NOMEM();
+  for (size_t i = 0; i < s->cap; i++) {
+    if (!s->slots[i].key) continue;
+    size_t j = s->slots[i].hash & (cap - 1);
+    while (n[j].key) j = (j + 1) & (cap - 1);
+    n[j] = s->slots[i];
+  }
+  delta_free(s->slots);
+  s->slots = n;
+  s->cap = cap;
+  return 0;
+}
+
+/* 1 if newly inserted, 0 if already there, negative on error. The key is
+ * copied into the arena only when inserted. */
+static int set_insert(key_set *s, delta_arena *a, const char *key, size_t len) {
+  if ((s->count + 1) * 2 > s->cap) {
+    int rc = set_grow(s);
+    if (rc) return rc;
+  }
+  uint64_t h = hash_bytes(key, len);
+  size_t j = h & (s->cap - 1);
+  while (s->slots[j].key) {
+    if (s->slots[j].hash == h && s->slots[j].len == len && memcmp(s->slots[j].key, key, len) == 0) return 0;
+    j = (j + 1) & (s->cap - 1);
+  }
+  char *k = delta_arena_strndup(a, key, len);
+  if (!k) return DELTA_NOMEM();
+  s->slots[j] = (slot){h, k, len};
+  s->count++;
+  return 1;
+}
+
+static bool set_contains(const key_set *s, const char *key, size_t len) {
+  if (!s->cap) return false;
+  uint64_t h = hash_bytes(key, len);
+  size_t j = h & (s->cap - 1);
+  while (s->slots[j].key) {
+    if (s->slots[j].hash == h && s->slots[j].len == len && memcmp(s->slots[j].key, key, len) == 0) return true;
+    j = (j + 1) & (s->cap - 1);
+  }
+  return false;
+}
+
+/* ---- replay state ---- */
+
+typedef struct {
+  delta_snapshot *s;
+  key_set files;        /* file keys decided by commits */
+  key_set names;        /* "t<appId>" and "d<domain>" */
+  bool have_protocol, have_metadata;
+  bool in_checkpoint;   /* actions come from the checkpoint */
+  bool first_commit;    /* the newest commit: its commitInfo is the snapshot's */
+  delta_buf keybuf;
+  delta_buf adds, removes, txns, domains; /* arrays of structs */
+  delta_buf sidecars;   /* const char* paths named by a V2 checkpoint */
+} replay;
+
+/* The logical file key: resolved path + NUL + deletion vector id. */
+static int file_key(replay *r, const char *path, const delta_dv *dv) {
+  r->keybuf.len = 0;
+  delta_path_kind kind;
+  int rc = delta_path_resolve(&kind, &r->keybuf, path, strlen(path), delta_storage_location(r->s->table->storage));
+  if (rc) return rc;
+  rc = delta_buf_putc(&r->keybuf, '\0');
+  if (!rc && dv->present) rc = delta_buf_puts(&r->keybuf, dv->unique_id);
+  return rc;
+}
+
+static int on_action(const delta_action *a, void *payload) {
+  replay *r = payload;
+  int rc = 0;
+  switch (a->kind) {
+  case DELTA_ACTION_ADD:
+  case DELTA_ACTION_REMOVE: {
+    bool is_add = a->kind == DELTA_ACTION_ADD;
+    const char *path = is_add ? a->u.add.path : a->u.remove.path;
+    const delta_dv *dv = is_add ? &a->u.add.dv : &a->u.remove.dv;
+    if ((rc = file_key(r, path, dv)) != 0) return rc;
+    int fresh;
+    if (r->in_checkpoint) {
+      fresh = !set_contains(&r->files, (const char *)r->keybuf.data, r->keybuf.len);
+    } else {
+      fresh = set_insert(&r->files, &r->s->arena, (const char *)r->keybuf.data, r->keybuf.len);
+      if (fresh < 0) return fresh;
+    }
+    if (!fresh) return 0;
+    return is_add ? delta_buf_append(&r->adds, &a->u.add, sizeof a->u.add)
+                  : delta_buf_append(&r->removes, &a->u.remove, sizeof a->u.remove);
+  }
+  case DELTA_ACTION_PROTOCOL:
+    if (!r->have_protocol) {
+      r->s->protocol = a->u.protocol;
+      r->have_protocol = true;
+    }
+    return 0;
+  case DELTA_ACTION_METADATA:
+    if (!r->have_metadata) {
+      r->s->metadata = a->u.metadata;
+      r->have_metadata = true;
+    }
+    return 0;
+  case DELTA_ACTION_TXN: {
+    r->keybuf.len = 0;
+    if ((rc = delta_buf_putc(&r->keybuf, 't')) || (rc = delta_buf_puts(&r->keybuf, a->u.txn.app_id))) return rc;
+    int fresh = set_insert(&r->names, &r->s->arena, (const char *)r->keybuf.data, r->keybuf.len);
+    if (fresh <= 0) return fresh;
+    return delta_buf_append(&r->txns, &a->u.txn, sizeof a->u.txn);
+  }
+  case DELTA_ACTION_DOMAIN_METADATA: {
+    r->keybuf.len = 0;
+    if ((rc = delta_buf_putc(&r->keybuf, 'd')) || (rc = delta_buf_puts(&r->keybuf, a->u.domain.domain))) return rc;
+    int fresh = set_insert(&r->names, &r->s->arena, (const char *)r->keybuf.data, r->keybuf.len);
+    if (fresh <= 0 || a->u.domain.removed) return fresh < 0 ? fresh : 0;
+    return delta_buf_append(&r->domains, &a->u.domain, sizeof a->u.domain);
+  }
+  case DELTA_ACTION_COMMIT_INFO:
+    if (r->first_commit && !r->s->commit_info) r->s->commit_info = a->u.commit_info;
+    return 0;
+  case DELTA_ACTION_SIDECAR:
+    if (!r->in_checkpoint) return delta_error_set(DELTA_ECORRUPT, "a sidecar action outside a checkpoint");
+    return delta_buf_append(&r->sidecars, &a->u.sidecar.path, sizeof(const char *));
+  default:
+    return 0; /* cdc and checkpointMetadata do not take part in replay */
+  }
+}
+
+static int read_commit(replay *r, const log_entry *e, delta_json_doc *doc, delta_buf *text) {
+  char key[64];
+  snprintf(key, sizeof key, "_delta_log/%s", e->name);
+  text->len = 0;
+  int rc = delta_storage_read(r->s->table->storage, key, text);
+  if (rc) return rc;
+  return delta_actions_parse_json(e->name, (const char *)text->data, text->len, &r->s->arena, doc, on_action, r);
+}
+
+static int read_checkpoint_file(replay *r, const char *key, const char *display, bool is_json,
+                                delta_json_doc *doc, delta_buf *text) {
+  int rc;
+  if (is_json) {
+    text->len = 0;
+    rc = delta_storage_read(r->s->table->storage, key, text);
+    if (!rc) rc = delta_actions_parse_json(display, (const char *)text->data, text->len, &r->s->arena, doc, on_action, r);
+    return rc;
+  }
+  delta_buf local = DELTA_BUF_INIT;
+  rc = delta_storage_local_path(r->s->table->storage, key, &local);
+  if (!rc) rc = delta_checkpoint_read_parquet((const char *)local.data, &r->s->arena, true, on_action, r);
+  delta_buf_dispose(&local);
+  return rc;
+}
+
+static int read_checkpoint(replay *r, const log_segment *seg, delta_json_doc *doc, delta_buf *text) {
+  r->in_checkpoint = true;
+  for (int i = 0; i < seg->n_cp; i++) {
+    const log_entry *e = seg->cp_files[i];
+    char key[128];
+    snprintf(key, sizeof key, "_delta_log/%s", e->name);
+    int rc = read_checkpoint_file(r, key, e->name, e->info.kind == LOG_CHECKPOINT_V2_JSON, doc, text);
+    if (rc) return rc;
+  }
+  /* V2 checkpoints keep their file actions in sidecars. */
+  const char **sc = (const char **)(void *)r->sidecars.data;
+  size_t n = r->sidecars.len / sizeof(const char *);
+  delta_buf key = DELTA_BUF_INIT, name = DELTA_BUF_INIT;
+  int rc = 0;
+  for (size_t i = 0; i < n && !rc; i++) {
+    key.len = name.len = 0;
+    /* Sidecar paths are URI-encoded and relative to _delta_log/_sidecars. */
+    if (strchr(sc[i], '/') && strstr(sc[i], "://")) {
+      rc = delta_error_set(DELTA_EUNSUPPORTED, "sidecar %s: absolute sidecar paths are not supported", sc[i]);
+      break;
+    }
+    rc = delta_buf_puts(&key, "_delta_log/_sidecars/");
+    const char *base = strrchr(sc[i], '/') ? strrchr(sc[i], '/') + 1 : sc[i];
+    if (!rc) rc = delta_path_decode(&name, base, strlen(base));
+    if (!rc) rc = delta_buf_append(&key, name.data, name.len);
+    if (!rc) rc = delta_buf_putc(&key, '\0');
+    if (!rc) rc = read_checkpoint_file(r, (const char *)key.data, base, false, doc, text);
+  }
+  delta_buf_dispose(&key);
+  delta_buf_dispose(&name);
+  r->in_checkpoint = false;
+  return rc;
+}
+
+static void *finish_array(delta_snapshot *s, delta_buf *b, size_t elem, int64_t *n) {
+  *n = (int64_t)(b->len / elem);
+  void *p = delta_arena_alloc(&s->arena, b->len ? b->len : 1);
+  if (p && b->len) memcpy(p, b->data, b->len);
+  return p;
+}
+
+int delta_replay(delta_snapshot *s, const log_segment *seg, int *failed_checkpoint) {
+  *failed_checkpoint = 0;
+  replay r;
+  memset(&r, 0, sizeof r);
+  r.s = s;
+  delta_json_doc *doc = NULL;
+  delta_buf text = DELTA_BUF_INIT;
+  int rc = delta_json_doc_new(&doc);
+  for (int i = seg->n_commits - 1; !rc && i >= 0; i--) {
+    r.first_commit = i == seg->n_commits - 1;
+    rc = read_commit(&r, seg->commits[i], doc, &text);
+  }
+  if (!rc && seg->n_cp > 0) {
+    rc = read_checkpoint(&r, seg, doc, &text);
+    if (rc) {
+      *failed_checkpoint = 1;
+      delta_error_prefix("checkpoint %lld", (long long)seg->cp_version);
+    }
+  }
+  if (!rc && !r.have_protocol)
+    rc = delta_error_set(DELTA_ECORRUPT, "the log has no protocol action up to version %lld", (long long)seg->version);
+  if (!rc && !r.have_metadata)
+    rc = delta_error_set(DELTA_ECORRUPT, "the log has no metaData action up to version %lld", (long long)seg->version);
+  if (!rc) {
+    int64_t n;
+    s->files = finish_array(s, &r.adds, sizeof(delta_add), &s->n_files);
+    s->tombstones = finish_array(s, &r.removes, sizeof(delta_remove), &s->n_tombstones);
+    s->txns = finish_array(s, &r.txns, sizeof(delta_txn), &n);
+    s->n_txns = (int)n;
+    s->domains = finish_array(s, &r.domains, sizeof(delta_domain_metadata), &n);
+    s->n_domains = (int)n;
+    if (!s->files || !s->tombstones || !s->txns || !s->domains) rc = DELTA_NOMEM();
+  }
+  delta_free(r.files.slots);
+  delta_free(r.names.slots);
+  delta_buf_dispose(&r.keybuf);
+  delta_buf_dispose(&r.adds);
+  delta_buf_dispose(&r.removes);
+  delta_buf_dispose(&r.txns);
+  delta_buf_dispose(&r.domains);
+  delta_buf_dispose(&r.sidecars);
+  delta_buf_dispose(&text);
+  delta_json_doc_free(doc);
+  return rc;
+}

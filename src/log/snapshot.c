@@ -1,0 +1,268 @@
+/* Tables, snapshots, time travel. */
+#include "log/snapshot.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "json/json.h"
+#include "log/replay.h"
+#include "storage/storage_internal.h"
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
+#include "util/time_parse.h"
+
+int delta_table_open(delta_table **out, const char *location) {
+  *out = NULL;
+  delta_table *t = delta_calloc(1, sizeof *t);
+  if (!t) return DELTA_NOMEM();
+  int rc = delta_storage_open(&t->storage, location);
+  if (!rc && !(t->location = delta_strdup(delta_storage_location(t->storage)))) rc = DELTA_NOMEM();
+  if (rc) {
+    delta_table_free(t);
+    return rc;
+  }
+  *out = t;
+  return 0;
+}
+
+void delta_table_free(delta_table *t) {
+  if (!t) return;
+  delta_storage_free(t->storage);
+  delta_free(t->location);
+  delta_free(t);
+}
+
+const char *delta_table_location(const delta_table *t) { return t->location; }
+
+void delta_snapshot_free(delta_snapshot *s) {
+  if (!s) return;
+  delta_type_free(s->schema);
+  log_listing_dispose(&s->listing);
+  delta_arena_dispose(&s->arena);
+  delta_free(s);
+}
+
+int64_t delta_snapshot_version(const delta_snapshot *s) { return s->version; }
+int64_t delta_snapshot_timestamp_ms(const delta_snapshot *s) { return s->timestamp_ms; }
+int64_t delta_snapshot_num_files(const delta_snapshot *s) { return s->n_files; }
+
+const char *delta_snapshot_config(const delta_snapshot *s, const char *key) {
+  for (int i = 0; i < s->metadata.n_configuration; i++)
+    if (strcmp(s->metadata.configuration[i].key, key) == 0) return s->metadata.configuration[i].value;
+  return NULL;
+}
+
+static bool config_true(const delta_snapshot *s, const char *key) {
+  const char *v = delta_snapshot_config(s, key);
+  return v && strcasecmp(v, "true") == 0;
+}
+
+/* The in-commit timestamp: commitInfo.inCommitTimestamp of the commit's
+ * first action. */
+static int read_ict(delta_table *t, const log_entry *e, int64_t *out) {
+  char key[64];
+  snprintf(key, sizeof key, "_delta_log/%s", e->name);
+  delta_buf text = DELTA_BUF_INIT;
+  delta_json_doc *doc = NULL;
+  int rc = delta_storage_read(t->storage, key, &text);
+  if (!rc) rc = delta_json_doc_new(&doc);
+  if (!rc) {
+    const char *p = (const char *)text.data;
+    const char *nl = memchr(p, '\n', text.len);
+    size_t len = nl ? (size_t)(nl - p) : text.len;
+    rc = delta_json_parse(doc, p, len);
+    delta_json_val ts = delta_json_get(delta_json_get(delta_json_root(doc), "commitInfo"), "inCommitTimestamp");
+    if (!rc && delta_json_typeof(ts) != DELTA_JSON_NUMBER)
+      rc = delta_error_set(DELTA_ECORRUPT, "%s: in-commit timestamps are enabled but the first action has none",
+                           e->name);
+    if (!rc) rc = delta_json_int64(ts, out);
+  }
+  delta_json_doc_free(doc);
+  delta_buf_dispose(&text);
+  return rc;
+}
+
+int delta_commit_timestamp(delta_table *t, const log_entry *commit, bool use_ict, int64_t *out_ms) {
+  if (use_ict) return read_ict(t, commit, out_ms);
+  *out_ms = commit->mtime_ms;
+  return 0;
+}
+
+/* Replay `version` from the listing, falling back to older checkpoints when
+ * the newest one cannot be read. */
+static int load(delta_table *t, log_listing *listing, int64_t version, delta_snapshot **out) {
+  delta_snapshot *s = delta_calloc(1, sizeof *s);
+  if (!s) return DELTA_NOMEM();
+  s->table = t;
+  s->version = version;
+  int64_t max_cp = INT64_MAX;
+  int rc;
+  for (;;) {
+    log_segment seg;
+    rc = log_segment_build(listing, version, max_cp, &seg);
+    if (rc) break;
+    int failed_cp = 0;
+    delta_arena_dispose(&s->arena);
+    memset(&s->protocol, 0, sizeof s->protocol);
+    memset(&s->metadata, 0, sizeof s->metadata);
+    s->commit_info = NULL;
+    rc = delta_replay(s, &seg, &failed_cp);
+    s->cp_version = seg.cp_version;
+    int64_t cp = seg.cp_version;
+    /* A commit file for the version gives its timestamp; a checkpoint-only
+     * version takes the checkpoint file's. */
+    if (!rc) {
+      const log_entry *c = log_find_commit(listing, version);
+      s->timestamp_ms = c ? c->mtime_ms : (seg.n_cp ? seg.cp_files[0]->mtime_ms : 0);
+    }
+    log_segment_dispose(&seg);
+    if (rc && failed_cp && (rc == DELTA_ECORRUPT || rc == DELTA_ENOTFOUND)) {
+      max_cp = cp - 1; /* a broken or half-written checkpoint: try an older one or the commits */
+      continue;
+    }
+    break;
+  }
+  if (!rc) rc = delta_protocol_check_read(&s->protocol);
+  if (!rc) {
+    rc = delta_schema_parse(s->metadata.schema_string, strlen(s->metadata.schema_string), &s->schema);
+    if (rc) delta_error_prefix("metaData.schemaString");
+  }
+  if (!rc) {
+    s->ict_enabled = config_true(s, "delta.enableInCommitTimestamps");
+    const log_entry *c = log_find_commit(listing, version);
+    if (s->ict_enabled && c) {
+      const char *ev = delta_snapshot_config(s, "delta.inCommitTimestampEnablementVersion");
+      if (!ev || strtoll(ev, NULL, 10) <= version) rc = read_ict(t, c, &s->timestamp_ms);
+    }
+  }
+  if (rc) {
+    delta_snapshot_free(s);
+    return rc;
+  }
+  *out = s;
+  return 0;
+}
+
+/* Timestamps of commits lo..hi by modification time, made strictly
+ * increasing the way Delta does (a commit never predates the one before). */
+static int mtime_search(const log_listing *l, int64_t lo, int64_t hi, int64_t ts, int64_t *found) {
+  int64_t prev = INT64_MIN, best = -1;
+  for (int64_t v = lo; v <= hi; v++) {
+    const log_entry *e = log_find_commit(l, v);
+    if (!e) continue;
+    int64_t t = e->mtime_ms;
+    if (prev != INT64_MIN && t <= prev) t = prev + 1;
+    prev = t;
+    if (t <= ts) best = v;
+    else break;
+  }
+  *found = best;
+  return 0;
+}
+
+static int version_at(delta_table *t, log_listing *l, int64_t ts, int64_t *out) {
+  delta_snapshot *latest = NULL;
+  int rc = load(t, l, l->latest, &latest);
+  if (rc) return rc;
+  int64_t earliest = l->earliest_commit > 0 ? l->earliest_commit : 0;
+  int64_t ict_from = -1, ict_ts = INT64_MIN;
+  if (latest->ict_enabled) {
+    const char *ev = delta_snapshot_config(latest, "delta.inCommitTimestampEnablementVersion");
+    const char *et = delta_snapshot_config(latest, "delta.inCommitTimestampEnablementTimestamp");
+    ict_from = ev ? strtoll(ev, NULL, 10) : earliest;
+    if (et) ict_ts = strtoll(et, NULL, 10);
+    if (ict_from < earliest) ict_from = earliest;
+  }
+  int64_t found = -1;
+  char a[40], b[40];
+  if (ict_from >= 0 && (ict_ts == INT64_MIN || ts >= ict_ts)) {
+    /* Binary search over in-commit timestamps, which only grow. */
+    int64_t lo = ict_from, hi = l->latest;
+    while (!rc && lo <= hi) {
+      int64_t mid = lo + (hi - lo) / 2, mts;
+      const log_entry *e = log_find_commit(l, mid);
+      if (!e) {
+        rc = delta_error_set(DELTA_ECORRUPT, "commit %lld is missing", (long long)mid);
+        break;
+      }
+      rc = read_ict(t, e, &mts);
+      if (rc) break;
+      if (mts <= ts) {
+        found = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    if (!rc && found < 0 && ict_ts != INT64_MIN && ict_from > earliest)
+      mtime_search(l, earliest, ict_from - 1, ts, &found);
+  } else {
+    mtime_search(l, earliest, ict_from >= 0 ? ict_from - 1 : l->latest, ts, &found);
+  }
+  if (!rc && found < 0) {
+    const log_entry *e = log_find_commit(l, earliest);
+    delta_time_format_ms(ts, a);
+    delta_time_format_ms(e ? e->mtime_ms : 0, b);
+    rc = delta_error_set(DELTA_ENOTFOUND,
+                         "timestamp %s is before the earliest available version %lld (committed at %s)", a,
+                         (long long)earliest, b);
+  }
+  if (!rc && found == l->latest) {
+    /* After the last commit: Spark refuses rather than silently reading the latest. */
+    if (ts > latest->timestamp_ms) {
+      delta_time_format_ms(ts, a);
+      delta_time_format_ms(latest->timestamp_ms, b);
+      rc = delta_error_set(DELTA_ENOTFOUND, "timestamp %s is after the latest version %lld (committed at %s)", a,
+                           (long long)l->latest, b);
+    }
+  }
+  delta_snapshot_free(latest);
+  if (!rc) *out = found;
+  return rc;
+}
+
+int delta_snapshot_open(delta_snapshot **out, delta_table *t, const delta_snapshot_options *opts) {
+  *out = NULL;
+  delta_snapshot_options defaults = DELTA_SNAPSHOT_OPTIONS_INIT;
+  if (!opts) opts = &defaults;
+  if (opts->version != DELTA_SNAPSHOT_OPTIONS_VERSION)
+    return delta_error_set(DELTA_EINVAL, "snapshot options: unknown version %u", opts->version);
+  if (opts->at_version && opts->at_timestamp)
+    return delta_error_set(DELTA_EINVAL, "give a version or a timestamp, not both");
+  log_listing l;
+  int rc = log_list(t->storage, &l);
+  if (rc) return rc;
+  int64_t version = l.latest;
+  if (opts->at_version) version = opts->table_version;
+  if (opts->at_timestamp) rc = version_at(t, &l, opts->timestamp_ms, &version);
+  delta_snapshot *s = NULL;
+  if (!rc) rc = load(t, &l, version, &s);
+  if (rc) {
+    log_listing_dispose(&l);
+    return rc;
+  }
+  s->listing = l;
+  *out = s;
+  return 0;
+}
+
+int delta_snapshot_update(delta_snapshot **out, const delta_snapshot *old) {
+  /* Commits after the old version are few; the listing tells whether there
+   * are any. A full replay from the newest checkpoint is still bounded by
+   * the checkpoint, so it is what we do when anything changed. */
+  *out = NULL;
+  log_listing l;
+  int rc = log_list(old->table->storage, &l);
+  if (rc) return rc;
+  delta_snapshot *s = NULL;
+  rc = load(old->table, &l, l.latest, &s);
+  if (rc) {
+    log_listing_dispose(&l);
+    return rc;
+  }
+  s->listing = l;
+  *out = s;
+  return 0;
+}

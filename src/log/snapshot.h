@@ -1,0 +1,54 @@
+/* The snapshot's insides, for the library's other layers (scan, CLI). */
+#ifndef DELTAC_LOG_SNAPSHOT_H
+#define DELTAC_LOG_SNAPSHOT_H
+
+#include "deltac/storage.h"
+#include "deltac/table.h"
+#include "log/actions.h"
+#include "log/arena.h"
+#include "log/segment.h"
+#include "log/table_schema.h"
+
+struct delta_table {
+  delta_storage *storage;
+  char *location;
+};
+
+struct delta_snapshot {
+  delta_table *table;
+  int64_t version;
+  int64_t timestamp_ms;
+  log_listing listing;         /* of the whole _delta_log when the snapshot was made */
+  int64_t cp_version;          /* checkpoint the replay started from, -1 for none */
+  delta_arena arena;           /* every string below */
+  delta_protocol protocol;
+  delta_metadata metadata;
+  delta_type *schema;
+  delta_add *files;            /* live files, newest commits first, then the checkpoint's */
+  int64_t n_files;
+  delta_remove *tombstones;
+  int64_t n_tombstones;
+  delta_txn *txns;
+  int n_txns;
+  delta_domain_metadata *domains; /* without removed ones */
+  int n_domains;
+  const char *commit_info;     /* commitInfo of the snapshot version (raw JSON), or NULL */
+  bool ict_enabled;            /* delta.enableInCommitTimestamps */
+};
+
+/* Value of a metaData.configuration key, or NULL. */
+const char *delta_snapshot_config(const delta_snapshot *s, const char *key);
+
+/* Timestamp of one commit: its in-commit timestamp when `use_ict`, else the
+ * file's modification time. */
+int delta_commit_timestamp(delta_table *t, const log_entry *commit, bool use_ict, int64_t *out_ms);
+
+/* Reader features deltac supports, for `deltac --features`. NULL-terminated. */
+extern const char *const delta_supported_reader_features[];
+extern const char *const delta_known_writer_features[];
+
+/* DELTA_EUNSUPPORTED naming every reader feature (or version) the table
+ * needs that deltac does not support. */
+int delta_protocol_check_read(const delta_protocol *p);
+
+#endif

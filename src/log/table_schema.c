@@ -1,0 +1,348 @@
+/* Delta schema JSON → type tree → Arrow. */
+#include "log/table_schema.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "arrow/array.h"
+#include "json/json.h"
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
+
+#define MAX_DEPTH 100
+
+static void field_dispose(delta_field *f) {
+  delta_free(f->name);
+  delta_type_free(f->type);
+  delta_free(f->metadata);
+  delta_free(f->physical_name);
+  delta_free(f->comment);
+  delta_free(f->generation_expression);
+}
+
+void delta_type_free(delta_type *t) {
+  if (!t) return;
+  for (int i = 0; i < t->n_fields; i++) field_dispose(&t->fields[i]);
+  delta_free(t->fields);
+  delta_type_free(t->element);
+  delta_type_free(t->key);
+  delta_type_free(t->value);
+  delta_free(t);
+}
+
+static int parse_type(delta_json_val v, delta_type **out, int depth, delta_buf *tmp);
+
+static const struct {
+  const char *name;
+  delta_type_kind kind;
+} primitives[] = {
+    {"string", DT_STRING},   {"long", DT_LONG},       {"integer", DT_INTEGER},
+    {"short", DT_SHORT},     {"byte", DT_BYTE},       {"float", DT_FLOAT},
+    {"double", DT_DOUBLE},   {"boolean", DT_BOOLEAN}, {"binary", DT_BINARY},
+    {"date", DT_DATE},       {"timestamp", DT_TIMESTAMP}, {"timestamp_ntz", DT_TIMESTAMP_NTZ},
+    {"variant", DT_VARIANT}, {"void", DT_NULL},
+};
+
+static int parse_primitive(const char *s, delta_type *t) {
+  for (size_t i = 0; i < sizeof primitives / sizeof primitives[0]; i++)
+    if (strcmp(s, primitives[i].name) == 0) {
+      t->kind = primitives[i].kind;
+      return 0;
+    }
+  int p, sc;
+  char tail;
+  if (strcmp(s, "decimal") == 0) { /* Spark's default */
+    t->kind = DT_DECIMAL;
+    t->precision = 10;
+    t->scale = 0;
+    return 0;
+  }
+  if (sscanf(s, "decimal(%d,%d)%c", &p, &sc, &tail) == 2 || sscanf(s, "decimal(%d, %d)%c", &p, &sc, &tail) == 2) {
+    if (p < 1 || p > 38 || sc < 0 || sc > p)
+      return delta_error_set(DELTA_ECORRUPT, "schema: bad decimal type '%s'", s);
+    t->kind = DT_DECIMAL;
+    t->precision = p;
+    t->scale = sc;
+    return 0;
+  }
+  return delta_error_set(DELTA_EUNSUPPORTED, "schema: unknown type '%s'", s);
+}
+
+static int dup_string(delta_json_val v, char **out, delta_buf *tmp) {
+  int rc = delta_json_string(v, tmp);
+  if (rc) return rc;
+  *out = delta_strndup((const char *)tmp->data, tmp->len);
+  return *out ? 0 : DELTA_NOMEM();
+}
+
+static int parse_field(delta_json_val fv, delta_field *f, int depth, delta_buf *tmp) {
+  if (delta_json_typeof(fv) != DELTA_JSON_OBJECT)
+    return delta_error_set(DELTA_ECORRUPT, "schema: a struct field is not an object");
+  delta_json_val name = delta_json_get(fv, "name"), type = delta_json_get(fv, "type");
+  if (delta_json_typeof(name) != DELTA_JSON_STRING)
+    return delta_error_set(DELTA_ECORRUPT, "schema: a struct field has no name");
+  int rc = dup_string(name, &f->name, tmp);
+  if (rc) return rc;
+  delta_json_val nullable = delta_json_get(fv, "nullable");
+  f->nullable = true;
+  if (delta_json_typeof(nullable) == DELTA_JSON_BOOL) delta_json_bool(nullable, &f->nullable);
+  if (delta_json_typeof(type) == DELTA_JSON_ABSENT)
+    return delta_error_set(DELTA_ECORRUPT, "schema: field %s has no type", f->name);
+  rc = parse_type(type, &f->type, depth + 1, tmp);
+  if (rc) return delta_error_prefix("field %s", f->name);
+  delta_json_val md = delta_json_get(fv, "metadata");
+  if (delta_json_typeof(md) == DELTA_JSON_OBJECT) {
+    const char *raw;
+    size_t n;
+    delta_json_raw(md, &raw, &n);
+    f->metadata = delta_strndup(raw, n);
+    if (!f->metadata) return DELTA_NOMEM();
+    delta_json_val pn = delta_json_get(md, "delta.columnMapping.physicalName");
+    if (delta_json_typeof(pn) == DELTA_JSON_STRING && (rc = dup_string(pn, &f->physical_name, tmp))) return rc;
+    delta_json_val id = delta_json_get(md, "delta.columnMapping.id");
+    if (delta_json_typeof(id) == DELTA_JSON_NUMBER) {
+      if (delta_json_int64(id, &f->field_id)) return delta_error_prefix("field %s: column mapping id", f->name);
+      f->has_field_id = true;
+    }
+    delta_json_val c = delta_json_get(md, "comment");
+    if (delta_json_typeof(c) == DELTA_JSON_STRING && (rc = dup_string(c, &f->comment, tmp))) return rc;
+    delta_json_val g = delta_json_get(md, "delta.generationExpression");
+    if (delta_json_typeof(g) == DELTA_JSON_STRING && (rc = dup_string(g, &f->generation_expression, tmp))) return rc;
+    f->is_identity = delta_json_typeof(delta_json_get(md, "delta.identity.start")) != DELTA_JSON_ABSENT ||
+                     delta_json_typeof(delta_json_get(md, "delta.identity.step")) != DELTA_JSON_ABSENT;
+  } else {
+    f->metadata = delta_strdup("{}");
+    if (!f->metadata) return DELTA_NOMEM();
+  }
+  return 0;
+}
+
+static int parse_type(delta_json_val v, delta_type **out, int depth, delta_buf *tmp) {
+  if (depth > MAX_DEPTH) return delta_error_set(DELTA_EUNSUPPORTED, "schema: nested deeper than %d", MAX_DEPTH);
+  delta_type *t = delta_calloc(1, sizeof *t);
+  if (!t) return DELTA_NOMEM();
+  int rc = 0;
+  if (delta_json_typeof(v) == DELTA_JSON_STRING) {
+    rc = delta_json_string(v, tmp);
+    if (!rc) rc = parse_primitive((const char *)tmp->data, t);
+    goto done;
+  }
+  if (delta_json_typeof(v) != DELTA_JSON_OBJECT) {
+    rc = delta_error_set(DELTA_ECORRUPT, "schema: a type is neither a name nor an object");
+    goto done;
+  }
+  delta_json_val kind = delta_json_get(v, "type");
+  if (delta_json_string_eq(kind, "struct")) {
+    t->kind = DT_STRUCT;
+    delta_json_val fields = delta_json_get(v, "fields");
+    if (delta_json_typeof(fields) != DELTA_JSON_ARRAY) {
+      rc = delta_error_set(DELTA_ECORRUPT, "schema: struct without a fields array");
+      goto done;
+    }
+    int n = delta_json_len(fields);
+    t->fields = delta_calloc((size_t)n + 1, sizeof *t->fields);
+    if (!t->fields) { rc = DELTA_NOMEM(); goto done; }
+    delta_json_val fv = delta_json_first(fields);
+    for (int i = 0; i < n && !rc; i++, fv = delta_json_next(fv)) {
+      t->n_fields = i + 1;
+      rc = parse_field(fv, &t->fields[i], depth, tmp);
+    }
+    for (int i = 0; !rc && i < t->n_fields; i++)
+      for (int j = 0; j < i; j++)
+        if (strcasecmp(t->fields[i].name, t->fields[j].name) == 0) {
+          rc = delta_error_set(DELTA_ECORRUPT, "schema: duplicate field name %s", t->fields[i].name);
+          break;
+        }
+  } else if (delta_json_string_eq(kind, "array")) {
+    t->kind = DT_ARRAY;
+    t->contains_null = true;
+    delta_json_val cn = delta_json_get(v, "containsNull");
+    if (delta_json_typeof(cn) == DELTA_JSON_BOOL) delta_json_bool(cn, &t->contains_null);
+    rc = parse_type(delta_json_get(v, "elementType"), &t->element, depth + 1, tmp);
+  } else if (delta_json_string_eq(kind, "map")) {
+    t->kind = DT_MAP;
+    t->value_contains_null = true;
+    delta_json_val cn = delta_json_get(v, "valueContainsNull");
+    if (delta_json_typeof(cn) == DELTA_JSON_BOOL) delta_json_bool(cn, &t->value_contains_null);
+    rc = parse_type(delta_json_get(v, "keyType"), &t->key, depth + 1, tmp);
+    if (!rc) rc = parse_type(delta_json_get(v, "valueType"), &t->value, depth + 1, tmp);
+  } else {
+    rc = delta_error_set(DELTA_ECORRUPT, "schema: unknown complex type");
+  }
+done:
+  if (rc) {
+    delta_type_free(t);
+    return rc;
+  }
+  *out = t;
+  return 0;
+}
+
+int delta_schema_parse(const char *json, size_t len, delta_type **out) {
+  *out = NULL;
+  delta_json_doc *doc = NULL;
+  delta_buf tmp = DELTA_BUF_INIT;
+  int rc = delta_json_doc_new(&doc);
+  if (!rc) rc = delta_json_parse(doc, json, len);
+  if (!rc) rc = parse_type(delta_json_root(doc), out, 0, &tmp);
+  if (!rc && (*out)->kind != DT_STRUCT) {
+    delta_type_free(*out);
+    *out = NULL;
+    rc = delta_error_set(DELTA_ECORRUPT, "schema: the table schema is not a struct");
+  }
+  delta_json_doc_free(doc);
+  delta_buf_dispose(&tmp);
+  return rc;
+}
+
+int delta_type_name(const delta_type *t, delta_buf *out) {
+  switch (t->kind) {
+  case DT_DECIMAL: return delta_buf_printf(out, "decimal(%d,%d)", t->precision, t->scale);
+  case DT_ARRAY: {
+    int rc = delta_buf_puts(out, "array<");
+    if (!rc) rc = delta_type_name(t->element, out);
+    return rc ? rc : delta_buf_putc(out, '>');
+  }
+  case DT_MAP: {
+    int rc = delta_buf_puts(out, "map<");
+    if (!rc) rc = delta_type_name(t->key, out);
+    if (!rc) rc = delta_buf_putc(out, ',');
+    if (!rc) rc = delta_type_name(t->value, out);
+    return rc ? rc : delta_buf_putc(out, '>');
+  }
+  case DT_STRUCT: {
+    int rc = delta_buf_puts(out, "struct<");
+    for (int i = 0; !rc && i < t->n_fields; i++) {
+      if (i) rc = delta_buf_putc(out, ',');
+      if (!rc) rc = delta_buf_printf(out, "%s:", t->fields[i].name);
+      if (!rc) rc = delta_type_name(t->fields[i].type, out);
+    }
+    return rc ? rc : delta_buf_putc(out, '>');
+  }
+  default:
+    for (size_t i = 0; i < sizeof primitives / sizeof primitives[0]; i++)
+      if (primitives[i].kind == t->kind) return delta_buf_puts(out, primitives[i].name);
+    return delta_buf_puts(out, "?");
+  }
+}
+
+static int type_to_arrow(const delta_type *t, const char *name, bool nullable, const char *metadata,
+                         struct ArrowSchema *out) {
+  int64_t flags = nullable ? ARROW_FLAG_NULLABLE : 0;
+  char fmt[32];
+  int rc;
+  const char *f = NULL;
+  switch (t->kind) {
+  case DT_STRING: f = "u"; break;
+  case DT_LONG: f = "l"; break;
+  case DT_INTEGER: f = "i"; break;
+  case DT_SHORT: f = "s"; break;
+  case DT_BYTE: f = "c"; break;
+  case DT_FLOAT: f = "f"; break;
+  case DT_DOUBLE: f = "g"; break;
+  case DT_BOOLEAN: f = "b"; break;
+  case DT_BINARY: f = "z"; break;
+  case DT_DATE: f = "tdD"; break;
+  case DT_TIMESTAMP: f = "tsu:UTC"; break;
+  case DT_TIMESTAMP_NTZ: f = "tsu:"; break;
+  case DT_NULL: f = "n"; break;
+  case DT_DECIMAL:
+    snprintf(fmt, sizeof fmt, "d:%d,%d", t->precision, t->scale);
+    f = fmt;
+    break;
+  case DT_VARIANT: /* the shredding-free physical form: struct<metadata: binary, value: binary> */
+    rc = arrow_schema_new(out, "+s", name, flags, 2);
+    if (!rc) rc = arrow_schema_new(out->children[0], "z", "metadata", 0, 0);
+    if (!rc) rc = arrow_schema_new(out->children[1], "z", "value", 0, 0);
+    goto meta;
+  case DT_STRUCT:
+    rc = arrow_schema_new(out, "+s", name, flags, t->n_fields);
+    for (int i = 0; !rc && i < t->n_fields; i++)
+      rc = type_to_arrow(t->fields[i].type, t->fields[i].name, t->fields[i].nullable, t->fields[i].metadata,
+                         out->children[i]);
+    goto meta;
+  case DT_ARRAY:
+    rc = arrow_schema_new(out, "+l", name, flags, 1);
+    if (!rc) rc = type_to_arrow(t->element, "element", t->contains_null, NULL, out->children[0]);
+    goto meta;
+  case DT_MAP:
+    rc = arrow_schema_new(out, "+m", name, flags, 1);
+    if (!rc) rc = arrow_schema_new(out->children[0], "+s", "entries", 0, 2);
+    if (!rc) rc = type_to_arrow(t->key, "key", false, NULL, out->children[0]->children[0]);
+    if (!rc) rc = type_to_arrow(t->value, "value", t->value_contains_null, NULL, out->children[0]->children[1]);
+    goto meta;
+  }
+  rc = arrow_schema_new(out, f, name, flags, 0);
+meta:
+  if (!rc && metadata && strcmp(metadata, "{}") != 0) {
+    const char *k[] = {"delta.metadata"};
+    const char *v[] = {metadata};
+    rc = arrow_schema_set_metadata(out, k, v, 1);
+  }
+  if (rc && out->release) out->release(out);
+  return rc;
+}
+
+int delta_schema_to_arrow(const delta_type *st, struct ArrowSchema *out) {
+  return type_to_arrow(st, "", false, NULL, out);
+}
+
+static int tree(const delta_type *t, int depth, delta_buf *out) {
+  int rc = 0;
+  const char *indent = " |   ";
+  if (t->kind == DT_STRUCT) {
+    for (int i = 0; !rc && i < t->n_fields; i++) {
+      const delta_field *f = &t->fields[i];
+      for (int d = 0; !rc && d < depth; d++) rc = delta_buf_puts(out, indent);
+      if (!rc) rc = delta_buf_printf(out, " |-- %s: ", f->name);
+      if (!rc) {
+        if (f->type->kind == DT_STRUCT) rc = delta_buf_puts(out, "struct");
+        else if (f->type->kind == DT_ARRAY) rc = delta_buf_puts(out, "array");
+        else if (f->type->kind == DT_MAP) rc = delta_buf_puts(out, "map");
+        else rc = delta_type_name(f->type, out);
+      }
+      if (!rc) rc = delta_buf_printf(out, " (nullable = %s)", f->nullable ? "true" : "false");
+      if (!rc && f->physical_name) rc = delta_buf_printf(out, " [physical name %s]", f->physical_name);
+      if (!rc && f->has_field_id) rc = delta_buf_printf(out, " [id %lld]", (long long)f->field_id);
+      if (!rc && f->generation_expression) rc = delta_buf_printf(out, " [generated as %s]", f->generation_expression);
+      if (!rc && f->is_identity) rc = delta_buf_puts(out, " [identity]");
+      if (!rc && f->comment) rc = delta_buf_printf(out, " -- %s", f->comment);
+      if (!rc) rc = delta_buf_putc(out, '\n');
+      if (!rc) rc = tree(f->type, depth + 1, out);
+    }
+  } else if (t->kind == DT_ARRAY) {
+    for (int d = 0; !rc && d < depth; d++) rc = delta_buf_puts(out, indent);
+    if (!rc) rc = delta_buf_puts(out, " |-- element: ");
+    if (!rc) rc = delta_type_name(t->element, out);
+    if (!rc) rc = delta_buf_printf(out, " (containsNull = %s)\n", t->contains_null ? "true" : "false");
+    if (!rc && (t->element->kind == DT_STRUCT || t->element->kind == DT_ARRAY || t->element->kind == DT_MAP))
+      rc = tree(t->element, depth + 1, out);
+  } else if (t->kind == DT_MAP) {
+    for (int d = 0; !rc && d < depth; d++) rc = delta_buf_puts(out, indent);
+    if (!rc) rc = delta_buf_puts(out, " |-- key: ");
+    if (!rc) rc = delta_type_name(t->key, out);
+    if (!rc) rc = delta_buf_putc(out, '\n');
+    for (int d = 0; !rc && d < depth; d++) rc = delta_buf_puts(out, indent);
+    if (!rc) rc = delta_buf_puts(out, " |-- value: ");
+    if (!rc) rc = delta_type_name(t->value, out);
+    if (!rc) rc = delta_buf_printf(out, " (valueContainsNull = %s)\n", t->value_contains_null ? "true" : "false");
+    if (!rc && (t->value->kind == DT_STRUCT || t->value->kind == DT_ARRAY || t->value->kind == DT_MAP))
+      rc = tree(t->value, depth + 1, out);
+  }
+  return rc;
+}
+
+int delta_schema_tree(const delta_type *st, delta_buf *out) {
+  int rc = delta_buf_puts(out, "root\n");
+  return rc ? rc : tree(st, 0, out);
+}
+
+const delta_field *delta_schema_find(const delta_type *st, const char *name) {
+  for (int i = 0; i < st->n_fields; i++)
+    if (strcmp(st->fields[i].name, name) == 0) return &st->fields[i];
+  for (int i = 0; i < st->n_fields; i++)
+    if (strcasecmp(st->fields[i].name, name) == 0) return &st->fields[i];
+  return NULL;
+}
