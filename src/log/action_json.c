@@ -239,7 +239,8 @@ static int parse_action(ctx *c, delta_json_val root, delta_action_cb cb, void *p
       delta_json_val fmt = delta_json_get(v, "format");
       x->format_provider = opt_str(c, fmt, "provider", &rc);
       x->format_options = string_map(c, delta_json_get(fmt, "options"), &x->n_format_options, &rc);
-      x->schema_string = req_str(c, v, "metaData", "schemaString", &rc);
+      /* Spark reads a metaData without schemaString as an empty schema. */
+      x->schema_string = opt_str(c, v, "schemaString", &rc);
       x->partition_columns = string_list(c, delta_json_get(v, "partitionColumns"), &x->n_partition_columns, NULL, &rc);
       x->has_created_time = opt_i64(v, "createdTime", &x->created_time, &rc);
       x->configuration = string_map(c, delta_json_get(v, "configuration"), &x->n_configuration, &rc);

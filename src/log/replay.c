@@ -105,6 +105,12 @@ static int file_key(replay *r, const char *path, const delta_dv *dv) {
   r->keybuf.len = 0;
   delta_path_kind kind;
   int rc = delta_path_resolve(&kind, &r->keybuf, path, strlen(path), delta_storage_location(r->s->table->storage));
+  if (rc == DELTA_ECORRUPT) {
+    /* A path that cannot name a file here (e.g. one climbing above the root)
+     * still identifies its file in the log; the error comes when it is read. */
+    r->keybuf.len = 0;
+    rc = delta_buf_puts(&r->keybuf, path);
+  }
   if (rc) return rc;
   rc = delta_buf_putc(&r->keybuf, '\0');
   if (!rc && dv->present) rc = delta_buf_puts(&r->keybuf, dv->unique_id);

@@ -126,6 +126,7 @@ static int load(delta_table *t, log_listing *listing, int64_t version, delta_sna
   }
   if (!rc) rc = delta_protocol_check_read(&s->protocol);
   if (!rc) {
+    if (!s->metadata.schema_string) s->metadata.schema_string = "{\"type\":\"struct\",\"fields\":[]}";
     rc = delta_schema_parse(s->metadata.schema_string, strlen(s->metadata.schema_string), &s->schema);
     if (rc) delta_error_prefix("metaData.schemaString");
   }
