@@ -93,11 +93,16 @@ int delta_commit_timestamp(delta_table *t, const log_entry *commit, bool use_ict
 /* Replay `version` from the listing, falling back to older checkpoints when
  * the newest one cannot be read. */
 static int load(delta_table *t, log_listing *listing, int64_t version, delta_snapshot **out) {
+  return delta_snapshot_load(t, listing, version, INT64_MAX, out);
+}
+
+int delta_snapshot_load(delta_table *t, log_listing *listing, int64_t version, int64_t max_cp_in,
+                        delta_snapshot **out) {
   delta_snapshot *s = delta_calloc(1, sizeof *s);
   if (!s) return DELTA_NOMEM();
   s->table = t;
   s->version = version;
-  int64_t max_cp = INT64_MAX;
+  int64_t max_cp = max_cp_in;
   int rc;
   for (;;) {
     log_segment seg;

@@ -36,6 +36,12 @@ struct delta_snapshot {
   bool ict_enabled;            /* delta.enableInCommitTimestamps */
 };
 
+/* Replay `version` using only checkpoints at or below max_cp (-1: commits
+ * only), falling back to older checkpoints when one cannot be read. The
+ * snapshot does not take the listing (its own listing stays empty). */
+int delta_snapshot_load(delta_table *t, log_listing *listing, int64_t version, int64_t max_cp,
+                        delta_snapshot **out);
+
 /* Value of a metaData.configuration key, or NULL. */
 const char *delta_snapshot_config(const delta_snapshot *s, const char *key);
 

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The Delta table commands end to end on the shared conformance tables:
+# info / schema / files / history, time travel by version and by timestamp,
+# checkpoint fallback, and errors (gaps, missing tables, unsupported features).
+set -uo pipefail
+deltac=$(realpath "${1:-build/deltac}")
+cd "$(dirname "$0")/../.."
+T=$(realpath "${DELTAC_SHARED:-../shared}/conformance/tables")
+pass=0 fail=0
+ok() { pass=$((pass+1)); }
+bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+check() { local what=$1; shift; if "$@"; then ok; else bad "$what"; fi; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+# json_field FIELD CMD...: print one field of the command's JSON output.
+json_field() { local f=$1; shift; "$@" 2>"$tmp/err" | python3 -c "import json,sys; v=json.load(sys.stdin)[sys.argv[1]]; print(json.dumps(v) if not isinstance(v,str) else v)" "$f"; }
+expect_error() { # expect_error SUBSTRING CMD...: status 1 and one stderr line containing SUBSTRING
+  local want=$1; shift
+  "$@" >/dev/null 2>"$tmp/err"; local rc=$?
+  if [ $rc -ne 1 ]; then bad "$* exited $rc, wanted 1"; return; fi
+  if [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -qF -- "$want" "$tmp/err"; then bad "$*: stderr lacks '$want': $(cat "$tmp/err")"; return; fi
+  ok
+}
+
+# info: a table with deletion vectors.
+dv=$T/kernel-rs.table-with-dv-small
+check "dv version" test "$(json_field version "$deltac" info --format json "$dv")" = 1
+check "dv records" test "$(json_field num_records "$deltac" info --format json "$dv")" = 8
+check "dv deleted" test "$(json_field deleted_rows "$deltac" info --format json "$dv")" = 2
+check "dv features" test "$(json_field reader_features "$deltac" info --format json "$dv")" = '["deletionVectors"]'
+check "dv time travel" test "$(json_field num_records "$deltac" info --format json --version 0 "$dv")" = 10
+
+# Checkpoint + commits after it; and the same table with its checkpoint destroyed.
+cp_t=$T/kernel-rs-golden.checkpoint
+check "checkpoint version" test "$(json_field checkpoint_version "$deltac" info --format json "$cp_t")" = 10
+files_at_14=$(json_field num_files "$deltac" info --format json "$cp_t")
+cp -r "$cp_t" "$tmp/broken-cp"
+for f in "$tmp"/broken-cp/_delta_log/*.checkpoint.parquet; do head -c 100 "$f" >"$f.tmp" && mv "$f.tmp" "$f"; done
+check "broken checkpoint falls back" test "$(json_field checkpoint_version "$deltac" info --format json "$tmp/broken-cp")" = null
+check "same files without checkpoint" test "$(json_field num_files "$deltac" info --format json "$tmp/broken-cp")" = "$files_at_14"
+
+# Time travel by timestamp: commit file modification times decide (no in-commit timestamps).
+tt=$tmp/tt; cp -r "$T/delta-golden.time-travel-start-start20-start40" "$tt"
+touch -d @1540415658 "$tt/_delta_log/00000000000000000000.json"
+touch -d @1540416858 "$tt/_delta_log/00000000000000000001.json"
+touch -d @1540418058 "$tt/_delta_log/00000000000000000002.json"
+check "ts start" test "$(json_field version "$deltac" info --format json --timestamp 2018-10-24T21:14:18.000Z "$tt")" = 0
+check "ts +10min" test "$(json_field version "$deltac" info --format json --timestamp 2018-10-24T21:24:18Z "$tt")" = 0
+check "ts +20min" test "$(json_field version "$deltac" info --format json --timestamp '2018-10-24 21:34:18' "$tt")" = 1
+check "ts +30min offset" test "$(json_field version "$deltac" info --format json --timestamp 2018-10-24T23:44:18+02:00 "$tt")" = 1
+check "ts +40min" test "$(json_field version "$deltac" info --format json --timestamp 2018-10-24T21:54:18Z "$tt")" = 2
+expect_error "before the earliest" "$deltac" info --timestamp 2018-10-24T21:00:00Z "$tt"
+expect_error "after the latest" "$deltac" info --timestamp 2018-10-25T00:00:00Z "$tt"
+
+# In-commit timestamps decide where enabled.
+ict=$T/kernel-rs.table-with-in-commit-timestamps
+if [ -d "$ict" ]; then
+  v=$(json_field version "$deltac" info --format json "$ict")
+  check "ict table opens" test -n "$v"
+fi
+
+# schema
+check "schema tree" grep -q ' |    |    |-- acb: long (nullable = true)' <("$deltac" schema "$T/kernel-rs-golden.data-reader-nested-struct")
+check "schema json" python3 -c "import json,sys; assert json.load(sys.stdin)['type']=='struct'" < <("$deltac" schema --format json "$T/kernel-rs-golden.data-reader-nested-struct")
+
+# files: partition values and records per file.
+"$deltac" files --format ndjson "$T/delta-golden.data-reader-partition-values" >"$tmp/files.ndjson" || bad "files exit"
+check "files partition values" python3 - "$tmp/files.ndjson" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rows) == 3, len(rows)
+pv = [r["partition_values"] for r in rows]
+assert all(isinstance(p, dict) and "as_int" in p for p in pv), pv
+assert any(p["as_string"] is None for p in pv), pv
+PY
+
+# history: newest first with operations.
+"$deltac" history --format ndjson "$T/delta-golden.deltalog-commit-info" >"$tmp/h.ndjson" || bad "history exit"
+check "history" python3 -c "
+import json,sys
+rows=[json.loads(l) for l in open(sys.argv[1])]
+assert rows[0]['version']==0 and rows[0]['operation']=='WRITE' and rows[0]['parameters']=={'test':'test'}, rows[0]" "$tmp/h.ndjson"
+check "history limit" test "$("$deltac" history --format ndjson --limit 2 "$cp_t" | wc -l)" = 2
+
+# Errors.
+expect_error "no _delta_log" "$deltac" info "$T/delta-golden.no-delta-log-folder"
+expect_error "no commit file for version 1" "$deltac" info "$T/delta-golden.versions-not-contiguous"
+expect_error "reader version 99" "$deltac" info "$T/delta-golden.deltalog-invalid-protocol-version"
+expect_error "no metaData" "$deltac" info "$T/delta-golden.deltalog-state-reconstruction-without-metadata"
+expect_error "no protocol" "$deltac" info "$T/delta-golden.deltalog-state-reconstruction-without-protocol"
+expect_error "geospatial" "$deltac" files "$T/kernel-rs.table-with-geo"
+expect_error "version 99 does not exist" "$deltac" info --version 99 "$dv"
+"$deltac" info --timestamp yesterday "$dv" >/dev/null 2>&1; check "bad timestamp is a usage error" test $? = 2
+expect_error "no _delta_log" "$deltac" schema /nonexistent/table/path
+
+echo "delta_cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
