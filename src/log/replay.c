@@ -241,7 +241,42 @@ static void *finish_array(delta_snapshot *s, delta_buf *b, size_t elem, int64_t 
   return p;
 }
 
-int delta_replay(delta_snapshot *s, const log_segment *seg, int *failed_checkpoint) {
+/* The base snapshot's reconciled state stands where a checkpoint would. */
+static int read_base(replay *r, const delta_snapshot *base) {
+  r->in_checkpoint = true;
+  delta_action a;
+  int rc = 0;
+  a.kind = DELTA_ACTION_PROTOCOL;
+  a.u.protocol = base->protocol;
+  rc = on_action(&a, r);
+  a.kind = DELTA_ACTION_METADATA;
+  a.u.metadata = base->metadata;
+  if (!rc) rc = on_action(&a, r);
+  for (int64_t i = 0; !rc && i < base->n_files; i++) {
+    a.kind = DELTA_ACTION_ADD;
+    a.u.add = base->files[i];
+    rc = on_action(&a, r);
+  }
+  for (int64_t i = 0; !rc && i < base->n_tombstones; i++) {
+    a.kind = DELTA_ACTION_REMOVE;
+    a.u.remove = base->tombstones[i];
+    rc = on_action(&a, r);
+  }
+  for (int i = 0; !rc && i < base->n_txns; i++) {
+    a.kind = DELTA_ACTION_TXN;
+    a.u.txn = base->txns[i];
+    rc = on_action(&a, r);
+  }
+  for (int i = 0; !rc && i < base->n_domains; i++) {
+    a.kind = DELTA_ACTION_DOMAIN_METADATA;
+    a.u.domain = base->domains[i];
+    rc = on_action(&a, r);
+  }
+  r->in_checkpoint = false;
+  return rc;
+}
+
+static int replay_run(delta_snapshot *s, const log_segment *seg, const delta_snapshot *base, int *failed_checkpoint) {
   *failed_checkpoint = 0;
   replay r;
   memset(&r, 0, sizeof r);
@@ -253,7 +288,10 @@ int delta_replay(delta_snapshot *s, const log_segment *seg, int *failed_checkpoi
     r.first_commit = i == seg->n_commits - 1;
     rc = read_commit(&r, seg->commits[i], doc, &text);
   }
-  if (!rc && seg->n_cp > 0) {
+  if (!rc && base) {
+    if (seg->n_commits == 0) s->commit_info = base->commit_info;
+    rc = read_base(&r, base);
+  } else if (!rc && seg->n_cp > 0) {
     rc = read_checkpoint(&r, seg, doc, &text);
     if (rc) {
       *failed_checkpoint = 1;
@@ -285,4 +323,13 @@ int delta_replay(delta_snapshot *s, const log_segment *seg, int *failed_checkpoi
   delta_buf_dispose(&text);
   delta_json_doc_free(doc);
   return rc;
+}
+
+int delta_replay(delta_snapshot *s, const log_segment *seg, int *failed_checkpoint) {
+  return replay_run(s, seg, NULL, failed_checkpoint);
+}
+
+int delta_replay_incremental(delta_snapshot *s, const delta_snapshot *base, const log_segment *seg) {
+  int failed;
+  return replay_run(s, seg, base, &failed);
 }

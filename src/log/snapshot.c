@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <stdatomic.h>
 
 #include "json/json.h"
 #include "log/replay.h"
@@ -37,7 +38,10 @@ void delta_table_free(delta_table *t) {
 const char *delta_table_location(const delta_table *t) { return t->location; }
 
 void delta_snapshot_free(delta_snapshot *s) {
-  if (!s) return;
+  /* Snapshots made by delta_snapshot_update share memory with their base,
+   * which therefore lives until the last of them is freed. */
+  if (!s || atomic_fetch_sub(&s->refs, 1) > 1) return;
+  delta_snapshot_free(s->base);
   delta_type_free(s->schema);
   log_listing_dispose(&s->listing);
   delta_arena_dispose(&s->arena);
@@ -92,6 +96,8 @@ int delta_commit_timestamp(delta_table *t, const log_entry *commit, bool use_ict
 
 /* Replay `version` from the listing, falling back to older checkpoints when
  * the newest one cannot be read. */
+static int finish(delta_table *t, log_listing *listing, delta_snapshot *s);
+
 static int load(delta_table *t, log_listing *listing, int64_t version, delta_snapshot **out) {
   return delta_snapshot_load(t, listing, version, INT64_MAX, out);
 }
@@ -100,6 +106,7 @@ int delta_snapshot_load(delta_table *t, log_listing *listing, int64_t version, i
                         delta_snapshot **out) {
   delta_snapshot *s = delta_calloc(1, sizeof *s);
   if (!s) return DELTA_NOMEM();
+  s->refs = 1;
   s->table = t;
   s->version = version;
   int64_t max_cp = max_cp_in;
@@ -129,7 +136,20 @@ int delta_snapshot_load(delta_table *t, log_listing *listing, int64_t version, i
     }
     break;
   }
-  if (!rc) rc = delta_protocol_check_read(&s->protocol);
+  if (!rc) rc = finish(t, listing, s);
+  if (rc) {
+    delta_snapshot_free(s);
+    return rc;
+  }
+  *out = s;
+  return 0;
+}
+
+/* What every replayed snapshot needs after its actions: the protocol check,
+ * the parsed schema and the commit timestamp. */
+static int finish(delta_table *t, log_listing *listing, delta_snapshot *s) {
+  int64_t version = s->version;
+  int rc = delta_protocol_check_read(&s->protocol);
   if (!rc) {
     if (!s->metadata.schema_string) s->metadata.schema_string = "{\"type\":\"struct\",\"fields\":[]}";
     rc = delta_schema_parse(s->metadata.schema_string, strlen(s->metadata.schema_string), &s->schema);
@@ -143,12 +163,7 @@ int delta_snapshot_load(delta_table *t, log_listing *listing, int64_t version, i
       if (!ev || strtoll(ev, NULL, 10) <= version) rc = read_ict(t, c, &s->timestamp_ms);
     }
   }
-  if (rc) {
-    delta_snapshot_free(s);
-    return rc;
-  }
-  *out = s;
-  return 0;
+  return rc;
 }
 
 /* Timestamps of commits lo..hi by modification time, made strictly
@@ -255,20 +270,55 @@ int delta_snapshot_open(delta_snapshot **out, delta_table *t, const delta_snapsh
 }
 
 int delta_snapshot_update(delta_snapshot **out, const delta_snapshot *old) {
-  /* Commits after the old version are few; the listing tells whether there
-   * are any. A full replay from the newest checkpoint is still bounded by
-   * the checkpoint, so it is what we do when anything changed. */
   *out = NULL;
   log_listing l;
   int rc = log_list(old->table->storage, &l);
   if (rc) return rc;
   delta_snapshot *s = NULL;
-  rc = load(old->table, &l, l.latest, &s);
-  if (rc) {
-    log_listing_dispose(&l);
-    return rc;
+  log_segment seg;
+  rc = log_segment_build(&l, l.latest, INT64_MAX, &seg);
+  if (rc) goto fail;
+  if (seg.cp_version > old->version || l.latest < old->version) {
+    /* A newer checkpoint than our version (or a table that went back in
+     * time, e.g. recreated): a fresh replay is the right thing. */
+    log_segment_dispose(&seg);
+    rc = load(old->table, &l, l.latest, &s);
+    if (rc) goto fail;
+  } else {
+    /* Only the commits after the old version are read; the old snapshot's
+     * reconciled state takes the checkpoint's place. */
+    int skip = 0;
+    while (skip < seg.n_commits && seg.commits[skip]->info.version <= old->version) skip++;
+    log_segment tail = seg;
+    tail.commits = seg.commits + skip;
+    tail.n_commits = seg.n_commits - skip;
+    tail.n_cp = 0;
+    s = delta_calloc(1, sizeof *s);
+    if (!s) {
+      log_segment_dispose(&seg);
+      rc = DELTA_NOMEM();
+      goto fail;
+    }
+    s->refs = 1;
+    s->table = old->table;
+    s->version = l.latest;
+    s->cp_version = old->cp_version;
+    s->base = (delta_snapshot *)old;
+    atomic_fetch_add(&s->base->refs, 1);
+    rc = delta_replay_incremental(s, old, &tail);
+    log_segment_dispose(&seg);
+    if (!rc) {
+      const log_entry *c = log_find_commit(&l, l.latest);
+      s->timestamp_ms = c ? c->mtime_ms : old->timestamp_ms;
+      rc = finish(old->table, &l, s);
+    }
+    if (rc) goto fail;
   }
   s->listing = l;
   *out = s;
   return 0;
+fail:
+  delta_snapshot_free(s);
+  log_listing_dispose(&l);
+  return rc;
 }

@@ -15,6 +15,8 @@ struct delta_table {
 };
 
 struct delta_snapshot {
+  _Atomic int refs;            /* 1 + snapshots updated from this one */
+  struct delta_snapshot *base; /* the snapshot this one was updated from, or NULL */
   delta_table *table;
   int64_t version;
   int64_t timestamp_ms;

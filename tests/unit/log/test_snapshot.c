@@ -288,7 +288,44 @@ static void test_checkpoints_agree_with_commits(void) {
   CHECK(compared >= 10);
 }
 
+static void test_incremental_update(void) {
+  fresh_table("deltac-test-update");
+  write_file("_delta_log/00000000000000000000.json", PROTO META("") ADD("a") ADD("b"));
+  delta_snapshot *old = NULL, *upd = NULL, *again = NULL, *fresh = NULL;
+  CHECK_EQ_INT(open_at(&old, 0, false, 0, false), 0);
+  if (!old) return;
+  /* Nothing new: the same state. */
+  CHECK_EQ_INT(delta_snapshot_update(&again, old), 0);
+  if (again) {
+    CHECK_EQ_INT(again->version, 0);
+    CHECK_EQ_INT(again->n_files, 2);
+    delta_snapshot_free(again);
+  }
+  write_file("_delta_log/00000000000000000001.json", REMOVE("a") ADD("c") "{\"txn\":{\"appId\":\"x\",\"version\":9}}\n");
+  write_file("_delta_log/00000000000000000002.json",
+             "{\"add\":{\"path\":\"b\",\"partitionValues\":{},\"size\":1,\"modificationTime\":1,\"dataChange\":true," DV
+             "}}\n" REMOVE("b"));
+  CHECK_EQ_INT(delta_snapshot_update(&upd, old), 0);
+  delta_table *t = old->table;
+  delta_snapshot_free(old); /* the update keeps what it shares with old alive */
+  if (upd) {
+    CHECK_EQ_INT(upd->version, 2);
+    CHECK_EQ_INT(upd->n_files, 2);
+    CHECK(has_file(upd, "b", true) && has_file(upd, "c", false) && !has_file(upd, "a", false));
+    CHECK_EQ_INT(upd->n_txns, 1);
+    CHECK_EQ_INT(delta_snapshot_open(&fresh, t, NULL), 0);
+    if (fresh) {
+      CHECK_EQ_INT(fresh->n_files, upd->n_files);
+      CHECK_EQ_INT(fresh->n_tombstones, upd->n_tombstones);
+      delta_snapshot_free(fresh);
+    }
+    delta_snapshot_free(upd);
+  }
+  delta_table_free(t);
+}
+
 int main(void) {
+  test_incremental_update();
   test_reconciliation();
   test_gap_and_corruption();
   test_in_commit_timestamps();
