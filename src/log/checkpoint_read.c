@@ -1,0 +1,872 @@
+/*
+ * Parquet checkpoints to delta_action callbacks.
+ *
+ * A checkpoint is a Parquet file with one nullable struct column per action
+ * type (add, remove, metaData, ...) and exactly one of them non-null per row.
+ * Writers differ in the details (INT32 vs INT64 integers, which sub-fields
+ * exist, annotated or legacy maps, extra columns such as commitInfo,
+ * stats_parsed or partitionValues_parsed), so the columns are looked up by
+ * name once per file in a fixed table of the fields replay needs, only
+ * those are projected, and the per-row loop works on plain pointers into
+ * the Arrow buffers with no name lookups and no mallocs (strings go to the
+ * arena).
+ */
+#include "log/checkpoint_read.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arrow/array.h"
+#include "deltac/parquet.h"
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
+
+/* Rows per Arrow batch: large batches amortise the per-batch binding. */
+#define BATCH_ROWS 65536
+
+/* The Arrow shape a field must have. */
+typedef enum { T_STRUCT, T_STR, T_INT, T_BOOL, T_MAP, T_LIST } field_type;
+
+/* What a resolved column actually is (integers keep their width). */
+typedef enum {
+  K_NONE, K_STRUCT, K_STR, K_I8, K_I16, K_I32, K_I64, K_U8, K_U16, K_U32, K_U64, K_BOOL, K_MAP, K_LIST
+} col_kind;
+
+/* Every field read, in an order where parents come before children. The
+ * deletion-vector sub-fields follow their struct in the same order for add
+ * and remove, so one function reads both (see read_dv). */
+enum {
+  F_ADD, F_ADD_PATH, F_ADD_PV, F_ADD_SIZE, F_ADD_MTIME, F_ADD_DC, F_ADD_STATS, F_ADD_TAGS,
+  F_ADD_DV, F_ADD_DV_TYPE, F_ADD_DV_PATH, F_ADD_DV_OFFSET, F_ADD_DV_SIZE, F_ADD_DV_CARD,
+  F_ADD_BRID, F_ADD_DRCV, F_ADD_CLUSTER,
+  F_RM, F_RM_PATH, F_RM_DTS, F_RM_DC, F_RM_EXT, F_RM_PV, F_RM_SIZE, F_RM_STATS, F_RM_TAGS,
+  F_RM_DV, F_RM_DV_TYPE, F_RM_DV_PATH, F_RM_DV_OFFSET, F_RM_DV_SIZE, F_RM_DV_CARD,
+  F_RM_BRID, F_RM_DRCV,
+  F_MD, F_MD_ID, F_MD_NAME, F_MD_DESC, F_MD_FORMAT, F_MD_FMT_PROVIDER, F_MD_FMT_OPTIONS,
+  F_MD_SCHEMA, F_MD_PCOLS, F_MD_CREATED, F_MD_CONF,
+  F_PR, F_PR_MINR, F_PR_MINW, F_PR_RF, F_PR_WF,
+  F_TXN, F_TXN_APP, F_TXN_VER, F_TXN_LU,
+  F_DM, F_DM_DOMAIN, F_DM_CONF, F_DM_REMOVED,
+  F_SC, F_SC_PATH, F_SC_SIZE, F_SC_MTIME, F_SC_TAGS,
+  F_CM, F_CM_VERSION, F_CM_TAGS,
+  F_N
+};
+
+typedef struct {
+  int parent; /* -1: a top-level column */
+  const char *name;
+  field_type type;
+} field_def;
+
+/* add.stats_parsed and add.partitionValues_parsed are deliberately absent:
+ * replay uses the JSON stats and the string partition values for now, and
+ * leaving them out keeps them out of the projection (they are typed per
+ * table, so reading them costs much more than the rest). */
+static const field_def FIELDS[F_N] = {
+    [F_ADD] = {-1, "add", T_STRUCT},
+    [F_ADD_PATH] = {F_ADD, "path", T_STR},
+    [F_ADD_PV] = {F_ADD, "partitionValues", T_MAP},
+    [F_ADD_SIZE] = {F_ADD, "size", T_INT},
+    [F_ADD_MTIME] = {F_ADD, "modificationTime", T_INT},
+    [F_ADD_DC] = {F_ADD, "dataChange", T_BOOL},
+    [F_ADD_STATS] = {F_ADD, "stats", T_STR},
+    [F_ADD_TAGS] = {F_ADD, "tags", T_MAP},
+    [F_ADD_DV] = {F_ADD, "deletionVector", T_STRUCT},
+    [F_ADD_DV_TYPE] = {F_ADD_DV, "storageType", T_STR},
+    [F_ADD_DV_PATH] = {F_ADD_DV, "pathOrInlineDv", T_STR},
+    [F_ADD_DV_OFFSET] = {F_ADD_DV, "offset", T_INT},
+    [F_ADD_DV_SIZE] = {F_ADD_DV, "sizeInBytes", T_INT},
+    [F_ADD_DV_CARD] = {F_ADD_DV, "cardinality", T_INT},
+    [F_ADD_BRID] = {F_ADD, "baseRowId", T_INT},
+    [F_ADD_DRCV] = {F_ADD, "defaultRowCommitVersion", T_INT},
+    [F_ADD_CLUSTER] = {F_ADD, "clusteringProvider", T_STR},
+    [F_RM] = {-1, "remove", T_STRUCT},
+    [F_RM_PATH] = {F_RM, "path", T_STR},
+    [F_RM_DTS] = {F_RM, "deletionTimestamp", T_INT},
+    [F_RM_DC] = {F_RM, "dataChange", T_BOOL},
+    [F_RM_EXT] = {F_RM, "extendedFileMetadata", T_BOOL},
+    [F_RM_PV] = {F_RM, "partitionValues", T_MAP},
+    [F_RM_SIZE] = {F_RM, "size", T_INT},
+    [F_RM_STATS] = {F_RM, "stats", T_STR},
+    [F_RM_TAGS] = {F_RM, "tags", T_MAP},
+    [F_RM_DV] = {F_RM, "deletionVector", T_STRUCT},
+    [F_RM_DV_TYPE] = {F_RM_DV, "storageType", T_STR},
+    [F_RM_DV_PATH] = {F_RM_DV, "pathOrInlineDv", T_STR},
+    [F_RM_DV_OFFSET] = {F_RM_DV, "offset", T_INT},
+    [F_RM_DV_SIZE] = {F_RM_DV, "sizeInBytes", T_INT},
+    [F_RM_DV_CARD] = {F_RM_DV, "cardinality", T_INT},
+    [F_RM_BRID] = {F_RM, "baseRowId", T_INT},
+    [F_RM_DRCV] = {F_RM, "defaultRowCommitVersion", T_INT},
+    [F_MD] = {-1, "metaData", T_STRUCT},
+    [F_MD_ID] = {F_MD, "id", T_STR},
+    [F_MD_NAME] = {F_MD, "name", T_STR},
+    [F_MD_DESC] = {F_MD, "description", T_STR},
+    [F_MD_FORMAT] = {F_MD, "format", T_STRUCT},
+    [F_MD_FMT_PROVIDER] = {F_MD_FORMAT, "provider", T_STR},
+    [F_MD_FMT_OPTIONS] = {F_MD_FORMAT, "options", T_MAP},
+    [F_MD_SCHEMA] = {F_MD, "schemaString", T_STR},
+    [F_MD_PCOLS] = {F_MD, "partitionColumns", T_LIST},
+    [F_MD_CREATED] = {F_MD, "createdTime", T_INT},
+    [F_MD_CONF] = {F_MD, "configuration", T_MAP},
+    [F_PR] = {-1, "protocol", T_STRUCT},
+    [F_PR_MINR] = {F_PR, "minReaderVersion", T_INT},
+    [F_PR_MINW] = {F_PR, "minWriterVersion", T_INT},
+    [F_PR_RF] = {F_PR, "readerFeatures", T_LIST},
+    [F_PR_WF] = {F_PR, "writerFeatures", T_LIST},
+    [F_TXN] = {-1, "txn", T_STRUCT},
+    [F_TXN_APP] = {F_TXN, "appId", T_STR},
+    [F_TXN_VER] = {F_TXN, "version", T_INT},
+    [F_TXN_LU] = {F_TXN, "lastUpdated", T_INT},
+    [F_DM] = {-1, "domainMetadata", T_STRUCT},
+    [F_DM_DOMAIN] = {F_DM, "domain", T_STR},
+    [F_DM_CONF] = {F_DM, "configuration", T_STR},
+    [F_DM_REMOVED] = {F_DM, "removed", T_BOOL},
+    [F_SC] = {-1, "sidecar", T_STRUCT},
+    [F_SC_PATH] = {F_SC, "path", T_STR},
+    [F_SC_SIZE] = {F_SC, "sizeInBytes", T_INT},
+    [F_SC_MTIME] = {F_SC, "modificationTime", T_INT},
+    [F_SC_TAGS] = {F_SC, "tags", T_MAP},
+    [F_CM] = {-1, "checkpointMetadata", T_STRUCT},
+    [F_CM_VERSION] = {F_CM, "version", T_INT},
+    [F_CM_TAGS] = {F_CM, "tags", T_MAP},
+};
+
+/* The top-level action columns, most frequent first: the row loop tests
+ * them in this order. */
+static const int ACTIONS[] = {F_ADD, F_RM, F_TXN, F_DM, F_MD, F_PR, F_SC, F_CM};
+#define N_ACTIONS ((int)(sizeof ACTIONS / sizeof ACTIONS[0]))
+
+/* Where each field sits in one Arrow schema (the file's or the stream's). */
+typedef struct {
+  int child[F_N];        /* index among the parent's children; -1: absent */
+  unsigned char kind[F_N];
+} layout;
+
+/* One string column bound to a batch: slot of row r is base + r. */
+typedef struct {
+  int64_t base;
+  const uint8_t *valid;   /* NULL: no nulls */
+  const int32_t *offsets;
+  const char *bytes;
+} str_col;
+
+/* A column bound to the current batch. */
+typedef struct {
+  unsigned char kind;     /* K_NONE when the file lacks the field */
+  int64_t base;           /* slot of batch row r is base + r */
+  const uint8_t *valid;   /* NULL: no nulls */
+  const void *values;     /* integers, booleans (bitmap), string bytes */
+  const int32_t *offsets; /* strings, lists, maps */
+  str_col key, value;     /* maps: the entries' key and value; lists: key is the element */
+  int64_t n_entries;      /* maps, lists: length of the entries array */
+} col;
+
+typedef struct {
+  const char *path;
+  delta_arena *arena;
+  layout lay;
+  col c[F_N];
+  int64_t row0;           /* file row of the current batch's row 0 */
+} reader;
+
+/* ---------------------------------------------------------------- schema */
+
+/* "add.deletionVector.offset" for messages and projection. */
+static void field_name(int f, char *buf, size_t cap) {
+  int chain[4], n = 0;
+  for (int g = f; g >= 0 && n < 4; g = FIELDS[g].parent) chain[n++] = g;
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int i = n - 1; i >= 0; i--) {
+    int w = snprintf(buf + len, cap - len, "%s%s", i == n - 1 ? "" : ".", FIELDS[chain[i]].name);
+    if (w < 0 || (size_t)w >= cap - len) return;
+    len += (size_t)w;
+  }
+}
+
+static bool is_string_format(const char *fmt) {
+  /* Writers that do not annotate strings give binary ("z"); both have
+   * 32-bit offsets, which is all the reader produces. */
+  return strcmp(fmt, "u") == 0 || strcmp(fmt, "z") == 0;
+}
+
+/* A map is "+m" (annotated) or, from writers that skip the MAP annotation,
+ * a list of two-field structs; either way entries with string key/value. */
+static bool is_map_schema(const struct ArrowSchema *s) {
+  if (strcmp(s->format, "+m") != 0 && strcmp(s->format, "+l") != 0) return false;
+  if (s->n_children != 1) return false;
+  const struct ArrowSchema *e = s->children[0];
+  return strcmp(e->format, "+s") == 0 && e->n_children == 2 &&
+         is_string_format(e->children[0]->format) && is_string_format(e->children[1]->format);
+}
+
+static col_kind kind_of(const struct ArrowSchema *s, field_type t) {
+  const char *f = s->format;
+  switch (t) {
+  case T_STRUCT: return strcmp(f, "+s") == 0 ? K_STRUCT : K_NONE;
+  case T_STR: return is_string_format(f) ? K_STR : K_NONE;
+  case T_BOOL: return strcmp(f, "b") == 0 ? K_BOOL : K_NONE;
+  case T_MAP: return is_map_schema(s) ? K_MAP : K_NONE;
+  case T_LIST:
+    return strcmp(f, "+l") == 0 && s->n_children == 1 && is_string_format(s->children[0]->format)
+               ? K_LIST : K_NONE;
+  case T_INT:
+    if (f[0] == '\0' || f[1] != '\0') return K_NONE;
+    switch (f[0]) {
+    case 'c': return K_I8;
+    case 's': return K_I16;
+    case 'i': return K_I32;
+    case 'l': return K_I64;
+    case 'C': return K_U8;
+    case 'S': return K_U16;
+    case 'I': return K_U32;
+    case 'L': return K_U64;
+    default: return K_NONE;
+    }
+  }
+  return K_NONE;
+}
+
+static const char *type_word(field_type t) {
+  switch (t) {
+  case T_STRUCT: return "a struct";
+  case T_STR: return "a string";
+  case T_INT: return "an integer";
+  case T_BOOL: return "a boolean";
+  case T_MAP: return "a map of strings";
+  case T_LIST: return "a list of strings";
+  }
+  return "?";
+}
+
+/* Find every field of FIELDS in `root` (a "+s" schema). A field of the
+ * wrong type is corrupt; a missing one is simply absent. Structs with none
+ * of our fields inside count as absent too: there is no leaf to read their
+ * validity from. */
+static int resolve(const char *path, const struct ArrowSchema *root, bool want_stats, layout *lay) {
+  const struct ArrowSchema *node[F_N];
+  for (int f = 0; f < F_N; f++) {
+    node[f] = NULL;
+    lay->child[f] = -1;
+    lay->kind[f] = K_NONE;
+    if (f == F_ADD_STATS && !want_stats) continue;
+    int p = FIELDS[f].parent;
+    const struct ArrowSchema *parent = p < 0 ? root : node[p];
+    if (!parent) continue;
+    for (int64_t i = 0; i < parent->n_children; i++) {
+      const struct ArrowSchema *ch = parent->children[i];
+      if (!ch->name || strcmp(ch->name, FIELDS[f].name) != 0) continue;
+      col_kind k = kind_of(ch, FIELDS[f].type);
+      if (k == K_NONE) {
+        char name[96];
+        field_name(f, name, sizeof name);
+        return delta_error_set(DELTA_ECORRUPT, "checkpoint %s: column %s has Arrow type '%s', expected %s",
+                               path, name, ch->format, type_word(FIELDS[f].type));
+      }
+      node[f] = ch;
+      lay->child[f] = (int)i;
+      lay->kind[f] = (unsigned char)k;
+      break;
+    }
+  }
+  /* Children come after parents, so walking backwards settles inner structs first. */
+  for (int f = F_N - 1; f >= 0; f--) {
+    if (lay->kind[f] != K_STRUCT) continue;
+    bool any = false;
+    for (int g = f + 1; g < F_N && !any; g++)
+      if (FIELDS[g].parent == f && lay->kind[g] != K_NONE) any = true;
+    if (!any) {
+      lay->kind[f] = K_NONE;
+      lay->child[f] = -1;
+    }
+  }
+  return 0;
+}
+
+/* ----------------------------------------------------------------- binding */
+
+static const uint8_t *validity(const struct ArrowArray *a) {
+  return a->null_count == 0 ? NULL : (const uint8_t *)a->buffers[0];
+}
+
+static int shape_error(reader *rd, int f) {
+  char name[96];
+  field_name(f, name, sizeof name);
+  return delta_error_set(DELTA_ECORRUPT, "checkpoint %s: batch does not match the schema at column %s",
+                         rd->path, name);
+}
+
+static int bind_str(reader *rd, int f, const struct ArrowArray *a, int64_t base, str_col *out) {
+  if (a->n_buffers != 3) return shape_error(rd, f);
+  out->base = base;
+  out->valid = validity(a);
+  out->offsets = (const int32_t *)a->buffers[1];
+  out->bytes = (const char *)a->buffers[2];
+  return 0;
+}
+
+/* Point every column at the current batch. Slot arithmetic: a child's
+ * logical index is its parent's physical one, and each array adds its own
+ * offset, so the physical slot of batch row r is r + the sum of offsets on
+ * the way down. */
+static int bind(reader *rd, const struct ArrowArray *batch) {
+  const struct ArrowArray *arr[F_N];
+  int64_t base[F_N];
+  for (int f = 0; f < F_N; f++) {
+    col *c = &rd->c[f];
+    memset(c, 0, sizeof *c);
+    arr[f] = NULL;
+    if (rd->lay.kind[f] == K_NONE) continue;
+    int p = FIELDS[f].parent;
+    const struct ArrowArray *parent = p < 0 ? batch : arr[p];
+    int64_t pbase = p < 0 ? batch->offset : base[p];
+    if (!parent || rd->lay.child[f] >= parent->n_children) return shape_error(rd, f);
+    const struct ArrowArray *a = parent->children[rd->lay.child[f]];
+    /* Row r of the parent is the child's logical slot parent->offset + r. */
+    if (a->length < parent->offset + parent->length) return shape_error(rd, f);
+    arr[f] = a;
+    base[f] = pbase + a->offset;
+    c->kind = rd->lay.kind[f];
+    c->base = base[f];
+    c->valid = validity(a);
+    switch (c->kind) {
+    case K_STRUCT:
+      break;
+    case K_STR: {
+      int rc = bind_str(rd, f, a, base[f], &c->key);
+      if (rc) return rc;
+      c->offsets = c->key.offsets;
+      c->values = c->key.bytes;
+      break;
+    }
+    case K_MAP: case K_LIST: {
+      if (a->n_buffers != 2 || a->n_children != 1) return shape_error(rd, f);
+      c->offsets = (const int32_t *)a->buffers[1];
+      const struct ArrowArray *e = a->children[0];
+      c->n_entries = e->length;
+      if (c->kind == K_LIST) {
+        int rc = bind_str(rd, f, e, e->offset, &c->key);
+        if (rc) return rc;
+      } else {
+        if (e->n_children != 2) return shape_error(rd, f);
+        int rc = bind_str(rd, f, e->children[0], e->offset + e->children[0]->offset, &c->key);
+        if (!rc) rc = bind_str(rd, f, e->children[1], e->offset + e->children[1]->offset, &c->value);
+        if (rc) return rc;
+        /* Null entries would have no key at all; the reader never makes them. */
+        if (e->null_count != 0 && e->buffers[0]) return shape_error(rd, f);
+      }
+      break;
+    }
+    default:
+      if (a->n_buffers != 2) return shape_error(rd, f);
+      c->values = a->buffers[1];
+      break;
+    }
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------- row access */
+
+static inline bool col_null(const col *c, int64_t r) {
+  return c->kind == K_NONE || (c->valid && !arrow_bit_get(c->valid, c->base + r));
+}
+
+static int null_error(reader *rd, int f, int64_t r) {
+  char name[96];
+  field_name(f, name, sizeof name);
+  return delta_error_set(DELTA_ECORRUPT, "checkpoint %s: %s is %s in row %lld", rd->path, name,
+                         rd->c[f].kind == K_NONE ? "missing" : "null", (long long)(rd->row0 + r));
+}
+
+static int value_error(reader *rd, int f, int64_t r, const char *what) {
+  char name[96];
+  field_name(f, name, sizeof name);
+  return delta_error_set(DELTA_ECORRUPT, "checkpoint %s: %s %s in row %lld", rd->path, name, what,
+                         (long long)(rd->row0 + r));
+}
+
+/* Integer of any width at physical slot i. */
+static inline int64_t int_at(const col *c, int64_t i) {
+  switch (c->kind) {
+  case K_I8: return ((const int8_t *)c->values)[i];
+  case K_I16: return ((const int16_t *)c->values)[i];
+  case K_I32: return ((const int32_t *)c->values)[i];
+  case K_U8: return ((const uint8_t *)c->values)[i];
+  case K_U16: return ((const uint16_t *)c->values)[i];
+  case K_U32: return ((const uint32_t *)c->values)[i];
+  case K_U64: return (int64_t)((const uint64_t *)c->values)[i];
+  default: return ((const int64_t *)c->values)[i];
+  }
+}
+
+/* False when null or absent. */
+static inline bool get_int(reader *rd, int f, int64_t r, int64_t *out) {
+  const col *c = &rd->c[f];
+  if (col_null(c, r)) return false;
+  *out = int_at(c, c->base + r);
+  return true;
+}
+
+static inline int req_int(reader *rd, int f, int64_t r, int64_t *out) {
+  return get_int(rd, f, r, out) ? 0 : null_error(rd, f, r);
+}
+
+static int get_int32(reader *rd, int f, int64_t r, bool *has, int32_t *out) {
+  int64_t v = 0;
+  *has = get_int(rd, f, r, &v);
+  if (*has && (v < INT32_MIN || v > INT32_MAX)) return value_error(rd, f, r, "is out of the int range");
+  *out = (int32_t)v;
+  return 0;
+}
+
+/* Null / absent reads as false: checkpoints may leave dataChange null. */
+static inline bool get_bool(reader *rd, int f, int64_t r) {
+  const col *c = &rd->c[f];
+  if (col_null(c, r)) return false;
+  return arrow_bit_get((const uint8_t *)c->values, c->base + r) != 0;
+}
+
+/* Bytes of string slot i (physical) of a string column. */
+static inline int str_span(const str_col *s, int64_t i, const char **p, size_t *n) {
+  int32_t a = s->offsets[i], b = s->offsets[i + 1];
+  if (a < 0 || b < a) return -1;
+  *p = s->bytes + a;
+  *n = (size_t)(b - a);
+  return 0;
+}
+
+/* NULL when null or absent. */
+static int get_str(reader *rd, int f, int64_t r, const char **out) {
+  const col *c = &rd->c[f];
+  *out = NULL;
+  if (col_null(c, r)) return 0;
+  const char *p;
+  size_t n;
+  if (str_span(&c->key, c->base + r, &p, &n)) return value_error(rd, f, r, "has bad string offsets");
+  char *s = delta_arena_strndup(rd->arena, p, n);
+  if (!s) return DELTA_NOMEM();
+  *out = s;
+  return 0;
+}
+
+static int req_str(reader *rd, int f, int64_t r, const char **out) {
+  int rc = get_str(rd, f, r, out);
+  if (!rc && !*out) rc = null_error(rd, f, r);
+  return rc;
+}
+
+/* Entry range [*lo, *hi) of a list or map slot; false when null/absent. */
+static int entries(reader *rd, int f, int64_t r, int32_t *lo, int32_t *hi, bool *present) {
+  const col *c = &rd->c[f];
+  *present = !col_null(c, r);
+  *lo = *hi = 0;
+  if (!*present) return 0;
+  int64_t i = c->base + r;
+  *lo = c->offsets[i];
+  *hi = c->offsets[i + 1];
+  if (*lo < 0 || *hi < *lo || *hi > c->n_entries) return value_error(rd, f, r, "has bad list offsets");
+  return 0;
+}
+
+static int entry_str(reader *rd, int f, int64_t r, const str_col *s, int32_t j, const char **out,
+                     const char *what) {
+  *out = NULL;
+  int64_t i = s->base + j;
+  if (s->valid && !arrow_bit_get(s->valid, i)) {
+    if (what) return value_error(rd, f, r, what);
+    return 0;
+  }
+  const char *p;
+  size_t n;
+  if (str_span(s, i, &p, &n)) return value_error(rd, f, r, "has bad string offsets");
+  char *d = delta_arena_strndup(rd->arena, p, n);
+  if (!d) return DELTA_NOMEM();
+  *out = d;
+  return 0;
+}
+
+/* A map<string,string> as delta_kv pairs; a null map has 0 entries. */
+static int get_kv(reader *rd, int f, int64_t r, delta_kv **out, int *n_out) {
+  int32_t lo, hi;
+  bool present;
+  *out = NULL;
+  *n_out = 0;
+  int rc = entries(rd, f, r, &lo, &hi, &present);
+  if (rc || hi == lo) return rc;
+  delta_kv *kv = delta_arena_alloc(rd->arena, (size_t)(hi - lo) * sizeof *kv);
+  if (!kv) return DELTA_NOMEM();
+  const col *c = &rd->c[f];
+  for (int32_t j = lo; j < hi; j++) {
+    rc = entry_str(rd, f, r, &c->key, j, &kv[j - lo].key, "has a null key");
+    if (!rc) rc = entry_str(rd, f, r, &c->value, j, &kv[j - lo].value, NULL);
+    if (rc) return rc;
+  }
+  *out = kv;
+  *n_out = hi - lo;
+  return 0;
+}
+
+/* A list<string>; `present` tells a null list from an empty one. */
+static int get_list(reader *rd, int f, int64_t r, const char ***out, int *n_out, bool *present) {
+  int32_t lo, hi;
+  *out = NULL;
+  *n_out = 0;
+  int rc = entries(rd, f, r, &lo, &hi, present);
+  if (rc || hi == lo) return rc;
+  const char **v = delta_arena_alloc(rd->arena, (size_t)(hi - lo) * sizeof *v);
+  if (!v) return DELTA_NOMEM();
+  for (int32_t j = lo; j < hi; j++) {
+    rc = entry_str(rd, f, r, &rd->c[f].key, j, &v[j - lo], "has a null element");
+    if (rc) return rc;
+  }
+  *out = v;
+  *n_out = hi - lo;
+  return 0;
+}
+
+/* Bytes a string takes as JSON string content. */
+static size_t json_escaped_len(const char *s, size_t n) {
+  size_t len = 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char ch = (unsigned char)s[i];
+    if (ch == '"' || ch == '\\' || ch == '\n' || ch == '\r' || ch == '\t' || ch == '\b' || ch == '\f') len += 2;
+    else if (ch < 0x20) len += 6;
+    else len++;
+  }
+  return len;
+}
+
+static char *json_escape(char *o, const char *s, size_t n) {
+  static const char hex[] = "0123456789abcdef";
+  for (size_t i = 0; i < n; i++) {
+    unsigned char ch = (unsigned char)s[i];
+    switch (ch) {
+    case '"': *o++ = '\\'; *o++ = '"'; break;
+    case '\\': *o++ = '\\'; *o++ = '\\'; break;
+    case '\n': *o++ = '\\'; *o++ = 'n'; break;
+    case '\r': *o++ = '\\'; *o++ = 'r'; break;
+    case '\t': *o++ = '\\'; *o++ = 't'; break;
+    case '\b': *o++ = '\\'; *o++ = 'b'; break;
+    case '\f': *o++ = '\\'; *o++ = 'f'; break;
+    default:
+      if (ch < 0x20) {
+        memcpy(o, "\\u00", 4);
+        o[4] = hex[ch >> 4];
+        o[5] = hex[ch & 15];
+        o += 6;
+      } else {
+        *o++ = (char)ch;
+      }
+    }
+  }
+  return o;
+}
+
+/* A map<string,string> rendered as a JSON object ({"k":"v"}, null values
+ * as null), the form tags take in JSON commits; NULL for a null map. Two
+ * passes (measure, write) so the text goes straight into the arena. */
+static int get_json_map(reader *rd, int f, int64_t r, const char **out) {
+  int32_t lo, hi;
+  bool present;
+  *out = NULL;
+  int rc = entries(rd, f, r, &lo, &hi, &present);
+  if (rc || !present) return rc;
+  const col *c = &rd->c[f];
+  size_t len = 2;
+  for (int pass = 0; pass < 2; pass++) {
+    char *buf = NULL, *o = NULL;
+    if (pass == 1) {
+      buf = delta_arena_alloc(rd->arena, len + 1);
+      if (!buf) return DELTA_NOMEM();
+      o = buf;
+      *o++ = '{';
+    }
+    for (int32_t j = lo; j < hi; j++) {
+      const char *k, *v = NULL;
+      size_t kn, vn = 0;
+      int64_t ki = c->key.base + j, vi = c->value.base + j;
+      if (c->key.valid && !arrow_bit_get(c->key.valid, ki)) return value_error(rd, f, r, "has a null key");
+      bool vnull = c->value.valid && !arrow_bit_get(c->value.valid, vi);
+      if (str_span(&c->key, ki, &k, &kn) || (!vnull && str_span(&c->value, vi, &v, &vn)))
+        return value_error(rd, f, r, "has bad string offsets");
+      if (pass == 0) {
+        len += (j > lo) + 3 + json_escaped_len(k, kn) + (vnull ? 4 : 2 + json_escaped_len(v, vn));
+        continue;
+      }
+      if (j > lo) *o++ = ',';
+      *o++ = '"';
+      o = json_escape(o, k, kn);
+      *o++ = '"';
+      *o++ = ':';
+      if (vnull) {
+        memcpy(o, "null", 4);
+        o += 4;
+      } else {
+        *o++ = '"';
+        o = json_escape(o, v, vn);
+        *o++ = '"';
+      }
+    }
+    if (pass == 1) {
+      *o++ = '}';
+      *o = '\0';
+      *out = buf;
+    }
+  }
+  return 0;
+}
+
+/* The deletion vector whose struct column is `f`; its sub-fields follow it
+ * in FIELDS as TYPE, PATH, OFFSET, SIZE, CARD. */
+static int read_dv(reader *rd, int f, int64_t r, delta_dv *dv) {
+  memset(dv, 0, sizeof *dv);
+  if (col_null(&rd->c[f], r)) return 0;
+  dv->present = true;
+  const char *type;
+  int rc = req_str(rd, f + 1, r, &type);
+  if (!rc && strlen(type) != 1) rc = value_error(rd, f + 1, r, "is not one character");
+  if (!rc) rc = req_str(rd, f + 2, r, &dv->path_or_inline);
+  if (rc) return rc;
+  dv->storage_type = type[0];
+  rc = get_int32(rd, f + 3, r, &dv->has_offset, &dv->offset);
+  if (rc) return rc;
+  bool has_size;
+  rc = get_int32(rd, f + 4, r, &has_size, &dv->size_in_bytes);
+  if (!rc && !has_size) rc = null_error(rd, f + 4, r);
+  if (!rc) rc = req_int(rd, f + 5, r, &dv->cardinality);
+  if (!rc) rc = delta_dv_unique_id(rd->arena, dv);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- actions */
+
+static int read_add(reader *rd, int64_t r, delta_add *a) {
+  int rc = req_str(rd, F_ADD_PATH, r, &a->path);
+  if (!rc) rc = get_kv(rd, F_ADD_PV, r, &a->partition_values, &a->n_partition_values);
+  if (!rc) rc = req_int(rd, F_ADD_SIZE, r, &a->size);
+  if (!rc) rc = req_int(rd, F_ADD_MTIME, r, &a->modification_time);
+  if (rc) return rc;
+  a->data_change = get_bool(rd, F_ADD_DC, r);
+  rc = get_str(rd, F_ADD_STATS, r, &a->stats);
+  if (!rc) rc = get_json_map(rd, F_ADD_TAGS, r, &a->tags);
+  if (!rc) rc = read_dv(rd, F_ADD_DV, r, &a->dv);
+  if (!rc) rc = get_str(rd, F_ADD_CLUSTER, r, &a->clustering_provider);
+  if (rc) return rc;
+  a->has_base_row_id = get_int(rd, F_ADD_BRID, r, &a->base_row_id);
+  a->has_default_row_commit_version = get_int(rd, F_ADD_DRCV, r, &a->default_row_commit_version);
+  return 0;
+}
+
+static int read_remove(reader *rd, int64_t r, delta_remove *m) {
+  int rc = req_str(rd, F_RM_PATH, r, &m->path);
+  if (rc) return rc;
+  m->has_deletion_timestamp = get_int(rd, F_RM_DTS, r, &m->deletion_timestamp);
+  m->data_change = get_bool(rd, F_RM_DC, r);
+  m->extended_file_metadata = get_bool(rd, F_RM_EXT, r);
+  rc = get_kv(rd, F_RM_PV, r, &m->partition_values, &m->n_partition_values);
+  if (rc) return rc;
+  m->has_size = get_int(rd, F_RM_SIZE, r, &m->size);
+  rc = get_str(rd, F_RM_STATS, r, &m->stats);
+  if (!rc) rc = get_json_map(rd, F_RM_TAGS, r, &m->tags);
+  if (!rc) rc = read_dv(rd, F_RM_DV, r, &m->dv);
+  if (rc) return rc;
+  m->has_base_row_id = get_int(rd, F_RM_BRID, r, &m->base_row_id);
+  m->has_default_row_commit_version = get_int(rd, F_RM_DRCV, r, &m->default_row_commit_version);
+  return 0;
+}
+
+static int read_metadata(reader *rd, int64_t r, delta_metadata *md) {
+  int rc = req_str(rd, F_MD_ID, r, &md->id);
+  if (!rc) rc = get_str(rd, F_MD_NAME, r, &md->name);
+  if (!rc) rc = get_str(rd, F_MD_DESC, r, &md->description);
+  if (!rc && !col_null(&rd->c[F_MD_FORMAT], r)) {
+    rc = get_str(rd, F_MD_FMT_PROVIDER, r, &md->format_provider);
+    if (!rc) rc = get_kv(rd, F_MD_FMT_OPTIONS, r, &md->format_options, &md->n_format_options);
+  }
+  /* Optional here as in the JSON reader: Spark reads a metaData without a
+   * schemaString as an empty schema (its test fixtures have such checkpoints). */
+  if (!rc) rc = get_str(rd, F_MD_SCHEMA, r, &md->schema_string);
+  bool present;
+  if (!rc) rc = get_list(rd, F_MD_PCOLS, r, &md->partition_columns, &md->n_partition_columns, &present);
+  if (!rc) rc = get_kv(rd, F_MD_CONF, r, &md->configuration, &md->n_configuration);
+  if (rc) return rc;
+  md->has_created_time = get_int(rd, F_MD_CREATED, r, &md->created_time);
+  return 0;
+}
+
+static int read_protocol(reader *rd, int64_t r, delta_protocol *p) {
+  bool has;
+  int rc = get_int32(rd, F_PR_MINR, r, &has, &p->min_reader_version);
+  if (!rc && !has) rc = null_error(rd, F_PR_MINR, r);
+  if (!rc) rc = get_int32(rd, F_PR_MINW, r, &has, &p->min_writer_version);
+  if (!rc && !has) rc = null_error(rd, F_PR_MINW, r);
+  if (!rc) rc = get_list(rd, F_PR_RF, r, &p->reader_features, &p->n_reader_features, &p->has_reader_features);
+  if (!rc) rc = get_list(rd, F_PR_WF, r, &p->writer_features, &p->n_writer_features, &p->has_writer_features);
+  return rc;
+}
+
+static int read_txn(reader *rd, int64_t r, delta_txn *t) {
+  int rc = req_str(rd, F_TXN_APP, r, &t->app_id);
+  if (!rc) rc = req_int(rd, F_TXN_VER, r, &t->version);
+  if (rc) return rc;
+  t->has_last_updated = get_int(rd, F_TXN_LU, r, &t->last_updated);
+  return 0;
+}
+
+static int read_domain(reader *rd, int64_t r, delta_domain_metadata *d) {
+  int rc = req_str(rd, F_DM_DOMAIN, r, &d->domain);
+  if (!rc) rc = get_str(rd, F_DM_CONF, r, &d->configuration);
+  d->removed = get_bool(rd, F_DM_REMOVED, r);
+  return rc;
+}
+
+static int read_sidecar(reader *rd, int64_t r, delta_sidecar *s) {
+  int rc = req_str(rd, F_SC_PATH, r, &s->path);
+  if (rc) return rc;
+  (void)get_int(rd, F_SC_SIZE, r, &s->size_in_bytes);
+  (void)get_int(rd, F_SC_MTIME, r, &s->modification_time);
+  return get_json_map(rd, F_SC_TAGS, r, &s->tags);
+}
+
+static int read_checkpoint_metadata(reader *rd, int64_t r, delta_checkpoint_metadata *m) {
+  int rc = req_int(rd, F_CM_VERSION, r, &m->version);
+  if (!rc) rc = get_json_map(rd, F_CM_TAGS, r, &m->tags);
+  return rc;
+}
+
+static int read_row(reader *rd, int64_t r, int which, delta_action *a) {
+  switch (which) {
+  case F_ADD: a->kind = DELTA_ACTION_ADD; return read_add(rd, r, &a->u.add);
+  case F_RM: a->kind = DELTA_ACTION_REMOVE; return read_remove(rd, r, &a->u.remove);
+  case F_MD: a->kind = DELTA_ACTION_METADATA; return read_metadata(rd, r, &a->u.metadata);
+  case F_PR: a->kind = DELTA_ACTION_PROTOCOL; return read_protocol(rd, r, &a->u.protocol);
+  case F_TXN: a->kind = DELTA_ACTION_TXN; return read_txn(rd, r, &a->u.txn);
+  case F_DM: a->kind = DELTA_ACTION_DOMAIN_METADATA; return read_domain(rd, r, &a->u.domain);
+  case F_SC: a->kind = DELTA_ACTION_SIDECAR; return read_sidecar(rd, r, &a->u.sidecar);
+  default:
+    a->kind = DELTA_ACTION_CHECKPOINT_METADATA;
+    return read_checkpoint_metadata(rd, r, &a->u.checkpoint_metadata);
+  }
+}
+
+static int read_batch(reader *rd, const struct ArrowArray *batch, delta_action_cb cb, void *payload) {
+  int rc = bind(rd, batch);
+  if (rc) return rc;
+  /* The action columns this file has, in ACTIONS order. */
+  int present[N_ACTIONS], n_present = 0;
+  for (int i = 0; i < N_ACTIONS; i++)
+    if (rd->c[ACTIONS[i]].kind != K_NONE) present[n_present++] = ACTIONS[i];
+  delta_action a;
+  for (int64_t r = 0; r < batch->length; r++) {
+    int which = -1;
+    for (int i = 0; i < n_present; i++) {
+      if (col_null(&rd->c[present[i]], r)) continue;
+      if (which >= 0)
+        return delta_error_set(DELTA_ECORRUPT, "checkpoint %s: row %lld holds both %s and %s", rd->path,
+                               (long long)(rd->row0 + r), FIELDS[which].name, FIELDS[present[i]].name);
+      which = present[i];
+    }
+    if (which < 0) continue; /* e.g. an old writer's commitInfo row */
+    memset(&a, 0, sizeof a);
+    rc = read_row(rd, r, which, &a);
+    if (rc) return rc;
+    rc = cb(&a, payload);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------- entry */
+
+/* The error of a failed get_next, with the file named once. */
+static int stream_error(struct ArrowArrayStream *s) {
+  if (delta_error_last_code() == DELTA_OK) {
+    /* Only reachable with another producer's stream; ours sets the error. */
+    const char *msg = s->get_last_error ? s->get_last_error(s) : NULL;
+    delta_error_set(DELTA_ECORRUPT, "%s", msg ? msg : "reading the Parquet data failed");
+  }
+  return delta_error_prefix("checkpoint");
+}
+
+int delta_checkpoint_read_parquet(const char *local_path, delta_arena *arena, bool want_stats,
+                                  delta_action_cb cb, void *payload) {
+  if (!local_path || !arena || !cb)
+    return delta_error_set(DELTA_EINVAL, "delta_checkpoint_read_parquet: NULL argument");
+  /* stream_error trusts the last error to be the reader's: start clean. */
+  delta_error_clear();
+  delta_parquet_file *f = NULL;
+  struct ArrowSchema schema = {0};
+  struct ArrowArrayStream stream = {0};
+  struct ArrowArray batch = {0};
+  reader *rd = NULL;
+  char paths[F_N][96];
+  const char *columns[F_N];
+  size_t n_columns = 0;
+  int rc = delta_parquet_open(&f, local_path);
+  if (rc) {
+    delta_error_prefix("checkpoint");
+    goto done;
+  }
+  /* The reader state is a few KB; keep it off the stack (and out of the arena,
+   * which outlives this call). */
+  rd = delta_calloc(1, sizeof *rd);
+  if (!rd) {
+    rc = DELTA_NOMEM();
+    goto done;
+  }
+  rd->path = local_path;
+  rd->arena = arena;
+
+  /* Project what exists: the file's schema decides the column list. */
+  rc = delta_parquet_schema(f, &schema);
+  if (rc) goto done;
+  rc = resolve(local_path, &schema, want_stats, &rd->lay);
+  if (rc) goto done;
+  for (int i = 0; i < F_N; i++) {
+    if (rd->lay.kind[i] == K_NONE || rd->lay.kind[i] == K_STRUCT) continue;
+    field_name(i, paths[n_columns], sizeof paths[n_columns]);
+    columns[n_columns] = paths[n_columns];
+    n_columns++;
+  }
+  if (n_columns == 0) goto done; /* no action columns at all: nothing to deliver */
+
+  delta_parquet_read_options opts = DELTA_PARQUET_READ_OPTIONS_INIT;
+  opts.columns = columns;
+  opts.n_columns = n_columns;
+  opts.batch_rows = BATCH_ROWS;
+  rc = delta_parquet_read(f, &opts, &stream);
+  if (rc) {
+    delta_error_prefix("checkpoint");
+    goto done;
+  }
+  /* Projection renumbers children: resolve again against what the stream gives. */
+  schema.release(&schema);
+  if (stream.get_schema(&stream, &schema) != 0) {
+    rc = stream_error(&stream);
+    goto done;
+  }
+  rc = resolve(local_path, &schema, want_stats, &rd->lay);
+  if (rc) goto done;
+
+  for (;;) {
+    if (stream.get_next(&stream, &batch) != 0) {
+      rc = stream_error(&stream);
+      goto done;
+    }
+    if (!batch.release) break;
+    rc = read_batch(rd, &batch, cb, payload);
+    if (rc) goto done;
+    rd->row0 += batch.length;
+    batch.release(&batch);
+  }
+
+done:
+  if (batch.release) batch.release(&batch);
+  if (stream.release) stream.release(&stream);
+  if (schema.release) schema.release(&schema);
+  delta_parquet_free(f);
+  delta_free(rd);
+  return rc;
+}
