@@ -57,37 +57,46 @@ void arrow_batch_builder_free(arrow_batch_builder *b) {
   delta_free(b);
 }
 
-static int push(column *c, bool valid, const void *p, size_t n) {
+/* Record the row's validity; the caller appends the value itself. */
+static int push_valid(column *c, bool valid) {
   int rc = delta_buf_putc(&c->valid, valid);
   if (rc) return rc;
   c->nulls += !valid;
   c->n++;
-  if (c->type == AB_UTF8 || c->type == AB_JSON) {
-    if (valid && (rc = delta_buf_append(&c->data, p, n))) return rc;
-    if (c->data.len > INT32_MAX) return delta_error_set(DELTA_ELIMIT, "more than 2 GiB of text in one listing");
-    int32_t end = (int32_t)c->data.len;
-    return delta_buf_append(&c->offsets, &end, 4);
-  }
-  if (c->type == AB_BOOL) {
-    uint8_t v = valid && *(const bool *)p;
-    return delta_buf_append(&c->data, &v, 1);
-  }
-  int64_t v = valid ? *(const int64_t *)p : 0;
-  return delta_buf_append(&c->data, &v, 8);
+  return 0;
+}
+
+static int push_text(column *c, const char *s, size_t n) {
+  int rc = push_valid(c, s != NULL);
+  if (!rc && s) rc = delta_buf_append(&c->data, s, n);
+  if (rc) return rc;
+  if (c->data.len > INT32_MAX) return delta_error_set(DELTA_ELIMIT, "more than 2 GiB of text in one listing");
+  int32_t end = (int32_t)c->data.len;
+  return delta_buf_append(&c->offsets, &end, 4);
+}
+
+static int push_i64(column *c, bool valid, int64_t v) {
+  int rc = push_valid(c, valid);
+  return rc ? rc : delta_buf_append(&c->data, &v, 8);
+}
+
+static int push_bool(column *c, bool valid, bool v) {
+  int rc = push_valid(c, valid);
+  uint8_t b = valid && v;
+  return rc ? rc : delta_buf_append(&c->data, &b, 1);
 }
 
 int arrow_builder_str(arrow_batch_builder *b, int c, const char *s) {
-  return push(&b->cols[c], s != NULL, s, s ? strlen(s) : 0);
+  return push_text(&b->cols[c], s, s ? strlen(s) : 0);
 }
-int arrow_builder_strn(arrow_batch_builder *b, int c, const char *s, size_t n) {
-  return push(&b->cols[c], s != NULL, s, n);
-}
-int arrow_builder_i64(arrow_batch_builder *b, int c, int64_t v) { return push(&b->cols[c], true, &v, 8); }
-int arrow_builder_bool(arrow_batch_builder *b, int c, bool v) { return push(&b->cols[c], true, &v, 1); }
+int arrow_builder_strn(arrow_batch_builder *b, int c, const char *s, size_t n) { return push_text(&b->cols[c], s, n); }
+int arrow_builder_i64(arrow_batch_builder *b, int c, int64_t v) { return push_i64(&b->cols[c], true, v); }
+int arrow_builder_bool(arrow_batch_builder *b, int c, bool v) { return push_bool(&b->cols[c], true, v); }
 int arrow_builder_null(arrow_batch_builder *b, int c) {
-  bool f = false;
-  int64_t z = 0;
-  return push(&b->cols[c], false, b->cols[c].type == AB_BOOL ? (const void *)&f : (const void *)&z, 0);
+  column *col = &b->cols[c];
+  if (col->type == AB_UTF8 || col->type == AB_JSON) return push_text(col, NULL, 0);
+  if (col->type == AB_BOOL) return push_bool(col, false, false);
+  return push_i64(col, false, 0);
 }
 
 static uint8_t *bits_from(const delta_buf *flags, int64_t n) {

@@ -141,7 +141,7 @@ static int check_escape(const unsigned char *s, size_t n, size_t *pi) {
   case 'u': break;
   default: return perr(i, "invalid escape in string");
   }
-  uint32_t cp, lo;
+  uint32_t cp = 0, lo = 0; /* set by hex4; initialised for -O3 flow analysis */
   int rc = hex4(s, n, i + 2, &cp);
   if (rc) return rc;
   if (cp >= 0xDC00 && cp <= 0xDFFF) return perr(i, "unpaired low surrogate in \\u escape");

@@ -212,7 +212,7 @@ static int read_dictionary(pq_column_reader *cr, const pq_page_header *h, const 
   if (d->encoding != PQ_ENC_PLAIN && d->encoding != PQ_ENC_PLAIN_DICTIONARY)
     return delta_error_set(DELTA_EUNSUPPORTED, "dictionary page encoding %s",
                            pq_encoding_name(d->encoding));
-  const uint8_t *data;
+  const uint8_t *data = NULL;
   size_t n = (size_t)h->uncompressed_page_size;
   int rc = page_bytes(cr, body, (size_t)h->compressed_page_size, n, true, &cr->dict_buf, &data);
   if (rc) return rc;
@@ -378,7 +378,7 @@ static int next_page(pq_column_reader *cr) {
       const pq_data_page_header *d = &h.data_page_header;
       if (!h.has_data_page_header) return delta_error_set(DELTA_ECORRUPT, "data page without its header");
       if (d->num_values < 0) return delta_error_set(DELTA_ECORRUPT, "negative page value count");
-      const uint8_t *q;
+      const uint8_t *q = NULL;
       size_t n = (size_t)h.uncompressed_page_size;
       rc = page_bytes(cr, body, (size_t)h.compressed_page_size, n, true, &cr->page_buf, &q);
       if (rc) return rc;
@@ -422,7 +422,7 @@ static int next_page(pq_column_reader *cr) {
                            &cr->page_def, cr->max_def, &cr->page_nonnull);
         if (rc) return rc;
       }
-      const uint8_t *vals;
+      const uint8_t *vals = NULL;
       size_t want = (size_t)(h.uncompressed_page_size - rl - dl);
       rc = page_bytes(cr, body + rl + dl, (size_t)(h.compressed_page_size - rl - dl), want,
                       d->is_compressed, &cr->page_buf, &vals);
