@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "arrow/array.h"
+#include "arrow/format.h"
 #include "deltac/parquet.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
@@ -26,11 +27,12 @@
 #define BATCH_ROWS 65536
 
 /* The Arrow shape a field must have. */
-typedef enum { T_STRUCT, T_STR, T_INT, T_BOOL, T_MAP, T_LIST } field_type;
+typedef enum { T_STRUCT, T_STR, T_INT, T_BOOL, T_MAP, T_LIST, T_ANY } field_type;
 
 /* What a resolved column actually is (integers keep their width). */
 typedef enum {
-  K_NONE, K_STRUCT, K_STR, K_I8, K_I16, K_I32, K_I64, K_U8, K_U16, K_U32, K_U64, K_BOOL, K_MAP, K_LIST
+  K_NONE, K_STRUCT, K_STR, K_I8, K_I16, K_I32, K_I64, K_U8, K_U16, K_U32, K_U64, K_BOOL, K_MAP, K_LIST,
+  K_ANY /* read whole and rendered as JSON (add.stats_parsed) */
 } col_kind;
 
 /* Every field read, in an order where parents come before children. The
@@ -50,6 +52,7 @@ enum {
   F_DM, F_DM_DOMAIN, F_DM_CONF, F_DM_REMOVED,
   F_SC, F_SC_PATH, F_SC_SIZE, F_SC_MTIME, F_SC_TAGS,
   F_CM, F_CM_VERSION, F_CM_TAGS,
+  F_ADD_STATS_PARSED,
   F_N
 };
 
@@ -59,10 +62,10 @@ typedef struct {
   field_type type;
 } field_def;
 
-/* add.stats_parsed and add.partitionValues_parsed are deliberately absent:
- * replay uses the JSON stats and the string partition values for now, and
- * leaving them out keeps them out of the projection (they are typed per
- * table, so reading them costs much more than the rest). */
+/* add.stats_parsed is read only when wanted, and used only for rows whose
+ * JSON stats are missing (writers with delta.checkpoint.writeStatsAsJson
+ * false); it is rendered into the same JSON form. partitionValues_parsed
+ * is left out: the string partitionValues map is required in checkpoints. */
 static const field_def FIELDS[F_N] = {
     [F_ADD] = {-1, "add", T_STRUCT},
     [F_ADD_PATH] = {F_ADD, "path", T_STR},
@@ -130,6 +133,7 @@ static const field_def FIELDS[F_N] = {
     [F_CM] = {-1, "checkpointMetadata", T_STRUCT},
     [F_CM_VERSION] = {F_CM, "version", T_INT},
     [F_CM_TAGS] = {F_CM, "tags", T_MAP},
+    [F_ADD_STATS_PARSED] = {F_ADD, "stats_parsed", T_ANY},
 };
 
 /* The top-level action columns, most frequent first: the row loop tests
@@ -158,6 +162,8 @@ typedef struct {
   const uint8_t *valid;   /* NULL: no nulls */
   const void *values;     /* integers, booleans (bitmap), string bytes */
   const int32_t *offsets; /* strings, lists, maps */
+  const struct ArrowArray *array; /* K_ANY: the array, row r at logical index lbase + r */
+  int64_t lbase;
   str_col key, value;     /* maps: the entries' key and value; lists: key is the element */
   int64_t n_entries;      /* maps, lists: length of the entries array */
 } col;
@@ -165,6 +171,8 @@ typedef struct {
 typedef struct {
   const char *path;
   delta_arena *arena;
+  arrow_type *stats_type;  /* of add.stats_parsed, when read */
+  delta_buf json;          /* scratch for rendering it */
   layout lay;
   col c[F_N];
   int64_t row0;           /* file row of the current batch's row 0 */
@@ -204,6 +212,7 @@ static bool is_map_schema(const struct ArrowSchema *s) {
 static col_kind kind_of(const struct ArrowSchema *s, field_type t) {
   const char *f = s->format;
   switch (t) {
+  case T_ANY: return K_ANY;
   case T_STRUCT: return strcmp(f, "+s") == 0 ? K_STRUCT : K_NONE;
   case T_STR: return is_string_format(f) ? K_STR : K_NONE;
   case T_BOOL: return strcmp(f, "b") == 0 ? K_BOOL : K_NONE;
@@ -236,6 +245,7 @@ static const char *type_word(field_type t) {
   case T_BOOL: return "a boolean";
   case T_MAP: return "a map of strings";
   case T_LIST: return "a list of strings";
+  case T_ANY: return "anything";
   }
   return "?";
 }
@@ -250,7 +260,7 @@ static int resolve(const char *path, const struct ArrowSchema *root, bool want_s
     node[f] = NULL;
     lay->child[f] = -1;
     lay->kind[f] = K_NONE;
-    if (f == F_ADD_STATS && !want_stats) continue;
+    if ((f == F_ADD_STATS || f == F_ADD_STATS_PARSED) && !want_stats) continue;
     int p = FIELDS[f].parent;
     const struct ArrowSchema *parent = p < 0 ? root : node[p];
     if (!parent) continue;
@@ -332,6 +342,10 @@ static int bind(reader *rd, const struct ArrowArray *batch) {
     c->valid = validity(a);
     switch (c->kind) {
     case K_STRUCT:
+      break;
+    case K_ANY:
+      c->array = a;
+      c->lbase = pbase;
       break;
     case K_STR: {
       int rc = bind_str(rd, f, a, base[f], &c->key);
@@ -650,6 +664,13 @@ static int read_add(reader *rd, int64_t r, delta_add *a) {
   if (rc) return rc;
   a->data_change = get_bool(rd, F_ADD_DC, r);
   rc = get_str(rd, F_ADD_STATS, r, &a->stats);
+  if (!rc && !a->stats && rd->stats_type && !col_null(&rd->c[F_ADD_STATS_PARSED], r)) {
+    const col *c = &rd->c[F_ADD_STATS_PARSED];
+    rd->json.len = 0;
+    rc = arrow_value_json(&rd->json, rd->stats_type, c->array, c->lbase + r);
+    if (!rc && !(a->stats = delta_arena_strndup(rd->arena, (const char *)rd->json.data, rd->json.len)))
+      rc = DELTA_NOMEM();
+  }
   if (!rc) rc = get_json_map(rd, F_ADD_TAGS, r, &a->tags);
   if (!rc) rc = read_dv(rd, F_ADD_DV, r, &a->dv);
   if (!rc) rc = get_str(rd, F_ADD_CLUSTER, r, &a->clustering_provider);
@@ -801,6 +822,7 @@ int delta_checkpoint_read_parquet(const char *local_path, delta_arena *arena, bo
   struct ArrowArrayStream stream = {0};
   struct ArrowArray batch = {0};
   reader *rd = NULL;
+  arrow_type *stats_type = NULL;
   char paths[F_N][96];
   const char *columns[F_N];
   size_t n_columns = 0;
@@ -849,6 +871,12 @@ int delta_checkpoint_read_parquet(const char *local_path, delta_arena *arena, bo
   }
   rc = resolve(local_path, &schema, want_stats, &rd->lay);
   if (rc) goto done;
+  if (rd->lay.kind[F_ADD_STATS_PARSED] == K_ANY) {
+    rc = arrow_type_parse(schema.children[rd->lay.child[F_ADD]]->children[rd->lay.child[F_ADD_STATS_PARSED]],
+                          &stats_type);
+    if (rc) goto done;
+    rd->stats_type = stats_type;
+  }
 
   for (;;) {
     if (stream.get_next(&stream, &batch) != 0) {
@@ -867,6 +895,8 @@ done:
   if (stream.release) stream.release(&stream);
   if (schema.release) schema.release(&schema);
   delta_parquet_free(f);
+  arrow_type_free(stats_type);
+  if (rd) delta_buf_dispose(&rd->json);
   delta_free(rd);
   return rc;
 }

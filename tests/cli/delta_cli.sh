@@ -58,6 +58,9 @@ if [ -d "$ict" ]; then
   check "ict table opens" test -n "$v"
 fi
 
+# Stats only as stats_parsed in the checkpoint: rendered into the same JSON form.
+check "stats_parsed" test "$("$deltac" files --format ndjson --limit 1 "$T/kernel-rs.v1-single-part-struct-stats-only" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["num_records"])')" = 1
+
 # schema
 check "schema tree" grep -q ' |    |    |-- acb: long (nullable = true)' <("$deltac" schema "$T/kernel-rs-golden.data-reader-nested-struct")
 check "schema json" python3 -c "import json,sys; assert json.load(sys.stdin)['type']=='struct'" < <("$deltac" schema --format json "$T/kernel-rs-golden.data-reader-nested-struct")
