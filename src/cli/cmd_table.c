@@ -197,21 +197,33 @@ static int cmd_schema(int argc, char **argv) {
   return rc ? cli_fail("schema") : 0;
 }
 
+/* Arguments of the listing commands: one TABLE, --format and --limit.
+ * Returns 0 or the exit status of a usage error. */
+static int parse_listing_args(const char *cmd, int argc, char **argv, cli_opt *opts, int n_opts, const char **pos,
+                              int *fmt, int64_t *limit) {
+  int n_pos, rc = cli_parse(argc, argv, opts, n_opts, pos, 1, &n_pos, cmd);
+  if (rc) return rc;
+  if (n_pos != 1) return cli_usage_error(cmd, "expects one TABLE");
+  *fmt = cli_format_parse(cli_get(opts, n_opts, "format"), stdout);
+  if (*fmt < 0) return cli_usage_error(cmd, "unknown format '%s'", cli_get(opts, n_opts, "format"));
+  *limit = -1;
+  const char *l = cli_get(opts, n_opts, "limit");
+  if (l) {
+    char *end;
+    *limit = strtoll(l, &end, 10);
+    if (!*l || *end || *limit < 0) return cli_usage_error(cmd, "--limit needs a non-negative integer");
+  }
+  return 0;
+}
+
 static int cmd_files(int argc, char **argv) {
   cli_opt opts[] = {TABLE_OPTS, {"limit", true, NULL}};
   const int n_opts = 4;
   const char *pos[1];
-  int n_pos, rc = cli_parse(argc, argv, opts, n_opts, pos, 1, &n_pos, "files");
+  int fmt;
+  int64_t limit;
+  int rc = parse_listing_args("files", argc, argv, opts, n_opts, pos, &fmt, &limit);
   if (rc) return rc;
-  if (n_pos != 1) return cli_usage_error("files", "expects one TABLE");
-  int fmt = cli_format_parse(cli_get(opts, n_opts, "format"), stdout);
-  if (fmt < 0) return cli_usage_error("files", "unknown format '%s'", cli_get(opts, n_opts, "format"));
-  int64_t limit = -1;
-  if (cli_get(opts, n_opts, "limit")) {
-    char *end;
-    limit = strtoll(cli_get(opts, n_opts, "limit"), &end, 10);
-    if (*end || limit < 0) return cli_usage_error("files", "--limit needs a non-negative integer");
-  }
   delta_table *t;
   delta_snapshot *s;
   if ((rc = open_snapshot("files", opts, n_opts, pos[0], &t, &s)) != 0) return rc;
@@ -305,17 +317,10 @@ static int cmd_history(int argc, char **argv) {
   cli_opt opts[] = {{"format", true, NULL}, {"limit", true, NULL}};
   const int n_opts = 2;
   const char *pos[1];
-  int n_pos, rc = cli_parse(argc, argv, opts, n_opts, pos, 1, &n_pos, "history");
+  int fmt;
+  int64_t limit;
+  int rc = parse_listing_args("history", argc, argv, opts, n_opts, pos, &fmt, &limit);
   if (rc) return rc;
-  if (n_pos != 1) return cli_usage_error("history", "expects one TABLE");
-  int fmt = cli_format_parse(cli_get(opts, n_opts, "format"), stdout);
-  if (fmt < 0) return cli_usage_error("history", "unknown format '%s'", cli_get(opts, n_opts, "format"));
-  int64_t limit = -1;
-  if (cli_get(opts, n_opts, "limit")) {
-    char *end;
-    limit = strtoll(cli_get(opts, n_opts, "limit"), &end, 10);
-    if (*end || limit < 0) return cli_usage_error("history", "--limit needs a non-negative integer");
-  }
   delta_table *t;
   if (delta_table_open(&t, pos[0])) return cli_fail("history");
   log_listing l;
