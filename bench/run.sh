@@ -86,3 +86,6 @@ echo
 echo "ratio = duckdb s / deltac s (> 1: deltac faster). Best of $RUNS; both single-threaded; page cache warm."
 echo "DuckDB RSS is the node process's peak, including ~${baselines} MB for node + DuckDB loaded before any scan."
 [ "$have_bench" = 1 ] || echo "deltac column: n/a ('deltac parquet bench' not available in this build)."
+
+# Log replay (deltac info on a 1M-file checkpoint table and a 20,000-commit table).
+bash "$ROOT/bench/log_run.sh" "$DELTAC"
