@@ -8,11 +8,11 @@ shared=${DELTAC_SHARED:-../shared}
 command -v valgrind >/dev/null || { echo "valgrind missing (run scripts/bootstrap.sh)"; exit 1; }
 pass=0 fail=0
 files=()
-while IFS= read -r -d '' f; do files+=("$f"); done < <(find "$shared/parquet/files" -name '*.parquet' -size -300k -print0 | sort -z)
+while IFS= read -r -d '' f; do files+=("$f"); done < <(find "$shared/parquet/files" -name '*.parquet' -size -120k -print0 | sort -z)
 # A spread of Delta data files and checkpoints: the first file of each table, capped.
 while IFS= read -r -d '' f; do files+=("$f"); done < <(
   find "$shared/conformance/tables" -name '*.parquet' ! -name '._*' -size -100k -print0 | sort -z |
-  awk -v RS='\0' -v ORS='\0' '{ split($0, p, "/tables/"); split(p[2], q, "/"); if (!(q[1] in seen)) { seen[q[1]] = 1; print } }' | head -z -n 60)
+  awk -v RS='\0' -v ORS='\0' '{ split($0, p, "/tables/"); split(p[2], q, "/"); if (!(q[1] in seen)) { seen[q[1]] = 1; print } }' | head -z -n 30)
 for f in "${files[@]}"; do
   valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible \
     "$deltac" parquet cat --format ndjson "$f" >/dev/null 2>"${TMPDIR:-/tmp}/vg.$$"
@@ -23,6 +23,23 @@ for f in "${files[@]}"; do
     pass=$((pass+1))
   fi
 done
+# Delta tables: snapshot replay (commits, checkpoints of every shape, DVs)
+# through info and files, on a spread of tables.
+while IFS= read -r -d '' d; do
+  for cmd in "info --format json" "files --format ndjson"; do
+    # shellcheck disable=SC2086
+    valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible \
+      "$deltac" $cmd "$d" >/dev/null 2>"${TMPDIR:-/tmp}/vg.$$"
+    rc=$?
+    if [ $rc -eq 99 ] || [ $rc -ge 128 ]; then
+      echo "FAIL $d ($cmd)"; head -20 "${TMPDIR:-/tmp}/vg.$$"; fail=$((fail+1))
+    else
+      pass=$((pass+1))
+    fi
+  done
+done < <(find "$shared/conformance/tables" -mindepth 1 -maxdepth 1 -type d \
+           \( -name '*checkpoint*' -o -name '*dv*' -o -name '*deletion*' -o -name '*partition*' -o -name '*column-mapping*' \) \
+           -print0 | sort -z | head -z -n 15)
 rm -f "${TMPDIR:-/tmp}/vg.$$"
 echo "valgrind: $pass passed, $fail failed"
 [ $fail -eq 0 ]
