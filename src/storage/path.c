@@ -175,6 +175,23 @@ static int append_key(delta_buf *out, const char *s, size_t len, const char *ori
   return 0;
 }
 
+bool delta_path_is_plain_key(const char *path, size_t len) {
+  if (!path || len == 0) return false;
+  size_t seg = 0; /* start of the current segment */
+  for (size_t i = 0; i <= len; i++) {
+    char c = i < len ? path[i] : '/';
+    if (c == '/') {
+      size_t n = i - seg;
+      if (n == 0 || (n == 1 && path[seg] == '.') || (n == 2 && path[seg] == '.' && path[seg + 1] == '.'))
+        return false;
+      seg = i + 1;
+    } else if (c == '%' || c == ':' || c == '\0') {
+      return false;
+    }
+  }
+  return true;
+}
+
 int delta_path_resolve(delta_path_kind *kind, delta_buf *out, const char *path, size_t len,
                        const char *root_uri) {
   size_t mark = out->len;

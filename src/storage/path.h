@@ -73,6 +73,12 @@ int delta_path_file_uri(delta_buf *out, const char *abs_path);
 int delta_path_resolve(delta_path_kind *kind, delta_buf *out, const char *path, size_t len,
                        const char *root_uri);
 
+/* True when delta_path_resolve would return DELTA_PATH_KEY with `path`
+ * itself, whatever the root: relative, no '%' or ':', no empty, "." or ".."
+ * segment, no NUL. Checks this in one pass, so log replay can skip the
+ * resolution for the common "part=x/part-0.parquet" paths. */
+bool delta_path_is_plain_key(const char *path, size_t len);
+
 /* Hive-style escaping of one partition value into a directory-name part, as
  * Spark's escapePathName: bytes 0x01-0x1F and 0x7F, and the characters
  * " # % ' * / : = ? \ { [ ] ^ become uppercase %XX; everything else (space,

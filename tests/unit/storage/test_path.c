@@ -201,11 +201,47 @@ static void test_partition_escaping(void) {
   delta_buf_dispose(&u);
 }
 
+/* delta_path_is_plain_key: true only where resolving gives the path back. */
+static void test_plain_key(void) {
+  static const struct {
+    const char *path;
+    bool plain;
+  } cases[] = {
+      {"part-0.parquet", true},
+      {"date=2024-01-01/part-00000-1a2b.c000.snappy.parquet", true},
+      {"a b/+c/x.parquet", true},
+      {"", false},
+      {"/abs/x.parquet", false},
+      {"file:/tmp/t/x.parquet", false},
+      {"part:1.parquet", false},
+      {"c=%20/x.parquet", false},
+      {"a//b", false},
+      {"a/", false},
+      {"./a", false},
+      {"a/./b", false},
+      {"a/../b", false},
+      {"..", false},
+      {"a/.b/..c/...", true},
+  };
+  const char *roots[] = {"file:///tmp/t", "s3://bucket/t/", NULL};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    const char *p = cases[i].path;
+    bool plain = delta_path_is_plain_key(p, strlen(p));
+    CHECK(plain == cases[i].plain);
+    if (plain != cases[i].plain) fprintf(stderr, "  plain key '%s'\n", p);
+    if (!plain) continue;
+    for (size_t r = 0; r < sizeof roots / sizeof *roots; r++) check_key(p, roots[r], p);
+  }
+  CHECK(!delta_path_is_plain_key(NULL, 0));
+  CHECK(!delta_path_is_plain_key("a\0b", 3));
+}
+
 int main(void) {
   test_check_key();
   test_decode_encode();
   test_resolve_relative();
   test_resolve_absolute();
   test_partition_escaping();
+  test_plain_key();
   TEST_MAIN_END();
 }
