@@ -19,32 +19,34 @@ typedef struct {
   const char *value; /* NULL for a null value */
 } delta_kv;
 
+/* Fields are ordered by size (no padding holes): a snapshot of a million
+ * files holds a million delta_add. */
 typedef struct {
-  bool present;
-  char storage_type;          /* 'u', 'p' or 'i' */
   const char *path_or_inline; /* pathOrInlineDv */
-  bool has_offset;
+  const char *unique_id;      /* storageType + pathOrInlineDv [+ "@" + offset]: the file key's second half */
+  int64_t cardinality;
   int32_t offset;
   int32_t size_in_bytes;
-  int64_t cardinality;
-  const char *unique_id;      /* storageType + pathOrInlineDv [+ "@" + offset]: the file key's second half */
+  bool present;
+  char storage_type;          /* 'u', 'p' or 'i' */
+  bool has_offset;
 } delta_dv;
 
 typedef struct {
   const char *path;
   delta_kv *partition_values;
-  int n_partition_values;
-  int64_t size;
-  int64_t modification_time;
-  bool data_change;
   const char *stats;          /* the JSON string, or NULL */
   const char *tags;           /* raw JSON object, or NULL */
-  delta_dv dv;
-  bool has_base_row_id;
-  int64_t base_row_id;
-  bool has_default_row_commit_version;
-  int64_t default_row_commit_version;
   const char *clustering_provider;
+  int64_t size;
+  int64_t modification_time;
+  int64_t base_row_id;
+  int64_t default_row_commit_version;
+  delta_dv dv;
+  int n_partition_values;
+  bool data_change;
+  bool has_base_row_id;
+  bool has_default_row_commit_version;
 } delta_add;
 
 typedef struct {

@@ -96,15 +96,22 @@ typedef struct {
   bool in_checkpoint;   /* actions come from the checkpoint */
   bool first_commit;    /* the newest commit: its commitInfo is the snapshot's */
   delta_buf keybuf;
-  delta_buf adds, removes, txns, domains; /* arrays of structs */
+  delta_bigbuf adds;    /* live files (structs): the snapshot takes this buffer */
+  delta_buf removes, txns, domains; /* arrays of structs */
   delta_buf sidecars;   /* const char* paths named by a V2 checkpoint */
 } replay;
 
 /* The logical file key: resolved path + NUL + deletion vector id. */
 static int file_key(replay *r, const char *path, const delta_dv *dv) {
   r->keybuf.len = 0;
-  delta_path_kind kind;
-  int rc = delta_path_resolve(&kind, &r->keybuf, path, strlen(path), delta_storage_location(r->s->table->storage));
+  size_t len = strlen(path);
+  int rc;
+  if (delta_path_is_plain_key(path, len)) {
+    rc = delta_buf_append(&r->keybuf, path, len); /* what resolving would give */
+  } else {
+    delta_path_kind kind;
+    rc = delta_path_resolve(&kind, &r->keybuf, path, len, delta_storage_location(r->s->table->storage));
+  }
   if (rc == DELTA_ECORRUPT) {
     /* A path that cannot name a file here (e.g. one climbing above the root)
      * still identifies its file in the log; the error comes when it is read. */
@@ -126,16 +133,19 @@ static int on_action(const delta_action *a, void *payload) {
     bool is_add = a->kind == DELTA_ACTION_ADD;
     const char *path = is_add ? a->u.add.path : a->u.remove.path;
     const delta_dv *dv = is_add ? &a->u.add.dv : &a->u.remove.dv;
-    if ((rc = file_key(r, path, dv)) != 0) return rc;
     int fresh;
     if (r->in_checkpoint) {
-      fresh = !set_contains(&r->files, (const char *)r->keybuf.data, r->keybuf.len);
+      /* Only a lookup, and none at all when no commit touched a file. */
+      if (r->files.count == 0) fresh = 1;
+      else if ((rc = file_key(r, path, dv)) != 0) return rc;
+      else fresh = !set_contains(&r->files, (const char *)r->keybuf.data, r->keybuf.len);
     } else {
+      if ((rc = file_key(r, path, dv)) != 0) return rc;
       fresh = set_insert(&r->files, &r->s->arena, (const char *)r->keybuf.data, r->keybuf.len);
       if (fresh < 0) return fresh;
     }
     if (!fresh) return 0;
-    return is_add ? delta_buf_append(&r->adds, &a->u.add, sizeof a->u.add)
+    return is_add ? delta_bigbuf_append(&r->adds, &a->u.add, sizeof a->u.add)
                   : delta_buf_append(&r->removes, &a->u.remove, sizeof a->u.remove);
   }
   case DELTA_ACTION_PROTOCOL:
@@ -304,7 +314,16 @@ static int replay_run(delta_snapshot *s, const log_segment *seg, const delta_sna
     rc = delta_error_set(DELTA_ECORRUPT, "the log has no metaData action up to version %lld", (long long)seg->version);
   if (!rc) {
     int64_t n;
-    s->files = finish_array(s, &r.adds, sizeof(delta_add), &s->n_files);
+    /* The live files can be a million structs: the snapshot takes the
+     * buffer rather than a copy in the arena. */
+    s->n_files = (int64_t)(r.adds.len / sizeof(delta_add));
+    if (r.adds.len) {
+      s->files_mem = r.adds;
+      r.adds = (delta_bigbuf)DELTA_BIGBUF_INIT;
+      s->files = (delta_add *)(void *)s->files_mem.data;
+    } else {
+      s->files = delta_arena_alloc(&s->arena, 1);
+    }
     s->tombstones = finish_array(s, &r.removes, sizeof(delta_remove), &s->n_tombstones);
     s->txns = finish_array(s, &r.txns, sizeof(delta_txn), &n);
     s->n_txns = (int)n;
@@ -315,7 +334,7 @@ static int replay_run(delta_snapshot *s, const log_segment *seg, const delta_sna
   delta_free(r.files.slots);
   delta_free(r.names.slots);
   delta_buf_dispose(&r.keybuf);
-  delta_buf_dispose(&r.adds);
+  delta_bigbuf_dispose(&r.adds);
   delta_buf_dispose(&r.removes);
   delta_buf_dispose(&r.txns);
   delta_buf_dispose(&r.domains);

@@ -45,6 +45,7 @@ void delta_snapshot_free(delta_snapshot *s) {
   delta_type_free(s->schema);
   log_listing_dispose(&s->listing);
   delta_arena_dispose(&s->arena);
+  delta_bigbuf_dispose(&s->files_mem);
   delta_free(s);
 }
 
@@ -117,6 +118,9 @@ int delta_snapshot_load(delta_table *t, log_listing *listing, int64_t version, i
     if (rc) break;
     int failed_cp = 0;
     delta_arena_dispose(&s->arena);
+    delta_bigbuf_dispose(&s->files_mem);
+    s->files = NULL;
+    s->n_files = 0;
     memset(&s->protocol, 0, sizeof s->protocol);
     memset(&s->metadata, 0, sizeof s->metadata);
     s->commit_info = NULL;

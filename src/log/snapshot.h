@@ -27,6 +27,7 @@ struct delta_snapshot {
   delta_metadata metadata;
   delta_type *schema;
   delta_add *files;            /* live files, newest commits first, then the checkpoint's */
+  delta_bigbuf files_mem;      /* holds `files` when not in the arena (freed with the snapshot) */
   int64_t n_files;
   delta_remove *tombstones;
   int64_t n_tombstones;
