@@ -30,7 +30,7 @@ fi
 # by clang, and recommends are not installed). time: GNU time for bench RSS.
 APT_PACKAGES=(
   build-essential cmake pkg-config
-  libzstd-dev libsnappy-dev liblz4-dev libbrotli-dev zlib1g-dev libjsmn-dev
+  libzstd-dev libsnappy-dev liblz4-dev libbrotli-dev zlib1g-dev libjsmn-dev libroaring-dev
   clang libclang-rt-dev
   python3 valgrind time git ca-certificates
 )
