@@ -437,39 +437,51 @@ static int count_selected(const pq_node *n, const bool *selected) {
   return k;
 }
 
+/* Field metadata: the extension type of a leaf, and the Parquet field id
+ * (as "PARQUET:field_id", the key Arrow implementations use), which column
+ * mapping in id mode matches on. */
+static int set_metadata(const pq_node *n, struct ArrowSchema *out) {
+  const char *k[3], *v[3];
+  char id[16];
+  int m = 0;
+  if (n->kind == PQN_LEAF && n->extension[0]) {
+    k[m] = "ARROW:extension:name", v[m++] = n->extension;
+    k[m] = "ARROW:extension:metadata", v[m++] = "";
+  }
+  if (n->elem && n->elem->has_field_id) {
+    snprintf(id, sizeof id, "%d", (int)n->elem->field_id);
+    k[m] = "PARQUET:field_id", v[m++] = id;
+  }
+  return m ? arrow_schema_set_metadata(out, k, v, m) : 0;
+}
+
 static int node_to_arrow(const pq_node *n, const bool *selected, struct ArrowSchema *out) {
   int64_t flags = n->nullable ? ARROW_FLAG_NULLABLE : 0;
   int rc;
   switch (n->kind) {
   case PQN_LEAF:
     rc = arrow_schema_new(out, n->format, n->name, flags, 0);
-    if (!rc && n->extension[0]) {
-      const char *k[] = {"ARROW:extension:name", "ARROW:extension:metadata"};
-      const char *v[] = {n->extension, ""};
-      rc = arrow_schema_set_metadata(out, k, v, 2);
-    }
-    return rc;
+    break;
   case PQN_LIST:
   case PQN_MAP:
     rc = arrow_schema_new(out, n->kind == PQN_MAP ? "+m" : "+l", n->name, flags, 1);
-    if (rc) return rc;
-    rc = node_to_arrow(n->children[0], selected, out->children[0]);
-    if (rc) { arrow_schema_release(out); return rc; }
-    return 0;
+    if (!rc) rc = node_to_arrow(n->children[0], selected, out->children[0]);
+    break;
   case PQN_STRUCT: {
     int k = count_selected(n, selected);
     rc = arrow_schema_new(out, "+s", n->name, flags, k);
-    if (rc) return rc;
-    int j = 0;
-    for (int i = 0; i < n->n_children; i++) {
+    for (int i = 0, j = 0; !rc && i < n->n_children; i++) {
       if (!has_selected(n->children[i], selected)) continue;
       rc = node_to_arrow(n->children[i], selected, out->children[j++]);
-      if (rc) { arrow_schema_release(out); return rc; }
     }
-    return 0;
+    break;
   }
+  default:
+    return DELTA_ERROR;
   }
-  return DELTA_ERROR;
+  if (!rc && n->parent) rc = set_metadata(n, out);
+  if (rc && out->release) arrow_schema_release(out);
+  return rc;
 }
 
 int pq_schema_to_arrow(const pq_schema *s, const bool *selected, struct ArrowSchema *out) {
