@@ -19,6 +19,7 @@ typedef struct {
 /* 8-byte aligned memory, or NULL (out of memory). */
 void *delta_arena_alloc(delta_arena *a, size_t n);
 void *delta_arena_calloc(delta_arena *a, size_t n);
+/* Strings are packed (no alignment). */
 char *delta_arena_strndup(delta_arena *a, const char *s, size_t n);
 char *delta_arena_strdup(delta_arena *a, const char *s);
 void delta_arena_dispose(delta_arena *a);

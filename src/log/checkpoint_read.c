@@ -176,6 +176,7 @@ typedef struct {
   layout lay;
   col c[F_N];
   int64_t row0;           /* file row of the current batch's row 0 */
+  const char *interned[256]; /* map keys and values seen recently (see map_str) */
 } reader;
 
 /* ---------------------------------------------------------------- schema */
@@ -484,6 +485,12 @@ static int entries(reader *rd, int f, int64_t r, int32_t *lo, int32_t *hi, bool 
   return 0;
 }
 
+/* True when slot i is not worth interning (long, or bad offsets: entry_str
+ * reports those); else its bytes. */
+static inline bool n_too_long(const str_col *s, int64_t i, const char **p, size_t *n) {
+  return str_span(s, i, p, n) != 0 || *n > 64 || memchr(*p, '\0', *n) != NULL;
+}
+
 static int entry_str(reader *rd, int f, int64_t r, const str_col *s, int32_t j, const char **out,
                      const char *what) {
   *out = NULL;
@@ -501,6 +508,28 @@ static int entry_str(reader *rd, int f, int64_t r, const str_col *s, int32_t j, 
   return 0;
 }
 
+/* A map entry's string, shared with an equal one seen before when it is
+ * short: a million files repeat the same partition column names and a few
+ * values, and the strings are immutable. A small direct-mapped cache. */
+static int map_str(reader *rd, int f, int64_t r, const str_col *s, int32_t j, const char **out,
+                   const char *what) {
+  int64_t i = s->base + j;
+  const char *p;
+  size_t n;
+  if ((s->valid && !arrow_bit_get(s->valid, i)) || n_too_long(s, i, &p, &n))
+    return entry_str(rd, f, r, s, j, out, what);
+  uint32_t h = 2166136261u;
+  for (size_t k = 0; k < n; k++) h = (h ^ (unsigned char)p[k]) * 16777619u;
+  const char **slot = &rd->interned[(h ^ (h >> 16)) & 255];
+  if (*slot && strncmp(*slot, p, n) == 0 && (*slot)[n] == '\0') {
+    *out = *slot;
+    return 0;
+  }
+  int rc = entry_str(rd, f, r, s, j, out, what);
+  if (!rc) *slot = *out;
+  return rc;
+}
+
 /* A map<string,string> as delta_kv pairs; a null map has 0 entries. */
 static int get_kv(reader *rd, int f, int64_t r, delta_kv **out, int *n_out) {
   int32_t lo, hi;
@@ -513,8 +542,8 @@ static int get_kv(reader *rd, int f, int64_t r, delta_kv **out, int *n_out) {
   if (!kv) return DELTA_NOMEM();
   const col *c = &rd->c[f];
   for (int32_t j = lo; j < hi; j++) {
-    rc = entry_str(rd, f, r, &c->key, j, &kv[j - lo].key, "has a null key");
-    if (!rc) rc = entry_str(rd, f, r, &c->value, j, &kv[j - lo].value, NULL);
+    rc = map_str(rd, f, r, &c->key, j, &kv[j - lo].key, "has a null key");
+    if (!rc) rc = map_str(rd, f, r, &c->value, j, &kv[j - lo].value, NULL);
     if (rc) return rc;
   }
   *out = kv;
