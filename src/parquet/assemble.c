@@ -78,6 +78,19 @@ static void reset_builds(pq_assembler *a) {
   }
 }
 
+/* Leaves read in Arrow layout: one slot per record on every node of the
+ * path, none of them optional but the leaf. */
+static void levels_arrow(pq_assembler *a, const pq_node *leaf, const pq_node **path, int depth,
+                         const pq_col_batch *cb) {
+  for (int k = 0; k < depth; k++) {
+    node_build *b = &a->nb[path[k]->id];
+    if (b->owner == leaf->leaf_index) b->slots = cb->n_levels;
+  }
+  node_build *lb = &a->nb[leaf->id];
+  lb->nulls = cb->n_levels - cb->n_values;
+  lb->present_count = cb->n_values;
+}
+
 /* Leaves without repetition: one slot per entry on every node of the path. */
 static int levels_flat(pq_assembler *a, const pq_node *leaf, const pq_node **path, int depth,
                        const pq_col_batch *cb) {
@@ -185,6 +198,10 @@ static int leaf_levels(pq_assembler *a, const pq_node *leaf, const pq_col_batch 
     path[i] = path[depth - 1 - i];
     path[depth - 1 - i] = t;
   }
+  if (cb->flat) {
+    levels_arrow(a, leaf, path, depth, cb);
+    return 0;
+  }
   if (leaf->max_rep == 0) return levels_flat(a, leaf, path, depth, cb);
   return levels_nested(a, leaf, path, depth, cb);
 }
@@ -272,6 +289,37 @@ static int convert_one(const pq_node *leaf, const uint8_t *src, uint8_t *dst) {
   }
 }
 
+/* A buffer of a flat batch becomes the array's. */
+static int take_buffer(struct ArrowArray *out, int i, delta_buf *b) {
+  uint8_t *data = delta_buf_detach(b);
+  if (!data && !(data = delta_malloc(1))) return DELTA_NOMEM();
+  arrow_array_set_buffer(out, i, data);
+  return 0;
+}
+
+/* Flat batches are in Arrow layout already: their buffers are handed over. */
+static int build_arrow_leaf(const pq_node *leaf, node_build *b, pq_col_batch *cb, struct ArrowArray *out) {
+  bool binary = leaf->conv == PQC_BINARY;
+  int rc = arrow_array_new(out, binary ? 3 : 2, 0);
+  if (rc) return rc;
+  out->length = b->slots;
+  if (b->nulls > 0) {
+    if ((rc = take_buffer(out, 0, &cb->valid)) != 0) goto fail;
+    out->null_count = b->nulls;
+  }
+  if (binary) {
+    if ((rc = take_buffer(out, 1, &cb->bin.offsets)) != 0) goto fail;
+    rc = take_buffer(out, 2, &cb->bin.data);
+  } else {
+    rc = take_buffer(out, 1, &cb->values);
+  }
+  if (rc) goto fail;
+  return 0;
+fail:
+  arrow_array_release(out);
+  return rc;
+}
+
 static int build_leaf(const pq_node *leaf, node_build *b, pq_col_batch *cb, struct ArrowArray *out) {
   int64_t n = b->slots;
   bool all_present = b->present_count == n;
@@ -279,6 +327,7 @@ static int build_leaf(const pq_node *leaf, node_build *b, pq_col_batch *cb, stru
   if (cb->n_values != b->present_count)
     return delta_error_set(DELTA_ECORRUPT, "column has %lld values where its levels say %lld",
                            (long long)cb->n_values, (long long)b->present_count);
+  if (cb->flat) return build_arrow_leaf(leaf, b, cb, out);
   bool binary = leaf->conv == PQC_BINARY || (leaf->conv == PQC_DEC_BE && leaf->physical == PQ_BYTE_ARRAY);
   int rc = arrow_array_new(out, (leaf->conv == PQC_BINARY) ? 3 : 2, 0);
   if (rc) return rc;

@@ -5,7 +5,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "parquet/bits.h"
 #include "parquet/codec.h"
+#include "parquet/slots.h"
 #include "util/alloc_internal.h"
 #include "util/bytes.h"
 #include "util/error_internal.h"
@@ -25,6 +27,7 @@ struct pq_column_reader {
   int width;                   /* bytes per dense value; 0 for BYTE_ARRAY */
   int16_t max_def, max_rep;
   int def_bw, rep_bw;
+  bool flat;                   /* pq_leaf_is_flat: read into Arrow layout */
 
   delta_buf chunk_buf;         /* the column chunk's bytes, when read from a file */
   void *map;                   /* or the chunk mapped from the file, populated up front */
@@ -36,9 +39,10 @@ struct pq_column_reader {
   const uint8_t *dict_values;  /* fixed width: dict_n * width bytes */
   delta_buf dict_bools;        /* BOOLEAN dictionaries, unpacked */
   delta_buf dict_offsets;      /* BYTE_ARRAY: int32[dict_n + 1] into dict_data */
-  const uint8_t *dict_data;
+  const uint8_t *dict_data, *dict_end;
 
   delta_buf page_def, page_rep; /* uint16 levels of the current page */
+  delta_buf page_valid;        /* flat: its definition levels as a bitmap */
   int64_t page_levels, page_pos;
   int64_t page_nonnull;        /* dense values in the page */
   int64_t page_consumed;       /* of those, decoded so far */
@@ -52,10 +56,11 @@ struct pq_column_reader {
   size_t bool_bit;
   uint64_t bss_pos;
   delta_buf idx;               /* uint32 dictionary indices */
+  delta_buf scratch;           /* flat booleans: bytes before they become bits */
 };
 
 int pq_col_batch_reset(pq_col_batch *b) {
-  b->def.len = b->rep.len = b->values.len = 0;
+  b->def.len = b->rep.len = b->values.len = b->valid.len = 0;
   b->bin.offsets.len = b->bin.data.len = 0;
   b->n_levels = b->n_values = b->n_records = 0;
   int32_t zero = 0; /* byte-array offsets start with 0 */
@@ -68,6 +73,27 @@ void pq_col_batch_dispose(pq_col_batch *b) {
   delta_buf_dispose(&b->values);
   delta_buf_dispose(&b->bin.offsets);
   delta_buf_dispose(&b->bin.data);
+  delta_buf_dispose(&b->valid);
+}
+
+bool pq_leaf_is_flat(const pq_node *leaf) {
+  bool same_layout = leaf->conv == PQC_COPY || leaf->conv == PQC_FIXED || leaf->conv == PQC_BINARY ||
+                     leaf->conv == PQC_BOOL;
+  /* Every optional node adds a definition level: max_def is 1 exactly when
+   * the leaf is the only one. */
+  return same_layout && leaf->max_rep == 0 && leaf->max_def == (leaf->nullable ? 1 : 0);
+}
+
+/* Make a bitmap of b with room for nbits, zeroed past what it held (len
+ * counts the bytes zeroed so far; see bits.h for the padding). */
+static int reserve_bits(delta_buf *b, size_t nbits) {
+  size_t need = pq_bits_bytes(nbits);
+  if (b->len >= need) return 0;
+  int rc = delta_buf_reserve(b, need - b->len);
+  if (rc) return rc;
+  memset(b->data + b->len, 0, need - b->len);
+  b->len = need;
+  return 0;
 }
 
 static int bit_width(int v) {
@@ -180,6 +206,7 @@ int pq_colreader_open(pq_column_reader **out, const pq_file *f, int rg, const pq
   cr->max_rep = leaf->max_rep;
   cr->def_bw = bit_width(leaf->max_def);
   cr->rep_bw = bit_width(leaf->max_rep);
+  cr->flat = pq_leaf_is_flat(leaf);
   return 0;
 fail:
   delta_free(path);
@@ -203,7 +230,9 @@ void pq_colreader_free(pq_column_reader *cr) {
   delta_buf_dispose(&cr->dict_offsets);
   delta_buf_dispose(&cr->page_def);
   delta_buf_dispose(&cr->page_rep);
+  delta_buf_dispose(&cr->page_valid);
   delta_buf_dispose(&cr->idx);
+  delta_buf_dispose(&cr->scratch);
   delta_free(cr->path);
   delta_free(cr);
 }
@@ -263,6 +292,7 @@ static int read_dictionary(pq_column_reader *cr, const pq_page_header *h, const 
       off[i + 1] = (int32_t)pos + 4;
     }
     cr->dict_data = data;
+    cr->dict_end = data + n;
     return 0;
   }
   if (cr->physical == PQ_BOOLEAN) {
@@ -281,6 +311,24 @@ static int read_dictionary(pq_column_reader *cr, const pq_page_header *h, const 
   return 0;
 }
 
+/* Start decoding RLE levels at *q and move *q past them: v1 pages prefix
+ * them with their length, v2 page headers give it (v2_len). */
+static int rle_levels(pq_rle_decoder *d, int bw, const uint8_t **q, const uint8_t *qend,
+                      bool length_prefixed, size_t v2_len) {
+  size_t len;
+  const uint8_t *start = *q;
+  if (length_prefixed) {
+    if (qend - *q < 4) return delta_error_set(DELTA_ECORRUPT, "levels length missing");
+    len = delta_load_le32(*q);
+    start += 4;
+    if (len > (size_t)(qend - start)) return delta_error_set(DELTA_ECORRUPT, "levels run past the page");
+  } else {
+    len = v2_len;
+  }
+  *q = start + len;
+  return pq_rle_init(d, start, len, bw);
+}
+
 static int decode_levels(int encoding, int bw, int64_t n, const uint8_t **q, const uint8_t *qend,
                          bool length_prefixed, size_t v2_len, delta_buf *out, int16_t max, int64_t *count_at_max) {
   out->len = 0;
@@ -288,21 +336,10 @@ static int decode_levels(int encoding, int bw, int64_t n, const uint8_t **q, con
   if (rc) return rc;
   uint16_t *lv = (uint16_t *)(void *)out->data;
   if (encoding == PQ_ENC_RLE) {
-    size_t len;
-    const uint8_t *start = *q;
-    if (length_prefixed) {
-      if (qend - *q < 4) return delta_error_set(DELTA_ECORRUPT, "levels length missing");
-      len = delta_load_le32(*q);
-      start += 4;
-      if (len > (size_t)(qend - start)) return delta_error_set(DELTA_ECORRUPT, "levels run past the page");
-    } else {
-      len = v2_len;
-    }
     pq_rle_decoder d;
-    rc = pq_rle_init(&d, start, len, bw);
+    rc = rle_levels(&d, bw, q, qend, length_prefixed, v2_len);
     if (!rc) rc = pq_rle_get_u16(&d, lv, (size_t)n);
     if (rc) return rc;
-    *q = start + len;
   } else if (encoding == PQ_ENC_BIT_PACKED) {
     size_t len = ((size_t)n * (size_t)bw + 7) / 8;
     if (len > (size_t)(qend - *q)) return delta_error_set(DELTA_ECORRUPT, "levels run past the page");
@@ -324,6 +361,40 @@ static int decode_levels(int encoding, int bw, int64_t n, const uint8_t **q, con
   if (count_at_max) *count_at_max = at_max;
   out->len = (size_t)n * 2;
   return 0;
+}
+
+/* Definition levels of a flat nullable leaf (0 or 1) as the page's validity
+ * bitmap; counts the page's values. */
+static int decode_def_bits(pq_column_reader *cr, int encoding, int64_t n, const uint8_t **q,
+                           const uint8_t *qend, bool length_prefixed, size_t v2_len) {
+  delta_buf *b = &cr->page_valid;
+  b->len = 0;
+  int rc = reserve_bits(b, (size_t)n);
+  if (rc) return rc;
+  if (encoding == PQ_ENC_RLE) {
+    pq_rle_decoder d;
+    rc = rle_levels(&d, cr->def_bw, q, qend, length_prefixed, v2_len);
+    if (!rc) rc = pq_rle_get_bits(&d, b->data, (size_t)n);
+    if (rc) return rc;
+  } else {
+    /* The legacy encodings go through uint16 levels. */
+    rc = decode_levels(encoding, cr->def_bw, n, q, qend, length_prefixed, v2_len, &cr->page_def,
+                       cr->max_def, NULL);
+    if (rc) return rc;
+    const uint16_t *lv = (const uint16_t *)(const void *)cr->page_def.data;
+    for (int64_t i = 0; i < n; i++)
+      if (lv[i]) b->data[i / 8] |= (uint8_t)(1u << (i % 8));
+  }
+  cr->page_nonnull = (int64_t)pq_bits_count(b->data, 0, (size_t)n);
+  return 0;
+}
+
+/* A page's definition levels: a bitmap for flat leaves, uint16 otherwise. */
+static int page_def_levels(pq_column_reader *cr, int encoding, int64_t n, const uint8_t **q,
+                           const uint8_t *qend, bool length_prefixed, size_t v2_len) {
+  if (cr->flat) return decode_def_bits(cr, encoding, n, q, qend, length_prefixed, v2_len);
+  return decode_levels(encoding, cr->def_bw, n, q, qend, length_prefixed, v2_len, &cr->page_def,
+                       cr->max_def, &cr->page_nonnull);
 }
 
 static int start_values(pq_column_reader *cr, int enc) {
@@ -416,8 +487,7 @@ static int next_page(pq_column_reader *cr) {
         if (rc) return rc;
       }
       if (cr->max_def > 0) {
-        rc = decode_levels(d->definition_level_encoding, cr->def_bw, d->num_values, &q, qend, true, 0,
-                           &cr->page_def, cr->max_def, &cr->page_nonnull);
+        rc = page_def_levels(cr, d->definition_level_encoding, d->num_values, &q, qend, true, 0);
         if (rc) return rc;
       }
       cr->vp = q;
@@ -444,8 +514,7 @@ static int next_page(pq_column_reader *cr) {
       }
       q = body + rl;
       if (cr->max_def > 0) {
-        rc = decode_levels(PQ_ENC_RLE, cr->def_bw, d->num_values, &q, body + rl + dl, false, (size_t)dl,
-                           &cr->page_def, cr->max_def, &cr->page_nonnull);
+        rc = page_def_levels(cr, PQ_ENC_RLE, d->num_values, &q, body + rl + dl, false, (size_t)dl);
         if (rc) return rc;
       }
       const uint8_t *vals = NULL;
@@ -468,39 +537,61 @@ static int next_page(pq_column_reader *cr) {
   }
 }
 
-static int gather_fixed(const pq_column_reader *cr, const uint32_t *idx, size_t n, uint8_t *out) {
-  int w = cr->width;
-  const uint8_t *dv = cr->dict_values;
-  if (w == 4) {
-    uint32_t *o = (uint32_t *)(void *)out;
-    for (size_t i = 0; i < n; i++) memcpy(&o[i], dv + (size_t)idx[i] * 4, 4);
-  } else if (w == 8) {
-    uint64_t *o = (uint64_t *)(void *)out;
-    for (size_t i = 0; i < n; i++) memcpy(&o[i], dv + (size_t)idx[i] * 8, 8);
-  } else {
-    for (size_t i = 0; i < n; i++) memcpy(out + i * (size_t)w, dv + (size_t)idx[i] * (size_t)w, (size_t)w);
-  }
-  return 0;
+/* ---- values ----
+ *
+ * decode_values places the page's next nv values into n slots appended to
+ * the batch: every slot gets one (n == nv) unless `valid` says which do (see
+ * slots.h). PLAIN and dictionary values go straight to their slots; the
+ * other encodings decode densely and are then spread out in place. */
+
+/* Short strings (most) are copied as 32 bytes at once when that many can be
+ * read; the destination always has STRING_PAD spare bytes. */
+#define STRING_PAD 32
+
+static inline void copy_string(uint8_t *dst, const uint8_t *src, size_t l, const uint8_t *src_end) {
+  if (l <= STRING_PAD && (size_t)(src_end - src) >= STRING_PAD) memcpy(dst, src, STRING_PAD);
+  else memcpy(dst, src, l);
 }
 
-static int gather_binary(const pq_column_reader *cr, const uint32_t *idx, size_t n,
-                         pq_binary_builder *b) {
+static inline bool slot_valid(const uint8_t *valid, size_t pos) {
+  return !valid || ((valid[pos / 8] >> (pos % 8)) & 1);
+}
+
+static int string_limit(void) {
+  return delta_error_set(DELTA_ELIMIT, "more than 2 GiB of strings in one batch");
+}
+
+/* The next n dictionary indices of the page, checked against the dictionary. */
+static int dict_indices(pq_column_reader *cr, size_t n, const uint32_t **out) {
+  cr->idx.len = 0;
+  int rc = delta_buf_reserve(&cr->idx, n * 4);
+  if (rc) return rc;
+  uint32_t *idx = (uint32_t *)(void *)cr->idx.data;
+  *out = idx;
+  return pq_rle_get_indices(&cr->rle, idx, n, cr->dict_n);
+}
+
+static int gather_binary(const pq_column_reader *cr, const uint32_t *idx, size_t n, size_t nv,
+                         const uint8_t *valid, size_t vpos, pq_binary_builder *b) {
   const int32_t *off = (const int32_t *)(const void *)cr->dict_offsets.data;
   size_t total = 0;
-  for (size_t i = 0; i < n; i++) total += (size_t)(off[idx[i] + 1] - off[idx[i]] - 4);
-  int rc = delta_buf_reserve(&b->data, total);
+  for (size_t j = 0; j < nv; j++) total += (size_t)(off[idx[j] + 1] - off[idx[j]] - 4);
+  if (b->data.len + total > INT32_MAX) return string_limit();
+  int rc = delta_buf_reserve(&b->data, total + STRING_PAD);
   if (!rc) rc = delta_buf_reserve(&b->offsets, n * 4);
   if (rc) return rc;
-  if (b->data.len + total > INT32_MAX)
-    return delta_error_set(DELTA_ELIMIT, "more than 2 GiB of strings in one batch");
   uint8_t *d = b->data.data + b->data.len;
   int32_t *o = (int32_t *)(void *)(b->offsets.data + b->offsets.len);
   int32_t end = (int32_t)b->data.len;
+  size_t j = 0;
   for (size_t i = 0; i < n; i++) {
-    int32_t s = off[idx[i]], l = off[idx[i] + 1] - s - 4;
-    if (l) memcpy(d, cr->dict_data + s, (size_t)l);
-    d += l;
-    end += l;
+    if (slot_valid(valid, vpos + i)) {
+      int32_t s = off[idx[j]], l = off[idx[j] + 1] - s - 4;
+      copy_string(d, cr->dict_data + s, (size_t)l, cr->dict_end);
+      d += l;
+      end += l;
+      j++;
+    }
     o[i] = end;
   }
   b->data.len += total;
@@ -508,107 +599,171 @@ static int gather_binary(const pq_column_reader *cr, const uint32_t *idx, size_t
   return 0;
 }
 
-static int plain_binary(pq_column_reader *cr, size_t n, pq_binary_builder *b) {
+static int plain_binary(pq_column_reader *cr, size_t n, size_t nv, const uint8_t *valid, size_t vpos,
+                        pq_binary_builder *b) {
   int rc = delta_buf_reserve(&b->offsets, n * 4);
   if (rc) return rc;
-  /* First pass finds the total size so the copy loop does not grow buffers. */
-  const uint8_t *q = cr->vp;
-  size_t total = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (cr->vend - q < 4) return delta_error_set(DELTA_ECORRUPT, "PLAIN string runs past the page");
-    uint32_t l = delta_load_le32(q);
-    if (l > (size_t)(cr->vend - q - 4)) return delta_error_set(DELTA_ECORRUPT, "PLAIN string runs past the page");
-    q += 4 + l;
-    total += l;
-  }
-  if (b->data.len + total > INT32_MAX)
-    return delta_error_set(DELTA_ELIMIT, "more than 2 GiB of strings in one batch");
-  rc = delta_buf_reserve(&b->data, total);
+  /* One pass: room for this run's share of the page's bytes up front, more
+   * if a string does not fit. */
+  const uint8_t *q = cr->vp, *end = cr->vend;
+  int64_t left = cr->page_nonnull - cr->page_consumed;
+  size_t guess = left > 0 ? (size_t)((double)(size_t)(end - q) * (double)nv / (double)left) : 0;
+  rc = delta_buf_reserve(&b->data, guess + STRING_PAD);
   if (rc) return rc;
-  q = cr->vp;
-  uint8_t *d = b->data.data + b->data.len;
   int32_t *o = (int32_t *)(void *)(b->offsets.data + b->offsets.len);
-  int32_t end = (int32_t)b->data.len;
+  size_t len = b->data.len;
   for (size_t i = 0; i < n; i++) {
-    uint32_t l = delta_load_le32(q);
-    if (l) memcpy(d, q + 4, l);
-    d += l;
-    q += 4 + l;
-    end += (int32_t)l;
-    o[i] = end;
+    if (slot_valid(valid, vpos + i)) {
+      if (end - q < 4) return delta_error_set(DELTA_ECORRUPT, "PLAIN string runs past the page");
+      uint32_t l = delta_load_le32(q);
+      if (l > (size_t)(end - q - 4)) return delta_error_set(DELTA_ECORRUPT, "PLAIN string runs past the page");
+      if (b->data.cap - len < (size_t)l + STRING_PAD) {
+        b->data.len = len;
+        if ((rc = delta_buf_reserve(&b->data, (size_t)l + STRING_PAD)) != 0) return rc;
+      }
+      copy_string(b->data.data + len, q + 4, l, end);
+      q += 4 + l;
+      len += l;
+      if (len > INT32_MAX) return string_limit();
+    }
+    o[i] = (int32_t)len;
   }
-  b->data.len += total;
+  b->data.len = len;
   b->offsets.len += n * 4;
   cr->vp = q;
   return 0;
 }
 
-/* Decode n dense values of the current page, appending to out. */
-static int decode_values(pq_column_reader *cr, size_t n, pq_col_batch *out) {
-  if (n == 0) return 0;
-  int w = cr->width;
-  bool binary = cr->physical == PQ_BYTE_ARRAY;
-  uint8_t *dst = NULL;
+static int binary_slots(pq_column_reader *cr, size_t n, size_t nv, const uint8_t *valid, size_t vpos,
+                        pq_binary_builder *b) {
   int rc;
-  if (!binary) {
-    rc = delta_buf_reserve(&out->values, n * (size_t)w);
-    if (rc) return rc;
-    dst = out->values.data + out->values.len;
-  }
+  const uint32_t *idx;
+  size_t first = b->offsets.len / 4 - 1; /* where this run starts */
   switch (cr->enc) {
   case PQ_ENC_PLAIN:
-    if (binary) {
-      rc = plain_binary(cr, n, &out->bin);
-    } else if (cr->physical == PQ_BOOLEAN) {
-      rc = pq_plain_bools(cr->vp, (size_t)(cr->vend - cr->vp), cr->bool_bit, dst, n);
-      cr->bool_bit += n;
-    } else {
-      size_t bytes = n * (size_t)w;
-      if (bytes > (size_t)(cr->vend - cr->vp))
-        return delta_error_set(DELTA_ECORRUPT, "page has fewer values than its levels say");
-      memcpy(dst, cr->vp, bytes);
-      cr->vp += bytes;
-      rc = 0;
-    }
-    break;
+    return plain_binary(cr, n, nv, valid, vpos, b);
   case PQ_ENC_PLAIN_DICTIONARY:
-  case PQ_ENC_RLE_DICTIONARY: {
-    cr->idx.len = 0;
-    rc = delta_buf_reserve(&cr->idx, n * 4);
-    if (rc) return rc;
-    uint32_t *idx = (uint32_t *)(void *)cr->idx.data;
-    rc = pq_rle_get_indices(&cr->rle, idx, n, cr->dict_n);
-    if (rc) return rc;
-    rc = binary ? gather_binary(cr, idx, n, &out->bin) : gather_fixed(cr, idx, n, dst);
-    break;
-  }
-  case PQ_ENC_RLE:
-    rc = pq_rle_get_u8(&cr->rle, dst, n);
-    break;
-  case PQ_ENC_DELTA_BINARY_PACKED:
-    rc = cr->physical == PQ_INT32 ? pq_dbp_get_i32(&cr->dbp, (int32_t *)(void *)dst, n)
-                                  : pq_dbp_get_i64(&cr->dbp, (int64_t *)(void *)dst, n);
-    break;
+  case PQ_ENC_RLE_DICTIONARY:
+    if ((rc = dict_indices(cr, nv, &idx)) != 0) return rc;
+    return gather_binary(cr, idx, n, nv, valid, vpos, b);
   case PQ_ENC_DELTA_LENGTH_BYTE_ARRAY:
-    rc = pq_dlba_get(&cr->dlba, &out->bin, n);
+    rc = pq_dlba_get(&cr->dlba, b, nv);
     break;
   case PQ_ENC_DELTA_BYTE_ARRAY:
-    rc = binary ? pq_dba_get(&cr->dba, &out->bin, n) : pq_dba_get_fixed(&cr->dba, dst, n, w);
-    break;
-  case PQ_ENC_BYTE_STREAM_SPLIT:
-    rc = pq_bss_get(cr->vp, (size_t)(cr->vend - cr->vp), w, (uint64_t)cr->page_nonnull, cr->bss_pos,
-                    dst, n);
-    cr->bss_pos += n;
+    rc = pq_dba_get(&cr->dba, b, nv);
     break;
   default:
-    rc = delta_error_set(DELTA_EUNSUPPORTED, "encoding %s", pq_encoding_name(cr->enc));
+    return delta_error_set(DELTA_EUNSUPPORTED, "encoding %s", pq_encoding_name(cr->enc));
   }
-  if (rc) return rc;
-  if (!binary) out->values.len += n * (size_t)w;
-  out->n_values += (int64_t)n;
+  if (rc || n == nv) return rc;
+  if ((rc = delta_buf_reserve(&b->offsets, (n - nv) * 4)) != 0) return rc;
+  pq_slots_expand_offsets((int32_t *)(void *)b->offsets.data + first, valid, vpos, n, nv);
+  b->offsets.len += (n - nv) * 4;
   return 0;
 }
 
+/* Fixed-width values (booleans as bytes) into n slots at dst. */
+static int fixed_slots(pq_column_reader *cr, uint8_t *dst, size_t n, size_t nv, const uint8_t *valid,
+                       size_t vpos) {
+  int w = cr->width;
+  int rc;
+  const uint32_t *idx;
+  switch (cr->enc) {
+  case PQ_ENC_PLAIN:
+    if (cr->physical == PQ_BOOLEAN) {
+      rc = pq_plain_bools(cr->vp, (size_t)(cr->vend - cr->vp), cr->bool_bit, dst, nv);
+      cr->bool_bit += nv;
+      break;
+    }
+    if (nv * (size_t)w > (size_t)(cr->vend - cr->vp))
+      return delta_error_set(DELTA_ECORRUPT, "page has fewer values than its levels say");
+    pq_slots_scatter(dst, cr->vp, w, valid, vpos, n, nv);
+    cr->vp += nv * (size_t)w;
+    return 0;
+  case PQ_ENC_PLAIN_DICTIONARY:
+  case PQ_ENC_RLE_DICTIONARY:
+    if ((rc = dict_indices(cr, nv, &idx)) != 0) return rc;
+    pq_slots_gather(dst, cr->dict_values, idx, w, valid, vpos, n, nv);
+    return 0;
+  case PQ_ENC_RLE:
+    rc = pq_rle_get_u8(&cr->rle, dst, nv);
+    break;
+  case PQ_ENC_DELTA_BINARY_PACKED:
+    rc = cr->physical == PQ_INT32 ? pq_dbp_get_i32(&cr->dbp, (int32_t *)(void *)dst, nv)
+                                  : pq_dbp_get_i64(&cr->dbp, (int64_t *)(void *)dst, nv);
+    break;
+  case PQ_ENC_DELTA_BYTE_ARRAY:
+    rc = pq_dba_get_fixed(&cr->dba, dst, nv, w);
+    break;
+  case PQ_ENC_BYTE_STREAM_SPLIT:
+    rc = pq_bss_get(cr->vp, (size_t)(cr->vend - cr->vp), w, (uint64_t)cr->page_nonnull, cr->bss_pos,
+                    dst, nv);
+    cr->bss_pos += nv;
+    break;
+  default:
+    return delta_error_set(DELTA_EUNSUPPORTED, "encoding %s", pq_encoding_name(cr->enc));
+  }
+  if (!rc && n != nv) pq_slots_expand(dst, w, valid, vpos, n, nv);
+  return rc;
+}
+
+/* Flat booleans: bytes first (in scratch, padded for pack_bools), then bits. */
+static int flat_bools(pq_column_reader *cr, size_t n, size_t nv, const uint8_t *valid, size_t vpos,
+                      pq_col_batch *out) {
+  cr->scratch.len = 0;
+  int rc = delta_buf_reserve(&cr->scratch, nv + 64);
+  if (rc) return rc;
+  memset(cr->scratch.data + nv, 0, 64);
+  if ((rc = fixed_slots(cr, cr->scratch.data, nv, nv, NULL, 0)) != 0) return rc;
+  if ((rc = reserve_bits(&out->values, (size_t)out->n_levels + n)) != 0) return rc;
+  pq_slots_pack_bools(out->values.data, (size_t)out->n_levels, cr->scratch.data, valid, vpos, n);
+  return 0;
+}
+
+/* n slots without values: nothing is decoded (the page's decoders are not
+ * even set up when it has no values). */
+static int null_slots(pq_column_reader *cr, size_t n, pq_col_batch *out) {
+  if (cr->physical == PQ_BOOLEAN) return reserve_bits(&out->values, (size_t)out->n_levels + n);
+  if (cr->physical == PQ_BYTE_ARRAY) {
+    delta_buf *o = &out->bin.offsets;
+    int rc = delta_buf_reserve(o, n * 4);
+    if (rc) return rc;
+    int32_t *off = (int32_t *)(void *)(o->data + o->len);
+    for (size_t i = 0; i < n; i++) off[i] = off[-1];
+    o->len += n * 4;
+    return 0;
+  }
+  size_t bytes = n * (size_t)cr->width;
+  int rc = delta_buf_reserve(&out->values, bytes);
+  if (rc) return rc;
+  memset(out->values.data + out->values.len, 0, bytes);
+  out->values.len += bytes;
+  return 0;
+}
+
+static int decode_values(pq_column_reader *cr, size_t n, size_t nv, const uint8_t *valid, size_t vpos,
+                         pq_col_batch *out) {
+  if (n == 0) return 0;
+  if (nv == 0) return null_slots(cr, n, out);
+  int rc;
+  if (cr->physical == PQ_BOOLEAN && out->flat) {
+    rc = flat_bools(cr, n, nv, valid, vpos, out);
+  } else if (cr->physical == PQ_BYTE_ARRAY) {
+    rc = binary_slots(cr, n, nv, valid, vpos, &out->bin);
+  } else {
+    size_t bytes = n * (size_t)cr->width;
+    if ((rc = delta_buf_reserve(&out->values, bytes)) != 0) return rc;
+    rc = fixed_slots(cr, out->values.data + out->values.len, n, nv, valid, vpos);
+    if (!rc) out->values.len += bytes;
+  }
+  if (rc) return rc;
+  out->n_values += (int64_t)nv;
+  return 0;
+}
+
+/* ---- records ---- */
+
+/* Nested (or otherwise assembled) leaves: levels and dense values. */
 static int read_records(pq_column_reader *cr, int64_t max_records, pq_col_batch *out) {
   int64_t records = 0;
   for (;;) {
@@ -654,7 +809,7 @@ static int read_records(pq_column_reader *cr, int64_t max_records, pq_col_batch 
                                 (size_t)take * 2);
       if (rc) return rc;
     }
-    int rc = decode_values(cr, (size_t)nv, out);
+    int rc = decode_values(cr, (size_t)nv, (size_t)nv, NULL, 0, out);
     if (rc) return rc;
     cr->page_consumed += nv;
     cr->page_pos += take;
@@ -665,8 +820,45 @@ static int read_records(pq_column_reader *cr, int64_t max_records, pq_col_batch 
   return 0;
 }
 
+/* Flat leaves: a slot per record, values placed by the page's validity. */
+static int read_flat(pq_column_reader *cr, int64_t max_records, pq_col_batch *out) {
+  out->flat = true;
+  int64_t records = 0;
+  while (records < max_records) {
+    if (cr->page_pos == cr->page_levels) {
+      int rc = next_page(cr);
+      if (rc == DELTA_ITEROVER) break;
+      if (rc) return rc;
+      continue;
+    }
+    int64_t avail = cr->page_levels - cr->page_pos;
+    int64_t take = avail < max_records - records ? avail : max_records - records;
+    size_t slot0 = (size_t)out->n_levels;
+    int64_t nv = take;
+    const uint8_t *valid = NULL;
+    if (cr->max_def > 0) {
+      int rc = reserve_bits(&out->valid, slot0 + (size_t)take);
+      if (rc) return rc;
+      pq_bits_copy(out->valid.data, slot0, cr->page_valid.data, (size_t)cr->page_pos, (size_t)take);
+      if (cr->page_pos + take == cr->page_levels)
+        nv = cr->page_nonnull - cr->page_consumed;
+      else
+        nv = (int64_t)pq_bits_count(cr->page_valid.data, (size_t)cr->page_pos, (size_t)take);
+      if (nv < take) valid = out->valid.data;
+    }
+    int rc = decode_values(cr, (size_t)take, (size_t)nv, valid, slot0, out);
+    if (rc) return rc;
+    cr->page_consumed += nv;
+    cr->page_pos += take;
+    out->n_levels += take;
+    records += take;
+  }
+  out->n_records += records;
+  return 0;
+}
+
 int pq_colreader_read(pq_column_reader *cr, int64_t max_records, pq_col_batch *out) {
-  int rc = read_records(cr, max_records, out);
+  int rc = cr->flat ? read_flat(cr, max_records, out) : read_records(cr, max_records, out);
   if (rc) delta_error_prefix("column %s", cr->path);
   return rc;
 }

@@ -8,18 +8,28 @@
 #ifndef DELTAC_PARQUET_COLUMN_READER_H
 #define DELTAC_PARQUET_COLUMN_READER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "parquet/encoding.h"
 #include "parquet/file.h"
+#include "parquet/schema.h"
 #include "util/buf.h"
 
-/* What one read produced, appended to by the reader. */
+/* What one read produced, appended to by the reader.
+ *
+ * Levels and dense values in general; record assembly places the values.
+ * Flat leaves (pq_leaf_is_flat) are read straight into Arrow layout instead,
+ * as there is nothing to assemble: one slot per record, `values` holding a
+ * value per slot (zero bytes where null; booleans as a bitmap), `bin` an
+ * offset per slot, `valid` the validity bitmap (nullable leaves), no levels. */
 typedef struct {
+  bool flat;                /* Arrow layout, as above */
   delta_buf def;            /* uint16 per level entry (only when max_def > 0) */
   delta_buf rep;            /* uint16 per level entry (only when max_rep > 0) */
   delta_buf values;         /* dense non-null values: bool as uint8, others by physical width */
   pq_binary_builder bin;    /* dense BYTE_ARRAY values */
+  delta_buf valid;          /* flat: bits.h bitmap, a bit per slot */
   int64_t n_levels;         /* level entries (== slots of the leaf's top-level records...) */
   int64_t n_values;         /* dense values */
   int64_t n_records;
@@ -27,6 +37,11 @@ typedef struct {
 
 int pq_col_batch_reset(pq_col_batch *b); /* empty it, keep capacity */
 void pq_col_batch_dispose(pq_col_batch *b);
+
+/* Whether a leaf is read in Arrow layout: no list above it, no optional node
+ * but itself (so its slots are its records and its definition level says
+ * null or not), and its physical values already its Arrow values. */
+bool pq_leaf_is_flat(const pq_node *leaf);
 
 typedef struct pq_column_reader pq_column_reader;
 

@@ -40,6 +40,9 @@ int pq_rle_get_u16(pq_rle_decoder *d, uint16_t *out, size_t n);
 int pq_rle_get_u8(pq_rle_decoder *d, uint8_t *out, size_t n);
 /* Dictionary indices: like get_u32 but every index must be < dict_size. */
 int pq_rle_get_indices(pq_rle_decoder *d, uint32_t *out, size_t n, uint32_t dict_size);
+/* Bit width 1 only: OR n values as bits into `bits` from bit 0 on (a
+ * zeroed bitmap of pq_bits_bytes(n) bytes, see bits.h). */
+int pq_rle_get_bits(pq_rle_decoder *d, uint8_t *bits, size_t n);
 
 /* Legacy BIT_PACKED levels (deprecated encoding 4): values packed MSB first,
  * no runs. Decodes n values of bit_width from data[0..len). */

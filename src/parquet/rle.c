@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "deltac/error.h"
+#include "parquet/bits.h"
 #include "parquet/encoding.h"
 #include "parquet/uleb128.h"
 #include "util/error_internal.h"
@@ -76,6 +77,22 @@ static int rle_next_run(pq_rle_decoder *d, size_t missing) {
     d->rle_value = v;
   }
   return 0;
+}
+
+/* Unpack the next group of 8 of a bit-packed run into bp_buf: possibly the
+ * partial one at a truncated page end, whose bytes run to d->end, so what is
+ * there is copied into a zeroed buffer first. */
+static void rle_load_group(pq_rle_decoder *d) {
+  const int w = d->bit_width;
+  uint8_t tmp[32] = {0};
+  size_t take = (size_t)(d->end - d->bp);
+  if (take > (size_t)w) take = (size_t)w;
+  memcpy(tmp, d->bp, take);
+  pq_unpack32(tmp, d->bp_buf, 8, w);
+  d->bp += take;
+  d->bp_have = d->bp_left < 8 ? d->bp_left : 8;
+  d->bp_pos = 0;
+  d->bp_left -= d->bp_have;
 }
 
 static int index_error(uint32_t v, uint32_t dict_size) {
@@ -170,17 +187,7 @@ static PQ_ALWAYS_INLINE int rle_get(pq_rle_decoder *d, void *out, size_t n, int 
       d->bp_left -= (uint32_t)k;
       i += k;
     } else if (d->bp_left) {
-      /* One group, possibly the partial one at a truncated page end, whose
-       * bytes run to d->end: copy what is there into a zeroed buffer. */
-      uint8_t tmp[32] = {0};
-      size_t take = (size_t)(d->end - d->bp);
-      if (take > (size_t)w) take = (size_t)w;
-      memcpy(tmp, d->bp, take);
-      pq_unpack32(tmp, d->bp_buf, 8, w);
-      d->bp += take;
-      d->bp_have = d->bp_left < 8 ? d->bp_left : 8;
-      d->bp_pos = 0;
-      d->bp_left -= d->bp_have;
+      rle_load_group(d);
     } else {
       int rc = rle_next_run(d, want);
       if (rc) return rc;
@@ -209,6 +216,45 @@ int pq_rle_get_u8(pq_rle_decoder *d, uint8_t *out, size_t n) {
 
 int pq_rle_get_indices(pq_rle_decoder *d, uint32_t *out, size_t n, uint32_t dict_size) {
   return rle_get(d, out, n, 4, true, dict_size);
+}
+
+/* Width-1 runs are bitmaps already: a bit-packed run's bytes are copied as
+ * they are (shifted to the output position), an RLE run sets or skips a
+ * range of bits. */
+int pq_rle_get_bits(pq_rle_decoder *d, uint8_t *bits, size_t n) {
+  if (d->bit_width != 1)
+    return delta_error_set(DELTA_EINVAL, "RLE: bit width %d read as bits", d->bit_width);
+  size_t i = 0;
+  while (i < n) {
+    size_t want = n - i;
+    if (d->bp_pos < d->bp_have) {
+      if (d->bp_buf[d->bp_pos++]) bits[i / 8] |= (uint8_t)(1u << (i % 8));
+      i++;
+    } else if (d->rle_left) {
+      size_t k = d->rle_left < want ? d->rle_left : want;
+      if (d->rle_value) pq_bits_fill(bits, i, k);
+      d->rle_left -= (uint32_t)k;
+      i += k;
+    } else if (d->bp_left >= 8 && want >= 8) {
+      size_t bytes = (d->bp_left < want ? d->bp_left : want) / 8;
+      size_t b = 0;
+      for (; bytes - b >= 8; b += 8) pq_bits_or64(bits, i + 8 * b, delta_load_le64(d->bp + b));
+      if (b < bytes) {
+        uint64_t tail = 0;
+        memcpy(&tail, d->bp + b, bytes - b);
+        pq_bits_or64(bits, i + 8 * b, delta_load_le64(&tail));
+      }
+      d->bp += bytes;
+      d->bp_left -= (uint32_t)(bytes * 8);
+      i += bytes * 8;
+    } else if (d->bp_left) {
+      rle_load_group(d);
+    } else {
+      int rc = rle_next_run(d, want);
+      if (rc) return rc;
+    }
+  }
+  return 0;
 }
 
 int pq_bitpacked_legacy_get_u16(const uint8_t *data, size_t len, int bit_width, uint16_t *out,
