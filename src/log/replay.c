@@ -29,11 +29,22 @@ typedef struct {
 } key_set;
 
 static uint64_t hash_bytes(const void *p, size_t n) {
-  /* FNV-1a with a final mix: plenty for paths. */
+  /* 8 bytes a step, multiply-xorshift mixed: plenty for paths, and this runs
+   * for every checkpoint row when commits touched files. */
   const uint8_t *b = p;
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
-  h ^= h >> 33;
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+  while (n >= 8) {
+    uint64_t w;
+    memcpy(&w, b, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
+    b += 8;
+    n -= 8;
+  }
+  uint64_t w = 0;
+  memcpy(&w, b, n);
+  h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 32;
   h *= 0xff51afd7ed558ccdull;
   h ^= h >> 33;
   return h;

@@ -176,18 +176,18 @@ static int append_key(delta_buf *out, const char *s, size_t len, const char *ori
 }
 
 bool delta_path_is_plain_key(const char *path, size_t len) {
-  if (!path || len == 0) return false;
-  size_t seg = 0; /* start of the current segment */
-  for (size_t i = 0; i <= len; i++) {
-    char c = i < len ? path[i] : '/';
-    if (c == '/') {
-      size_t n = i - seg;
-      if (n == 0 || (n == 1 && path[seg] == '.') || (n == 2 && path[seg] == '.' && path[seg + 1] == '.'))
-        return false;
-      seg = i + 1;
-    } else if (c == '%' || c == ':' || c == '\0') {
-      return false;
-    }
+  if (!path || len == 0 || path[0] == '/' || path[len - 1] == '/') return false;
+  /* memchr is vectorised; this runs once per file of a checkpoint. */
+  if (memchr(path, '%', len) || memchr(path, ':', len) || memchr(path, '\0', len)) return false;
+  for (const char *s = memchr(path, '/', len); s; s = memchr(s + 1, '/', len - (size_t)(s + 1 - path)))
+    if (s[1] == '/') return false; /* an empty segment (the path does not end in '/') */
+  /* A "." or ".." segment: a dot at a segment start followed by the end, a
+   * '/', or one more dot and then the end or a '/'. */
+  for (const char *d = memchr(path, '.', len); d; d = memchr(d + 1, '.', len - (size_t)(d + 1 - path))) {
+    size_t i = (size_t)(d - path);
+    if (i > 0 && path[i - 1] != '/') continue;
+    size_t j = i + 1 < len && path[i + 1] == '.' ? i + 2 : i + 1;
+    if (j == len || path[j] == '/') return false;
   }
   return true;
 }
