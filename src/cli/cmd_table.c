@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "deltac/error.h"
+#include "deltac/scan.h"
 #include "json/json.h"
 #include "json/json_writer.h"
 #include "log/snapshot.h"
@@ -355,7 +356,59 @@ static int cmd_history(int argc, char **argv) {
   return rc ? cli_fail("history") : 0;
 }
 
+/* Split "a,b" into names (one allocation, NULL-terminated). */
+static char **split_names(const char *s, size_t *n) {
+  size_t count = 1, len = strlen(s);
+  for (const char *p = s; *p; p++) count += *p == ',';
+  char **v = delta_malloc((count + 1) * sizeof(char *) + len + 1);
+  if (!v) return NULL;
+  char *buf = (char *)(v + count + 1);
+  memcpy(buf, s, len + 1);
+  size_t k = 0;
+  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+    while (*tok == ' ') tok++;
+    char *e = tok + strlen(tok);
+    while (e > tok && e[-1] == ' ') *--e = '\0';
+    if (*tok) v[k++] = tok;
+  }
+  v[k] = NULL;
+  *n = k;
+  return v;
+}
+
+static int cmd_scan(int argc, char **argv) {
+  cli_opt opts[] = {TABLE_OPTS, {"limit", true, NULL}, {"columns", true, NULL}};
+  const int n_opts = 5;
+  const char *pos[1];
+  int fmt;
+  int64_t limit;
+  int rc = parse_listing_args("scan", argc, argv, opts, n_opts, pos, &fmt, &limit);
+  if (rc) return rc;
+  delta_scan_options so = DELTA_SCAN_OPTIONS_INIT;
+  char **cols = NULL;
+  if (cli_get(opts, n_opts, "columns")) {
+    cols = split_names(cli_get(opts, n_opts, "columns"), &so.n_columns);
+    if (!cols) return cli_fail("scan");
+    so.columns = (const char *const *)cols;
+  }
+  delta_table *t;
+  delta_snapshot *s;
+  if ((rc = open_snapshot("scan", opts, n_opts, pos[0], &t, &s)) != 0) {
+    delta_free(cols);
+    return rc;
+  }
+  struct ArrowArrayStream st = {0};
+  rc = delta_scan_read(s, &so, &st);
+  if (!rc) rc = cli_write_stream(&st, (cli_format)fmt, limit, stdout);
+  if (st.release) st.release(&st);
+  delta_snapshot_free(s);
+  delta_table_free(t);
+  delta_free(cols);
+  return rc ? cli_fail("scan") : 0;
+}
+
 int cmd_table(const char *name, int argc, char **argv) {
+  if (strcmp(name, "scan") == 0) return cmd_scan(argc, argv);
   if (strcmp(name, "info") == 0) return cmd_info(argc, argv);
   if (strcmp(name, "schema") == 0) return cmd_schema(argc, argv);
   if (strcmp(name, "files") == 0) return cmd_files(argc, argv);

@@ -15,6 +15,7 @@ static const char usage[] =
     "  schema [--format table|json] TABLE  the table schema as a tree, or the Delta JSON schema\n"
     "  files [--format ...] [--limit N] TABLE  live data files with size, records, partition values, DVs\n"
     "  history [--format ...] [--limit N] TABLE  commits, newest first: operation, parameters, metrics\n"
+    "  scan [--format ...] [--columns a,b] [--limit N] TABLE  the table's rows (deleted rows skipped)\n"
     "\n"
     "Parquet files:\n"
     "  parquet cat [--format table|csv|ndjson|json|arrow] [--columns a,b.c] [--limit N]\n"
@@ -63,7 +64,8 @@ int main(int argc, char **argv) {
     printf("delta: reader versions 1-3; log: JSON commits, classic, multi-part and V2 checkpoints with sidecars\n");
     printf("delta: reader features");
     for (int i = 0; delta_supported_reader_features[i]; i++) printf(" %s", delta_supported_reader_features[i]);
-    printf("\ndelta: reading rows (scan, changes) is not implemented yet\n");
+    printf("\ndelta: scan: partition values, column mapping (name, id), type widening, deletion vectors;"
+           " change data feed not implemented yet\n");
     return 0;
   }
   if (strcmp(cmd, "parquet") == 0) return cmd_parquet(argc - 2, argv + 2);

@@ -40,9 +40,6 @@ static int num(const char **p, int n, int *out) {
 }
 
 int delta_time_parse_ms(const char *s, int64_t *out) {
-  const char *p = s;
-  int y, mo, d, h = 0, mi = 0, sec = 0;
-  int64_t frac_ms = 0;
   /* All digits: milliseconds since the epoch. */
   const char *q = s;
   if (*q == '-') q++;
@@ -50,6 +47,17 @@ int delta_time_parse_ms(const char *s, int64_t *out) {
     *out = strtoll(s, NULL, 10);
     return 0;
   }
+  int64_t us;
+  int rc = delta_time_parse_us(s, &us);
+  if (rc) return rc;
+  *out = us >= 0 ? us / 1000 : -((-us + 999) / 1000);
+  return 0;
+}
+
+int delta_time_parse_us(const char *s, int64_t *out) {
+  const char *p = s;
+  int y, mo, d, h = 0, mi = 0, sec = 0;
+  int64_t frac_us = 0;
   if (num(&p, 4, &y) || *p++ != '-' || num(&p, 2, &mo) || *p++ != '-' || num(&p, 2, &d)) goto bad;
   if (mo < 1 || mo > 12 || d < 1 || d > 31) goto bad;
   if (*p == 'T' || *p == ' ') {
@@ -62,12 +70,12 @@ int delta_time_parse_ms(const char *s, int64_t *out) {
         p++;
         int k = 0;
         while (isdigit((unsigned char)*p)) {
-          if (k < 3) frac_ms = frac_ms * 10 + (*p - '0');
+          if (k < 6) frac_us = frac_us * 10 + (*p - '0');
           k++;
           p++;
         }
         if (k == 0) goto bad;
-        for (; k < 3; k++) frac_ms *= 10;
+        for (; k < 6; k++) frac_us *= 10;
       }
     }
     if (h > 23 || mi > 59 || sec > 60) goto bad;
@@ -84,7 +92,7 @@ int delta_time_parse_ms(const char *s, int64_t *out) {
   }
   if (*p) goto bad;
   int64_t days = delta_days_from_civil(y, (unsigned)mo, (unsigned)d);
-  *out = ((days * 86400 + h * 3600 + mi * 60 + sec) - offset_min * 60) * 1000 + frac_ms;
+  *out = ((days * 86400 + h * 3600 + mi * 60 + sec) - offset_min * 60) * 1000000 + frac_us;
   return 0;
 bad:
   return delta_error_set(DELTA_EINVAL, "'%s' is not a timestamp (use ISO-8601, e.g. 2024-05-01T12:00:00Z)", s);

@@ -10,6 +10,9 @@
  * DELTA_EINVAL with the text in the message otherwise. */
 int delta_time_parse_ms(const char *s, int64_t *out_ms);
 
+/* The same text (without the plain-integer form) to microseconds. */
+int delta_time_parse_us(const char *s, int64_t *out_us);
+
 /* "YYYY-MM-DDTHH:MM:SS.mmmZ" into buf (at least 32 bytes). */
 void delta_time_format_ms(int64_t ms, char *buf);
 

@@ -1,0 +1,295 @@
+/* The scan: a snapshot's live files read one after another, each batch
+ * turned into the table's logical columns, deleted rows dropped. */
+#include "deltac/scan.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "arrow/array.h"
+#include "arrow/filter.h"
+#include "deltac/parquet.h"
+#include "dv/dv.h"
+#include "log/snapshot.h"
+#include "scan/columns.h"
+#include "scan/conform.h"
+#include "storage/path.h"
+#include "storage/storage_internal.h"
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
+
+#define DEFAULT_BATCH_ROWS 65536
+
+typedef struct {
+  delta_snapshot *snap;
+  column_mapping_mode mode;
+  int n_cols;
+  const delta_field **fields;  /* the selected logical columns */
+  bool *is_partition;
+  struct ArrowSchema schema;   /* struct of the selected columns */
+  int64_t batch_rows;
+  int64_t next_file;
+  /* the file being read */
+  const delta_add *file;
+  delta_parquet_file *pf;
+  struct ArrowArrayStream fs;
+  struct ArrowSchema file_schema;
+  int64_t file_row;            /* rows of this file already read */
+  delta_dv_bitmap *dv;
+  delta_buf mask;
+  char error[1024];
+} scan_state;
+
+static column_mapping_mode mapping_mode(const delta_snapshot *s) {
+  const char *m = delta_snapshot_config(s, "delta.columnMapping.mode");
+  if (m && strcasecmp(m, "name") == 0) return MAP_NAME;
+  if (m && strcasecmp(m, "id") == 0) return MAP_ID;
+  return MAP_NONE;
+}
+
+static void close_file(scan_state *st) {
+  if (st->fs.release) st->fs.release(&st->fs);
+  if (st->file_schema.release) st->file_schema.release(&st->file_schema);
+  delta_parquet_free(st->pf);
+  delta_dv_bitmap_free(st->dv);
+  st->pf = NULL;
+  st->dv = NULL;
+  st->file = NULL;
+}
+
+static void scan_release(struct ArrowArrayStream *s) {
+  if (!s || !s->release) return;
+  scan_state *st = s->private_data;
+  close_file(st);
+  if (st->schema.release) st->schema.release(&st->schema);
+  delta_buf_dispose(&st->mask);
+  delta_free(st->fields);
+  delta_free(st->is_partition);
+  delta_snapshot_free(st->snap);
+  delta_free(st);
+  s->release = NULL;
+}
+
+static int fail(scan_state *st, int rc) {
+  snprintf(st->error, sizeof st->error, "%s", delta_error_last());
+  return rc == DELTA_ENOMEM ? ENOMEM : rc == DELTA_ENOTFOUND ? ENOENT : EINVAL;
+}
+
+static int scan_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out) {
+  scan_state *st = s->private_data;
+  return arrow_schema_copy(out, &st->schema) ? ENOMEM : 0;
+}
+
+static const char *scan_last_error(struct ArrowArrayStream *s) {
+  scan_state *st = s->private_data;
+  return st->error[0] ? st->error : NULL;
+}
+
+/* The local file behind an add.path. */
+static int local_file(delta_snapshot *snap, const char *path, delta_buf *out) {
+  delta_storage *storage = snap->table->storage;
+  delta_buf resolved = DELTA_BUF_INIT;
+  delta_path_kind kind;
+  int rc = delta_path_resolve(&kind, &resolved, path, strlen(path), delta_storage_location(storage));
+  if (!rc) rc = delta_buf_putc(&resolved, '\0');
+  if (!rc && kind == DELTA_PATH_KEY) {
+    rc = delta_storage_local_path(storage, (const char *)resolved.data, out);
+  } else if (!rc) {
+    const char *uri = (const char *)resolved.data;
+    if (strncmp(uri, "file://", 7) != 0) {
+      rc = delta_error_set(DELTA_EUNSUPPORTED, "data file %s is not on this file system", uri);
+    } else {
+      rc = delta_path_decode(out, uri + 7, strlen(uri + 7));
+      if (!rc) rc = delta_buf_putc(out, '\0');
+    }
+  }
+  delta_buf_dispose(&resolved);
+  return rc;
+}
+
+static const char *partition_value(const scan_state *st, const delta_add *a, const delta_field *f, bool *found) {
+  const char *names[2] = {st->mode != MAP_NONE ? f->physical_name : NULL, f->name};
+  for (int k = 0; k < 2; k++) {
+    if (!names[k]) continue;
+    for (int i = 0; i < a->n_partition_values; i++)
+      if (strcmp(a->partition_values[i].key, names[k]) == 0) {
+        *found = true;
+        return a->partition_values[i].value;
+      }
+  }
+  *found = false;
+  return NULL;
+}
+
+static int open_file(scan_state *st) {
+  const delta_add *a = &st->snap->files[st->next_file++];
+  st->file = a;
+  st->file_row = 0;
+  delta_buf local = DELTA_BUF_INIT;
+  int rc = local_file(st->snap, a->path, &local);
+  if (!rc) rc = delta_parquet_open(&st->pf, (const char *)local.data);
+  delta_buf_dispose(&local);
+  if (!rc && a->dv.present) rc = delta_dv_load(st->snap->table->storage, &a->dv, &st->dv);
+  if (rc) return rc;
+  /* Read only the physical columns the selected logical ones need. */
+  struct ArrowSchema all;
+  rc = delta_parquet_schema(st->pf, &all);
+  if (rc) return rc;
+  const char **cols = delta_calloc((size_t)st->n_cols + 1, sizeof *cols);
+  size_t n = 0;
+  if (!cols) rc = DELTA_NOMEM();
+  for (int i = 0; !rc && i < st->n_cols; i++) {
+    if (st->is_partition[i]) continue;
+    int c = conform_find_child(&all, st->fields[i], st->mode);
+    if (c >= 0) cols[n++] = all.children[c]->name;
+  }
+  /* A file that has none of them still has rows: read its first column for the count. */
+  if (!rc && n == 0 && all.n_children > 0) cols[n++] = all.children[0]->name;
+  delta_parquet_read_options ro = DELTA_PARQUET_READ_OPTIONS_INIT;
+  ro.columns = cols;
+  ro.n_columns = n;
+  ro.batch_rows = st->batch_rows;
+  if (!rc) rc = delta_parquet_read(st->pf, &ro, &st->fs);
+  delta_free(cols);
+  all.release(&all);
+  if (!rc && st->fs.get_schema(&st->fs, &st->file_schema) != 0)
+    rc = delta_error_set(DELTA_ERROR, "%s", st->fs.get_last_error(&st->fs));
+  return rc;
+}
+
+/* One file batch → one output batch of the logical columns. */
+static int conform_batch(scan_state *st, struct ArrowArray *in, struct ArrowArray *out) {
+  int rc = arrow_array_new(out, 1, st->n_cols);
+  if (rc) return rc;
+  out->length = in->length;
+  for (int i = 0; !rc && i < st->n_cols; i++) {
+    const delta_field *f = st->fields[i];
+    if (st->is_partition[i]) {
+      bool found;
+      const char *v = partition_value(st, st->file, f, &found);
+      rc = scan_partition_array(f->type, f->name, v, in->length, out->children[i]);
+      continue;
+    }
+    int c = conform_find_child(&st->file_schema, f, st->mode);
+    if (c < 0) {
+      rc = scan_null_array(st->schema.children[i], in->length, out->children[i]);
+      continue;
+    }
+    struct ArrowArray child = *in->children[c];
+    in->children[c]->release = NULL; /* moved out of the file batch */
+    rc = conform_array(f->type, st->schema.children[i], st->file_schema.children[c], &child, st->mode, f->name,
+                       out->children[i]);
+  }
+  if (rc) arrow_array_release(out);
+  return rc;
+}
+
+static int drop_deleted(scan_state *st, int64_t start, struct ArrowArray *batch) {
+  int rc = delta_buf_reserve(&st->mask, (size_t)batch->length);
+  if (rc) return rc;
+  uint8_t *keep = st->mask.data;
+  rc = delta_dv_bitmap_mask(st->dv, (uint64_t)start, (uint64_t)batch->length, keep);
+  if (rc) return rc;
+  int64_t kept = 0;
+  for (int64_t i = 0; i < batch->length; i++) {
+    keep[i] = !keep[i];
+    kept += keep[i];
+  }
+  if (kept == batch->length) return 0;
+  struct ArrowArray filtered;
+  rc = arrow_filter(&st->schema, batch, keep, &filtered);
+  if (rc) return rc;
+  batch->release(batch);
+  *batch = filtered;
+  return 0;
+}
+
+static int scan_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
+  scan_state *st = s->private_data;
+  memset(out, 0, sizeof *out);
+  if (st->error[0]) return EINVAL;
+  for (;;) {
+    if (!st->pf) {
+      if (st->next_file >= st->snap->n_files) return 0;
+      int rc = open_file(st);
+      if (rc) {
+        if (st->file) delta_error_prefix("%s", st->file->path);
+        close_file(st);
+        return fail(st, rc);
+      }
+    }
+    struct ArrowArray in;
+    if (st->fs.get_next(&st->fs, &in) != 0) {
+      delta_error_set(DELTA_ECORRUPT, "%s", st->fs.get_last_error(&st->fs));
+      close_file(st);
+      return fail(st, DELTA_ECORRUPT);
+    }
+    if (!in.release) {
+      close_file(st);
+      continue;
+    }
+    int64_t start = st->file_row;
+    st->file_row += in.length;
+    int rc = conform_batch(st, &in, out);
+    in.release(&in);
+    if (!rc && st->dv) rc = drop_deleted(st, start, out);
+    if (rc) {
+      delta_error_prefix("%s", st->file->path);
+      if (out->release) out->release(out);
+      close_file(st);
+      return fail(st, rc);
+    }
+    if (out->length == 0) {
+      out->release(out);
+      continue;
+    }
+    return 0;
+  }
+}
+
+int delta_scan_read(delta_snapshot *snap, const delta_scan_options *opts, struct ArrowArrayStream *out) {
+  memset(out, 0, sizeof *out);
+  delta_scan_options defaults = DELTA_SCAN_OPTIONS_INIT;
+  if (!opts) opts = &defaults;
+  if (opts->version != DELTA_SCAN_OPTIONS_VERSION)
+    return delta_error_set(DELTA_EINVAL, "scan options: unknown version %u", opts->version);
+  scan_state *st = delta_calloc(1, sizeof *st);
+  if (!st) return DELTA_NOMEM();
+  atomic_fetch_add(&snap->refs, 1);
+  st->snap = snap;
+  st->mode = mapping_mode(snap);
+  st->batch_rows = opts->batch_rows > 0 ? opts->batch_rows : DEFAULT_BATCH_ROWS;
+  const delta_type *t = snap->schema;
+  int n = opts->n_columns ? (int)opts->n_columns : t->n_fields;
+  st->fields = delta_calloc((size_t)n + 1, sizeof *st->fields);
+  st->is_partition = delta_calloc((size_t)n + 1, sizeof *st->is_partition);
+  struct ArrowSchema full = {0};
+  int rc = st->fields && st->is_partition ? 0 : DELTA_NOMEM();
+  for (int i = 0; !rc && i < n; i++) {
+    const delta_field *f = opts->n_columns ? delta_schema_find(t, opts->columns[i]) : &t->fields[i];
+    if (!f) {
+      rc = delta_error_set(DELTA_ENOTFOUND, "the table has no column named %s", opts->columns[i]);
+      break;
+    }
+    st->fields[i] = f;
+    for (int p = 0; p < snap->metadata.n_partition_columns; p++)
+      if (strcasecmp(snap->metadata.partition_columns[p], f->name) == 0) st->is_partition[i] = true;
+  }
+  st->n_cols = n;
+  if (!rc) rc = delta_schema_to_arrow(t, &full);
+  if (!rc) rc = arrow_schema_new(&st->schema, "+s", "", 0, n);
+  for (int i = 0; !rc && i < n; i++) {
+    int idx = (int)(st->fields[i] - t->fields);
+    rc = arrow_schema_copy(st->schema.children[i], full.children[idx]);
+  }
+  if (full.release) full.release(&full);
+  out->get_schema = scan_get_schema;
+  out->get_next = scan_get_next;
+  out->get_last_error = scan_last_error;
+  out->release = scan_release;
+  out->private_data = st;
+  if (rc) scan_release(out);
+  return rc;
+}
