@@ -84,6 +84,24 @@ rows=[json.loads(l) for l in open(sys.argv[1])]
 assert rows[0]['version']==0 and rows[0]['operation']=='WRITE' and rows[0]['parameters']=={'test':'test'}, rows[0]" "$tmp/h.ndjson"
 check "history limit" test "$("$deltac" history --format ndjson --limit 2 "$cp_t" | wc -l)" = 2
 
+# scan: rows with deletion vectors applied, partition columns, projection, time travel.
+check "scan dv rows" test "$("$deltac" scan --format ndjson "$dv" | wc -l)" = 8
+check "scan dv v0 rows" test "$("$deltac" scan --format ndjson --version 0 "$dv" | wc -l)" = 10
+check "scan columns" python3 -c "
+import json,sys
+rows=[json.loads(l) for l in sys.stdin]
+assert rows and all(list(r)==['as_int','as_string'] for r in rows), rows[:2]" < <("$deltac" scan --format ndjson --columns as_int,as_string "$T/delta-golden.data-reader-partition-values")
+check "scan limit" test "$("$deltac" scan --format ndjson --limit 2 "$T/delta-golden.data-reader-partition-values" | wc -l)" = 2
+check "scan csv header" grep -q '^as_int' <("$deltac" scan --format csv --columns as_int "$T/delta-golden.data-reader-partition-values")
+check "scan ts" test "$("$deltac" scan --format ndjson --timestamp 2018-10-24T21:34:18Z "$tt" | wc -l)" = "$("$deltac" scan --format ndjson --version 1 "$tt" | wc -l)"
+if [ -d node_modules/apache-arrow ]; then
+  "$deltac" scan --format arrow "$dv" >"$tmp/dv.arrows" || bad "scan arrow exit"
+  check "scan arrow" node --input-type=module -e "
+import { tableFromIPC } from 'apache-arrow'; import { readFileSync } from 'node:fs';
+const t = tableFromIPC(readFileSync('$tmp/dv.arrows')); if (t.numRows !== 8) throw new Error('rows ' + t.numRows);"
+fi
+expect_error "no column named nope" "$deltac" scan --columns nope "$dv"
+
 # Errors.
 expect_error "no _delta_log" "$deltac" info "$T/delta-golden.no-delta-log-folder"
 expect_error "no commit file for version 1" "$deltac" info "$T/delta-golden.versions-not-contiguous"
