@@ -15,6 +15,7 @@
 #include "log/snapshot.h"
 #include "scan/columns.h"
 #include "scan/conform.h"
+#include "scan/scan_internal.h"
 #include "storage/path.h"
 #include "storage/storage_internal.h"
 #include "util/alloc_internal.h"
@@ -25,6 +26,9 @@
 typedef struct {
   delta_snapshot *snap;
   column_mapping_mode mode;
+  bool changes;                /* change feed: three extra columns */
+  scan_task *tasks;
+  int64_t n_tasks;
   int n_cols;
   const delta_field **fields;  /* the selected logical columns */
   bool *is_partition;
@@ -32,13 +36,13 @@ typedef struct {
   int64_t batch_rows;
   int64_t next_file;
   /* the file being read */
-  const delta_add *file;
+  const scan_task *file;
   delta_parquet_file *pf;
   struct ArrowArrayStream fs;
   struct ArrowSchema file_schema;
   int64_t file_row;            /* rows of this file already read */
-  delta_dv_bitmap *dv;
-  delta_buf mask;
+  delta_dv_bitmap *dv, *dv2;
+  delta_buf mask, mask2;
   char error[1024];
 } scan_state;
 
@@ -54,8 +58,9 @@ static void close_file(scan_state *st) {
   if (st->file_schema.release) st->file_schema.release(&st->file_schema);
   delta_parquet_free(st->pf);
   delta_dv_bitmap_free(st->dv);
+  delta_dv_bitmap_free(st->dv2);
   st->pf = NULL;
-  st->dv = NULL;
+  st->dv = st->dv2 = NULL;
   st->file = NULL;
 }
 
@@ -65,6 +70,8 @@ static void scan_release(struct ArrowArrayStream *s) {
   close_file(st);
   if (st->schema.release) st->schema.release(&st->schema);
   delta_buf_dispose(&st->mask);
+  delta_buf_dispose(&st->mask2);
+  delta_free(st->tasks);
   delta_free(st->fields);
   delta_free(st->is_partition);
   delta_snapshot_free(st->snap);
@@ -109,7 +116,7 @@ static int local_file(delta_snapshot *snap, const char *path, delta_buf *out) {
   return rc;
 }
 
-static const char *partition_value(const scan_state *st, const delta_add *a, const delta_field *f, bool *found) {
+static const char *partition_value(const scan_state *st, const scan_task *a, const delta_field *f, bool *found) {
   const char *names[2] = {st->mode != MAP_NONE ? f->physical_name : NULL, f->name};
   for (int k = 0; k < 2; k++) {
     if (!names[k]) continue;
@@ -124,14 +131,16 @@ static const char *partition_value(const scan_state *st, const delta_add *a, con
 }
 
 static int open_file(scan_state *st) {
-  const delta_add *a = &st->snap->files[st->next_file++];
+  const scan_task *a = &st->tasks[st->next_file++];
   st->file = a;
   st->file_row = 0;
   delta_buf local = DELTA_BUF_INIT;
   int rc = local_file(st->snap, a->path, &local);
   if (!rc) rc = delta_parquet_open(&st->pf, (const char *)local.data);
   delta_buf_dispose(&local);
-  if (!rc && a->dv.present) rc = delta_dv_load(st->snap->table->storage, &a->dv, &st->dv);
+  delta_storage *storage = st->snap->table->storage;
+  if (!rc && a->dv && a->dv->present) rc = delta_dv_load(storage, a->dv, &st->dv);
+  if (!rc && a->dv2 && a->dv2->present) rc = delta_dv_load(storage, a->dv2, &st->dv2);
   if (rc) return rc;
   /* Read only the physical columns the selected logical ones need. */
   struct ArrowSchema all;
@@ -144,6 +153,13 @@ static int open_file(scan_state *st) {
     if (st->is_partition[i]) continue;
     int c = conform_find_child(&all, st->fields[i], st->mode);
     if (c >= 0) cols[n++] = all.children[c]->name;
+  }
+  if (!rc && st->changes && !a->change_type) {
+    delta_field ct = {0};
+    ct.name = "_change_type";
+    int c = conform_find_child(&all, &ct, MAP_NONE);
+    if (c < 0) rc = delta_error_set(DELTA_ECORRUPT, "change data file %s has no _change_type column", a->path);
+    else cols[n++] = all.children[c]->name;
   }
   /* A file that has none of them still has rows: read its first column for the count. */
   if (!rc && n == 0 && all.n_children > 0) cols[n++] = all.children[0]->name;
@@ -160,8 +176,46 @@ static int open_file(scan_state *st) {
 }
 
 /* One file batch → one output batch of the logical columns. */
+static int constant_i64(int64_t v, int64_t n, struct ArrowArray *out) {
+  int rc = arrow_array_new(out, 2, 0);
+  if (rc) return rc;
+  int64_t *d = delta_malloc((size_t)n * 8 + 8);
+  if (!d) {
+    arrow_array_release(out);
+    return DELTA_NOMEM();
+  }
+  for (int64_t i = 0; i < n; i++) d[i] = v;
+  arrow_array_set_buffer(out, 1, d);
+  out->length = n;
+  return 0;
+}
+
+/* _change_type, _commit_version, _commit_timestamp of a change-feed batch. */
+static int change_columns(scan_state *st, struct ArrowArray *in, struct ArrowArray *out) {
+  const scan_task *t = st->file;
+  int base = st->n_cols, rc;
+  if (t->change_type) {
+    delta_type str = {0};
+    str.kind = DT_STRING;
+    rc = scan_partition_array(&str, "_change_type", t->change_type, in->length, out->children[base]);
+  } else {
+    delta_field ct = {0};
+    ct.name = "_change_type";
+    int c = conform_find_child(&st->file_schema, &ct, MAP_NONE);
+    struct ArrowArray child = *in->children[c];
+    in->children[c]->release = NULL;
+    delta_type str = {0};
+    str.kind = DT_STRING;
+    rc = conform_array(&str, st->schema.children[base], st->file_schema.children[c], &child, MAP_NONE,
+                       "_change_type", out->children[base]);
+  }
+  if (!rc) rc = constant_i64(t->version, in->length, out->children[base + 1]);
+  if (!rc) rc = constant_i64(t->timestamp_us, in->length, out->children[base + 2]);
+  return rc;
+}
+
 static int conform_batch(scan_state *st, struct ArrowArray *in, struct ArrowArray *out) {
-  int rc = arrow_array_new(out, 1, st->n_cols);
+  int rc = arrow_array_new(out, 1, st->n_cols + (st->changes ? 3 : 0));
   if (rc) return rc;
   out->length = in->length;
   for (int i = 0; !rc && i < st->n_cols; i++) {
@@ -182,22 +236,34 @@ static int conform_batch(scan_state *st, struct ArrowArray *in, struct ArrowArra
     rc = conform_array(f->type, st->schema.children[i], st->file_schema.children[c], &child, st->mode, f->name,
                        out->children[i]);
   }
+  if (!rc && st->changes) rc = change_columns(st, in, out);
   if (rc) arrow_array_release(out);
   return rc;
 }
 
-static int drop_deleted(scan_state *st, int64_t start, struct ArrowArray *batch) {
+/* Keep the rows the task selects (see row_selection). */
+static int select_rows(scan_state *st, int64_t start, struct ArrowArray *batch) {
+  const scan_task *t = st->file;
+  if (t->rows == ROWS_LIVE && !st->dv) return 0;
   int rc = delta_buf_reserve(&st->mask, (size_t)batch->length);
+  if (!rc) rc = delta_buf_reserve(&st->mask2, (size_t)batch->length);
   if (rc) return rc;
-  uint8_t *keep = st->mask.data;
-  rc = delta_dv_bitmap_mask(st->dv, (uint64_t)start, (uint64_t)batch->length, keep);
-  if (rc) return rc;
-  int64_t kept = 0;
-  for (int64_t i = 0; i < batch->length; i++) {
-    keep[i] = !keep[i];
-    kept += keep[i];
+  uint8_t *keep = st->mask.data, *other = st->mask2.data;
+  int64_t n = batch->length, kept = 0;
+  if (t->rows == ROWS_LIVE) {
+    rc = delta_dv_bitmap_mask(st->dv, (uint64_t)start, (uint64_t)n, keep);
+    for (int64_t i = 0; !rc && i < n; i++) keep[i] = !keep[i];
+  } else {
+    /* rows in dv and not in dv2 */
+    if (st->dv) rc = delta_dv_bitmap_mask(st->dv, (uint64_t)start, (uint64_t)n, keep);
+    else memset(keep, 0, (size_t)n);
+    if (!rc && st->dv2) rc = delta_dv_bitmap_mask(st->dv2, (uint64_t)start, (uint64_t)n, other);
+    else if (!rc) memset(other, 0, (size_t)n);
+    for (int64_t i = 0; !rc && i < n; i++) keep[i] = keep[i] && !other[i];
   }
-  if (kept == batch->length) return 0;
+  if (rc) return rc;
+  for (int64_t i = 0; i < n; i++) kept += keep[i];
+  if (kept == n) return 0;
   struct ArrowArray filtered;
   rc = arrow_filter(&st->schema, batch, keep, &filtered);
   if (rc) return rc;
@@ -212,7 +278,7 @@ static int scan_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
   if (st->error[0]) return EINVAL;
   for (;;) {
     if (!st->pf) {
-      if (st->next_file >= st->snap->n_files) return 0;
+      if (st->next_file >= st->n_tasks) return 0;
       int rc = open_file(st);
       if (rc) {
         if (st->file) delta_error_prefix("%s", st->file->path);
@@ -234,7 +300,7 @@ static int scan_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
     st->file_row += in.length;
     int rc = conform_batch(st, &in, out);
     in.release(&in);
-    if (!rc && st->dv) rc = drop_deleted(st, start, out);
+    if (!rc) rc = select_rows(st, start, out);
     if (rc) {
       delta_error_prefix("%s", st->file->path);
       if (out->release) out->release(out);
@@ -249,16 +315,27 @@ static int scan_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
   }
 }
 
-int delta_scan_read(delta_snapshot *snap, const delta_scan_options *opts, struct ArrowArrayStream *out) {
+/* The stream over `tasks` (taken over) with the columns `opts` selects from
+ * snap's schema, plus the change columns when `changes`. */
+int scan_stream_new(delta_snapshot *snap, const delta_scan_options *opts, scan_task *tasks, int64_t n_tasks,
+                    bool changes, struct ArrowArrayStream *out) {
   memset(out, 0, sizeof *out);
   delta_scan_options defaults = DELTA_SCAN_OPTIONS_INIT;
   if (!opts) opts = &defaults;
-  if (opts->version != DELTA_SCAN_OPTIONS_VERSION)
+  if (opts->version != DELTA_SCAN_OPTIONS_VERSION) {
+    delta_free(tasks);
     return delta_error_set(DELTA_EINVAL, "scan options: unknown version %u", opts->version);
+  }
   scan_state *st = delta_calloc(1, sizeof *st);
-  if (!st) return DELTA_NOMEM();
+  if (!st) {
+    delta_free(tasks);
+    return DELTA_NOMEM();
+  }
   atomic_fetch_add(&snap->refs, 1);
   st->snap = snap;
+  st->tasks = tasks;
+  st->n_tasks = n_tasks;
+  st->changes = changes;
   st->mode = mapping_mode(snap);
   st->batch_rows = opts->batch_rows > 0 ? opts->batch_rows : DEFAULT_BATCH_ROWS;
   const delta_type *t = snap->schema;
@@ -279,10 +356,15 @@ int delta_scan_read(delta_snapshot *snap, const delta_scan_options *opts, struct
   }
   st->n_cols = n;
   if (!rc) rc = delta_schema_to_arrow(t, &full);
-  if (!rc) rc = arrow_schema_new(&st->schema, "+s", "", 0, n);
+  if (!rc) rc = arrow_schema_new(&st->schema, "+s", "", 0, n + (changes ? 3 : 0));
   for (int i = 0; !rc && i < n; i++) {
     int idx = (int)(st->fields[i] - t->fields);
     rc = arrow_schema_copy(st->schema.children[i], full.children[idx]);
+  }
+  if (!rc && changes) {
+    rc = arrow_schema_new(st->schema.children[n], "u", "_change_type", 0, 0);
+    if (!rc) rc = arrow_schema_new(st->schema.children[n + 1], "l", "_commit_version", 0, 0);
+    if (!rc) rc = arrow_schema_new(st->schema.children[n + 2], "tsu:UTC", "_commit_timestamp", 0, 0);
   }
   if (full.release) full.release(&full);
   out->get_schema = scan_get_schema;
@@ -292,4 +374,14 @@ int delta_scan_read(delta_snapshot *snap, const delta_scan_options *opts, struct
   out->private_data = st;
   if (rc) scan_release(out);
   return rc;
+}
+
+int delta_scan_read(delta_snapshot *snap, const delta_scan_options *opts, struct ArrowArrayStream *out) {
+  scan_task *tasks = delta_calloc((size_t)snap->n_files + 1, sizeof *tasks);
+  if (!tasks) return DELTA_NOMEM();
+  for (int64_t i = 0; i < snap->n_files; i++) {
+    const delta_add *a = &snap->files[i];
+    tasks[i] = (scan_task){a->path, a->partition_values, a->n_partition_values, &a->dv, NULL, ROWS_LIVE, NULL, 0, 0};
+  }
+  return scan_stream_new(snap, opts, tasks, snap->n_files, false, out);
 }

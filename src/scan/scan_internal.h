@@ -1,0 +1,35 @@
+/* The scan's file-task stream, shared by the plain scan and the change feed. */
+#ifndef DELTAC_SCAN_SCAN_INTERNAL_H
+#define DELTAC_SCAN_SCAN_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "deltac/scan.h"
+#include "log/actions.h"
+
+/* One data file to read and which of its rows to return. The plain scan
+ * has one task per live file; the change feed builds tasks from commits. */
+typedef enum {
+  ROWS_LIVE,      /* rows not deleted by dv */
+  ROWS_IN_DV      /* rows in dv and not in dv2 (NULL dv2: not in nothing) */
+} row_selection;
+
+typedef struct {
+  const char *path;
+  const delta_kv *partition_values;
+  int n_partition_values;
+  const delta_dv *dv, *dv2;
+  row_selection rows;
+  const char *change_type;     /* change feed: the constant _change_type, or NULL for cdc files */
+  int64_t version, timestamp_us;
+} scan_task;
+
+/* A stream over `tasks` (taken over, freed with the stream; the strings
+ * they point to must outlive it) with the columns `opts` selects from
+ * snap's schema, plus _change_type, _commit_version and _commit_timestamp
+ * when `changes`. */
+int scan_stream_new(delta_snapshot *snap, const delta_scan_options *opts, scan_task *tasks, int64_t n_tasks,
+                    bool changes, struct ArrowArrayStream *out);
+
+#endif
