@@ -2,9 +2,8 @@
 #include "parquet/column_reader.h"
 
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
+#include "parquet/bigbuf.h"
 #include "parquet/bits.h"
 #include "parquet/codec.h"
 #include "parquet/slots.h"
@@ -29,11 +28,9 @@ struct pq_column_reader {
   int def_bw, rep_bw;
   bool flat;                   /* pq_leaf_is_flat: read into Arrow layout */
 
-  delta_buf chunk_buf;         /* the column chunk's bytes, when read from a file */
-  void *map;                   /* or the chunk mapped from the file, populated up front */
-  size_t map_len;
-  delta_buf page_buf;          /* decompressed data page */
-  delta_buf dict_buf;          /* decompressed dictionary page */
+  pq_bigbuf chunk_buf;         /* the column chunk's bytes, when read from a file */
+  pq_bigbuf page_buf;          /* decompressed data page */
+  pq_bigbuf dict_buf;          /* decompressed dictionary page */
   bool has_dict;
   uint32_t dict_n;
   const uint8_t *dict_values;  /* fixed width: dict_n * width bytes */
@@ -115,19 +112,20 @@ static int physical_width(int type, int32_t type_length) {
 
 static void release_decoders(pq_column_reader *cr);
 
-/* Map a chunk of a file with its pages populated in one go: no copy, and
- * none of the page faults that touching a lazy mapping costs. Returns 1
- * when mapping is not possible (memory files, mmap refused): read instead. */
-static int map_chunk(pq_column_reader *cr, const pq_file *f, uint64_t start, size_t len, const uint8_t **out) {
-  if (f->fd < 0 || len == 0) return 1;
-  long page = sysconf(_SC_PAGESIZE);
-  uint64_t base = start - start % (uint64_t)page;
-  size_t maplen = (size_t)(start - base) + len;
-  void *m = mmap(NULL, maplen, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f->fd, (off_t)base);
-  if (m == MAP_FAILED) return 1;
-  cr->map = m;
-  cr->map_len = maplen;
-  *out = (const uint8_t *)m + (start - base);
+/* A column chunk's bytes: in place for files in memory, else read into the
+ * reader's buffer (reused from row group to row group). */
+static int chunk_bytes(pq_column_reader *cr, const pq_file *f, uint64_t start, size_t len,
+                       const uint8_t **out) {
+  if (f->data) {
+    *out = f->data + start;
+    return 0;
+  }
+  /* 8 spare bytes: decoders may load whole words at the end. */
+  int rc = pq_bigbuf_reserve(&cr->chunk_buf, len + 8);
+  if (!rc) rc = pq_file_read(f, start, len, cr->chunk_buf.data);
+  if (rc) return rc;
+  memset(cr->chunk_buf.data + len, 0, 8);
+  *out = cr->chunk_buf.data;
   return 0;
 }
 
@@ -185,12 +183,7 @@ int pq_colreader_open(pq_column_reader **out, const pq_file *f, int rg, const pq
   cr->page_levels = cr->page_pos = cr->page_nonnull = 0;
   cr->values_seen = 0;
   const uint8_t *bytes;
-  if (cr->map) {
-    munmap(cr->map, cr->map_len);
-    cr->map = NULL;
-  }
-  rc = map_chunk(cr, f, (uint64_t)start, (size_t)len, &bytes);
-  if (rc == 1) rc = pq_file_range(f, (uint64_t)start, (size_t)len, &cr->chunk_buf, &bytes);
+  rc = chunk_bytes(cr, f, (uint64_t)start, (size_t)len, &bytes);
   if (rc) {
     cr->p = cr->end = NULL;
     cr->values_total = 0;
@@ -222,10 +215,9 @@ static void release_decoders(pq_column_reader *cr) {
 void pq_colreader_free(pq_column_reader *cr) {
   if (!cr) return;
   release_decoders(cr);
-  delta_buf_dispose(&cr->chunk_buf);
-  if (cr->map) munmap(cr->map, cr->map_len);
-  delta_buf_dispose(&cr->page_buf);
-  delta_buf_dispose(&cr->dict_buf);
+  pq_bigbuf_dispose(&cr->chunk_buf);
+  pq_bigbuf_dispose(&cr->page_buf);
+  pq_bigbuf_dispose(&cr->dict_buf);
   delta_buf_dispose(&cr->dict_bools);
   delta_buf_dispose(&cr->dict_offsets);
   delta_buf_dispose(&cr->page_def);
@@ -240,7 +232,7 @@ void pq_colreader_free(pq_column_reader *cr) {
 /* Get a page body uncompressed: the bytes themselves when the chunk is not
  * compressed, otherwise decompressed into `buf`. */
 static int page_bytes(pq_column_reader *cr, const uint8_t *src, size_t src_len, size_t want,
-                      bool compressed, delta_buf *buf, const uint8_t **out) {
+                      bool compressed, pq_bigbuf *buf, const uint8_t **out) {
   if (!compressed || cr->codec == PQ_CODEC_UNCOMPRESSED) {
     if (src_len != want)
       return delta_error_set(DELTA_ECORRUPT, "uncompressed page is %zu bytes, header says %zu",
@@ -248,14 +240,12 @@ static int page_bytes(pq_column_reader *cr, const uint8_t *src, size_t src_len, 
     *out = src;
     return 0;
   }
-  buf->len = 0;
   /* 8 spare bytes let decoders load whole words at the end. */
-  int rc = delta_buf_reserve(buf, want + 8);
+  int rc = pq_bigbuf_reserve(buf, want + 8);
   if (rc) return rc;
   rc = pq_decompress(cr->codec, src, src_len, buf->data, want);
   if (rc) return rc;
   memset(buf->data + want, 0, 8);
-  buf->len = want;
   *out = buf->data;
   return 0;
 }

@@ -31,5 +31,7 @@ void pq_file_unref(pq_file *f);
  * opened from memory, else read into `buf` (grown as needed). The caller
  * has checked the range against f->size. */
 int pq_file_range(const pq_file *f, uint64_t offset, size_t len, delta_buf *buf, const uint8_t **out);
+/* Read bytes [offset, offset+len) of a file opened from a path into dst. */
+int pq_file_read(const pq_file *f, uint64_t offset, size_t len, uint8_t *dst);
 
 #endif

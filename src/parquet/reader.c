@@ -16,6 +16,18 @@
 
 #define DEFAULT_BATCH_ROWS 65536
 
+int pq_file_read(const pq_file *f, uint64_t offset, size_t len, uint8_t *dst) {
+  size_t got = 0;
+  while (got < len) {
+    ssize_t n = pread(f->fd, dst + got, len - got, (off_t)(offset + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return delta_error_set(DELTA_EIO, "%s: read failed: %s", f->name, strerror(errno));
+    if (n == 0) return delta_error_set(DELTA_ECORRUPT, "%s: file ended early (was it truncated?)", f->name);
+    got += (size_t)n;
+  }
+  return 0;
+}
+
 int pq_file_range(const pq_file *f, uint64_t offset, size_t len, delta_buf *buf, const uint8_t **out) {
   if (f->data) {
     *out = f->data + offset;
@@ -24,15 +36,8 @@ int pq_file_range(const pq_file *f, uint64_t offset, size_t len, delta_buf *buf,
   buf->len = 0;
   /* 8 spare bytes: decoders may load whole words at the end. */
   int rc = delta_buf_reserve(buf, len + 8);
+  if (!rc) rc = pq_file_read(f, offset, len, buf->data);
   if (rc) return rc;
-  size_t got = 0;
-  while (got < len) {
-    ssize_t n = pread(f->fd, buf->data + got, len - got, (off_t)(offset + got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return delta_error_set(DELTA_EIO, "%s: read failed: %s", f->name, strerror(errno));
-    if (n == 0) return delta_error_set(DELTA_ECORRUPT, "%s: file ended early (was it truncated?)", f->name);
-    got += (size_t)n;
-  }
   memset(buf->data + len, 0, 8);
   buf->len = len;
   *out = buf->data;
