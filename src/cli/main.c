@@ -16,6 +16,8 @@ static const char usage[] =
     "  files [--format ...] [--limit N] TABLE  live data files with size, records, partition values, DVs\n"
     "  history [--format ...] [--limit N] TABLE  commits, newest first: operation, parameters, metrics\n"
     "  scan [--format ...] [--columns a,b] [--limit N] TABLE  the table's rows (deleted rows skipped)\n"
+    "  changes --from N [--to M] | --from-timestamp TS [--to-timestamp TS] [--summary] [--format ...]\n"
+    "          [--columns a,b] [--limit N] TABLE  the change data feed between two versions (inclusive)\n"
     "\n"
     "Parquet files:\n"
     "  parquet cat [--format table|csv|ndjson|json|arrow] [--columns a,b.c] [--limit N]\n"
@@ -64,8 +66,8 @@ int main(int argc, char **argv) {
     printf("delta: reader versions 1-3; log: JSON commits, classic, multi-part and V2 checkpoints with sidecars\n");
     printf("delta: reader features");
     for (int i = 0; delta_supported_reader_features[i]; i++) printf(" %s", delta_supported_reader_features[i]);
-    printf("\ndelta: scan: partition values, column mapping (name, id), type widening, deletion vectors;"
-           " change data feed not implemented yet\n");
+    printf("\ndelta: scan: partition values, column mapping (name, id), type widening, deletion vectors\n");
+    printf("delta: changes: cdc files, add/remove rows, deletion-vector diffs, in-commit timestamps\n");
     return 0;
   }
   if (strcmp(cmd, "parquet") == 0) return cmd_parquet(argc - 2, argv + 2);
