@@ -102,6 +102,29 @@ const t = tableFromIPC(readFileSync('$tmp/dv.arrows')); if (t.numRows !== 8) thr
 fi
 expect_error "no column named nope" "$deltac" scan --columns nope "$dv"
 
+# changes: the change data feed.
+cdf=$T/kernel-rs.cdf-table-simple
+"$deltac" changes --format ndjson --from 0 "$cdf" >"$tmp/cdf.ndjson" || bad "changes exit"
+check "changes columns" python3 -c "
+import json,sys
+rows=[json.loads(l) for l in open(sys.argv[1])]
+assert rows and all({'_change_type','_commit_version','_commit_timestamp'} <= set(r) for r in rows)
+assert {r['_change_type'] for r in rows} <= {'insert','delete','update_preimage','update_postimage'}
+assert [r['_commit_version'] for r in rows] == sorted(r['_commit_version'] for r in rows)" "$tmp/cdf.ndjson"
+"$deltac" changes --summary --format ndjson --from 0 "$cdf" >"$tmp/summary.ndjson" || bad "summary exit"
+check "changes summary" python3 -c "
+import json,sys
+rows=[json.loads(l) for l in open(sys.argv[1])]
+full=[json.loads(l) for l in open(sys.argv[2])]
+for r in rows:
+    for k in ('insert','delete','update_preimage','update_postimage'):
+        assert r[k]==sum(1 for f in full if f['_commit_version']==r['version'] and f['_change_type']==k), (r,k)
+assert sum(r['insert']+r['delete']+r['update_preimage']+r['update_postimage'] for r in rows)==len(full)" "$tmp/summary.ndjson" "$tmp/cdf.ndjson"
+expect_error "after the latest version" "$deltac" changes --from 99 "$cdf"
+expect_error "before start version" "$deltac" changes --from 2 --to 1 "$cdf"
+expect_error "not enabled" "$deltac" changes --from 0 "$dv"
+"$deltac" changes "$cdf" >/dev/null 2>&1; check "changes needs a start" test $? = 2
+
 # Errors.
 expect_error "no _delta_log" "$deltac" info "$T/delta-golden.no-delta-log-folder"
 expect_error "no commit file for version 1" "$deltac" info "$T/delta-golden.versions-not-contiguous"
