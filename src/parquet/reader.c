@@ -357,8 +357,23 @@ fail:
 }
 
 /* Mark the leaves under the node named by a dotted path. */
+static void select_subtree(const pq_schema *s, const pq_node *n, bool *selected) {
+  for (int i = 0; i < s->n_leaves; i++)
+    for (const pq_node *q = s->leaves[i]; q; q = q->parent)
+      if (q == n) {
+        selected[i] = true;
+        break;
+      }
+}
+
 static bool select_path(const pq_schema *s, const char *path, bool *selected) {
   const pq_node *n = s->root;
+  /* A top-level column whose own name has dots ("id.num") wins over the path reading. */
+  for (int i = 0; i < n->n_children; i++)
+    if (strcmp(n->children[i]->name, path) == 0) {
+      select_subtree(s, n->children[i], selected);
+      return true;
+    }
   const char *p = path;
   while (*p) {
     const char *dot = strchr(p, '.');
@@ -377,9 +392,7 @@ static bool select_path(const pq_schema *s, const char *path, bool *selected) {
     p = dot ? dot + 1 : p + len;
   }
   if (n == s->root) return false;
-  for (int i = 0; i < s->n_leaves; i++)
-    for (const pq_node *q = s->leaves[i]; q; q = q->parent)
-      if (q == n) { selected[i] = true; break; }
+  select_subtree(s, n, selected);
   return true;
 }
 
