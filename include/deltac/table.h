@@ -35,8 +35,12 @@ typedef struct {
   int64_t table_version;
   bool at_timestamp;         /* time travel to the latest version committed at or before */
   int64_t timestamp_ms;      /* ms since the epoch (UTC) */
+  /* Keep only each file's record count from the statistics in checkpoints,
+   * not the statistics themselves: much less memory for callers that do
+   * not prune files on column values (listings, counts). */
+  bool stats_records_only;
 } delta_snapshot_options;
-#define DELTA_SNAPSHOT_OPTIONS_INIT {DELTA_SNAPSHOT_OPTIONS_VERSION, false, 0, false, 0}
+#define DELTA_SNAPSHOT_OPTIONS_INIT {DELTA_SNAPSHOT_OPTIONS_VERSION, false, 0, false, 0, false}
 
 /* Replays the log. Errors: DELTA_ENOTFOUND (no table, no such version, a
  * timestamp outside the history), DELTA_EUNSUPPORTED (a reader feature deltac

@@ -21,9 +21,10 @@
 #define TABLE_OPTS {"version", true, NULL}, {"timestamp", true, NULL}, {"format", true, NULL}
 
 /* Open the table and the snapshot the options ask for. Returns an exit code. */
-static int open_snapshot(const char *cmd, const cli_opt *opts, int n_opts, const char *location, delta_table **t,
-                         delta_snapshot **s) {
+static int open_snapshot_mode(const char *cmd, const cli_opt *opts, int n_opts, const char *location,
+                              bool records_only, delta_table **t, delta_snapshot **s) {
   delta_snapshot_options so = DELTA_SNAPSHOT_OPTIONS_INIT;
+  so.stats_records_only = records_only;
   const char *v = cli_get(opts, n_opts, "version"), *ts = cli_get(opts, n_opts, "timestamp");
   if (v) {
     char *end;
@@ -46,12 +47,15 @@ static int open_snapshot(const char *cmd, const cli_opt *opts, int n_opts, const
   return 0;
 }
 
-/* numRecords from a stats JSON string, -1 when unknown. */
-static int64_t stats_records(delta_json_doc *doc, const char *stats) {
-  if (!stats || delta_json_parse(doc, stats, strlen(stats))) return -1;
-  int64_t n;
-  delta_json_val v = delta_json_get(delta_json_root(doc), "numRecords");
-  return delta_json_typeof(v) == DELTA_JSON_NUMBER && delta_json_int64(v, &n) == 0 ? n : -1;
+static int open_snapshot(const char *cmd, const cli_opt *opts, int n_opts, const char *location, delta_table **t,
+                         delta_snapshot **s) {
+  return open_snapshot_mode(cmd, opts, n_opts, location, false, t, s);
+}
+
+/* A file's record count from its stats, -1 when unknown. */
+static int64_t stats_records(delta_json_doc *doc, const delta_add *a) {
+  (void)doc;
+  return a->num_records;
 }
 
 static void kv_json(delta_json_writer *w, const delta_kv *kv, int n) {
@@ -82,14 +86,14 @@ static int cmd_info(int argc, char **argv) {
     return cli_usage_error("info", "--format must be table, json or ndjson");
   delta_table *t;
   delta_snapshot *s;
-  if ((rc = open_snapshot("info", opts, n_opts, pos[0], &t, &s)) != 0) return rc;
+  if ((rc = open_snapshot_mode("info", opts, n_opts, pos[0], true, &t, &s)) != 0) return rc;
   int64_t bytes = 0, records = 0, dv_files = 0, dv_rows = 0;
   bool all_records = true;
   delta_json_doc *doc = NULL;
   delta_json_doc_new(&doc);
   for (int64_t i = 0; i < s->n_files; i++) {
     bytes += s->files[i].size;
-    int64_t r = doc ? stats_records(doc, s->files[i].stats) : -1;
+    int64_t r = doc ? stats_records(doc, &s->files[i]) : -1;
     if (r < 0) all_records = false;
     else records += r;
     if (s->files[i].dv.present) {
@@ -244,7 +248,7 @@ static int cmd_files(int argc, char **argv) {
     delta_json_writer_init(&w, &json, 0);
     kv_json(&w, a->partition_values, a->n_partition_values);
     rc = delta_json_writer_finish(&w);
-    int64_t recs = stats_records(doc, a->stats);
+    int64_t recs = stats_records(doc, a);
     if (!rc) rc = arrow_builder_str(b, 0, a->path);
     if (!rc) rc = arrow_builder_strn(b, 1, (const char *)json.data, json.len);
     if (!rc) rc = arrow_builder_i64(b, 2, a->size);

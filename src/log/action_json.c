@@ -203,6 +203,7 @@ static int parse_action(ctx *c, delta_json_val root, delta_action_cb cb, void *p
       if (!opt_i64(v, "modificationTime", &x->modification_time, &rc)) x->modification_time = 0;
       x->data_change = opt_bool(v, "dataChange", true, &rc);
       x->stats = opt_str(c, v, "stats", &rc);
+      x->num_records = x->stats ? delta_stats_num_records(x->stats, strlen(x->stats)) : -1;
       x->tags = raw_object(c, delta_json_get(v, "tags"), &rc);
       parse_dv(c, delta_json_get(v, "deletionVector"), &x->dv, &rc);
       x->has_base_row_id = opt_i64(v, "baseRowId", &x->base_row_id, &rc);

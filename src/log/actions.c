@@ -1,5 +1,8 @@
 #include "log/actions.h"
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -26,4 +29,35 @@ int delta_dv_unique_id(delta_arena *arena, delta_dv *dv) {
   id[1 + plen + olen] = '\0';
   dv->unique_id = id;
   return 0;
+}
+
+int64_t delta_stats_num_records(const char *s, size_t n) {
+  static const char key[] = "\"numRecords\"";
+  const char *end = s + n;
+  /* Writers put numRecords first; a key inside a nested object would be
+   * "minValues":{"numRecords"...}: only a top-level one (depth 1) counts. */
+  int depth = 0;
+  bool in_str = false;
+  for (const char *p = s; p < end; p++) {
+    char c = *p;
+    if (in_str) {
+      if (c == '\\') p++;
+      else if (c == '"') in_str = false;
+      continue;
+    }
+    if (c == '{' || c == '[') depth++;
+    else if (c == '}' || c == ']') depth--;
+    else if (c == '"') {
+      if (depth == 1 && (size_t)(end - p) >= sizeof key - 1 && memcmp(p, key, sizeof key - 1) == 0) {
+        const char *q = p + sizeof key - 1;
+        while (q < end && (*q == ' ' || *q == ':')) q++;
+        int64_t v = 0;
+        const char *digits = q;
+        while (q < end && *q >= '0' && *q <= '9' && v <= (INT64_MAX - 9) / 10) v = v * 10 + (*q++ - '0');
+        return q > digits ? v : -1;
+      }
+      in_str = true;
+    }
+  }
+  return -1;
 }

@@ -42,6 +42,7 @@ typedef struct {
   int64_t modification_time;
   int64_t base_row_id;
   int64_t default_row_commit_version;
+  int64_t num_records;        /* numRecords of the stats, -1 when unknown */
   delta_dv dv;
   int n_partition_values;
   bool data_change;
@@ -154,6 +155,10 @@ typedef struct {
 /* Receives actions during replay; return 0 to go on, non-zero to stop with
  * that code. Action strings live in the arena given to the reader. */
 typedef int (*delta_action_cb)(const delta_action *a, void *payload);
+
+/* numRecords from a stats JSON text without parsing all of it (stats
+ * strings are long and there is one per file); -1 when absent or odd. */
+int64_t delta_stats_num_records(const char *stats, size_t len);
 
 /* Fill dv->unique_id from the other fields (allocated in the arena). */
 int delta_dv_unique_id(delta_arena *arena, delta_dv *dv);

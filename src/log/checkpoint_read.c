@@ -171,6 +171,7 @@ typedef struct {
 typedef struct {
   const char *path;
   delta_arena *arena;
+  int stats_mode;          /* DELTA_CKPT_STATS_* */
   arrow_type *stats_type;  /* of add.stats_parsed, when read */
   delta_buf json;          /* scratch for rendering it */
   layout lay;
@@ -255,13 +256,14 @@ static const char *type_word(field_type t) {
  * wrong type is corrupt; a missing one is simply absent. Structs with none
  * of our fields inside count as absent too: there is no leaf to read their
  * validity from. */
-static int resolve(const char *path, const struct ArrowSchema *root, bool want_stats, layout *lay) {
+static int resolve(const char *path, const struct ArrowSchema *root, int want_stats, layout *lay) {
   const struct ArrowSchema *node[F_N];
   for (int f = 0; f < F_N; f++) {
     node[f] = NULL;
     lay->child[f] = -1;
     lay->kind[f] = K_NONE;
-    if ((f == F_ADD_STATS || f == F_ADD_STATS_PARSED) && !want_stats) continue;
+    if (f == F_ADD_STATS && !want_stats) continue;
+    if (f == F_ADD_STATS_PARSED && want_stats != 2) continue; /* only in full mode */
     int p = FIELDS[f].parent;
     const struct ArrowSchema *parent = p < 0 ? root : node[p];
     if (!parent) continue;
@@ -692,13 +694,25 @@ static int read_add(reader *rd, int64_t r, delta_add *a) {
   if (!rc) rc = req_int(rd, F_ADD_MTIME, r, &a->modification_time);
   if (rc) return rc;
   a->data_change = get_bool(rd, F_ADD_DC, r);
-  rc = get_str(rd, F_ADD_STATS, r, &a->stats);
-  if (!rc && !a->stats && rd->stats_type && !col_null(&rd->c[F_ADD_STATS_PARSED], r)) {
+  a->num_records = -1;
+  if (rd->stats_mode == DELTA_CKPT_STATS_RECORDS) {
+    /* Only numRecords: read it in place, keep no copy of the string. */
+    const col *sc = &rd->c[F_ADD_STATS];
+    const char *sp;
+    size_t sn;
+    if (!col_null(sc, r) && !str_span(&sc->key, sc->base + r, &sp, &sn)) a->num_records = delta_stats_num_records(sp, sn);
+    a->stats = NULL;
+  } else {
+    rc = get_str(rd, F_ADD_STATS, r, &a->stats);
+    if (!rc && a->stats) a->num_records = delta_stats_num_records(a->stats, strlen(a->stats));
+  }
+  if (!rc && !a->stats && rd->stats_mode == DELTA_CKPT_STATS_FULL && rd->stats_type && !col_null(&rd->c[F_ADD_STATS_PARSED], r)) {
     const col *c = &rd->c[F_ADD_STATS_PARSED];
     rd->json.len = 0;
     rc = arrow_value_json(&rd->json, rd->stats_type, c->array, c->lbase + r);
     if (!rc && !(a->stats = delta_arena_strndup(rd->arena, (const char *)rd->json.data, rd->json.len)))
       rc = DELTA_NOMEM();
+    if (!rc) a->num_records = delta_stats_num_records(a->stats, strlen(a->stats));
   }
   if (!rc) rc = get_json_map(rd, F_ADD_TAGS, r, &a->tags);
   if (!rc) rc = read_dv(rd, F_ADD_DV, r, &a->dv);
@@ -840,7 +854,7 @@ static int stream_error(struct ArrowArrayStream *s) {
   return delta_error_prefix("checkpoint");
 }
 
-int delta_checkpoint_read_parquet(const char *local_path, delta_arena *arena, bool want_stats,
+int delta_checkpoint_read_parquet(const char *local_path, delta_arena *arena, int stats_mode,
                                   delta_action_cb cb, void *payload) {
   if (!local_path || !arena || !cb)
     return delta_error_set(DELTA_EINVAL, "delta_checkpoint_read_parquet: NULL argument");
@@ -869,11 +883,13 @@ int delta_checkpoint_read_parquet(const char *local_path, delta_arena *arena, bo
   }
   rd->path = local_path;
   rd->arena = arena;
+  rd->stats_mode = stats_mode;
+  bool want_stats = stats_mode != DELTA_CKPT_STATS_NONE;
 
   /* Project what exists: the file's schema decides the column list. */
   rc = delta_parquet_schema(f, &schema);
   if (rc) goto done;
-  rc = resolve(local_path, &schema, want_stats, &rd->lay);
+  rc = resolve(local_path, &schema, want_stats ? (stats_mode == DELTA_CKPT_STATS_FULL ? 2 : 1) : 0, &rd->lay);
   if (rc) goto done;
   for (int i = 0; i < F_N; i++) {
     if (rd->lay.kind[i] == K_NONE || rd->lay.kind[i] == K_STRUCT) continue;
@@ -898,7 +914,7 @@ int delta_checkpoint_read_parquet(const char *local_path, delta_arena *arena, bo
     rc = stream_error(&stream);
     goto done;
   }
-  rc = resolve(local_path, &schema, want_stats, &rd->lay);
+  rc = resolve(local_path, &schema, want_stats ? (stats_mode == DELTA_CKPT_STATS_FULL ? 2 : 1) : 0, &rd->lay);
   if (rc) goto done;
   if (rd->lay.kind[F_ADD_STATS_PARSED] == K_ANY) {
     rc = arrow_type_parse(schema.children[rd->lay.child[F_ADD]]->children[rd->lay.child[F_ADD_STATS_PARSED]],

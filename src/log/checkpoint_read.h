@@ -32,7 +32,12 @@
  * naming the file and what is wrong (rows are counted from 0 in file
  * order); errors of the Parquet layer keep their code; a non-zero return of
  * cb stops the read and is returned as is. */
-int delta_checkpoint_read_parquet(const char *local_path, delta_arena *arena, bool want_stats,
+/* What to do with add.stats: skip the column, keep only numRecords (no
+ * copy of the string), or keep the string (and render stats_parsed for rows
+ * that have no string). `true` / `false` read as FULL / NONE. */
+enum { DELTA_CKPT_STATS_NONE = 0, DELTA_CKPT_STATS_FULL = 1, DELTA_CKPT_STATS_RECORDS = 2 };
+
+int delta_checkpoint_read_parquet(const char *local_path, delta_arena *arena, int stats_mode,
                                   delta_action_cb cb, void *payload);
 
 #endif

@@ -216,7 +216,10 @@ static int read_checkpoint_file(replay *r, const char *key, const char *display,
   }
   delta_buf local = DELTA_BUF_INIT;
   rc = delta_storage_local_path(r->s->table->storage, key, &local);
-  if (!rc) rc = delta_checkpoint_read_parquet((const char *)local.data, &r->s->arena, true, on_action, r);
+  if (!rc) rc = delta_checkpoint_read_parquet((const char *)local.data, &r->s->arena,
+                                                r->s->stats_records_only ? DELTA_CKPT_STATS_RECORDS
+                                                                         : DELTA_CKPT_STATS_FULL,
+                                                on_action, r);
   delta_buf_dispose(&local);
   return rc;
 }

@@ -99,15 +99,20 @@ int delta_commit_timestamp(delta_table *t, const log_entry *commit, bool use_ict
  * the newest one cannot be read. */
 static int finish(delta_table *t, log_listing *listing, delta_snapshot *s);
 
-static int load(delta_table *t, log_listing *listing, int64_t version, delta_snapshot **out) {
-  return delta_snapshot_load(t, listing, version, INT64_MAX, out);
-}
+static int load_mode(delta_table *t, log_listing *listing, int64_t version, int64_t max_cp_in, bool records_only,
+                     delta_snapshot **out);
 
 int delta_snapshot_load(delta_table *t, log_listing *listing, int64_t version, int64_t max_cp_in,
                         delta_snapshot **out) {
+  return load_mode(t, listing, version, max_cp_in, false, out);
+}
+
+static int load_mode(delta_table *t, log_listing *listing, int64_t version, int64_t max_cp_in, bool records_only,
+                     delta_snapshot **out) {
   delta_snapshot *s = delta_calloc(1, sizeof *s);
   if (!s) return DELTA_NOMEM();
   s->refs = 1;
+  s->stats_records_only = records_only;
   s->table = t;
   s->version = version;
   int64_t max_cp = max_cp_in;
@@ -189,7 +194,8 @@ static int mtime_search(const log_listing *l, int64_t lo, int64_t hi, int64_t ts
 
 static int version_at(delta_table *t, log_listing *l, int64_t ts, int64_t *out) {
   delta_snapshot *latest = NULL;
-  int rc = load(t, l, l->latest, &latest);
+  /* Only its configuration and commit times are needed. */
+  int rc = load_mode(t, l, l->latest, INT64_MAX, true, &latest);
   if (rc) return rc;
   int64_t earliest = l->earliest_commit > 0 ? l->earliest_commit : 0;
   int64_t ict_from = -1, ict_ts = INT64_MIN;
@@ -263,7 +269,7 @@ int delta_snapshot_open(delta_snapshot **out, delta_table *t, const delta_snapsh
   if (opts->at_version) version = opts->table_version;
   if (opts->at_timestamp) rc = version_at(t, &l, opts->timestamp_ms, &version);
   delta_snapshot *s = NULL;
-  if (!rc) rc = load(t, &l, version, &s);
+  if (!rc) rc = load_mode(t, &l, version, INT64_MAX, opts->stats_records_only, &s);
   if (rc) {
     log_listing_dispose(&l);
     return rc;
@@ -286,7 +292,7 @@ int delta_snapshot_update(delta_snapshot **out, const delta_snapshot *old) {
     /* A newer checkpoint than our version (or a table that went back in
      * time, e.g. recreated): a fresh replay is the right thing. */
     log_segment_dispose(&seg);
-    rc = load(old->table, &l, l.latest, &s);
+    rc = load_mode(old->table, &l, l.latest, INT64_MAX, old->stats_records_only, &s);
     if (rc) goto fail;
   } else {
     /* Only the commits after the old version are read; the old snapshot's
@@ -307,6 +313,7 @@ int delta_snapshot_update(delta_snapshot **out, const delta_snapshot *old) {
     s->table = old->table;
     s->version = l.latest;
     s->cp_version = old->cp_version;
+    s->stats_records_only = old->stats_records_only;
     s->base = (delta_snapshot *)old;
     atomic_fetch_add(&s->base->refs, 1);
     rc = delta_replay_incremental(s, old, &tail);

@@ -37,6 +37,7 @@ struct delta_snapshot {
   int n_domains;
   const char *commit_info;     /* commitInfo of the snapshot version (raw JSON), or NULL */
   bool ict_enabled;            /* delta.enableInCommitTimestamps */
+  bool stats_records_only;     /* checkpoint files kept only numRecords of their stats */
 };
 
 /* Replay `version` using only checkpoints at or below max_cp (-1: commits

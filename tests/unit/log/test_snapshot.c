@@ -324,7 +324,43 @@ static void test_incremental_update(void) {
   delta_table_free(t);
 }
 
+static void test_num_records(void) {
+  static const struct { const char *s; long long want; } cases[] = {
+      {"{\"numRecords\":3,\"minValues\":{}}", 3},
+      {"{\"minValues\":{\"numRecords\":5},\"numRecords\":7}", 7},
+      {"{\"minValues\":{\"a\":\"\\\"numRecords\\\":9\"},\"numRecords\": 11}", 11},
+      {"{}", -1},
+      {"{\"numRecords\":\"x\"}", -1},
+      {"", -1},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    CHECK_EQ_INT(delta_stats_num_records(cases[i].s, strlen(cases[i].s)), cases[i].want);
+  /* A snapshot that keeps only record counts agrees with the full one. */
+  const char *sh = getenv("DELTAC_SHARED");
+  char path[512];
+  snprintf(path, sizeof path, "%s/conformance/tables/kernel-rs.v1-single-part-struct-stats-only", sh ? sh : "../shared");
+  delta_table *t = NULL;
+  if (delta_table_open(&t, "tests/resources") == 0) delta_table_free(t);
+  snprintf(path, sizeof path, "%s/conformance/tables/kernel-rs-golden.checkpoint", sh ? sh : "../shared");
+  CHECK_EQ_INT(delta_table_open(&t, path), 0);
+  if (!t) return;
+  delta_snapshot *full = NULL, *light = NULL;
+  delta_snapshot_options o = DELTA_SNAPSHOT_OPTIONS_INIT;
+  CHECK_EQ_INT(delta_snapshot_open(&full, t, &o), 0);
+  o.stats_records_only = true;
+  CHECK_EQ_INT(delta_snapshot_open(&light, t, &o), 0);
+  if (full && light) {
+    CHECK_EQ_INT(full->n_files, light->n_files);
+    for (int64_t i = 0; i < full->n_files && i < light->n_files; i++)
+      CHECK_EQ_INT(full->files[i].num_records, light->files[i].num_records);
+  }
+  delta_snapshot_free(full);
+  delta_snapshot_free(light);
+  delta_table_free(t);
+}
+
 int main(void) {
+  test_num_records();
   test_incremental_update();
   test_reconciliation();
   test_gap_and_corruption();
