@@ -9,5 +9,9 @@
 #include "deltac/arrow_abi.h"
 #include "deltac/error.h"
 #include "deltac/parquet.h"
+#include "deltac/scan.h"
+#include "deltac/changes.h"
+#include "deltac/storage.h"
+#include "deltac/table.h"
 
 #endif
