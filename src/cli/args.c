@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "deltac/error.h"
+#include "util/alloc_internal.h"
 
 int cli_usage_error(const char *command, const char *fmt, ...) {
   va_list ap;
@@ -64,4 +65,23 @@ const char *cli_get(const cli_opt *opts, int n_opts, const char *name) {
   for (int k = 0; k < n_opts; k++)
     if (strcmp(opts[k].name, name) == 0) return opts[k].value;
   return NULL;
+}
+
+char **cli_split_list(const char *s, size_t *n) {
+  size_t count = 1, len = strlen(s);
+  for (const char *p = s; *p; p++) count += *p == ',';
+  char **v = delta_malloc((count + 1) * sizeof(char *) + len + 1);
+  if (!v) return NULL;
+  char *buf = (char *)(v + count + 1);
+  memcpy(buf, s, len + 1);
+  size_t k = 0;
+  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+    while (*tok == ' ') tok++;
+    char *e = tok + strlen(tok);
+    while (e > tok && e[-1] == ' ') *--e = '\0';
+    if (*tok) v[k++] = tok;
+  }
+  v[k] = NULL;
+  *n = k;
+  return v;
 }

@@ -4,6 +4,7 @@
 #define DELTAC_CLI_ARGS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef struct {
   const char *name;   /* without the leading "--" */
@@ -17,6 +18,10 @@ int cli_parse(int argc, char **argv, cli_opt *opts, int n_opts, const char **pos
               int *n_pos, const char *command);
 
 const char *cli_get(const cli_opt *opts, int n_opts, const char *name);
+
+/* Split "a, b,c" into a NULL-terminated array of trimmed, non-empty names
+ * (one allocation; free with delta_free). NULL when out of memory. */
+char **cli_split_list(const char *s, size_t *n);
 
 /* Exit status convention: 0 ok, 1 error, 2 usage. */
 int cli_usage_error(const char *command, const char *fmt, ...);

@@ -14,27 +14,6 @@
 #include "util/alloc_internal.h"
 #include "util/buf.h"
 
-/* Split "a,b.c" into a NULL-terminated array of paths (one allocation). */
-static char **split_columns(const char *s, size_t *n) {
-  size_t count = 1;
-  for (const char *p = s; *p; p++) count += *p == ',';
-  size_t len = strlen(s);
-  char **v = delta_malloc((count + 1) * sizeof(char *) + len + 1);
-  if (!v) return NULL;
-  char *buf = (char *)(v + count + 1);
-  memcpy(buf, s, len + 1);
-  size_t k = 0;
-  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-    while (*tok == ' ') tok++;
-    char *e = tok + strlen(tok);
-    while (e > tok && e[-1] == ' ') *--e = '\0';
-    if (*tok) v[k++] = tok;
-  }
-  v[k] = NULL;
-  *n = k;
-  return v;
-}
-
 static int parse_limit(const char *s, int64_t *out) {
   if (!s) {
     *out = -1;
@@ -68,14 +47,14 @@ static int cmd_cat(int argc, char **argv) {
   char **cols = NULL;
   int *groups = NULL;
   if (cli_get(opts, n_opts, "columns")) {
-    cols = split_columns(cli_get(opts, n_opts, "columns"), &ro.n_columns);
+    cols = cli_split_list(cli_get(opts, n_opts, "columns"), &ro.n_columns);
     if (!cols) return cli_fail("parquet cat");
     ro.columns = (const char *const *)cols;
   }
   const char *rg = cli_get(opts, n_opts, "row-groups");
   if (rg) {
     size_t n;
-    char **parts = split_columns(rg, &n);
+    char **parts = cli_split_list(rg, &n);
     groups = parts ? delta_calloc(n + 1, sizeof(int)) : NULL;
     for (size_t i = 0; groups && i < n; i++) {
       char *end;

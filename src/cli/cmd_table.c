@@ -52,11 +52,7 @@ static int open_snapshot(const char *cmd, const cli_opt *opts, int n_opts, const
   return open_snapshot_mode(cmd, opts, n_opts, location, false, t, s);
 }
 
-/* A file's record count from its stats, -1 when unknown. */
-static int64_t stats_records(delta_json_doc *doc, const delta_add *a) {
-  (void)doc;
-  return a->num_records;
-}
+
 
 static void kv_json(delta_json_writer *w, const delta_kv *kv, int n) {
   delta_json_write_object_begin(w);
@@ -89,11 +85,9 @@ static int cmd_info(int argc, char **argv) {
   if ((rc = open_snapshot_mode("info", opts, n_opts, pos[0], true, &t, &s)) != 0) return rc;
   int64_t bytes = 0, records = 0, dv_files = 0, dv_rows = 0;
   bool all_records = true;
-  delta_json_doc *doc = NULL;
-  delta_json_doc_new(&doc);
   for (int64_t i = 0; i < s->n_files; i++) {
     bytes += s->files[i].size;
-    int64_t r = doc ? stats_records(doc, &s->files[i]) : -1;
+    int64_t r = s->files[i].num_records;
     if (r < 0) all_records = false;
     else records += r;
     if (s->files[i].dv.present) {
@@ -101,7 +95,6 @@ static int cmd_info(int argc, char **argv) {
       dv_rows += s->files[i].dv.cardinality;
     }
   }
-  delta_json_doc_free(doc);
   char when[40];
   delta_time_format_ms(s->timestamp_ms, when);
   const delta_protocol *p = &s->protocol;
@@ -237,10 +230,8 @@ static int cmd_files(int argc, char **argv) {
                                       "deletion_vector", "deleted_rows"};
   static const arrow_builder_type types[] = {AB_UTF8, AB_JSON, AB_INT64, AB_INT64, AB_TIMESTAMP_MS, AB_UTF8, AB_INT64};
   arrow_batch_builder *b = NULL;
-  delta_json_doc *doc = NULL;
   delta_buf json = DELTA_BUF_INIT;
   rc = arrow_batch_builder_new(&b, 7, names, types);
-  if (!rc) rc = delta_json_doc_new(&doc);
   for (int64_t i = 0; !rc && i < s->n_files && (limit < 0 || i < limit); i++) {
     const delta_add *a = &s->files[i];
     json.len = 0;
@@ -248,7 +239,7 @@ static int cmd_files(int argc, char **argv) {
     delta_json_writer_init(&w, &json, 0);
     kv_json(&w, a->partition_values, a->n_partition_values);
     rc = delta_json_writer_finish(&w);
-    int64_t recs = stats_records(doc, a);
+    int64_t recs = a->num_records;
     if (!rc) rc = arrow_builder_str(b, 0, a->path);
     if (!rc) rc = arrow_builder_strn(b, 1, (const char *)json.data, json.len);
     if (!rc) rc = arrow_builder_i64(b, 2, a->size);
@@ -262,7 +253,6 @@ static int cmd_files(int argc, char **argv) {
   if (!rc) rc = cli_write_stream(&st, (cli_format)fmt, -1, stdout);
   if (st.release) st.release(&st);
   arrow_batch_builder_free(b);
-  delta_json_doc_free(doc);
   delta_buf_dispose(&json);
   delta_snapshot_free(s);
   delta_table_free(t);
@@ -361,26 +351,6 @@ static int cmd_history(int argc, char **argv) {
   return rc ? cli_fail("history") : 0;
 }
 
-/* Split "a,b" into names (one allocation, NULL-terminated). */
-static char **split_names(const char *s, size_t *n) {
-  size_t count = 1, len = strlen(s);
-  for (const char *p = s; *p; p++) count += *p == ',';
-  char **v = delta_malloc((count + 1) * sizeof(char *) + len + 1);
-  if (!v) return NULL;
-  char *buf = (char *)(v + count + 1);
-  memcpy(buf, s, len + 1);
-  size_t k = 0;
-  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-    while (*tok == ' ') tok++;
-    char *e = tok + strlen(tok);
-    while (e > tok && e[-1] == ' ') *--e = '\0';
-    if (*tok) v[k++] = tok;
-  }
-  v[k] = NULL;
-  *n = k;
-  return v;
-}
-
 static int cmd_scan(int argc, char **argv) {
   cli_opt opts[] = {TABLE_OPTS, {"limit", true, NULL}, {"columns", true, NULL}};
   const int n_opts = 5;
@@ -392,7 +362,7 @@ static int cmd_scan(int argc, char **argv) {
   delta_scan_options so = DELTA_SCAN_OPTIONS_INIT;
   char **cols = NULL;
   if (cli_get(opts, n_opts, "columns")) {
-    cols = split_names(cli_get(opts, n_opts, "columns"), &so.n_columns);
+    cols = cli_split_list(cli_get(opts, n_opts, "columns"), &so.n_columns);
     if (!cols) return cli_fail("scan");
     so.columns = (const char *const *)cols;
   }
@@ -506,7 +476,7 @@ static int cmd_changes(int argc, char **argv) {
   }
   char **cols = NULL;
   if (cli_get(opts, n_opts, "columns")) {
-    cols = split_names(cli_get(opts, n_opts, "columns"), &co.n_columns);
+    cols = cli_split_list(cli_get(opts, n_opts, "columns"), &co.n_columns);
     if (!cols) return cli_fail("changes");
     co.columns = (const char *const *)cols;
   }
