@@ -21,30 +21,13 @@
 // remove/metaData/protocol/txn columns that deltac also reads are not, a
 // slight advantage for DuckDB. Timing is in-process after DuckDB is loaded,
 // threads=1, best of --runs.
-import { DuckDBInstance } from '@duckdb/node-api';
+import { connectSingleThread, parseArgs, sqlString, timeBestOf } from './duck_timing.mjs';
 
-const argv = process.argv.slice(2);
-let file = null, runs = 3;
-for (let i = 0; i < argv.length; i++) {
-  if (argv[i] === '--runs') runs = parseInt(argv[++i], 10);
-  else file = argv[i];
-}
-if (!file) { console.error('usage: duckdb_checkpoint.mjs FILE [--runs N]'); process.exit(2); }
-
-const db = await DuckDBInstance.create(':memory:', { threads: '1' });
-const conn = await db.connect();
-const lit = `'${file.replace(/'/g, "''")}'`;
+const { file, runs } = parseArgs('duckdb_checkpoint.mjs');
+const conn = await connectSingleThread();
+const lit = sqlString(file);
 const q = `SELECT count(*), sum(add.size), sum(add.modificationTime), sum(strlen(add.path)), sum(strlen(add.stats)),
     sum(strlen(add.partitionValues['date'])), sum(cardinality(add.tags)), count(add.dataChange)
   FROM read_parquet(${lit}) WHERE add IS NOT NULL`;
 
-const baseline = process.resourceUsage().maxRSS;
-let best = Infinity, adds = null;
-for (let r = 0; r < runs; r++) {
-  const t0 = performance.now();
-  const res = await conn.runAndReadAll(q);
-  const dt = (performance.now() - t0) / 1000;
-  adds = Number(res.getRows()[0][0]);
-  if (dt < best) best = dt;
-}
-console.log(JSON.stringify({ seconds: best, adds, rss_kb: process.resourceUsage().maxRSS, baseline_rss_kb: baseline }));
+await timeBestOf(conn, q, runs, 'adds');

@@ -19,29 +19,12 @@
 // DuckDB). Pulling `SELECT *` into JavaScript instead would time the Node
 // bindings, not the scan. Timing is in-process, after DuckDB is loaded, with
 // threads=1; best of --runs.
-import { DuckDBInstance } from '@duckdb/node-api';
+import { connectSingleThread, parseArgs, sqlString, timeBestOf } from './duck_timing.mjs';
 
-const argv = process.argv.slice(2);
-let file = null, runs = 3;
-for (let i = 0; i < argv.length; i++) {
-  if (argv[i] === '--runs') runs = parseInt(argv[++i], 10);
-  else file = argv[i];
-}
-if (!file) { console.error('usage: duckdb_scan.mjs FILE [--runs N]'); process.exit(2); }
-
-const db = await DuckDBInstance.create(':memory:', { threads: '1' });
-const conn = await db.connect();
-const lit = `'${file.replace(/'/g, "''")}'`;
+const { file, runs } = parseArgs('duckdb_scan.mjs');
+const conn = await connectSingleThread();
+const lit = sqlString(file);
 const top = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${lit})`)).getRows().map((r) => r[0]);
 const q = `SELECT count(*) FROM (SELECT * FROM read_parquet(${lit})) WHERE NOT (${top.map((c) => `"${c.replace(/"/g, '""')}" IS NULL`).join(' AND ')})`;
 
-const baseline = process.resourceUsage().maxRSS;
-let best = Infinity, rows = null;
-for (let r = 0; r < runs; r++) {
-  const t0 = performance.now();
-  const res = await conn.runAndReadAll(q);
-  const dt = (performance.now() - t0) / 1000;
-  rows = Number(res.getRows()[0][0]);
-  if (dt < best) best = dt;
-}
-console.log(JSON.stringify({ seconds: best, rows, rss_kb: process.resourceUsage().maxRSS, baseline_rss_kb: baseline }));
+await timeBestOf(conn, q, runs, 'rows');
