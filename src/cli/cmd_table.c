@@ -5,6 +5,7 @@
 
 #include "arrow/builder.h"
 #include "cli/args.h"
+#include "cli/changes_plan.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "deltac/error.h"
@@ -445,8 +446,8 @@ static int changes_summary(struct ArrowArrayStream *st, cli_format fmt) {
 static int cmd_changes(int argc, char **argv) {
   cli_opt opts[] = {{"format", true, NULL}, {"limit", true, NULL}, {"columns", true, NULL}, {"from", true, NULL},
                     {"to", true, NULL}, {"from-timestamp", true, NULL}, {"to-timestamp", true, NULL},
-                    {"summary", false, NULL}};
-  const int n_opts = 8;
+                    {"summary", false, NULL}, {"plan", false, NULL}};
+  const int n_opts = 9;
   const char *pos[1];
   int fmt;
   int64_t limit;
@@ -486,8 +487,9 @@ static int cmd_changes(int argc, char **argv) {
     return cli_fail("changes");
   }
   struct ArrowArrayStream st = {0};
-  rc = delta_changes_read(t, &co, &st);
-  if (!rc) rc = cli_get(opts, n_opts, "summary") ? changes_summary(&st, (cli_format)fmt)
+  if (cli_get(opts, n_opts, "plan")) rc = changes_plan_print(t, &co);
+  else rc = delta_changes_read(t, &co, &st);
+  if (!rc && st.release) rc = cli_get(opts, n_opts, "summary") ? changes_summary(&st, (cli_format)fmt)
                                                  : cli_write_stream(&st, (cli_format)fmt, limit, stdout);
   if (st.release) st.release(&st);
   delta_table_free(t);
