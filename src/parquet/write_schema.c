@@ -145,12 +145,21 @@ static int leaf_type(pqw_leaf *l, const struct ArrowSchema *s, const char *name)
 }
 
 static int add_leaf(build_ctx *c, pqw_node *n, const struct ArrowSchema *s, int16_t rep) {
+  if (c->n_leaves == c->cap_leaves) {
+    int cap = c->cap_leaves ? c->cap_leaves * 2 : 16;
+    pqw_leaf **nl = delta_realloc(c->leaves, (size_t)cap * sizeof *nl);
+    if (!nl) return DELTA_NOMEM();
+    c->leaves = nl;
+    c->cap_leaves = cap;
+  }
   pqw_leaf *l = delta_calloc(1, sizeof *l);
   if (!l) return DELTA_NOMEM();
+  /* listed first, so the writer frees it whatever fails below */
+  l->index = c->n_leaves;
+  c->leaves[c->n_leaves++] = l;
   n->leaf = l;
   l->max_def = n->def;
   l->max_rep = rep;
-  l->path_len = c->depth;
   l->path = delta_calloc((size_t)c->depth + 1, sizeof(char *));
   size_t total = 0;
   for (int i = 0; i < c->depth; i++) total += strlen(c->path[i]) + 1;
@@ -161,24 +170,14 @@ static int add_leaf(build_ctx *c, pqw_node *n, const struct ArrowSchema *s, int1
   for (int i = 0; i < c->depth; i++) {
     l->path[i] = delta_strdup(c->path[i]);
     if (!l->path[i]) return DELTA_NOMEM();
+    l->path_len = i + 1;
     size_t k = strlen(c->path[i]);
     if (i) *p++ = '.';
     memcpy(p, c->path[i], k);
     p += k;
     *p = '\0';
   }
-  int rc = leaf_type(l, s, l->path_str);
-  if (rc) return rc;
-  if (c->n_leaves == c->cap_leaves) {
-    int cap = c->cap_leaves ? c->cap_leaves * 2 : 16;
-    pqw_leaf **nl = delta_realloc(c->leaves, (size_t)cap * sizeof *nl);
-    if (!nl) return DELTA_NOMEM();
-    c->leaves = nl;
-    c->cap_leaves = cap;
-  }
-  l->index = c->n_leaves;
-  c->leaves[c->n_leaves++] = l;
-  return 0;
+  return leaf_type(l, s, l->path_str);
 }
 
 /* Build the node for field `s` named `name` whose parent is present at
@@ -234,7 +233,8 @@ static int build(build_ctx *c, const struct ArrowSchema *s, const char *name, bo
     n->n_children = 1;
     const struct ArrowSchema *ch = s->children[0];
     if (map) {
-      if (!ch->format || strcmp(ch->format, "+s") != 0 || ch->n_children != 2)
+      if (!ch->format || strcmp(ch->format, "+s") != 0 || ch->n_children != 2 || !ch->children[0] ||
+          !ch->children[1])
         return delta_error_set(DELTA_EINVAL, "column %s: map entries must be a struct of key and value", name);
       pqw_node *kv = delta_calloc(1, sizeof *kv);
       if (!kv) return DELTA_NOMEM();
@@ -287,7 +287,10 @@ int pqw_schema_build(pqw_writer *w, const struct ArrowSchema *schema) {
   int rc = 0;
   for (int i = 0; !rc && i < root->n_children; i++) {
     const struct ArrowSchema *ch = schema->children[i];
-    if (!ch) return delta_error_set(DELTA_EINVAL, "parquet writer: column %d has no schema", i);
+    if (!ch) {
+      rc = delta_error_set(DELTA_EINVAL, "parquet writer: column %d has no schema", i);
+      break;
+    }
     c.depth = 0;
     rc = build(&c, ch, ch->name ? ch->name : "", (ch->flags & ARROW_FLAG_NULLABLE) != 0, 0, 0, &root->children[i]);
   }
