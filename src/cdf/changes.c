@@ -82,6 +82,26 @@ static int push_task(delta_buf *tasks, scan_task t, int64_t size) {
   return delta_buf_append(tasks, &f, sizeof f);
 }
 
+static int remove_path_cmp(const void *a, const void *b) {
+  const delta_remove *x = *(const delta_remove *const *)a, *y = *(const delta_remove *const *)b;
+  int c = strcmp(x->path, y->path);
+  return c ? c : (x < y ? -1 : x > y); /* stable: the first remove of a path pairs */
+}
+
+/* The first remove of `path` in `sorted`, or NULL; every remove of that
+ * path is marked paired (an add of the path covers them all). */
+static const delta_remove *find_remove(const delta_remove **sorted, size_t n, const char *path,
+                                       const delta_remove *rms, bool *paired) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (strcmp(sorted[mid]->path, path) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  for (size_t k = lo; k < n && strcmp(sorted[k]->path, path) == 0; k++) paired[sorted[k] - rms] = true;
+  return lo < n && strcmp(sorted[lo]->path, path) == 0 ? sorted[lo] : NULL;
+}
+
 /* The scan tasks of one commit. */
 static int commit_tasks(commit_actions *c, int64_t version, int64_t ts_us, delta_json_doc *doc, delta_buf *tasks) {
   int rc = 0;
@@ -97,13 +117,18 @@ static int commit_tasks(commit_actions *c, int64_t version, int64_t ts_us, delta
   const delta_add *adds = (const delta_add *)(const void *)c->adds.data;
   const delta_remove *rms = (const delta_remove *)(const void *)c->removes.data;
   size_t na = c->adds.len / sizeof(delta_add), nr = c->removes.len / sizeof(delta_remove);
+  /* Removes sorted by path, so pairing an add is a binary search: a big
+   * MERGE or DELETE rewrites thousands of files in one commit. */
+  const delta_remove **sorted = delta_malloc((nr + 1) * sizeof *sorted);
+  bool *paired = delta_calloc(nr + 1, sizeof *paired);
+  if (!sorted || !paired) rc = DELTA_NOMEM();
+  for (size_t j = 0; !rc && j < nr; j++) sorted[j] = &rms[j];
+  if (!rc && nr > 1) qsort(sorted, nr, sizeof *sorted, remove_path_cmp);
   /* A path both removed and added in the commit is the same file under a
    * new deletion vector: inserted rows are in the old DV only, deleted rows
    * in the new DV only. */
   for (size_t i = 0; !rc && i < na; i++) {
-    const delta_remove *pair = NULL;
-    for (size_t j = 0; j < nr && !pair; j++)
-      if (strcmp(rms[j].path, adds[i].path) == 0) pair = &rms[j];
+    const delta_remove *pair = find_remove(sorted, nr, adds[i].path, rms, paired);
     if (!pair) {
       rc = push_task(tasks, (scan_task){adds[i].path, adds[i].partition_values, adds[i].n_partition_values,
                                         &adds[i].dv, NULL, ROWS_LIVE, "insert", version, ts_us}, adds[i].size);
@@ -117,13 +142,12 @@ static int commit_tasks(commit_actions *c, int64_t version, int64_t ts_us, delta
       rc = push_task(tasks, (scan_task){adds[i].path, adds[i].partition_values, adds[i].n_partition_values,
                                         &adds[i].dv, &pair->dv, ROWS_IN_DV, "delete", version, ts_us}, adds[i].size);
   }
-  for (size_t j = 0; !rc && j < nr; j++) {
-    bool paired = false;
-    for (size_t i = 0; i < na && !paired; i++) paired = strcmp(rms[j].path, adds[i].path) == 0;
-    if (!paired)
+  for (size_t j = 0; !rc && j < nr; j++)
+    if (!paired[j])
       rc = push_task(tasks, (scan_task){rms[j].path, rms[j].partition_values, rms[j].n_partition_values, &rms[j].dv,
                                         NULL, ROWS_LIVE, "delete", version, ts_us}, rms[j].has_size ? rms[j].size : -1);
-  }
+  delta_free(sorted);
+  delta_free(paired);
   return rc;
 }
 

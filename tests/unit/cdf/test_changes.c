@@ -287,6 +287,22 @@ static void test_dv_differences(void) {
   int n_files;
   CHECK_EQ_INT(plan_rc(root, &o, &n_files), 0);
   CHECK_EQ_INT(n_files, 1);
+
+  /* Pairing is by path among many: b removed and re-added (no DV either
+   * side) changes nothing; a and c, removed alone, are deleted. */
+  fresh_table("pairs");
+  copy_file(SIMPLE, SIMPLE_A, "a.parquet");
+  copy_file(SIMPLE, SIMPLE_B, "b.parquet");
+  copy_file(SIMPLE, SIMPLE_A, "c.parquet");
+  write_commit(0, PROTO META(CDF_ON) ADD("a.parquet", "true") ADD("b.parquet", "true") ADD("c.parquet", "true"), -1);
+  write_commit(1, REMOVE("c.parquet", "true") REMOVE("b.parquet", "true") ADD("b.parquet", "true")
+                      REMOVE("a.parquet", "true"), -1);
+  o = versions(1, 1);
+  read_feed(root, &o, &f);
+  CHECK_EQ_INT(f.rc, 0);
+  CHECK_EQ_INT(count(&f, 1, "delete"), 10);
+  CHECK_EQ_INT(f.n, 10);
+  CHECK(!has_row(&f, 1, "delete", 5));
 }
 
 /* _commit_timestamp: the in-commit timestamp where enabled, whatever the
