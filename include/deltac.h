@@ -14,5 +14,6 @@
 #include "deltac/changes.h"
 #include "deltac/storage.h"
 #include "deltac/table.h"
+#include "deltac/write.h"
 
 #endif

@@ -10,5 +10,9 @@ int cmd_parquet_copy(int argc, char **argv);
 int cmd_table(const char *name, int argc, char **argv);
 /* serve (cmd_serve.c): the HTTP server. */
 int cmd_serve(int argc, char **argv);
+/* create, write, checkpoint (cmd_write.c): making and growing tables. */
+int cmd_create(int argc, char **argv);
+int cmd_write(int argc, char **argv);
+int cmd_checkpoint(int argc, char **argv);
 
 #endif

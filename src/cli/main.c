@@ -20,6 +20,13 @@ static const char usage[] =
     "          [--columns a,b] [--limit N] TABLE  the change data feed between two versions (inclusive);\n"
     "          --plan: one JSON line per file to read and how its rows become changes\n"
     "\n"
+    "Writing tables:\n"
+    "  create --schema S [--partition-by a,b] [--property k=v ...] TABLE  create an empty table\n"
+    "  write [--mode append|overwrite] [--partition-by a,b] [--schema S] [--schema-mode merge]\n"
+    "        [--property k=v ...] [--app-id A --app-version N] [--target-file-size 128M]\n"
+    "        --input FILE(.ndjson|.csv|.parquet) TABLE  append or overwrite rows (creates the table)\n"
+    "  checkpoint [--version N] TABLE    write a checkpoint and _last_checkpoint\n"
+    "\n"
     "Server:\n"
     "  serve [--host 127.0.0.1] [--port 8080] [--table NAME=URI ...] [--config FILE]\n"
     "                                    serve tables read-only over HTTP (docs/server.md)\n"
@@ -80,6 +87,9 @@ int main(int argc, char **argv) {
   }
   if (strcmp(cmd, "parquet") == 0) return cmd_parquet(argc - 2, argv + 2);
   if (strcmp(cmd, "serve") == 0) return cmd_serve(argc - 2, argv + 2);
+  if (strcmp(cmd, "create") == 0) return cmd_create(argc - 2, argv + 2);
+  if (strcmp(cmd, "write") == 0) return cmd_write(argc - 2, argv + 2);
+  if (strcmp(cmd, "checkpoint") == 0) return cmd_checkpoint(argc - 2, argv + 2);
   int rc = cmd_table(cmd, argc - 2, argv + 2);
   if (rc >= 0) return rc;
   return cli_usage_error(cmd, "unknown command");

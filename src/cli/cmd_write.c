@@ -1,0 +1,264 @@
+/* deltac create / write / checkpoint: making and growing tables. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "deltac/error.h"
+#include "deltac/parquet.h"
+#include "deltac/write.h"
+#include "log/snapshot.h"
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
+#include "write/input_text.h"
+
+#define MAX_PROPS 64
+
+/* --property k=v may repeat, which cli_parse does not do: take them out of
+ * argv first. Returns the remaining argc, or -1 after a usage error. */
+static int take_properties(const char *cmd, int argc, char **argv, char **keys, char **values, int *n) {
+  int out = 0;
+  *n = 0;
+  for (int i = 0; i < argc; i++) {
+    const char *v = NULL;
+    if (strcmp(argv[i], "--property") == 0) {
+      if (i + 1 >= argc) return cli_usage_error(cmd, "option '--property' needs a value"), -1;
+      v = argv[++i];
+    } else if (strncmp(argv[i], "--property=", 11) == 0) {
+      v = argv[i] + 11;
+    } else {
+      argv[out++] = argv[i];
+      continue;
+    }
+    const char *eq = strchr(v, '=');
+    if (!eq || eq == v) return cli_usage_error(cmd, "--property needs KEY=VALUE, got '%s'", v), -1;
+    if (*n == MAX_PROPS) return cli_usage_error(cmd, "too many --property options"), -1;
+    keys[*n] = delta_strndup(v, (size_t)(eq - v));
+    values[*n] = delta_strdup(eq + 1);
+    (*n)++;
+  }
+  return out;
+}
+
+static int parse_codec(const char *s, delta_parquet_codec *out) {
+  static const struct { const char *name; delta_parquet_codec c; } names[] = {
+      {"snappy", DELTA_PARQUET_SNAPPY}, {"zstd", DELTA_PARQUET_ZSTD}, {"gzip", DELTA_PARQUET_GZIP},
+      {"lz4", DELTA_PARQUET_LZ4_RAW}, {"lz4_raw", DELTA_PARQUET_LZ4_RAW}, {"uncompressed", DELTA_PARQUET_UNCOMPRESSED},
+      {"none", DELTA_PARQUET_UNCOMPRESSED}};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcasecmp(s, names[i].name) == 0) {
+      *out = names[i].c;
+      return 0;
+    }
+  return -1;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcasecmp(s + n - m, suffix) == 0;
+}
+
+static int read_file(const char *path, char **text, size_t *len) {
+  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+  if (!f) return delta_error_set(DELTA_ENOTFOUND, "cannot open %s", path);
+  delta_buf b = DELTA_BUF_INIT;
+  char chunk[65536];
+  size_t n;
+  int rc = 0;
+  while (!rc && (n = fread(chunk, 1, sizeof chunk, f)) > 0) rc = delta_buf_append(&b, chunk, n);
+  if (!rc && ferror(f)) rc = delta_error_set(DELTA_EIO, "reading %s failed", path);
+  if (f != stdin) fclose(f);
+  if (!rc) rc = delta_buf_putc(&b, 0);
+  if (rc) {
+    delta_buf_dispose(&b);
+    return rc;
+  }
+  *len = b.len - 1;
+  *text = (char *)delta_buf_detach(&b);
+  return 0;
+}
+
+/* The input as an Arrow stream; text formats take the table's column types
+ * when the table exists. `pf` keeps a Parquet file open for the stream. */
+static int open_input(const char *path, const char *format, const char *table, struct ArrowArrayStream *out,
+                      delta_parquet_file **pf) {
+  bool parquet = format ? strcasecmp(format, "parquet") == 0 : ends_with(path, ".parquet");
+  bool csv = format ? strcasecmp(format, "csv") == 0 : ends_with(path, ".csv");
+  if (format && !parquet && !csv && strcasecmp(format, "ndjson") && strcasecmp(format, "json"))
+    return delta_error_set(DELTA_EINVAL, "unknown input format '%s' (ndjson, csv, parquet)", format);
+  if (parquet) {
+    int rc = delta_parquet_open(pf, path);
+    return rc ? rc : delta_parquet_read(*pf, NULL, out);
+  }
+  delta_table *t = NULL;
+  delta_snapshot *s = NULL;
+  char *text = NULL;
+  size_t len = 0;
+  int rc = read_file(path, &text, &len);
+  if (rc) return rc;
+  /* a missing table is fine: the write creates it */
+  if (delta_table_open(&t, table) == 0 && delta_snapshot_open(&s, t, NULL) != 0) {
+    delta_snapshot_free(s);
+    s = NULL;
+  }
+  delta_error_clear();
+  rc = input_text_stream(text, len, csv ? INPUT_CSV : INPUT_NDJSON, s ? s->schema : NULL, 0, out);
+  delta_snapshot_free(s);
+  delta_table_free(t);
+  if (rc) delta_error_prefix("%s", path);
+  return rc;
+}
+
+static void print_result(const char *what, const delta_write_result *r) {
+  if (r->skipped) {
+    printf("%s: skipped: app version already committed (table version %lld)\n", what, (long long)r->version);
+    return;
+  }
+  printf("%s: version %lld: %lld files (%lld rows, %lld bytes) added", what, (long long)r->version,
+         (long long)r->files_added, (long long)r->rows_written, (long long)r->bytes_written);
+  if (r->files_removed) printf(", %lld removed", (long long)r->files_removed);
+  if (r->attempts > 1) printf(", committed on attempt %d", r->attempts);
+  if (r->checkpointed) printf(", checkpoint written");
+  putchar('\n');
+}
+
+static int write_common(const char *cmd, int argc, char **argv, bool create) {
+  char *keys[MAX_PROPS], *values[MAX_PROPS];
+  int n_props = 0;
+  argc = take_properties(cmd, argc, argv, keys, values, &n_props);
+  int status = 2;
+  char **parts = NULL;
+  delta_parquet_file *pf = NULL;
+  struct ArrowArrayStream in = {0};
+  if (argc < 0) goto done;
+  cli_opt opts[] = {{"mode", true, NULL},         {"replace-where", true, NULL}, {"partition-by", true, NULL},
+                    {"schema", true, NULL},       {"schema-mode", true, NULL},   {"input", true, NULL},
+                    {"format", true, NULL},       {"app-id", true, NULL},        {"app-version", true, NULL},
+                    {"target-file-size", true, NULL}, {"codec", true, NULL},     {"name", true, NULL},
+                    {"description", true, NULL}, {"max-attempts", true, NULL}};
+  const int n_opts = (int)(sizeof opts / sizeof opts[0]);
+  const char *pos[3];
+  int n_pos;
+  if ((status = cli_parse(argc, argv, opts, n_opts, pos, 3, &n_pos, cmd))) goto done;
+  status = 2;
+  delta_write_options o = DELTA_WRITE_OPTIONS_INIT;
+  const char *v, *input = cli_get(opts, n_opts, "input");
+  if (n_pos == 2 && !input) input = pos[1];
+  else if (n_pos != 1) {
+    cli_usage_error(cmd, create ? "expects TABLE" : "expects TABLE (and --input FILE)");
+    goto done;
+  }
+  if (create) {
+    o.mode = DELTA_WRITE_CREATE;
+    if (cli_get(opts, n_opts, "mode")) {
+      cli_usage_error(cmd, "--mode is for write");
+      goto done;
+    }
+  } else if ((v = cli_get(opts, n_opts, "mode"))) {
+    if (strcmp(v, "append") == 0) o.mode = DELTA_WRITE_APPEND;
+    else if (strcmp(v, "overwrite") == 0) o.mode = DELTA_WRITE_OVERWRITE;
+    else {
+      cli_usage_error(cmd, "--mode is append or overwrite");
+      goto done;
+    }
+  }
+  if (!create && !input) {
+    cli_usage_error(cmd, "needs --input FILE (.ndjson, .csv or .parquet; - for NDJSON/CSV on stdin)");
+    goto done;
+  }
+  o.replace_where = cli_get(opts, n_opts, "replace-where");
+  o.schema = cli_get(opts, n_opts, "schema");
+  o.name = cli_get(opts, n_opts, "name");
+  o.description = cli_get(opts, n_opts, "description");
+  if ((v = cli_get(opts, n_opts, "schema-mode"))) {
+    if (strcmp(v, "merge") == 0) o.schema_merge = true;
+    else if (strcmp(v, "strict") != 0) {
+      cli_usage_error(cmd, "--schema-mode is merge or strict");
+      goto done;
+    }
+  }
+  if ((v = cli_get(opts, n_opts, "partition-by"))) {
+    size_t n;
+    if (!(parts = cli_split_list(v, &n))) {
+      status = cli_fail(cmd);
+      goto done;
+    }
+    o.partition_by = (const char *const *)parts;
+    o.n_partition_by = n;
+  }
+  if ((o.app_id = cli_get(opts, n_opts, "app-id"))) {
+    char *end;
+    v = cli_get(opts, n_opts, "app-version");
+    if (!v || !*v || (o.app_version = strtoll(v, &end, 10), *end) || o.app_version < 0) {
+      cli_usage_error(cmd, "--app-id needs --app-version N (N >= 0)");
+      goto done;
+    }
+  } else if (cli_get(opts, n_opts, "app-version")) {
+    cli_usage_error(cmd, "--app-version needs --app-id");
+    goto done;
+  }
+  if ((v = cli_get(opts, n_opts, "target-file-size"))) {
+    char *end;
+    double x = strtod(v, &end);
+    if (*end == 'k' || *end == 'K') x *= 1024, end++;
+    else if (*end == 'm' || *end == 'M') x *= 1048576, end++;
+    else if (*end == 'g' || *end == 'G') x *= 1073741824.0, end++;
+    if (*end || x < 1) {
+      cli_usage_error(cmd, "--target-file-size needs a size (bytes, or with K/M/G)");
+      goto done;
+    }
+    o.target_file_size = (int64_t)x;
+  }
+  if ((v = cli_get(opts, n_opts, "codec")) && parse_codec(v, &o.codec)) {
+    cli_usage_error(cmd, "unknown codec '%s' (snappy, zstd, gzip, lz4_raw, uncompressed)", v);
+    goto done;
+  }
+  if ((v = cli_get(opts, n_opts, "max-attempts"))) o.max_attempts = atoi(v);
+  o.property_keys = (const char *const *)keys;
+  o.property_values = (const char *const *)values;
+  o.n_properties = (size_t)n_props;
+  if (input && open_input(input, cli_get(opts, n_opts, "format"), pos[0], &in, &pf)) {
+    status = cli_fail(cmd);
+    goto done;
+  }
+  delta_write_result r;
+  if (delta_write(pos[0], input ? &in : NULL, &o, &r)) {
+    status = cli_fail(cmd);
+    if (delta_error_last_code() == DELTA_ECONFLICT) status = 1;
+    goto done;
+  }
+  print_result(cmd, &r);
+  status = 0;
+done:
+  if (in.release) in.release(&in);
+  delta_parquet_free(pf);
+  delta_free(parts);
+  for (int i = 0; i < n_props; i++) {
+    delta_free(keys[i]);
+    delta_free(values[i]);
+  }
+  return status;
+}
+
+int cmd_create(int argc, char **argv) { return write_common("create", argc, argv, true); }
+int cmd_write(int argc, char **argv) { return write_common("write", argc, argv, false); }
+
+int cmd_checkpoint(int argc, char **argv) {
+  cli_opt opts[] = {{"version", true, NULL}};
+  const char *pos[1];
+  int n_pos, rc = cli_parse(argc, argv, opts, 1, pos, 1, &n_pos, "checkpoint");
+  if (rc) return rc;
+  if (n_pos != 1) return cli_usage_error("checkpoint", "expects TABLE");
+  int64_t version = -1, done;
+  const char *v = cli_get(opts, 1, "version");
+  if (v) {
+    char *end;
+    version = strtoll(v, &end, 10);
+    if (!*v || *end || version < 0) return cli_usage_error("checkpoint", "--version needs a non-negative integer");
+  }
+  if (delta_checkpoint_create(pos[0], version, &done)) return cli_fail("checkpoint");
+  printf("checkpoint: version %lld\n", (long long)done);
+  return 0;
+}

@@ -1,0 +1,19 @@
+/*
+ * Classic single-file checkpoints (<v>.checkpoint.parquet) and the
+ * _last_checkpoint hint. The checkpoint holds, as the spec requires, the
+ * protocol, the metadata, every live add (stats as JSON), the removes whose
+ * deletionTimestamp is within delta.deletedFileRetentionDuration (default a
+ * week), every txn and every live domainMetadata, in the column layout
+ * Spark writes (struct columns add, remove, metaData, protocol, txn,
+ * domainMetadata). Rows are rendered as JSON and built into Arrow batches
+ * of 8192 rows, so memory is a batch plus the snapshot. The file is put
+ * whole (never visible half-written); _last_checkpoint is written after it.
+ */
+#ifndef DELTAC_WRITE_CHECKPOINT_WRITE_H
+#define DELTAC_WRITE_CHECKPOINT_WRITE_H
+
+#include "deltac/table.h"
+
+int checkpoint_write_snapshot(delta_table *t, const delta_snapshot *s);
+
+#endif

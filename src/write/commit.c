@@ -1,0 +1,187 @@
+/* The commit loop; see commit.h. */
+#include "write/commit.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "json/json.h"
+#include "json/json_writer.h"
+#include "log/action_json.h"
+#include "log/log_files.h"
+#include "storage/storage_internal.h"
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
+#include "write/schema_build.h"
+
+int64_t write_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int build(const commit_request *req, int64_t ict, const char *txn_id, delta_buf *out) {
+  delta_buf_reset(out);
+  delta_json_writer w;
+  delta_json_writer_init(&w, out, 0);
+  delta_json_write_object_begin(&w);
+  delta_json_write_key(&w, "commitInfo");
+  delta_json_write_object_begin(&w);
+  /* the spec wants inCommitTimestamp in the first action; put it first too */
+  if (req->ict) {
+    delta_json_write_key(&w, "inCommitTimestamp");
+    delta_json_write_int64(&w, ict);
+  }
+  delta_json_write_key(&w, "timestamp");
+  delta_json_write_int64(&w, req->ict ? ict : write_now_ms());
+  delta_json_write_key(&w, "operation");
+  delta_json_write_string(&w, req->operation);
+  delta_json_write_key(&w, "operationParameters");
+  delta_json_write_raw(&w, req->params_json, strlen(req->params_json));
+  if (req->read_version >= 0) {
+    delta_json_write_key(&w, "readVersion");
+    delta_json_write_int64(&w, req->read_version);
+  }
+  delta_json_write_key(&w, "isolationLevel");
+  delta_json_write_string(&w, "Serializable");
+  delta_json_write_key(&w, "isBlindAppend");
+  delta_json_write_bool(&w, req->blind_append);
+  if (req->metrics_json) {
+    delta_json_write_key(&w, "operationMetrics");
+    delta_json_write_raw(&w, req->metrics_json, strlen(req->metrics_json));
+  }
+  delta_json_write_key(&w, "engineInfo");
+  delta_json_write_string(&w, "deltac/" DELTAC_VERSION);
+  delta_json_write_key(&w, "txnId");
+  delta_json_write_string(&w, txn_id);
+  delta_json_write_object_end(&w);
+  delta_json_write_object_end(&w);
+  int rc = delta_json_writer_finish(&w);
+  if (!rc) rc = delta_buf_putc(out, '\n');
+  if (!rc && req->actions_len) rc = delta_buf_append(out, req->actions, req->actions_len);
+  return rc;
+}
+
+typedef struct {
+  const commit_request *req;
+  int64_t version;
+  int conflict;          /* 0 or DELTA_ECONFLICT */
+  bool done_by_app;      /* txn for our app id at our version or later */
+  int64_t winner_ict;
+  delta_buf msg;
+} check_state;
+
+static int check_action(const delta_action *a, void *payload) {
+  check_state *cs = payload;
+  const commit_request *req = cs->req;
+  if (cs->conflict) return 0;
+  switch (a->kind) {
+  case DELTA_ACTION_METADATA:
+  case DELTA_ACTION_PROTOCOL:
+    cs->conflict = DELTA_ECONFLICT;
+    delta_buf_printf(&cs->msg, req->read_version < 0 ? "the table was created concurrently (version %lld)"
+                                                     : "a concurrent commit (version %lld) changed the table's %s",
+                     (long long)cs->version, a->kind == DELTA_ACTION_METADATA ? "metadata" : "protocol");
+    break;
+  case DELTA_ACTION_TXN:
+    if (req->app_id && strcmp(a->u.txn.app_id, req->app_id) == 0 && a->u.txn.version >= req->app_version)
+      cs->done_by_app = true;
+    break;
+  case DELTA_ACTION_REMOVE:
+    for (int64_t i = 0; i < req->n_removed; i++)
+      if (strcmp(req->removed[i], a->u.remove.path) == 0) {
+        cs->conflict = DELTA_ECONFLICT;
+        delta_buf_printf(&cs->msg, "a concurrent commit (version %lld) removed file %s that this transaction removes",
+                         (long long)cs->version, a->u.remove.path);
+        break;
+      }
+    break;
+  case DELTA_ACTION_ADD:
+    if (req->reads_table && a->u.add.data_change) {
+      cs->conflict = DELTA_ECONFLICT;
+      delta_buf_printf(&cs->msg, "a concurrent commit (version %lld) added files to data this transaction replaces",
+                       (long long)cs->version);
+    }
+    break;
+  case DELTA_ACTION_COMMIT_INFO: {
+    delta_json_doc *d = NULL;
+    if (delta_json_doc_new(&d) == 0 && delta_json_parse(d, a->u.commit_info, strlen(a->u.commit_info)) == 0) {
+      int64_t t;
+      if (delta_json_int64(delta_json_get(delta_json_root(d), "inCommitTimestamp"), &t) == 0 && t > cs->winner_ict)
+        cs->winner_ict = t;
+    }
+    delta_json_doc_free(d);
+    break;
+  }
+  default: break;
+  }
+  return 0;
+}
+
+/* Read the commit that won `version` and decide. */
+static int check_winner(const commit_request *req, int64_t version, check_state *cs) {
+  char name[40] = "_delta_log/";
+  log_commit_name(version, name + 11);
+  delta_buf text = DELTA_BUF_INIT;
+  delta_arena arena = DELTA_ARENA_INIT;
+  delta_json_doc *doc = NULL;
+  int rc = delta_storage_read(req->storage, name, &text);
+  if (!rc) rc = delta_json_doc_new(&doc);
+  if (!rc) {
+    cs->version = version;
+    rc = delta_actions_parse_json(name + 11, (const char *)text.data, text.len, &arena, doc, check_action, cs);
+  }
+  delta_json_doc_free(doc);
+  delta_arena_dispose(&arena);
+  delta_buf_dispose(&text);
+  return rc;
+}
+
+int commit_run(const commit_request *req, commit_outcome *out) {
+  memset(out, 0, sizeof *out);
+  int64_t version = req->read_version + 1;
+  int64_t last_ts = req->read_timestamp_ms;
+  int max = req->max_attempts > 0 ? req->max_attempts : 1000;
+  char txn_id[37];
+  write_uuid(txn_id);
+  delta_buf bytes = DELTA_BUF_INIT;
+  int rc = 0;
+  check_state cs = {0};
+  for (int attempt = 1;; attempt++) {
+    out->attempts = attempt;
+    int64_t now = write_now_ms();
+    int64_t ict = now > last_ts ? now : last_ts + 1;
+    if ((rc = build(req, ict, txn_id, &bytes))) break;
+    char key[40] = "_delta_log/";
+    log_commit_name(version, key + 11);
+    rc = delta_storage_put(req->storage, key, bytes.data, bytes.len, false);
+    if (rc == 0) {
+      out->version = version;
+      break;
+    }
+    if (rc != DELTA_EEXISTS) break;
+    if (attempt >= max) {
+      rc = delta_error_set(DELTA_ECONFLICT, "gave up after %d attempts: other writers kept winning", attempt);
+      break;
+    }
+    memset(&cs, 0, sizeof cs);
+    cs.req = req;
+    cs.winner_ict = last_ts;
+    if ((rc = check_winner(req, version, &cs))) break;
+    if (cs.conflict) {
+      rc = delta_error_set(DELTA_ECONFLICT, "%.*s", (int)cs.msg.len, (const char *)cs.msg.data);
+      break;
+    }
+    if (cs.done_by_app) {
+      out->skipped = true;
+      out->version = version;
+      break;
+    }
+    delta_buf_dispose(&cs.msg);
+    last_ts = cs.winner_ict;
+    version++;
+  }
+  delta_buf_dispose(&cs.msg);
+  delta_buf_dispose(&bytes);
+  return rc;
+}

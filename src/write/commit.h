@@ -1,0 +1,56 @@
+/*
+ * Committing a transaction: commitInfo first, then the transaction's
+ * actions, put-if-absent as the next version. When another writer got that
+ * version first, its commit is read and checked against what this
+ * transaction did (the spec's conflict rules, as Delta Spark applies them):
+ *   - metaData or protocol in the winner: conflict (our data was written
+ *     against the old schema/protocol);
+ *   - the table was created by the winner while we created it: conflict;
+ *   - a remove of a file we remove: conflict (concurrent delete);
+ *   - an add while we read the table (overwrite): conflict (concurrent
+ *     append into data we replace);
+ *   - a txn for our app id with our version or newer: the work is done
+ *     (result.skipped), nothing is committed;
+ *   - anything else (blind appends): retry on the next version, with the
+ *     in-commit timestamp moved past the winner's.
+ */
+#ifndef DELTAC_WRITE_COMMIT_H
+#define DELTAC_WRITE_COMMIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "deltac/storage.h"
+#include "util/buf.h"
+
+typedef struct {
+  delta_storage *storage;
+  int64_t read_version;        /* snapshot the transaction read; -1 for a new table */
+  int64_t read_timestamp_ms;   /* its commit timestamp (ICT when enabled) */
+  bool ict;                    /* in-commit timestamps on (after this commit) */
+  const char *operation;       /* "WRITE", "CREATE TABLE", ... */
+  const char *params_json;     /* operationParameters object */
+  const char *metrics_json;    /* operationMetrics object, or NULL */
+  bool blind_append;           /* only adds, nothing read */
+  bool reads_table;            /* overwrite: concurrent adds conflict */
+  bool changes_metadata;       /* informational: our commit has metaData/protocol */
+  const char *const *removed;  /* paths of files this transaction removes */
+  int64_t n_removed;
+  const char *app_id;          /* NULL: none */
+  int64_t app_version;
+  const char *actions;         /* NDJSON lines, each ending in '\n' */
+  size_t actions_len;
+  int max_attempts;
+} commit_request;
+
+typedef struct {
+  int64_t version;
+  bool skipped;
+  int attempts;
+} commit_outcome;
+
+int commit_run(const commit_request *req, commit_outcome *out);
+
+int64_t write_now_ms(void);
+
+#endif

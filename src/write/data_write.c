@@ -1,0 +1,473 @@
+/* Data files of a write; see data_write.h. */
+#include "write/data_write.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "arrow/array.h"
+#include "arrow/filter.h"
+#include "arrow/format_internal.h"
+#include "json/json_writer.h"
+#include "storage/path.h"
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
+#include "write/file_stats.h"
+#include "write/schema_build.h"
+
+#define DEFAULT_TARGET ((int64_t)128 << 20)
+
+typedef struct {
+  char *key;                /* partition key (values joined), owns */
+  char *dir;                /* "a=1/b=x/" (Hive-escaped) or "" */
+  char *values_json;        /* the partitionValues object */
+  delta_buf bytes;          /* the open file's bytes so far */
+  delta_parquet_writer *w;  /* NULL when no file is open */
+} part_file;
+
+struct data_writer {
+  data_write_config cfg;
+  struct ArrowSchema input;   /* copy */
+  int n_fields;
+  int *input_of_field;        /* table field -> input column, -1 when missing */
+  int *part_fields;           /* table field index of each partition column */
+  int n_data;                 /* data columns written to files */
+  int *data_inputs;           /* input column of each data column */
+  struct ArrowSchema file_schema;
+  part_file *parts;
+  int n_parts, cap_parts;
+  delta_buf adds;
+  int64_t files, rows, bytes;
+  delta_buf tmp;
+};
+
+static int64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int partition_value_text(const char *f, const struct ArrowArray *a, int64_t i, delta_buf *out, bool *is_null) {
+  *is_null = !arrow_is_valid(a, i);
+  if (*is_null) return 0;
+  int64_t k = a->offset + i;
+  const void *v = a->buffers[1];
+  switch (f[0]) {
+  case 'u': case 'z': {
+    const int32_t *o = v;
+    return delta_buf_append(out, (const char *)a->buffers[2] + o[k], (size_t)(o[k + 1] - o[k]));
+  }
+  case 'U': case 'Z': {
+    const int64_t *o = v;
+    return delta_buf_append(out, (const char *)a->buffers[2] + o[k], (size_t)(o[k + 1] - o[k]));
+  }
+  case 'b': return delta_buf_puts(out, arrow_bit_get(v, k) ? "true" : "false");
+  case 'c': return delta_buf_printf(out, "%d", ((const int8_t *)v)[k]);
+  case 's': return delta_buf_printf(out, "%d", ((const int16_t *)v)[k]);
+  case 'i': return delta_buf_printf(out, "%d", ((const int32_t *)v)[k]);
+  case 'l': return delta_buf_printf(out, "%lld", (long long)((const int64_t *)v)[k]);
+  case 'f': return fmt_double(out, ((const float *)v)[k], true);
+  case 'g': return fmt_double(out, ((const double *)v)[k], false);
+  case 'd': {
+    int p = 0, s = 0;
+    sscanf(f, "d:%d,%d", &p, &s);
+    return fmt_decimal(out, (const uint8_t *)v + 16 * k, 16, s);
+  }
+  case 't':
+    if (strcmp(f, "tdD") == 0) return fmt_date(out, ((const int32_t *)v)[k], false);
+    if (strncmp(f, "tsu:", 4) == 0) {
+      size_t at = out->len;
+      int rc = fmt_timestamp(out, ((const int64_t *)v)[k], 'u', f[4] != 0, false);
+      /* timestamp_ntz the way Spark writes it: a space, no zone */
+      if (!rc && !f[4]) out->data[at + 10] = ' ';
+      return rc;
+    }
+    break;
+  }
+  return delta_error_set(DELTA_EUNSUPPORTED, "cannot partition on a column of Arrow type %s", f);
+}
+
+static bool partitionable(delta_type_kind k) {
+  return k != DT_STRUCT && k != DT_ARRAY && k != DT_MAP && k != DT_VARIANT && k != DT_NULL;
+}
+
+static const char *phys_name(const delta_field *f, bool cm) {
+  return cm && f->physical_name ? f->physical_name : f->name;
+}
+
+/* The file schema of one column: the input's Arrow type, renamed to the
+ * physical names, with field ids. */
+static int phys_schema(const struct ArrowSchema *in, const delta_type *t, const delta_field *f, bool cm,
+                       const char *name, struct ArrowSchema *out) {
+  int rc = arrow_schema_new(out, in->format, f ? phys_name(f, cm) : name, in->flags, (int)in->n_children);
+  if (rc) return rc;
+  if (cm && f && f->has_field_id) {
+    char id[24];
+    snprintf(id, sizeof id, "%lld", (long long)f->field_id);
+    const char *k = "PARQUET:field_id", *v = id;
+    if ((rc = arrow_schema_set_metadata(out, &k, &v, 1))) return rc;
+  }
+  for (int64_t i = 0; i < in->n_children && !rc; i++) {
+    const struct ArrowSchema *c = in->children[i];
+    if (t->kind == DT_STRUCT && i < t->n_fields)
+      rc = phys_schema(c, t->fields[i].type, &t->fields[i], cm, NULL, out->children[i]);
+    else if (t->kind == DT_ARRAY)
+      rc = phys_schema(c, t->element, NULL, cm, c->name, out->children[i]);
+    else if (t->kind == DT_MAP) {
+      /* entries struct: key and value */
+      rc = arrow_schema_new(out->children[i], c->format, c->name, c->flags, (int)c->n_children);
+      if (!rc && c->n_children == 2) {
+        rc = phys_schema(c->children[0], t->key, NULL, cm, c->children[0]->name, out->children[i]->children[0]);
+        if (!rc)
+          rc = phys_schema(c->children[1], t->value, NULL, cm, c->children[1]->name, out->children[i]->children[1]);
+      }
+    } else
+      rc = delta_error_set(DELTA_EINVAL, "column %s: input type does not match the table", name ? name : "?");
+  }
+  return rc;
+}
+
+int data_writer_new(data_writer **out, const data_write_config *cfg, const struct ArrowSchema *input) {
+  *out = NULL;
+  data_writer *dw = delta_calloc(1, sizeof *dw);
+  if (!dw) return DELTA_NOMEM();
+  dw->cfg = *cfg;
+  if (dw->cfg.target_file_size <= 0) dw->cfg.target_file_size = DEFAULT_TARGET;
+  const delta_type *st = cfg->schema;
+  int rc = arrow_schema_copy(&dw->input, input);
+  if (rc) goto fail;
+  dw->n_fields = st->n_fields;
+  dw->input_of_field = delta_calloc((size_t)st->n_fields + 1, sizeof(int));
+  dw->part_fields = delta_calloc((size_t)cfg->n_partition_columns + 1, sizeof(int));
+  dw->data_inputs = delta_calloc((size_t)st->n_fields + 1, sizeof(int));
+  if (!dw->input_of_field || !dw->part_fields || !dw->data_inputs) {
+    rc = DELTA_NOMEM();
+    goto fail;
+  }
+  for (int f = 0; f < st->n_fields; f++) {
+    dw->input_of_field[f] = -1;
+    for (int64_t c = 0; c < input->n_children; c++)
+      if (strcasecmp(input->children[c]->name, st->fields[f].name) == 0) dw->input_of_field[f] = (int)c;
+    if (dw->input_of_field[f] < 0 && !st->fields[f].nullable) {
+      rc = delta_error_set(DELTA_EINVAL, "column %s is not nullable but the input lacks it", st->fields[f].name);
+      goto fail;
+    }
+  }
+  for (int p = 0; p < cfg->n_partition_columns; p++) {
+    int fi = -1;
+    for (int f = 0; f < st->n_fields; f++)
+      if (strcasecmp(st->fields[f].name, cfg->partition_columns[p]) == 0) fi = f;
+    if (fi < 0) {
+      rc = delta_error_set(DELTA_EINVAL, "partition column %s is not in the schema", cfg->partition_columns[p]);
+      goto fail;
+    }
+    if (!partitionable(st->fields[fi].type->kind)) {
+      rc = delta_error_set(DELTA_EINVAL, "cannot partition on column %s: nested types cannot be partition columns",
+                           st->fields[fi].name);
+      goto fail;
+    }
+    dw->part_fields[p] = fi;
+  }
+  /* data columns: table order, present in the input, not partition columns */
+  int n = 0;
+  for (int f = 0; f < st->n_fields; f++) {
+    bool is_part = false;
+    for (int p = 0; p < cfg->n_partition_columns; p++) is_part |= dw->part_fields[p] == f;
+    if (!is_part && dw->input_of_field[f] >= 0) dw->data_inputs[n++] = f;
+  }
+  dw->n_data = n;
+  if ((rc = arrow_schema_new(&dw->file_schema, "+s", "", 0, n))) goto fail;
+  for (int i = 0; i < n && !rc; i++) {
+    int f = dw->data_inputs[i];
+    rc = phys_schema(input->children[dw->input_of_field[f]], st->fields[f].type, &st->fields[f], cfg->column_mapping,
+                     st->fields[f].name, dw->file_schema.children[i]);
+  }
+  if (rc) goto fail;
+  *out = dw;
+  return 0;
+fail:
+  data_writer_free(dw);
+  return rc;
+}
+
+static int sink_write(void *ctx, const void *data, size_t len) {
+  return delta_buf_append(ctx, data, len);
+}
+
+static int open_file(data_writer *dw, part_file *pf) {
+  delta_parquet_write_options o = DELTA_PARQUET_WRITE_OPTIONS_INIT;
+  o.codec = dw->cfg.codec;
+  int64_t rg = dw->cfg.target_file_size / 2;
+  o.row_group_bytes = rg < (16 << 10) ? (16 << 10) : rg > ((int64_t)128 << 20) ? ((int64_t)128 << 20) : rg;
+  delta_parquet_sink sink = {sink_write, &pf->bytes};
+  delta_buf_reset(&pf->bytes);
+  return delta_parquet_writer_open_sink(&pf->w, &sink, &dw->file_schema, &o);
+}
+
+static const char *codec_ext(delta_parquet_codec c) {
+  switch (c) {
+  case DELTA_PARQUET_UNCOMPRESSED: return "";
+  case DELTA_PARQUET_GZIP: return ".gz";
+  case DELTA_PARQUET_ZSTD: return ".zstd";
+  case DELTA_PARQUET_LZ4_RAW: return ".lz4raw";
+  default: return ".snappy";
+  }
+}
+
+static int close_file(data_writer *dw, part_file *pf) {
+  delta_parquet_write_result *r = NULL;
+  delta_buf key = DELTA_BUF_INIT, stats = DELTA_BUF_INIT, line = DELTA_BUF_INIT;
+  int rc = delta_parquet_writer_close(pf->w, &r);
+  delta_parquet_writer_free(pf->w);
+  pf->w = NULL;
+  if (rc) goto done;
+  char uuid[37];
+  write_uuid(uuid);
+  rc = delta_buf_printf(&key, "%spart-%05lld-%s.c000%s.parquet", pf->dir, (long long)dw->files, uuid,
+                        codec_ext(dw->cfg.codec));
+  if (!rc) rc = delta_buf_putc(&key, 0);
+  if (rc) goto done;
+  key.len--;
+  rc = delta_storage_put(dw->cfg.storage, (const char *)key.data, pf->bytes.data, pf->bytes.len, false);
+  if (rc) goto done;
+  if ((rc = file_stats_json(r, &stats))) goto done;
+  delta_json_writer w;
+  delta_json_writer_init(&w, &line, 0);
+  delta_json_write_object_begin(&w);
+  delta_json_write_key(&w, "add");
+  delta_json_write_object_begin(&w);
+  delta_json_write_key(&w, "path");
+  delta_buf enc = DELTA_BUF_INIT;
+  rc = delta_path_encode(&enc, (const char *)key.data, key.len);
+  delta_json_write_string_n(&w, (const char *)enc.data, enc.len);
+  delta_buf_dispose(&enc);
+  delta_json_write_key(&w, "partitionValues");
+  delta_json_write_raw(&w, pf->values_json, strlen(pf->values_json));
+  delta_json_write_key(&w, "size");
+  delta_json_write_int64(&w, (int64_t)pf->bytes.len);
+  delta_json_write_key(&w, "modificationTime");
+  delta_json_write_int64(&w, now_ms());
+  delta_json_write_key(&w, "dataChange");
+  delta_json_write_bool(&w, true);
+  delta_json_write_key(&w, "stats");
+  delta_json_write_string_n(&w, (const char *)stats.data, stats.len);
+  delta_json_write_object_end(&w);
+  delta_json_write_object_end(&w);
+  if (!rc) rc = delta_json_writer_finish(&w);
+  if (!rc) rc = delta_buf_append(&line, "\n", 1);
+  if (!rc) rc = delta_buf_append(&dw->adds, line.data, line.len);
+  if (!rc) {
+    dw->files++;
+    dw->bytes += (int64_t)pf->bytes.len;
+  }
+done:
+  delta_buf_dispose(&pf->bytes);
+  delta_buf_dispose(&key);
+  delta_buf_dispose(&stats);
+  delta_buf_dispose(&line);
+  delta_parquet_write_result_free(r);
+  return rc;
+}
+
+/* The open file of a partition, created on first use. */
+static int find_part(data_writer *dw, const struct ArrowArray *batch, int64_t row, const char *key, part_file **out) {
+  for (int i = 0; i < dw->n_parts; i++)
+    if (strcmp(dw->parts[i].key, key) == 0) {
+      *out = &dw->parts[i];
+      return 0;
+    }
+  if (dw->n_parts == dw->cap_parts) {
+    int cap = dw->cap_parts ? dw->cap_parts * 2 : 8;
+    part_file *p = delta_realloc(dw->parts, (size_t)cap * sizeof *p);
+    if (!p) return DELTA_NOMEM();
+    dw->parts = p;
+    dw->cap_parts = cap;
+  }
+  part_file *pf = &dw->parts[dw->n_parts];
+  memset(pf, 0, sizeof *pf);
+  delta_buf dir = DELTA_BUF_INIT, vals = DELTA_BUF_INIT, v = DELTA_BUF_INIT;
+  delta_json_writer w;
+  delta_json_writer_init(&w, &vals, 0);
+  delta_json_write_object_begin(&w);
+  int rc = 0;
+  for (int p = 0; p < dw->cfg.n_partition_columns && !rc; p++) {
+    int f = dw->part_fields[p];
+    const delta_field *fd = &dw->cfg.schema->fields[f];
+    const char *pn = phys_name(fd, dw->cfg.column_mapping);
+    bool is_null = true;
+    delta_buf_reset(&v);
+    if (dw->input_of_field[f] >= 0) {
+      int c = dw->input_of_field[f];
+      rc = partition_value_text(dw->input.children[c]->format, batch->children[c], batch->offset + row, &v, &is_null);
+    }
+    if (rc) break;
+    delta_json_write_key(&w, pn);
+    /* an empty string is a null partition value too (the spec's rule) */
+    if (is_null || v.len == 0) delta_json_write_null(&w);
+    else delta_json_write_string_n(&w, (const char *)v.data, v.len);
+    rc = delta_path_escape_partition(&dir, pn, strlen(pn));
+    if (!rc) rc = delta_buf_putc(&dir, '=');
+    if (!rc) {
+      if (is_null || v.len == 0) rc = delta_buf_puts(&dir, DELTA_HIVE_DEFAULT_PARTITION);
+      else rc = delta_path_escape_partition(&dir, (const char *)v.data, v.len);
+    }
+    if (!rc) rc = delta_buf_putc(&dir, '/');
+  }
+  delta_json_write_object_end(&w);
+  if (!rc) rc = delta_json_writer_finish(&w);
+  if (!rc) rc = delta_buf_putc(&dir, 0);
+  if (!rc) rc = delta_buf_putc(&vals, 0);
+  if (!rc) {
+    pf->key = delta_strdup(key);
+    pf->dir = (char *)delta_buf_detach(&dir);
+    pf->values_json = (char *)delta_buf_detach(&vals);
+    if (!pf->key || !pf->dir || !pf->values_json) rc = DELTA_NOMEM();
+    dw->n_parts++; /* counted even on failure so that free() releases it */
+  }
+  delta_buf_dispose(&dir);
+  delta_buf_dispose(&vals);
+  delta_buf_dispose(&v);
+  *out = pf;
+  return rc;
+}
+
+static int write_rows(data_writer *dw, part_file *pf, const struct ArrowArray *data) {
+  int rc = 0;
+  if (!pf->w && (rc = open_file(dw, pf))) return rc;
+  if ((rc = delta_parquet_writer_write(pf->w, data))) return rc;
+  dw->rows += data->length;
+  if ((int64_t)pf->bytes.len >= dw->cfg.target_file_size) rc = close_file(dw, pf);
+  return rc;
+}
+
+static void no_release(struct ArrowArray *a) { a->release = NULL; }
+
+int data_writer_write(data_writer *dw, const struct ArrowArray *batch) {
+  if (batch->length == 0) return 0;
+  const delta_type *st = dw->cfg.schema;
+  /* non-nullable columns must hold no nulls */
+  for (int f = 0; f < st->n_fields; f++) {
+    int c = dw->input_of_field[f];
+    if (c >= 0 && !st->fields[f].nullable && batch->children[c]->null_count != 0) {
+      const struct ArrowArray *a = batch->children[c];
+      for (int64_t i = 0; i < batch->length; i++)
+        if (!arrow_is_valid(a, batch->offset + i))
+          return delta_error_set(DELTA_EINVAL, "column %s is not nullable but the input has a null in it",
+                                 st->fields[f].name);
+    }
+  }
+  /* the data columns as a struct array borrowing the input's children */
+  struct ArrowArray *kids[dw->n_data + 1];
+  for (int i = 0; i < dw->n_data; i++) kids[i] = batch->children[dw->input_of_field[dw->data_inputs[i]]];
+  const void *bufs[1] = {NULL};
+  struct ArrowArray data = {.length = batch->length, .null_count = 0, .offset = batch->offset, .n_buffers = 1,
+                            .n_children = dw->n_data, .buffers = bufs, .children = kids, .release = no_release};
+  int rc = 0;
+  if (dw->cfg.n_partition_columns == 0) {
+    part_file *pf;
+    if ((rc = find_part(dw, batch, 0, "", &pf))) return rc;
+    return write_rows(dw, pf, &data);
+  }
+  /* group the rows by partition key */
+  int64_t n = batch->length;
+  int *group = delta_malloc((size_t)n * sizeof(int));
+  uint8_t *keep = delta_malloc((size_t)n);
+  char **keys = NULL;
+  int n_keys = 0;
+  if (!group || !keep) {
+    rc = DELTA_NOMEM();
+    goto done;
+  }
+  for (int64_t r = 0; r < n && !rc; r++) {
+    delta_buf_reset(&dw->tmp);
+    for (int p = 0; p < dw->cfg.n_partition_columns && !rc; p++) {
+      int f = dw->part_fields[p], c = dw->input_of_field[f];
+      bool is_null = true;
+      if (c >= 0) rc = partition_value_text(dw->input.children[c]->format, batch->children[c], batch->offset + r,
+                                            &dw->tmp, &is_null);
+      if (!rc) rc = delta_buf_putc(&dw->tmp, is_null ? '\2' : '\1');
+    }
+    if (!rc) rc = delta_buf_putc(&dw->tmp, 0);
+    if (rc) break;
+    int g = -1;
+    /* consecutive rows usually share a partition */
+    if (r > 0 && strcmp(keys[group[r - 1]], (const char *)dw->tmp.data) == 0) g = group[r - 1];
+    for (int k = 0; g < 0 && k < n_keys; k++)
+      if (strcmp(keys[k], (const char *)dw->tmp.data) == 0) g = k;
+    if (g < 0) {
+      char **nk = delta_realloc(keys, (size_t)(n_keys + 1) * sizeof *nk);
+      if (!nk) {
+        rc = DELTA_NOMEM();
+        break;
+      }
+      keys = nk;
+      keys[n_keys] = delta_strdup((const char *)dw->tmp.data);
+      if (!keys[n_keys]) {
+        rc = DELTA_NOMEM();
+        break;
+      }
+      g = n_keys++;
+    }
+    group[r] = g;
+  }
+  for (int k = 0; k < n_keys && !rc; k++) {
+    int64_t first = -1;
+    for (int64_t r = 0; r < n; r++) {
+      keep[r] = group[r] == k;
+      if (keep[r] && first < 0) first = r;
+    }
+    part_file *pf;
+    if ((rc = find_part(dw, batch, first, keys[k], &pf))) break;
+    if (n_keys == 1) {
+      rc = write_rows(dw, pf, &data);
+    } else {
+      struct ArrowArray sub;
+      rc = arrow_filter(&dw->file_schema, &data, keep, &sub);
+      if (!rc) {
+        rc = write_rows(dw, pf, &sub);
+        arrow_array_release(&sub);
+      }
+    }
+  }
+done:
+  for (int k = 0; k < n_keys; k++) delta_free(keys[k]);
+  delta_free(keys);
+  delta_free(group);
+  delta_free(keep);
+  return rc;
+}
+
+int data_writer_finish(data_writer *dw, delta_buf *adds) {
+  for (int i = 0; i < dw->n_parts; i++)
+    if (dw->parts[i].w) {
+      int rc = close_file(dw, &dw->parts[i]);
+      if (rc) return rc;
+    }
+  return delta_buf_append(adds, dw->adds.data, dw->adds.len);
+}
+
+void data_writer_free(data_writer *dw) {
+  if (!dw) return;
+  for (int i = 0; i < dw->n_parts; i++) {
+    part_file *pf = &dw->parts[i];
+    delta_parquet_writer_free(pf->w);
+    delta_buf_dispose(&pf->bytes);
+    delta_free(pf->key);
+    delta_free(pf->dir);
+    delta_free(pf->values_json);
+  }
+  delta_free(dw->parts);
+  if (dw->input.release) dw->input.release(&dw->input);
+  if (dw->file_schema.release) dw->file_schema.release(&dw->file_schema);
+  delta_free(dw->input_of_field);
+  delta_free(dw->part_fields);
+  delta_free(dw->data_inputs);
+  delta_buf_dispose(&dw->adds);
+  delta_buf_dispose(&dw->tmp);
+  delta_free(dw);
+}
+
+int64_t data_writer_files(const data_writer *dw) { return dw->files; }
+int64_t data_writer_rows(const data_writer *dw) { return dw->rows; }
+int64_t data_writer_bytes(const data_writer *dw) { return dw->bytes; }

@@ -1,0 +1,53 @@
+/*
+ * Writing a table's data files: Arrow batches in, Parquet files out under
+ * Hive-style partition directories, one `add` action (with stats) per file.
+ *
+ * Input columns are matched to the table's by name; partition columns go
+ * to the directory names and partitionValues, the others to the file in the
+ * table's column order under their physical names (with field ids) when
+ * the table uses column mapping. A file is closed once it reaches the
+ * target size. Files are put whole through the storage handle, so nothing
+ * half-written is ever visible, and each has a fresh UUID name.
+ */
+#ifndef DELTAC_WRITE_DATA_WRITE_H
+#define DELTAC_WRITE_DATA_WRITE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "deltac/arrow_abi.h"
+#include "deltac/parquet_writer.h"
+#include "deltac/storage.h"
+#include "log/table_schema.h"
+#include "util/buf.h"
+
+typedef struct {
+  delta_storage *storage;
+  const delta_type *schema;             /* the table's (logical) schema */
+  const char *const *partition_columns; /* logical names */
+  int n_partition_columns;
+  bool column_mapping;                  /* mode name or id: physical names + field ids */
+  int64_t target_file_size;             /* bytes; 0: 128 MiB */
+  delta_parquet_codec codec;
+} data_write_config;
+
+typedef struct data_writer data_writer;
+
+/* `input` is the schema of the batches (copied). DELTA_EINVAL when a
+ * non-nullable table column is missing or a partition column has a type
+ * that cannot be partitioned on. */
+int data_writer_new(data_writer **out, const data_write_config *cfg, const struct ArrowSchema *input);
+int data_writer_write(data_writer *dw, const struct ArrowArray *batch);
+/* Close every open file and append one {"add":...} line per file to `adds`. */
+int data_writer_finish(data_writer *dw, delta_buf *adds);
+void data_writer_free(data_writer *dw);
+
+int64_t data_writer_files(const data_writer *dw);
+int64_t data_writer_rows(const data_writer *dw);
+int64_t data_writer_bytes(const data_writer *dw);
+
+/* The partitionValues text of value i of array `a` (Arrow format `fmt`):
+ * *is_null set for nulls. Appends to out. */
+int partition_value_text(const char *fmt, const struct ArrowArray *a, int64_t i, delta_buf *out, bool *is_null);
+
+#endif

@@ -1,0 +1,456 @@
+/* NDJSON and CSV input as Arrow; see input_text.h. */
+#include "write/input_text.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "json/json.h"
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
+#include "write/column_builder.h"
+#include "write/schema_build.h"
+
+typedef struct {
+  input_text_format fmt;
+  char *text;
+  size_t len, pos;
+  int64_t line_no;
+  int64_t batch_rows;
+  delta_type *type;       /* the stream's columns */
+  row_builder rb;
+  delta_json_doc *doc;
+  /* CSV */
+  int n_header;
+  int *cell_of_field;
+  const char **cells;
+  size_t *lens;
+  delta_buf cellbuf;
+  char err[512];
+} text_stream;
+
+/* ---- CSV records ---- */
+
+/* The next record's cells (unescaped into cellbuf); false at the end. */
+static int csv_record(text_stream *ts, int *n_out, bool *more) {
+  *more = false;
+  *n_out = 0;
+  if (ts->pos >= ts->len) return 0;
+  delta_buf_reset(&ts->cellbuf);
+  size_t starts[4096];
+  bool nulls[4096];
+  int n = 0;
+  const char *t = ts->text;
+  size_t i = ts->pos;
+  for (;;) {
+    if (n >= 4096) return delta_error_set(DELTA_ELIMIT, "CSV line %lld: more than 4096 columns", (long long)ts->line_no);
+    starts[n] = ts->cellbuf.len;
+    bool quoted = false;
+    if (i < ts->len && t[i] == '"') {
+      quoted = true;
+      i++;
+      for (;;) {
+        if (i >= ts->len) return delta_error_set(DELTA_EINVAL, "CSV line %lld: unterminated quote", (long long)ts->line_no);
+        if (t[i] == '"') {
+          if (i + 1 < ts->len && t[i + 1] == '"') {
+            delta_buf_putc(&ts->cellbuf, '"');
+            i += 2;
+            continue;
+          }
+          i++;
+          break;
+        }
+        if (t[i] == '\n') ts->line_no++;
+        delta_buf_putc(&ts->cellbuf, t[i++]);
+      }
+    } else {
+      while (i < ts->len && t[i] != ',' && t[i] != '\n' && t[i] != '\r') delta_buf_putc(&ts->cellbuf, t[i++]);
+    }
+    nulls[n] = !quoted && ts->cellbuf.len == starts[n];
+    n++;
+    if (i < ts->len && t[i] == ',') {
+      i++;
+      continue;
+    }
+    if (i < ts->len && t[i] == '\r') i++;
+    if (i < ts->len && t[i] == '\n') i++;
+    else if (i < ts->len) return delta_error_set(DELTA_EINVAL, "CSV line %lld: text after a closing quote", (long long)ts->line_no);
+    break;
+  }
+  ts->pos = i;
+  ts->line_no++;
+  int rc = delta_buf_putc(&ts->cellbuf, 0);
+  if (rc) return rc;
+  if (!ts->cells || n > ts->n_header) {
+    int cap = n > ts->n_header ? n : ts->n_header;
+    ts->cells = delta_realloc(ts->cells, (size_t)(cap + 1) * sizeof *ts->cells);
+    ts->lens = delta_realloc(ts->lens, (size_t)(cap + 1) * sizeof *ts->lens);
+    if (!ts->cells || !ts->lens) return DELTA_NOMEM();
+  }
+  for (int k = 0; k < n; k++) {
+    size_t end = k + 1 < n ? starts[k + 1] : ts->cellbuf.len - 1;
+    ts->cells[k] = nulls[k] ? NULL : (const char *)ts->cellbuf.data + starts[k];
+    ts->lens[k] = end - starts[k];
+  }
+  *n_out = n;
+  *more = true;
+  return 0;
+}
+
+static bool blank_line(const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!isspace((unsigned char)s[i])) return false;
+  return true;
+}
+
+/* ---- inference ---- */
+
+typedef enum { INF_NONE, INF_LONG, INF_DOUBLE, INF_BOOL, INF_DATE, INF_TS, INF_STRING, INF_NESTED } inf_kind;
+
+typedef struct {
+  char *name;
+  inf_kind kind;
+  delta_type *nested;     /* NDJSON objects/arrays: from the first value seen */
+} inf_col;
+
+typedef struct {
+  inf_col *cols;
+  int n, cap;
+} inf_set;
+
+static int inf_find(inf_set *s, const char *name, size_t n) {
+  for (int i = 0; i < s->n; i++)
+    if (strlen(s->cols[i].name) == n && strncasecmp(s->cols[i].name, name, n) == 0) return i;
+  if (s->n == s->cap) {
+    int cap = s->cap ? s->cap * 2 : 16;
+    inf_col *c = delta_realloc(s->cols, (size_t)cap * sizeof *c);
+    if (!c) return DELTA_NOMEM();
+    s->cols = c;
+    s->cap = cap;
+  }
+  inf_col *c = &s->cols[s->n];
+  memset(c, 0, sizeof *c);
+  c->name = delta_strndup(name, n);
+  if (!c->name) return DELTA_NOMEM();
+  return s->n++;
+}
+
+static inf_kind merge_kind(inf_kind a, inf_kind b) {
+  if (a == INF_NONE) return b;
+  if (b == INF_NONE || a == b) return a;
+  if ((a == INF_LONG && b == INF_DOUBLE) || (a == INF_DOUBLE && b == INF_LONG)) return INF_DOUBLE;
+  return INF_STRING;
+}
+
+static inf_kind text_kind(const char *s, size_t n) {
+  char tmp[64];
+  if (n == 0 || n >= sizeof tmp) return INF_STRING;
+  memcpy(tmp, s, n);
+  tmp[n] = 0;
+  char *end;
+  strtoll(tmp, &end, 10);
+  if (!*end) return INF_LONG;
+  strtod(tmp, &end);
+  if (!*end && (isdigit((unsigned char)tmp[0]) || tmp[0] == '-' || tmp[0] == '.')) return INF_DOUBLE;
+  if (!strcasecmp(tmp, "true") || !strcasecmp(tmp, "false")) return INF_BOOL;
+  int32_t d;
+  if (cb_parse_date(s, n, &d) == 0) return INF_DATE;
+  int64_t us;
+  if (n >= 16 && isdigit((unsigned char)tmp[0]) && tmp[4] == '-' && cb_parse_timestamp(s, n, false, &us) == 0)
+    return INF_TS;
+  return INF_STRING;
+}
+
+static delta_type *prim(delta_type_kind k) {
+  delta_type *t = delta_calloc(1, sizeof *t);
+  if (t) t->kind = k;
+  return t;
+}
+
+/* A Delta type for a JSON value (objects → structs, arrays → arrays). */
+static delta_type *json_type(delta_json_val v, int depth) {
+  if (depth > 32) return prim(DT_STRING);
+  switch (delta_json_typeof(v)) {
+  case DELTA_JSON_BOOL: return prim(DT_BOOLEAN);
+  case DELTA_JSON_NUMBER: {
+    int64_t i;
+    return prim(delta_json_int64(v, &i) == 0 ? DT_LONG : DT_DOUBLE);
+  }
+  case DELTA_JSON_OBJECT: {
+    delta_type *t = prim(DT_STRUCT);
+    if (!t) return NULL;
+    int n = delta_json_len(v);
+    t->fields = delta_calloc((size_t)(n ? n : 1), sizeof *t->fields);
+    if (!t->fields) {
+      delta_free(t);
+      return NULL;
+    }
+    delta_buf key = DELTA_BUF_INIT;
+    for (delta_json_val m = delta_json_first(v); delta_json_present(m); m = delta_json_next(m)) {
+      delta_field *f = &t->fields[t->n_fields++];
+      delta_json_key(m, &key);
+      f->name = delta_strndup(key.data ? (const char *)key.data : "", key.len);
+      f->metadata = delta_strdup("{}");
+      f->nullable = true;
+      f->type = json_type(m, depth + 1);
+      if (!f->name || !f->metadata || !f->type) {
+        delta_buf_dispose(&key);
+        delta_type_free(t);
+        return NULL;
+      }
+    }
+    delta_buf_dispose(&key);
+    return t;
+  }
+  case DELTA_JSON_ARRAY: {
+    delta_type *t = prim(DT_ARRAY);
+    if (!t) return NULL;
+    t->contains_null = true;
+    delta_json_val e = delta_json_first(v);
+    while (delta_json_present(e) && delta_json_typeof(e) == DELTA_JSON_NULL) e = delta_json_next(e);
+    t->element = delta_json_present(e) ? json_type(e, depth + 1) : prim(DT_STRING);
+    if (!t->element) {
+      delta_type_free(t);
+      return NULL;
+    }
+    return t;
+  }
+  default: return prim(DT_STRING);
+  }
+}
+
+static int infer_ndjson(text_stream *ts, inf_set *s) {
+  size_t pos = 0;
+  int64_t line = 1;
+  delta_buf key = DELTA_BUF_INIT;
+  int rc = 0;
+  while (pos < ts->len && !rc) {
+    const char *nl = memchr(ts->text + pos, '\n', ts->len - pos);
+    size_t end = nl ? (size_t)(nl - ts->text) : ts->len;
+    if (!blank_line(ts->text + pos, end - pos)) {
+      if ((rc = delta_json_parse(ts->doc, ts->text + pos, end - pos))) {
+        delta_error_prefix("NDJSON line %lld", (long long)line);
+        break;
+      }
+      delta_json_val root = delta_json_root(ts->doc);
+      if (delta_json_typeof(root) != DELTA_JSON_OBJECT) {
+        rc = delta_error_set(DELTA_EINVAL, "NDJSON line %lld: not a JSON object", (long long)line);
+        break;
+      }
+      for (delta_json_val m = delta_json_first(root); delta_json_present(m) && !rc; m = delta_json_next(m)) {
+        if ((rc = delta_json_key(m, &key))) break;
+        int c = inf_find(s, (const char *)key.data, key.len);
+        if (c < 0) {
+          rc = c;
+          break;
+        }
+        inf_col *col = &s->cols[c];
+        inf_kind k;
+        switch (delta_json_typeof(m)) {
+        case DELTA_JSON_NULL: k = INF_NONE; break;
+        case DELTA_JSON_BOOL: k = INF_BOOL; break;
+        case DELTA_JSON_NUMBER: {
+          int64_t i;
+          k = delta_json_int64(m, &i) == 0 ? INF_LONG : INF_DOUBLE;
+          break;
+        }
+        case DELTA_JSON_OBJECT: case DELTA_JSON_ARRAY:
+          k = INF_NESTED;
+          if (!col->nested && !(col->nested = json_type(m, 0))) rc = DELTA_NOMEM();
+          break;
+        default: k = INF_STRING;
+        }
+        col->kind = merge_kind(col->kind, k);
+      }
+    }
+    pos = end + 1;
+    line++;
+  }
+  delta_buf_dispose(&key);
+  return rc;
+}
+
+static int infer_csv(text_stream *ts, inf_set *s) {
+  size_t save = ts->pos;
+  int64_t save_line = ts->line_no;
+  int n;
+  bool more;
+  int rc;
+  while (!(rc = csv_record(ts, &n, &more)) && more) {
+    if (n == 1 && !ts->cells[0] && ts->n_header > 1) continue; /* blank line */
+    for (int i = 0; i < n && i < s->n; i++)
+      if (ts->cells[i]) s->cols[i].kind = merge_kind(s->cols[i].kind, text_kind(ts->cells[i], ts->lens[i]));
+  }
+  ts->pos = save;
+  ts->line_no = save_line;
+  return rc;
+}
+
+static int build_type(text_stream *ts, inf_set *s, const delta_type *table) {
+  delta_type *t = prim(DT_STRUCT);
+  if (!t) return DELTA_NOMEM();
+  ts->type = t;
+  t->fields = delta_calloc((size_t)(s->n ? s->n : 1), sizeof *t->fields);
+  if (!t->fields) return DELTA_NOMEM();
+  for (int i = 0; i < s->n; i++) {
+    delta_field *f = &t->fields[t->n_fields++];
+    const delta_field *tf = table ? delta_schema_find(table, s->cols[i].name) : NULL;
+    f->name = delta_strdup(tf ? tf->name : s->cols[i].name);
+    f->metadata = delta_strdup("{}");
+    f->nullable = tf ? tf->nullable : true;
+    if (tf) f->type = schema_copy(tf->type);
+    else if (s->cols[i].kind == INF_NESTED && s->cols[i].nested) {
+      f->type = s->cols[i].nested;
+      s->cols[i].nested = NULL;
+    } else {
+      static const delta_type_kind kinds[] = {[INF_NONE] = DT_STRING, [INF_LONG] = DT_LONG,   [INF_DOUBLE] = DT_DOUBLE,
+                                              [INF_BOOL] = DT_BOOLEAN, [INF_DATE] = DT_DATE,   [INF_TS] = DT_TIMESTAMP,
+                                              [INF_STRING] = DT_STRING, [INF_NESTED] = DT_STRING};
+      f->type = prim(kinds[s->cols[i].kind]);
+    }
+    if (!f->name || !f->metadata || !f->type) return DELTA_NOMEM();
+  }
+  return 0;
+}
+
+/* ---- the stream ---- */
+
+static int ts_get_schema(struct ArrowArrayStream *st, struct ArrowSchema *out) {
+  text_stream *ts = st->private_data;
+  return delta_schema_to_arrow(ts->type, out) ? DELTA_EIO : 0;
+}
+
+static int fail(text_stream *ts, int rc) {
+  snprintf(ts->err, sizeof ts->err, "%s", delta_error_last());
+  return rc < 0 ? -rc : rc;
+}
+
+static int ts_get_next(struct ArrowArrayStream *st, struct ArrowArray *out) {
+  text_stream *ts = st->private_data;
+  memset(out, 0, sizeof *out);
+  int rc = 0;
+  while (ts->rb.rows < ts->batch_rows && ts->pos < ts->len) {
+    if (ts->fmt == INPUT_NDJSON) {
+      const char *nl = memchr(ts->text + ts->pos, '\n', ts->len - ts->pos);
+      size_t end = nl ? (size_t)(nl - ts->text) : ts->len;
+      if (!blank_line(ts->text + ts->pos, end - ts->pos)) {
+        rc = delta_json_parse(ts->doc, ts->text + ts->pos, end - ts->pos);
+        if (!rc) rc = row_builder_add_json(&ts->rb, delta_json_root(ts->doc));
+        if (rc) {
+          delta_error_prefix("NDJSON line %lld", (long long)ts->line_no);
+          return fail(ts, rc);
+        }
+      }
+      ts->pos = end + 1;
+      ts->line_no++;
+    } else {
+      int n;
+      bool more;
+      int64_t line = ts->line_no;
+      if ((rc = csv_record(ts, &n, &more))) return fail(ts, rc);
+      if (!more) break;
+      if (n == 1 && !ts->cells[0] && ts->n_header > 1) continue;
+      if (n != ts->n_header) {
+        delta_error_set(DELTA_EINVAL, "CSV line %lld: %d cells, the header has %d", (long long)line, n, ts->n_header);
+        return fail(ts, DELTA_EINVAL);
+      }
+      if ((rc = row_builder_add_text(&ts->rb, ts->cells, ts->lens, ts->cell_of_field))) {
+        delta_error_prefix("CSV line %lld", (long long)line);
+        return fail(ts, rc);
+      }
+    }
+  }
+  if (ts->rb.rows == 0) return 0; /* end: released (zeroed) array */
+  if ((rc = row_builder_finish(&ts->rb, out))) return fail(ts, rc);
+  return 0;
+}
+
+static const char *ts_last_error(struct ArrowArrayStream *st) {
+  text_stream *ts = st->private_data;
+  return ts->err[0] ? ts->err : NULL;
+}
+
+static void ts_free(text_stream *ts) {
+  if (!ts) return;
+  row_builder_dispose(&ts->rb);
+  delta_type_free(ts->type);
+  delta_json_doc_free(ts->doc);
+  delta_free(ts->text);
+  delta_free(ts->cell_of_field);
+  delta_free(ts->cells);
+  delta_free(ts->lens);
+  delta_buf_dispose(&ts->cellbuf);
+  delta_free(ts);
+}
+
+static void ts_release(struct ArrowArrayStream *st) {
+  if (!st->release) return;
+  ts_free(st->private_data);
+  st->release = NULL;
+}
+
+int input_text_stream(char *text, size_t len, input_text_format fmt, const delta_type *table, int64_t batch_rows,
+                      struct ArrowArrayStream *out) {
+  memset(out, 0, sizeof *out);
+  text_stream *ts = delta_calloc(1, sizeof *ts);
+  if (!ts) {
+    delta_free(text);
+    return DELTA_NOMEM();
+  }
+  ts->fmt = fmt;
+  ts->text = text;
+  ts->len = len;
+  ts->line_no = 1;
+  ts->batch_rows = batch_rows > 0 ? batch_rows : 65536;
+  inf_set s = {0};
+  int rc = delta_json_doc_new(&ts->doc);
+  if (rc) goto done;
+  if (fmt == INPUT_NDJSON) {
+    rc = infer_ndjson(ts, &s);
+  } else {
+    int n;
+    bool more;
+    if ((rc = csv_record(ts, &n, &more))) goto done;
+    if (!more) {
+      rc = delta_error_set(DELTA_EINVAL, "CSV input has no header line");
+      goto done;
+    }
+    for (int i = 0; i < n && !rc; i++) {
+      if (!ts->cells[i] || ts->lens[i] == 0) {
+        rc = delta_error_set(DELTA_EINVAL, "CSV header: column %d has no name", i + 1);
+        break;
+      }
+      int c = inf_find(&s, ts->cells[i], ts->lens[i]);
+      if (c < 0) rc = c;
+      else if (c != i) rc = delta_error_set(DELTA_EINVAL, "CSV header: column %s appears twice", s.cols[c].name);
+    }
+    ts->n_header = n;
+    if (!rc) rc = infer_csv(ts, &s);
+  }
+  if (!rc) rc = build_type(ts, &s, table);
+  if (!rc && ts->type->n_fields == 0) rc = delta_error_set(DELTA_EINVAL, "the input has no columns");
+  if (!rc) rc = row_builder_init(&ts->rb, ts->type);
+  if (!rc && fmt == INPUT_CSV) {
+    ts->cell_of_field = delta_calloc((size_t)ts->n_header + 1, sizeof(int));
+    if (!ts->cell_of_field) rc = DELTA_NOMEM();
+    for (int i = 0; !rc && i < ts->n_header; i++) ts->cell_of_field[i] = i; /* fields are in header order */
+  }
+done:
+  for (int i = 0; i < s.n; i++) {
+    delta_free(s.cols[i].name);
+    delta_type_free(s.cols[i].nested);
+  }
+  delta_free(s.cols);
+  if (rc) {
+    ts_free(ts);
+    return rc;
+  }
+  out->get_schema = ts_get_schema;
+  out->get_next = ts_get_next;
+  out->get_last_error = ts_last_error;
+  out->release = ts_release;
+  out->private_data = ts;
+  return 0;
+}

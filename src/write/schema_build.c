@@ -1,0 +1,529 @@
+/* Schemas for writes; see schema_build.h. */
+#include "write/schema_build.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "arrow/array.h"
+#include "json/json_writer.h"
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
+
+void write_uuid(char out[37]) {
+  uint8_t b[16];
+  if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) {
+    /* no entropy source: time and address still make collisions unlikely */
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t x = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)(uintptr_t)out;
+    for (int i = 0; i < 16; i++) {
+      x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+      b[i] = (uint8_t)x;
+    }
+  }
+  b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);
+  b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);
+  snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+           b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+/* ---- compact text → Delta JSON ---- */
+
+typedef struct {
+  const char *s, *p;
+  delta_json_writer *w;
+} text_parser;
+
+static void skip_ws(text_parser *tp) {
+  while (isspace((unsigned char)*tp->p)) tp->p++;
+}
+
+static int syntax(text_parser *tp, const char *what) {
+  return delta_error_set(DELTA_EINVAL, "schema: %s at offset %d: '%.20s'", what, (int)(tp->p - tp->s), tp->p);
+}
+
+static bool word(text_parser *tp, const char *w) {
+  size_t n = strlen(w);
+  if (strncasecmp(tp->p, w, n) == 0 && !isalnum((unsigned char)tp->p[n]) && tp->p[n] != '_') {
+    tp->p += n;
+    return true;
+  }
+  return false;
+}
+
+static int parse_ctype(text_parser *tp, int depth);
+
+static int parse_name(text_parser *tp, delta_buf *name) {
+  skip_ws(tp);
+  delta_buf_reset(name);
+  if (*tp->p == '`') {
+    tp->p++;
+    while (*tp->p && *tp->p != '`') delta_buf_putc(name, *tp->p++);
+    if (*tp->p != '`') return syntax(tp, "unterminated `name`");
+    tp->p++;
+  } else {
+    while (*tp->p && !isspace((unsigned char)*tp->p) && *tp->p != ':' && *tp->p != ',' && *tp->p != '>')
+      delta_buf_putc(name, *tp->p++);
+  }
+  if (name->len == 0) return syntax(tp, "expected a column name");
+  return delta_buf_putc(name, 0);
+}
+
+static int parse_fields(text_parser *tp, int depth, char end) {
+  delta_json_writer *w = tp->w;
+  delta_buf name = DELTA_BUF_INIT;
+  int rc = 0;
+  delta_json_write_object_begin(w);
+  delta_json_write_key(w, "type");
+  delta_json_write_string(w, "struct");
+  delta_json_write_key(w, "fields");
+  delta_json_write_array_begin(w);
+  for (;;) {
+    if ((rc = parse_name(tp, &name))) break;
+    skip_ws(tp);
+    if (*tp->p == ':') tp->p++;
+    delta_json_write_object_begin(w);
+    delta_json_write_key(w, "name");
+    delta_json_write_string(w, (const char *)name.data);
+    delta_json_write_key(w, "type");
+    if ((rc = parse_ctype(tp, depth + 1))) break;
+    skip_ws(tp);
+    bool nullable = true;
+    const char *save = tp->p;
+    if (word(tp, "not")) {
+      skip_ws(tp);
+      if (!word(tp, "null")) {
+        tp->p = save;
+        rc = syntax(tp, "expected NOT NULL");
+        break;
+      }
+      nullable = false;
+      skip_ws(tp);
+    }
+    delta_json_write_key(w, "nullable");
+    delta_json_write_bool(w, nullable);
+    delta_json_write_key(w, "metadata");
+    delta_json_write_object_begin(w);
+    delta_json_write_object_end(w);
+    delta_json_write_object_end(w);
+    if (*tp->p == ',') {
+      tp->p++;
+      continue;
+    }
+    if (*tp->p == end) break;
+    rc = syntax(tp, end ? "expected ',' or '>'" : "expected ','");
+    break;
+  }
+  delta_json_write_array_end(w);
+  delta_json_write_object_end(w);
+  delta_buf_dispose(&name);
+  return rc;
+}
+
+static int parse_ctype(text_parser *tp, int depth) {
+  static const struct { const char *alias, *name; } prims[] = {
+      {"string", "string"},   {"varchar", "string"},  {"text", "string"},     {"bigint", "long"},
+      {"long", "long"},       {"int64", "long"},      {"integer", "integer"}, {"int", "integer"},
+      {"int32", "integer"},   {"smallint", "short"},  {"short", "short"},     {"int16", "short"},
+      {"tinyint", "byte"},    {"byte", "byte"},       {"int8", "byte"},       {"float", "float"},
+      {"real", "float"},      {"double", "double"},   {"boolean", "boolean"}, {"bool", "boolean"},
+      {"binary", "binary"},   {"date", "date"},       {"timestamp_ntz", "timestamp_ntz"},
+      {"timestamp", "timestamp"}};
+  delta_json_writer *w = tp->w;
+  if (depth > 32) return syntax(tp, "nested too deeply");
+  skip_ws(tp);
+  if (word(tp, "decimal") || word(tp, "numeric")) {
+    int p = 10, s = 0, n = 0;
+    skip_ws(tp);
+    if (*tp->p == '(') {
+      if (sscanf(tp->p, "(%d ,%d )%n", &p, &s, &n) < 2 || n == 0) {
+        if (sscanf(tp->p, "(%d )%n", &p, &n) < 1 || n == 0) return syntax(tp, "expected decimal(p,s)");
+        s = 0;
+      }
+      tp->p += n;
+    }
+    if (p < 1 || p > 38 || s < 0 || s > p) return syntax(tp, "decimal precision 1..38 and scale 0..precision");
+    char b[32];
+    snprintf(b, sizeof b, "decimal(%d,%d)", p, s);
+    return delta_json_write_string(w, b);
+  }
+  if (word(tp, "array")) {
+    skip_ws(tp);
+    if (*tp->p++ != '<') return tp->p--, syntax(tp, "expected '<'");
+    delta_json_write_object_begin(w);
+    delta_json_write_key(w, "type");
+    delta_json_write_string(w, "array");
+    delta_json_write_key(w, "elementType");
+    int rc = parse_ctype(tp, depth + 1);
+    if (rc) return rc;
+    skip_ws(tp);
+    if (*tp->p++ != '>') return tp->p--, syntax(tp, "expected '>'");
+    delta_json_write_key(w, "containsNull");
+    delta_json_write_bool(w, true);
+    return delta_json_write_object_end(w);
+  }
+  if (word(tp, "map")) {
+    skip_ws(tp);
+    if (*tp->p++ != '<') return tp->p--, syntax(tp, "expected '<'");
+    delta_json_write_object_begin(w);
+    delta_json_write_key(w, "type");
+    delta_json_write_string(w, "map");
+    delta_json_write_key(w, "keyType");
+    int rc = parse_ctype(tp, depth + 1);
+    if (rc) return rc;
+    skip_ws(tp);
+    if (*tp->p++ != ',') return tp->p--, syntax(tp, "expected ','");
+    delta_json_write_key(w, "valueType");
+    if ((rc = parse_ctype(tp, depth + 1))) return rc;
+    skip_ws(tp);
+    if (*tp->p++ != '>') return tp->p--, syntax(tp, "expected '>'");
+    delta_json_write_key(w, "valueContainsNull");
+    delta_json_write_bool(w, true);
+    return delta_json_write_object_end(w);
+  }
+  if (word(tp, "struct")) {
+    skip_ws(tp);
+    if (*tp->p++ != '<') return tp->p--, syntax(tp, "expected '<'");
+    int rc = parse_fields(tp, depth + 1, '>');
+    if (rc) return rc;
+    tp->p++;
+    return 0;
+  }
+  for (size_t i = 0; i < sizeof prims / sizeof prims[0]; i++)
+    if (word(tp, prims[i].alias)) return delta_json_write_string(w, prims[i].name);
+  return syntax(tp, "unknown type");
+}
+
+int schema_parse_text(const char *text, delta_type **out) {
+  *out = NULL;
+  const char *p = text;
+  while (isspace((unsigned char)*p)) p++;
+  if (*p == '{') return delta_schema_parse(text, strlen(text), out);
+  delta_buf json = DELTA_BUF_INIT;
+  delta_json_writer w;
+  delta_json_writer_init(&w, &json, 0);
+  text_parser tp = {text, p, &w};
+  int rc = parse_fields(&tp, 0, 0);
+  if (!rc) rc = delta_json_writer_finish(&w);
+  if (!rc) rc = delta_schema_parse((const char *)json.data, json.len, out);
+  delta_buf_dispose(&json);
+  return rc;
+}
+
+/* ---- Delta JSON ---- */
+
+static int type_json(const delta_type *t, delta_json_writer *w);
+
+static int struct_json(const delta_type *t, delta_json_writer *w) {
+  delta_json_write_object_begin(w);
+  delta_json_write_key(w, "type");
+  delta_json_write_string(w, "struct");
+  delta_json_write_key(w, "fields");
+  delta_json_write_array_begin(w);
+  for (int i = 0; i < t->n_fields; i++) {
+    const delta_field *f = &t->fields[i];
+    delta_json_write_object_begin(w);
+    delta_json_write_key(w, "name");
+    delta_json_write_string(w, f->name);
+    delta_json_write_key(w, "type");
+    type_json(f->type, w);
+    delta_json_write_key(w, "nullable");
+    delta_json_write_bool(w, f->nullable);
+    delta_json_write_key(w, "metadata");
+    const char *md = f->metadata ? f->metadata : "{}";
+    delta_json_write_raw(w, md, strlen(md));
+    delta_json_write_object_end(w);
+  }
+  delta_json_write_array_end(w);
+  return delta_json_write_object_end(w);
+}
+
+static int type_json(const delta_type *t, delta_json_writer *w) {
+  switch (t->kind) {
+  case DT_STRUCT: return struct_json(t, w);
+  case DT_ARRAY:
+    delta_json_write_object_begin(w);
+    delta_json_write_key(w, "type");
+    delta_json_write_string(w, "array");
+    delta_json_write_key(w, "elementType");
+    type_json(t->element, w);
+    delta_json_write_key(w, "containsNull");
+    delta_json_write_bool(w, t->contains_null);
+    return delta_json_write_object_end(w);
+  case DT_MAP:
+    delta_json_write_object_begin(w);
+    delta_json_write_key(w, "type");
+    delta_json_write_string(w, "map");
+    delta_json_write_key(w, "keyType");
+    type_json(t->key, w);
+    delta_json_write_key(w, "valueType");
+    type_json(t->value, w);
+    delta_json_write_key(w, "valueContainsNull");
+    delta_json_write_bool(w, t->value_contains_null);
+    return delta_json_write_object_end(w);
+  case DT_DECIMAL: {
+    char b[32];
+    snprintf(b, sizeof b, "decimal(%d,%d)", t->precision, t->scale);
+    return delta_json_write_string(w, b);
+  }
+  default: {
+    delta_buf name = DELTA_BUF_INIT;
+    int rc = delta_type_name(t, &name);
+    if (!rc) rc = delta_buf_putc(&name, 0);
+    if (!rc) rc = delta_json_write_string(w, (const char *)name.data);
+    delta_buf_dispose(&name);
+    return rc;
+  }
+  }
+}
+
+int schema_to_json(const delta_type *st, delta_buf *out) {
+  delta_json_writer w;
+  delta_json_writer_init(&w, out, 0);
+  type_json(st, &w);
+  return delta_json_writer_finish(&w);
+}
+
+/* ---- from Arrow ---- */
+
+static int arrow_type(const struct ArrowSchema *s, delta_type **out, const char *col);
+
+static int arrow_fields(const struct ArrowSchema *s, delta_type *t, const char *col) {
+  t->kind = DT_STRUCT;
+  t->n_fields = (int)s->n_children;
+  t->fields = delta_calloc((size_t)(s->n_children ? s->n_children : 1), sizeof *t->fields);
+  if (!t->fields) return DELTA_NOMEM();
+  for (int i = 0; i < t->n_fields; i++) {
+    const struct ArrowSchema *c = s->children[i];
+    delta_field *f = &t->fields[i];
+    f->name = delta_strdup(c->name ? c->name : "");
+    f->metadata = delta_strdup("{}");
+    f->nullable = (c->flags & ARROW_FLAG_NULLABLE) != 0;
+    if (!f->name || !f->metadata) return DELTA_NOMEM();
+    int rc = arrow_type(c, &f->type, c->name ? c->name : col);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+static int arrow_type(const struct ArrowSchema *s, delta_type **out, const char *col) {
+  delta_type *t = delta_calloc(1, sizeof *t);
+  if (!t) return DELTA_NOMEM();
+  *out = t;
+  const char *f = s->format;
+  int p, sc;
+  if (!strcmp(f, "u") || !strcmp(f, "U") || !strcmp(f, "vu")) t->kind = DT_STRING;
+  else if (!strcmp(f, "z") || !strcmp(f, "Z") || !strcmp(f, "vz")) t->kind = DT_BINARY;
+  else if (!strcmp(f, "l")) t->kind = DT_LONG;
+  else if (!strcmp(f, "i")) t->kind = DT_INTEGER;
+  else if (!strcmp(f, "s")) t->kind = DT_SHORT;
+  else if (!strcmp(f, "c")) t->kind = DT_BYTE;
+  else if (!strcmp(f, "f")) t->kind = DT_FLOAT;
+  else if (!strcmp(f, "g")) t->kind = DT_DOUBLE;
+  else if (!strcmp(f, "b")) t->kind = DT_BOOLEAN;
+  else if (!strcmp(f, "tdD")) t->kind = DT_DATE;
+  else if (!strncmp(f, "tsu:", 4)) t->kind = f[4] ? DT_TIMESTAMP : DT_TIMESTAMP_NTZ;
+  else if (sscanf(f, "d:%d,%d", &p, &sc) == 2 && strchr(f, ',') && !strchr(strchr(f, ',') + 1, ',') &&
+             p >= 1 && p <= 38) {
+    t->kind = DT_DECIMAL;
+    t->precision = p;
+    t->scale = sc;
+  } else if (!strcmp(f, "+s")) return arrow_fields(s, t, col);
+  else if (!strcmp(f, "+l") || !strcmp(f, "+L")) {
+    t->kind = DT_ARRAY;
+    t->contains_null = (s->children[0]->flags & ARROW_FLAG_NULLABLE) != 0;
+    return arrow_type(s->children[0], &t->element, col);
+  } else if (!strcmp(f, "+m")) {
+    t->kind = DT_MAP;
+    const struct ArrowSchema *e = s->children[0];
+    if (e->n_children != 2) return delta_error_set(DELTA_EINVAL, "column %s: a map without key and value", col);
+    t->value_contains_null = (e->children[1]->flags & ARROW_FLAG_NULLABLE) != 0;
+    int rc = arrow_type(e->children[0], &t->key, col);
+    return rc ? rc : arrow_type(e->children[1], &t->value, col);
+  } else
+    return delta_error_set(DELTA_EUNSUPPORTED, "column %s: Arrow type '%s' has no Delta type (cast it first)", col, f);
+  return 0;
+}
+
+int schema_from_arrow(const struct ArrowSchema *s, delta_type **out) {
+  *out = NULL;
+  if (strcmp(s->format, "+s") != 0) return delta_error_set(DELTA_EINVAL, "input data is not a struct of columns");
+  delta_type *t = delta_calloc(1, sizeof *t);
+  if (!t) return DELTA_NOMEM();
+  int rc = arrow_fields(s, t, "?");
+  if (rc) {
+    delta_type_free(t);
+    return rc;
+  }
+  *out = t;
+  return 0;
+}
+
+/* ---- copies, comparison, merge ---- */
+
+delta_type *schema_copy(const delta_type *t) {
+  if (!t) return NULL;
+  delta_type *c = delta_calloc(1, sizeof *c);
+  if (!c) return NULL;
+  *c = *t;
+  c->fields = NULL;
+  c->n_fields = 0;
+  c->element = c->key = c->value = NULL;
+  bool ok = true;
+  if (t->kind == DT_STRUCT) {
+    c->fields = delta_calloc((size_t)(t->n_fields ? t->n_fields : 1), sizeof *c->fields);
+    ok = c->fields != NULL;
+    for (int i = 0; ok && i < t->n_fields; i++) {
+      const delta_field *f = &t->fields[i];
+      delta_field *g = &c->fields[i];
+      c->n_fields++;
+      *g = *f;
+      g->name = delta_strdup(f->name);
+      g->metadata = delta_strdup(f->metadata ? f->metadata : "{}");
+      g->physical_name = f->physical_name ? delta_strdup(f->physical_name) : NULL;
+      g->comment = f->comment ? delta_strdup(f->comment) : NULL;
+      g->generation_expression = f->generation_expression ? delta_strdup(f->generation_expression) : NULL;
+      g->type = schema_copy(f->type);
+      ok = g->name && g->metadata && g->type && (!f->physical_name || g->physical_name) &&
+           (!f->comment || g->comment) && (!f->generation_expression || g->generation_expression);
+    }
+  }
+  if (ok && t->element) ok = (c->element = schema_copy(t->element)) != NULL;
+  if (ok && t->key) ok = (c->key = schema_copy(t->key)) != NULL;
+  if (ok && t->value) ok = (c->value = schema_copy(t->value)) != NULL;
+  if (!ok) {
+    delta_type_free(c);
+    return NULL;
+  }
+  return c;
+}
+
+static int assign_cm(delta_type *t, int64_t *max_id) {
+  if (!t) return 0;
+  if (t->kind == DT_ARRAY) return assign_cm(t->element, max_id);
+  if (t->kind == DT_MAP) {
+    int rc = assign_cm(t->key, max_id);
+    return rc ? rc : assign_cm(t->value, max_id);
+  }
+  if (t->kind != DT_STRUCT) return 0;
+  for (int i = 0; i < t->n_fields; i++) {
+    delta_field *f = &t->fields[i];
+    if (!f->has_field_id || !f->physical_name) {
+      char uuid[37];
+      write_uuid(uuid);
+      if (!f->has_field_id) {
+        f->has_field_id = true;
+        f->field_id = ++*max_id;
+      }
+      if (!f->physical_name) {
+        f->physical_name = delta_malloc(42);
+        if (!f->physical_name) return DELTA_NOMEM();
+        snprintf(f->physical_name, 42, "col-%s", uuid);
+      }
+      /* rewrite the metadata object with both keys (others kept) */
+      const char *md = f->metadata ? f->metadata : "{}";
+      size_t n = strlen(md);
+      while (n && md[n - 1] != '}') n--;
+      if (n == 0) return delta_error_set(DELTA_EINVAL, "field %s: metadata is not an object", f->name);
+      delta_buf b = DELTA_BUF_INIT;
+      int rc = delta_buf_append(&b, md, n - 1);
+      bool empty = true;
+      for (size_t k = 1; k + 1 < n; k++)
+        if (!isspace((unsigned char)md[k])) empty = false;
+      if (!rc) rc = delta_buf_printf(&b, "%s\"delta.columnMapping.id\":%lld,\"delta.columnMapping.physicalName\":",
+                                     empty ? "" : ",", (long long)f->field_id);
+      if (!rc) rc = delta_json_append_string(&b, f->physical_name, strlen(f->physical_name));
+      if (!rc) rc = delta_buf_puts(&b, "}");
+      if (!rc) rc = delta_buf_putc(&b, 0);
+      if (rc) {
+        delta_buf_dispose(&b);
+        return rc;
+      }
+      delta_free(f->metadata);
+      f->metadata = (char *)delta_buf_detach(&b);
+    }
+    int rc = assign_cm(f->type, max_id);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+int schema_assign_column_mapping(delta_type *st, int64_t *max_id) { return assign_cm(st, max_id); }
+
+bool schema_type_equal(const delta_type *a, const delta_type *b) {
+  if (a->kind != b->kind) return false;
+  switch (a->kind) {
+  case DT_DECIMAL: return a->precision == b->precision && a->scale == b->scale;
+  case DT_ARRAY: return schema_type_equal(a->element, b->element);
+  case DT_MAP: return schema_type_equal(a->key, b->key) && schema_type_equal(a->value, b->value);
+  case DT_STRUCT:
+    if (a->n_fields != b->n_fields) return false;
+    for (int i = 0; i < a->n_fields; i++)
+      if (strcasecmp(a->fields[i].name, b->fields[i].name) != 0 ||
+          !schema_type_equal(a->fields[i].type, b->fields[i].type))
+        return false;
+    return true;
+  default: return true;
+  }
+}
+
+static int type_text(const delta_type *t, char *buf, size_t n) {
+  delta_buf b = DELTA_BUF_INIT;
+  int rc = delta_type_name(t, &b);
+  snprintf(buf, n, "%.*s", rc ? 1 : (int)b.len, rc ? "?" : (const char *)b.data);
+  delta_buf_dispose(&b);
+  return 0;
+}
+
+int schema_check_input(const delta_type *table, const delta_type *in, bool merge, delta_type **merged) {
+  *merged = NULL;
+  delta_type *m = NULL;
+  for (int i = 0; i < in->n_fields; i++) {
+    const delta_field *f = &in->fields[i];
+    for (int j = 0; j < i; j++)
+      if (strcasecmp(in->fields[j].name, f->name) == 0)
+        return delta_error_set(DELTA_EINVAL, "input has column %s twice", f->name);
+    const delta_field *tf = delta_schema_find(table, f->name);
+    if (tf) {
+      if (!schema_type_equal(tf->type, f->type)) {
+        char a[128], b[128];
+        type_text(tf->type, a, sizeof a);
+        type_text(f->type, b, sizeof b);
+        delta_type_free(m);
+        return delta_error_set(DELTA_EINVAL, "schema mismatch: column %s is %s in the table but %s in the input",
+                               tf->name, a, b);
+      }
+      continue;
+    }
+    if (!merge) {
+      delta_type_free(m);
+      return delta_error_set(DELTA_EINVAL,
+                             "schema mismatch: input column %s is not in the table (use --schema-mode merge to add it)",
+                             f->name);
+    }
+    if (!m && !(m = schema_copy(table))) return DELTA_NOMEM();
+    delta_field *nf = delta_realloc(m->fields, (size_t)(m->n_fields + 1) * sizeof *nf);
+    if (!nf) {
+      delta_type_free(m);
+      return DELTA_NOMEM();
+    }
+    m->fields = nf;
+    delta_field *g = &m->fields[m->n_fields];
+    memset(g, 0, sizeof *g);
+    m->n_fields++;
+    g->name = delta_strdup(f->name);
+    g->metadata = delta_strdup("{}");
+    g->nullable = true;
+    g->type = schema_copy(f->type);
+    if (!g->name || !g->metadata || !g->type) {
+      delta_type_free(m);
+      return DELTA_NOMEM();
+    }
+  }
+  *merged = m;
+  return 0;
+}

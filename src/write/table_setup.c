@@ -1,0 +1,165 @@
+/* Protocol and properties for writes; see table_setup.h. */
+#include "write/table_setup.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util/error_internal.h"
+
+static bool is_bool(const char *v) { return strcasecmp(v, "true") == 0 || strcasecmp(v, "false") == 0; }
+
+int table_check_properties(const char *const *keys, const char *const *values, int n) {
+  static const char *const booleans[] = {"delta.enableChangeDataFeed", "delta.enableDeletionVectors",
+                                         "delta.enableInCommitTimestamps", "delta.appendOnly",
+                                         "delta.checkpoint.writeStatsAsJson", NULL};
+  static const char *const free_form[] = {"delta.logRetentionDuration", "delta.deletedFileRetentionDuration",
+                                          "delta.dataSkippingNumIndexedCols", "delta.parquet.compression.codec",
+                                          "delta.targetFileSize", NULL};
+  for (int i = 0; i < n; i++) {
+    const char *k = keys[i], *v = values[i];
+    if (strncmp(k, "delta.", 6) != 0) continue; /* user properties are kept as they are */
+    bool known = false;
+    for (int b = 0; booleans[b]; b++)
+      if (strcmp(k, booleans[b]) == 0) {
+        known = true;
+        if (!is_bool(v)) return delta_error_set(DELTA_EINVAL, "property %s must be true or false, not '%s'", k, v);
+      }
+    for (int f = 0; free_form[f]; f++) known |= strcmp(k, free_form[f]) == 0;
+    if (strcmp(k, "delta.columnMapping.mode") == 0) {
+      known = true;
+      if (strcmp(v, "none") && strcmp(v, "name") && strcmp(v, "id"))
+        return delta_error_set(DELTA_EINVAL, "property %s must be none, name or id, not '%s'", k, v);
+    }
+    if (strcmp(k, "delta.checkpointInterval") == 0) {
+      known = true;
+      char *end;
+      long x = strtol(v, &end, 10);
+      if (*v == 0 || *end || x <= 0) return delta_error_set(DELTA_EINVAL, "property %s must be a positive integer", k);
+    }
+    if (strcmp(k, "delta.enableRowTracking") == 0 || strcmp(k, "delta.checkpoint.writeStatsAsStruct") == 0 ||
+        strncmp(k, "delta.constraints.", 18) == 0 || strcmp(k, "delta.enableTypeWidening") == 0 ||
+        strncmp(k, "delta.enableIcebergCompat", 25) == 0)
+      return delta_error_set(DELTA_EUNSUPPORTED, "property %s: deltac cannot write tables that use it yet", k);
+    if (!known) return delta_error_set(DELTA_EINVAL, "unknown table property %s", k);
+  }
+  return 0;
+}
+
+const char *table_prop(const delta_kv *kv, int n, const char *key) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(kv[i].key, key) == 0) return kv[i].value;
+  return NULL;
+}
+
+bool table_prop_true(const delta_kv *kv, int n, const char *key) {
+  const char *v = table_prop(kv, n, key);
+  return v && strcasecmp(v, "true") == 0;
+}
+
+cm_mode table_cm_mode(const delta_kv *kv, int n) {
+  const char *v = table_prop(kv, n, "delta.columnMapping.mode");
+  if (v && strcmp(v, "name") == 0) return CM_NAME;
+  if (v && strcmp(v, "id") == 0) return CM_ID;
+  return CM_NONE;
+}
+
+static bool uses_kind(const delta_type *t, delta_type_kind k) {
+  if (!t) return false;
+  if (t->kind == k) return true;
+  for (int i = 0; i < t->n_fields; i++)
+    if (uses_kind(t->fields[i].type, k)) return true;
+  return uses_kind(t->element, k) || uses_kind(t->key, k) || uses_kind(t->value, k);
+}
+
+int table_derive_protocol(const delta_type *schema, const delta_kv *config, int n_config, delta_arena *arena,
+                          delta_protocol *out) {
+  memset(out, 0, sizeof *out);
+  bool append_only = table_prop_true(config, n_config, "delta.appendOnly");
+  bool cdf = table_prop_true(config, n_config, "delta.enableChangeDataFeed");
+  bool cm = table_cm_mode(config, n_config) != CM_NONE;
+  bool dv = table_prop_true(config, n_config, "delta.enableDeletionVectors");
+  bool ict = table_prop_true(config, n_config, "delta.enableInCommitTimestamps");
+  bool ntz = uses_kind(schema, DT_TIMESTAMP_NTZ);
+  /* legacy versions while they suffice (every reader knows them) */
+  int reader = cm ? 2 : 1;
+  int writer = cm ? 5 : cdf ? 4 : 2;
+  (void)append_only; /* writer 2 covers appendOnly */
+  if (!dv && !ict && !ntz) {
+    out->min_reader_version = reader;
+    out->min_writer_version = writer;
+    return 0;
+  }
+  /* table features: list exactly what is used */
+  const char **rf = delta_arena_alloc(arena, 8 * sizeof *rf), **wf = delta_arena_alloc(arena, 8 * sizeof *wf);
+  if (!rf || !wf) return DELTA_NOMEM();
+  int nr = 0, nw = 0;
+  if (append_only) wf[nw++] = "appendOnly";
+  if (cdf) wf[nw++] = "changeDataFeed";
+  if (cm) wf[nw++] = "columnMapping", rf[nr++] = "columnMapping";
+  if (dv) wf[nw++] = "deletionVectors", rf[nr++] = "deletionVectors";
+  if (ict) wf[nw++] = "inCommitTimestamp";
+  if (ntz) wf[nw++] = "timestampNtz", rf[nr++] = "timestampNtz";
+  out->min_writer_version = 7;
+  out->writer_features = wf;
+  out->n_writer_features = nw;
+  out->has_writer_features = true;
+  /* reader features need reader 3; column mapping alone is reader 2 */
+  bool need_r3 = dv || ntz;
+  if (need_r3) {
+    out->min_reader_version = 3;
+    out->reader_features = rf;
+    out->n_reader_features = nr;
+    out->has_reader_features = true;
+  } else {
+    out->min_reader_version = reader;
+  }
+  return 0;
+}
+
+static bool has_invariants(const delta_type *t) {
+  if (!t) return false;
+  for (int i = 0; i < t->n_fields; i++)
+    if ((t->fields[i].metadata && strstr(t->fields[i].metadata, "\"delta.invariants\"")) ||
+        has_invariants(t->fields[i].type))
+      return true;
+  return has_invariants(t->element) || has_invariants(t->key) || has_invariants(t->value);
+}
+
+static bool has_generated(const delta_type *t, bool identity) {
+  if (!t) return false;
+  for (int i = 0; i < t->n_fields; i++)
+    if ((identity ? t->fields[i].is_identity : t->fields[i].generation_expression != NULL) ||
+        has_generated(t->fields[i].type, identity))
+      return true;
+  return false;
+}
+
+int table_check_writable(const delta_protocol *p, const delta_metadata *m, const delta_type *schema) {
+  static const char *const ok[] = {"appendOnly", "changeDataFeed", "columnMapping", "deletionVectors",
+                                   "inCommitTimestamp", "timestampNtz", "domainMetadata", "vacuumProtocolCheck",
+                                   "invariants", "checkConstraints", "generatedColumns", "identityColumns", NULL};
+  if (p->min_writer_version > 7)
+    return delta_error_set(DELTA_EUNSUPPORTED, "table needs writer version %d; deltac writes up to 7",
+                           p->min_writer_version);
+  if (p->min_writer_version == 7)
+    for (int i = 0; i < p->n_writer_features; i++) {
+      bool known = false;
+      for (int k = 0; ok[k]; k++) known |= strcmp(ok[k], p->writer_features[i]) == 0;
+      if (!known)
+        return delta_error_set(DELTA_EUNSUPPORTED, "table uses writer feature %s, which deltac cannot write yet",
+                               p->writer_features[i]);
+    }
+  if (has_invariants(schema))
+    return delta_error_set(DELTA_EUNSUPPORTED, "table has column invariants, which deltac cannot enforce yet");
+  for (int i = 0; i < m->n_configuration; i++)
+    if (strncmp(m->configuration[i].key, "delta.constraints.", 18) == 0)
+      return delta_error_set(DELTA_EUNSUPPORTED, "table has CHECK constraints, which deltac cannot enforce yet");
+  if (has_generated(schema, false))
+    return delta_error_set(DELTA_EUNSUPPORTED, "table has generated columns, which deltac cannot compute yet");
+  if (has_generated(schema, true))
+    return delta_error_set(DELTA_EUNSUPPORTED, "table has identity columns, which deltac cannot fill yet");
+  if (table_prop_true(m->configuration, m->n_configuration, "delta.enableRowTracking"))
+    return delta_error_set(DELTA_EUNSUPPORTED, "table has row tracking, which deltac cannot maintain yet");
+  return 0;
+}

@@ -1,0 +1,414 @@
+/*
+ * delta_write: one transaction from Arrow data to a commit. The steps: read
+ * the latest snapshot (or none: a new table), settle the schema (the
+ * table's, merged with new input columns when asked, or a new table's from
+ * the options or the data), write the data files, add removes for an
+ * overwrite and a txn for an app id, commit (commit.c), and checkpoint when
+ * the version is a multiple of delta.checkpointInterval.
+ */
+#include "deltac/write.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "arrow/array.h"
+#include "json/json_writer.h"
+#include "log/snapshot.h"
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
+#include "write/action_write.h"
+#include "write/checkpoint_write.h"
+#include "write/commit.h"
+#include "write/data_write.h"
+#include "write/schema_build.h"
+#include "write/table_setup.h"
+
+typedef struct {
+  const delta_write_options *o;
+  delta_table *table;
+  delta_snapshot *snap;        /* NULL for a new table */
+  delta_arena arena;           /* strings of the new metadata/protocol */
+  delta_type *schema;          /* the schema the data is written with (owned) */
+  delta_metadata meta;         /* new or current metadata */
+  delta_protocol protocol;
+  bool new_metadata, new_protocol;
+  const char **partition_cols;
+  int n_partition_cols;
+  delta_buf actions;
+  delta_buf tmp;
+  struct ArrowSchema in_schema;
+  delta_type *in_type;
+} write_ctx;
+
+static char *arena_printf_i64(delta_arena *a, int64_t v) {
+  char b[24];
+  snprintf(b, sizeof b, "%lld", (long long)v);
+  return delta_arena_strdup(a, b);
+}
+
+static int schema_string(write_ctx *c) {
+  delta_buf_reset(&c->tmp);
+  int rc = schema_to_json(c->schema, &c->tmp);
+  if (rc) return rc;
+  c->meta.schema_string = delta_arena_strndup(&c->arena, (const char *)c->tmp.data, c->tmp.len);
+  return c->meta.schema_string ? 0 : DELTA_NOMEM();
+}
+
+/* Set (or add) one configuration entry of c->meta, copying the array. */
+static int set_config(write_ctx *c, const char *key, const char *value) {
+  int n = c->meta.n_configuration;
+  delta_kv *kv = delta_arena_alloc(&c->arena, (size_t)(n + 1) * sizeof *kv);
+  if (!kv) return DELTA_NOMEM();
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    if (strcmp(c->meta.configuration[i].key, key) != 0) kv[k++] = c->meta.configuration[i];
+  kv[k].key = delta_arena_strdup(&c->arena, key);
+  kv[k].value = delta_arena_strdup(&c->arena, value);
+  if (!kv[k].key || !kv[k].value) return DELTA_NOMEM();
+  c->meta.configuration = kv;
+  c->meta.n_configuration = k + 1;
+  return 0;
+}
+
+static int setup_new_table(write_ctx *c) {
+  const delta_write_options *o = c->o;
+  int rc;
+  if (o->schema) {
+    if ((rc = schema_parse_text(o->schema, &c->schema))) return rc;
+  } else if (c->in_type) {
+    if (!(c->schema = schema_copy(c->in_type))) return DELTA_NOMEM();
+  } else {
+    return delta_error_set(DELTA_EINVAL, "a new table needs a schema (--schema) or input data");
+  }
+  if (c->schema->n_fields == 0) return delta_error_set(DELTA_EINVAL, "a table needs at least one column");
+  for (int i = 0; i < c->schema->n_fields; i++) {
+    for (int j = 0; j < i; j++)
+      if (strcasecmp(c->schema->fields[i].name, c->schema->fields[j].name) == 0)
+        return delta_error_set(DELTA_EINVAL, "column %s appears twice (names are case-insensitive)",
+                               c->schema->fields[i].name);
+    if (c->schema->fields[i].type->kind == DT_NULL || c->schema->fields[i].type->kind == DT_VARIANT)
+      return delta_error_set(DELTA_EUNSUPPORTED, "column %s: deltac cannot write this type", c->schema->fields[i].name);
+  }
+  if ((rc = table_check_properties(o->property_keys, o->property_values, (int)o->n_properties))) return rc;
+  delta_metadata *m = &c->meta;
+  memset(m, 0, sizeof *m);
+  char uuid[37];
+  write_uuid(uuid);
+  m->id = delta_arena_strdup(&c->arena, uuid);
+  m->name = o->name ? delta_arena_strdup(&c->arena, o->name) : NULL;
+  m->description = o->description ? delta_arena_strdup(&c->arena, o->description) : NULL;
+  m->format_provider = "parquet";
+  m->has_created_time = true;
+  m->created_time = write_now_ms();
+  for (size_t i = 0; i < o->n_properties; i++)
+    if ((rc = set_config(c, o->property_keys[i], o->property_values[i]))) return rc;
+  cm_mode cm = table_cm_mode(m->configuration, m->n_configuration);
+  if (cm != CM_NONE) {
+    int64_t max_id = 0;
+    if ((rc = schema_assign_column_mapping(c->schema, &max_id))) return rc;
+    char *v = arena_printf_i64(&c->arena, max_id);
+    if (!v || (rc = set_config(c, "delta.columnMapping.maxColumnId", v))) return v ? rc : DELTA_NOMEM();
+  }
+  /* partition columns by the schema's spelling */
+  c->partition_cols = delta_arena_alloc(&c->arena, (o->n_partition_by + 1) * sizeof(char *));
+  if (!c->partition_cols) return DELTA_NOMEM();
+  for (size_t i = 0; i < o->n_partition_by; i++) {
+    const delta_field *f = delta_schema_find(c->schema, o->partition_by[i]);
+    if (!f) return delta_error_set(DELTA_EINVAL, "partition column %s is not in the schema", o->partition_by[i]);
+    for (size_t j = 0; j < i; j++)
+      if (strcmp(c->partition_cols[j], f->name) == 0)
+        return delta_error_set(DELTA_EINVAL, "partition column %s given twice", f->name);
+    c->partition_cols[i] = f->name;
+  }
+  c->n_partition_cols = (int)o->n_partition_by;
+  if (c->n_partition_cols == c->schema->n_fields)
+    return delta_error_set(DELTA_EINVAL, "every column is a partition column; a table needs one data column");
+  m->partition_columns = c->partition_cols;
+  m->n_partition_columns = c->n_partition_cols;
+  if ((rc = schema_string(c))) return rc;
+  if ((rc = table_derive_protocol(c->schema, m->configuration, m->n_configuration, &c->arena, &c->protocol)))
+    return rc;
+  c->new_metadata = c->new_protocol = true;
+  if (!m->id) return DELTA_NOMEM();
+  /* the input must fit the declared schema */
+  if (c->in_type) {
+    delta_type *merged = NULL;
+    if ((rc = schema_check_input(c->schema, c->in_type, false, &merged))) return rc;
+  }
+  return 0;
+}
+
+static int setup_existing_table(write_ctx *c) {
+  const delta_write_options *o = c->o;
+  delta_snapshot *s = c->snap;
+  int rc = table_check_writable(&s->protocol, &s->metadata, s->schema);
+  if (rc) return rc;
+  if (o->n_properties)
+    return delta_error_set(DELTA_EINVAL, "table properties can only be given when the table is created");
+  c->meta = s->metadata;
+  c->protocol = s->protocol;
+  c->partition_cols = s->metadata.partition_columns;
+  c->n_partition_cols = s->metadata.n_partition_columns;
+  if (o->n_partition_by) {
+    bool same = (int)o->n_partition_by == c->n_partition_cols;
+    for (int i = 0; same && i < c->n_partition_cols; i++)
+      same = strcasecmp(o->partition_by[i], c->partition_cols[i]) == 0;
+    if (!same) return delta_error_set(DELTA_EINVAL, "the table is partitioned differently; partitioning cannot change");
+  }
+  if (o->schema) {
+    delta_type *given = NULL;
+    if ((rc = schema_parse_text(o->schema, &given))) return rc;
+    bool eq = schema_type_equal(given, s->schema);
+    delta_type_free(given);
+    if (!eq) return delta_error_set(DELTA_EINVAL, "--schema differs from the table's schema");
+  }
+  if (o->mode == DELTA_WRITE_OVERWRITE && table_prop_true(s->metadata.configuration, s->metadata.n_configuration,
+                                                          "delta.appendOnly"))
+    return delta_error_set(DELTA_EINVAL, "the table is append-only (delta.appendOnly): overwrite is not allowed");
+  delta_type *merged = NULL;
+  if (c->in_type && (rc = schema_check_input(s->schema, c->in_type, o->schema_merge, &merged))) return rc;
+  if (merged) {
+    c->schema = merged;
+    cm_mode cm = table_cm_mode(c->meta.configuration, c->meta.n_configuration);
+    if (cm != CM_NONE) {
+      const char *mx = delta_snapshot_config(s, "delta.columnMapping.maxColumnId");
+      int64_t max_id = mx ? strtoll(mx, NULL, 10) : 0;
+      if ((rc = schema_assign_column_mapping(c->schema, &max_id))) return rc;
+      char *v = arena_printf_i64(&c->arena, max_id);
+      if (!v || (rc = set_config(c, "delta.columnMapping.maxColumnId", v))) return v ? rc : DELTA_NOMEM();
+    }
+    if ((rc = schema_string(c))) return rc;
+    c->new_metadata = true;
+  } else if (!(c->schema = schema_copy(s->schema))) {
+    return DELTA_NOMEM();
+  }
+  return 0;
+}
+
+static int line(write_ctx *c, int rc, delta_json_writer *w) {
+  if (!rc) rc = delta_json_writer_finish(w);
+  if (!rc) rc = delta_buf_putc(&c->actions, '\n');
+  return rc;
+}
+
+static int params_json(write_ctx *c, delta_buf *out, const char *mode) {
+  delta_json_writer w;
+  delta_json_writer_init(&w, out, 0);
+  delta_json_write_object_begin(&w);
+  delta_json_write_key(&w, "mode");
+  delta_json_write_string(&w, mode);
+  /* Spark writes partitionBy as a JSON array inside a string */
+  delta_buf pb = DELTA_BUF_INIT;
+  delta_json_writer pw;
+  delta_json_writer_init(&pw, &pb, 0);
+  delta_json_write_array_begin(&pw);
+  for (int i = 0; i < c->n_partition_cols; i++) delta_json_write_string(&pw, c->partition_cols[i]);
+  delta_json_write_array_end(&pw);
+  int rc = delta_json_writer_finish(&pw);
+  delta_json_write_key(&w, "partitionBy");
+  delta_json_write_string_n(&w, (const char *)pb.data, pb.len);
+  delta_buf_dispose(&pb);
+  if (c->o->replace_where) {
+    delta_json_write_key(&w, "predicate");
+    delta_json_write_string(&w, c->o->replace_where);
+  }
+  delta_json_write_object_end(&w);
+  return rc ? rc : delta_json_writer_finish(&w);
+}
+
+int delta_write(const char *location, struct ArrowArrayStream *data, const delta_write_options *opts,
+                delta_write_result *result) {
+  delta_write_result local;
+  if (!result) result = &local;
+  memset(result, 0, sizeof *result);
+  result->version = -1;
+  if (!opts || opts->version != DELTA_WRITE_OPTIONS_VERSION) {
+    if (data && data->release) data->release(data);
+    return delta_error_set(DELTA_EINVAL, "write options: unknown version");
+  }
+  write_ctx c;
+  memset(&c, 0, sizeof c);
+  c.o = opts;
+  data_writer *dw = NULL;
+  delta_buf params = DELTA_BUF_INIT, metrics = DELTA_BUF_INIT;
+  const char **removed = NULL;
+  int64_t n_removed = 0;
+  struct ArrowArray batch = {0};
+  int rc = delta_table_open(&c.table, location);
+  if (rc) goto done;
+  if (opts->app_id && opts->app_version < 0) {
+    rc = delta_error_set(DELTA_EINVAL, "--app-version must be >= 0");
+    goto done;
+  }
+  if (opts->replace_where && opts->mode != DELTA_WRITE_OVERWRITE) {
+    rc = delta_error_set(DELTA_EINVAL, "--replace-where needs --mode overwrite");
+    goto done;
+  }
+  if (opts->replace_where) {
+    rc = delta_error_set(DELTA_EUNSUPPORTED, "--replace-where needs the expression engine, which is not built yet");
+    goto done;
+  }
+  rc = delta_snapshot_open(&c.snap, c.table, NULL);
+  if (rc == DELTA_ENOTFOUND) {
+    c.snap = NULL;
+    delta_error_clear();
+    rc = 0;
+  } else if (rc) {
+    goto done;
+  } else if (opts->mode == DELTA_WRITE_CREATE) {
+    rc = delta_error_set(DELTA_EEXISTS, "table %s already exists (version %lld)", delta_table_location(c.table),
+                         (long long)c.snap->version);
+    goto done;
+  }
+  /* exactly-once: an app version already committed is not written again */
+  if (c.snap && opts->app_id)
+    for (int i = 0; i < c.snap->n_txns; i++)
+      if (strcmp(c.snap->txns[i].app_id, opts->app_id) == 0 && c.snap->txns[i].version >= opts->app_version) {
+        result->skipped = true;
+        result->version = c.snap->version;
+        goto done;
+      }
+  if (data) {
+    if ((rc = data->get_schema(data, &c.in_schema))) {
+      rc = delta_error_set(DELTA_EIO, "input: %s", data->get_last_error(data) ? data->get_last_error(data) : "no schema");
+      goto done;
+    }
+    if ((rc = schema_from_arrow(&c.in_schema, &c.in_type))) goto done;
+  }
+  rc = c.snap ? setup_existing_table(&c) : setup_new_table(&c);
+  if (rc) goto done;
+
+  /* data files */
+  if (data) {
+    data_write_config dc = {c.table->storage, c.schema, c.partition_cols, c.n_partition_cols,
+                            table_cm_mode(c.meta.configuration, c.meta.n_configuration) != CM_NONE,
+                            opts->target_file_size, opts->codec};
+    if ((rc = data_writer_new(&dw, &dc, &c.in_schema))) goto done;
+    for (;;) {
+      if ((rc = data->get_next(data, &batch))) {
+        const char *e = data->get_last_error(data);
+        rc = delta_error_set(rc < 0 ? rc : DELTA_EIO, "input: %s", e ? e : "read failed");
+        goto done;
+      }
+      if (!batch.release) break;
+      rc = data_writer_write(dw, &batch);
+      batch.release(&batch);
+      if (rc) goto done;
+    }
+  }
+
+  /* actions after commitInfo: protocol, metaData, txn, removes, adds */
+  delta_json_writer w;
+  if (c.new_protocol) {
+    delta_json_writer_init(&w, &c.actions, 0);
+    if ((rc = line(&c, action_protocol_json(&w, &c.protocol), &w))) goto done;
+  }
+  if (c.new_metadata) {
+    delta_json_writer_init(&w, &c.actions, 0);
+    if ((rc = line(&c, action_metadata_json(&w, &c.meta), &w))) goto done;
+  }
+  int64_t now = write_now_ms();
+  if (opts->app_id) {
+    delta_txn t = {opts->app_id, opts->app_version, true, now};
+    delta_json_writer_init(&w, &c.actions, 0);
+    if ((rc = line(&c, action_txn_json(&w, &t), &w))) goto done;
+  }
+  int64_t removed_rows = 0, removed_bytes = 0;
+  if (opts->mode == DELTA_WRITE_OVERWRITE && c.snap) {
+    removed = delta_calloc((size_t)c.snap->n_files + 1, sizeof *removed);
+    if (!removed) {
+      rc = DELTA_NOMEM();
+      goto done;
+    }
+    for (int64_t i = 0; i < c.snap->n_files; i++) {
+      const delta_add *a = &c.snap->files[i];
+      delta_json_writer_init(&w, &c.actions, 0);
+      if ((rc = line(&c, action_remove_of_add_json(&w, a, now, true), &w))) goto done;
+      removed[n_removed++] = a->path;
+      if (a->num_records > 0) removed_rows += a->num_records;
+      removed_bytes += a->size;
+    }
+  }
+  if (dw && (rc = data_writer_finish(dw, &c.actions))) goto done;
+
+  /* commit */
+  const char *mode_name = opts->mode == DELTA_WRITE_OVERWRITE ? "Overwrite" : opts->mode == DELTA_WRITE_CREATE ? "ErrorIfExists" : "Append";
+  if ((rc = params_json(&c, &params, mode_name))) goto done;
+  int64_t files = dw ? data_writer_files(dw) : 0, rows = dw ? data_writer_rows(dw) : 0,
+          bytes = dw ? data_writer_bytes(dw) : 0;
+  rc = delta_buf_printf(&metrics, "{\"numFiles\":\"%lld\",\"numOutputRows\":\"%lld\",\"numOutputBytes\":\"%lld\"",
+                        (long long)files, (long long)rows, (long long)bytes);
+  if (!rc && n_removed)
+    rc = delta_buf_printf(&metrics, ",\"numRemovedFiles\":\"%lld\",\"numRemovedBytes\":\"%lld\"", (long long)n_removed,
+                          (long long)removed_bytes);
+  if (!rc) rc = delta_buf_puts(&metrics, "}");
+  if (!rc) rc = delta_buf_putc(&params, 0);
+  if (!rc) rc = delta_buf_putc(&metrics, 0);
+  if (rc) goto done;
+  (void)removed_rows;
+  commit_request req;
+  memset(&req, 0, sizeof req);
+  req.storage = c.table->storage;
+  req.read_version = c.snap ? c.snap->version : -1;
+  req.read_timestamp_ms = c.snap ? c.snap->timestamp_ms : 0;
+  req.ict = table_prop_true(c.meta.configuration, c.meta.n_configuration, "delta.enableInCommitTimestamps");
+  req.operation = c.snap ? "WRITE" : data ? "CREATE TABLE AS SELECT" : "CREATE TABLE";
+  req.params_json = (const char *)params.data;
+  req.metrics_json = (const char *)metrics.data;
+  req.blind_append = opts->mode != DELTA_WRITE_OVERWRITE && !c.new_metadata;
+  req.reads_table = opts->mode == DELTA_WRITE_OVERWRITE;
+  req.changes_metadata = c.new_metadata || c.new_protocol;
+  req.removed = removed;
+  req.n_removed = n_removed;
+  req.app_id = opts->app_id;
+  req.app_version = opts->app_version;
+  req.actions = (const char *)c.actions.data;
+  req.actions_len = c.actions.len;
+  req.max_attempts = opts->max_attempts;
+  commit_outcome out;
+  if ((rc = commit_run(&req, &out))) goto done;
+  result->version = out.version;
+  result->skipped = out.skipped;
+  result->attempts = out.attempts;
+  if (!out.skipped) {
+    result->files_added = files;
+    result->files_removed = n_removed;
+    result->rows_written = rows;
+    result->bytes_written = bytes;
+    const char *iv = table_prop(c.meta.configuration, c.meta.n_configuration, "delta.checkpointInterval");
+    int64_t interval = iv ? strtoll(iv, NULL, 10) : 100;
+    if (interval <= 0) interval = 100;
+    if (out.version > 0 && out.version % interval == 0) {
+      /* the commit stands whatever happens here; a failed checkpoint only
+       * costs readers time, so it is reported but not an error */
+      delta_snapshot *s = NULL;
+      delta_snapshot_options so = DELTA_SNAPSHOT_OPTIONS_INIT;
+      so.at_version = true;
+      so.table_version = out.version;
+      if (delta_snapshot_open(&s, c.table, &so) == 0 && checkpoint_write_snapshot(c.table, s) == 0)
+        result->checkpointed = true;
+      else
+        fprintf(stderr, "deltac: warning: %s\n", delta_error_last());
+      delta_snapshot_free(s);
+      delta_error_clear();
+    }
+  }
+done:
+  if (batch.release) batch.release(&batch);
+  if (data && data->release) data->release(data);
+  data_writer_free(dw);
+  delta_free(removed);
+  delta_buf_dispose(&params);
+  delta_buf_dispose(&metrics);
+  delta_buf_dispose(&c.actions);
+  delta_buf_dispose(&c.tmp);
+  if (c.in_schema.release) c.in_schema.release(&c.in_schema);
+  delta_type_free(c.in_type);
+  delta_type_free(c.schema);
+  delta_arena_dispose(&c.arena);
+  delta_snapshot_free(c.snap);
+  delta_table_free(c.table);
+  return rc;
+}
