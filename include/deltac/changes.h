@@ -32,10 +32,14 @@ typedef struct {
 } delta_changes_options;
 #define DELTA_CHANGES_OPTIONS_INIT {DELTA_CHANGES_OPTIONS_VERSION, 0, false, 0, false, 0, false, 0, NULL, 0}
 
-/* Errors: DELTA_EINVAL for a range that is backwards or starts after the
+/* The rows stream in version order; each commit's actions are read only
+ * when the stream reaches it, so memory is bounded by one commit and one
+ * batch, not by the range. Range errors come from this call, before any
+ * row: DELTA_EINVAL for a range that is backwards or starts after the
  * latest version; DELTA_EUNSUPPORTED when the change feed is not enabled
  * at a version of the range (named in the message). A timestamp range
- * that falls between two commits is empty, not an error. */
+ * that falls between two commits is empty, not an error. Data files that
+ * cannot be read fail the stream's get_next. */
 int delta_changes_read(delta_table *t, const delta_changes_options *opts, struct ArrowArrayStream *out);
 
 #ifdef __cplusplus

@@ -2,7 +2,14 @@
  * cdc files when it has any, otherwise its data-changing adds (inserts) and
  * removes (deletes), with a file removed and re-added under another
  * deletion vector giving only the rows whose state changed. The rows are
- * then read by the scan, with the table schema of the end version. */
+ * then read by the scan, with the table schema of the end version.
+ *
+ * The tasks are made commit by commit as the stream reaches them, so memory
+ * is bounded by one commit's actions and one batch, not by the range. Range
+ * errors still come up front, before the first row: the range is resolved
+ * from the listing, and a first pass over the range's commit texts looks
+ * only at their metaData lines (found with memmem, parsed alone) for a
+ * version that turns the feed off. */
 #include "deltac/changes.h"
 
 #include <stdio.h>
@@ -20,7 +27,6 @@
 #include "util/error_internal.h"
 
 typedef struct {
-  delta_arena *arena;
   delta_buf cdcs, adds, removes; /* arrays of delta_cdc / delta_add / delta_remove */
   const char *commit_info;
   bool cdf_disabled;             /* a metaData in this commit turns the feed off */
@@ -64,7 +70,17 @@ static bool noop_merge(delta_json_doc *doc, const char *ci) {
   return true;
 }
 
-static int push_task(delta_buf *tasks, scan_task t) { return delta_buf_append(tasks, &t, sizeof t); }
+/* A task and the size of its file (-1 when the log does not say), which
+ * the plan reports. */
+typedef struct {
+  scan_task task;
+  int64_t size;
+} change_file;
+
+static int push_task(delta_buf *tasks, scan_task t, int64_t size) {
+  change_file f = {t, size};
+  return delta_buf_append(tasks, &f, sizeof f);
+}
 
 /* The scan tasks of one commit. */
 static int commit_tasks(commit_actions *c, int64_t version, int64_t ts_us, delta_json_doc *doc, delta_buf *tasks) {
@@ -74,7 +90,7 @@ static int commit_tasks(commit_actions *c, int64_t version, int64_t ts_us, delta
     const delta_cdc *cd = (const delta_cdc *)(const void *)c->cdcs.data;
     for (size_t i = 0; !rc && i < n_cdc; i++)
       rc = push_task(tasks, (scan_task){cd[i].path, cd[i].partition_values, cd[i].n_partition_values, NULL, NULL,
-                                        ROWS_LIVE, NULL, version, ts_us});
+                                        ROWS_LIVE, NULL, version, ts_us}, cd[i].size);
     return rc;
   }
   if (noop_merge(doc, c->commit_info)) return 0;
@@ -90,42 +106,23 @@ static int commit_tasks(commit_actions *c, int64_t version, int64_t ts_us, delta
       if (strcmp(rms[j].path, adds[i].path) == 0) pair = &rms[j];
     if (!pair) {
       rc = push_task(tasks, (scan_task){adds[i].path, adds[i].partition_values, adds[i].n_partition_values,
-                                        &adds[i].dv, NULL, ROWS_LIVE, "insert", version, ts_us});
+                                        &adds[i].dv, NULL, ROWS_LIVE, "insert", version, ts_us}, adds[i].size);
       continue;
     }
     rc = push_task(tasks, (scan_task){adds[i].path, adds[i].partition_values, adds[i].n_partition_values,
-                                      &pair->dv, &adds[i].dv, ROWS_IN_DV, "insert", version, ts_us});
+                                      &pair->dv, &adds[i].dv, ROWS_IN_DV, "insert", version, ts_us}, adds[i].size);
     if (!rc)
       rc = push_task(tasks, (scan_task){adds[i].path, adds[i].partition_values, adds[i].n_partition_values,
-                                        &adds[i].dv, &pair->dv, ROWS_IN_DV, "delete", version, ts_us});
+                                        &adds[i].dv, &pair->dv, ROWS_IN_DV, "delete", version, ts_us}, adds[i].size);
   }
   for (size_t j = 0; !rc && j < nr; j++) {
     bool paired = false;
     for (size_t i = 0; i < na && !paired; i++) paired = strcmp(rms[j].path, adds[i].path) == 0;
     if (!paired)
       rc = push_task(tasks, (scan_task){rms[j].path, rms[j].partition_values, rms[j].n_partition_values, &rms[j].dv,
-                                        NULL, ROWS_LIVE, "delete", version, ts_us});
+                                        NULL, ROWS_LIVE, "delete", version, ts_us}, rms[j].has_size ? rms[j].size : -1);
   }
   return rc;
-}
-
-/* Commit timestamps as Delta defines them: in-commit timestamps where the
- * table has them, else file times made strictly increasing from the oldest
- * commit on. */
-static int commit_time_us(delta_table *t, const log_listing *l, int64_t v, bool ict, int64_t *prev_ms,
-                          int64_t *out_us) {
-  const log_entry *e = log_find_commit(l, v);
-  if (!e) return delta_error_set(DELTA_ECORRUPT, "the log has no commit file for version %lld", (long long)v);
-  int64_t ms;
-  if (ict && delta_commit_timestamp(t, e, true, &ms) == 0) {
-    *out_us = ms * 1000;
-    return 0;
-  }
-  ms = e->mtime_ms;
-  if (*prev_ms != INT64_MIN && ms <= *prev_ms) ms = *prev_ms + 1;
-  *prev_ms = ms;
-  *out_us = ms * 1000;
-  return 0;
 }
 
 /* Versions for a timestamp range: start → first commit at or after,
@@ -154,29 +151,174 @@ static int64_t last_at_or_before(const log_listing *l, int64_t ts_ms) {
   return best;
 }
 
-int delta_changes_read(delta_table *t, const delta_changes_options *opts, struct ArrowArrayStream *out) {
-  memset(out, 0, sizeof *out);
+/* The feed of one range, produced commit by commit. Only the current
+ * commit's text, actions and tasks are held; the next commit replaces them. */
+typedef struct {
+  delta_table *t;
+  log_listing l;
+  int64_t next_version, end;   /* next commit to read; last one */
+  bool ict;                    /* in-commit timestamps at the end version */
+  int64_t prev_ms;             /* monotonised file time of the previous commit */
+  delta_json_doc *doc;
+  delta_buf text;              /* the current commit's text */
+  delta_arena arena;           /* the current commit's action strings */
+  commit_actions c;
+  delta_buf files;             /* the current commit's change_file array */
+  size_t next_file;
+} change_source;
+
+static void source_free(change_source *s) {
+  if (!s) return;
+  log_listing_dispose(&s->l);
+  delta_json_doc_free(s->doc);
+  delta_buf_dispose(&s->text);
+  delta_arena_dispose(&s->arena);
+  delta_buf_dispose(&s->c.cdcs);
+  delta_buf_dispose(&s->c.adds);
+  delta_buf_dispose(&s->c.removes);
+  delta_buf_dispose(&s->files);
+  delta_free(s);
+}
+
+static int read_commit_text(delta_table *t, const log_listing *l, int64_t v, delta_buf *text, const log_entry **e) {
+  *e = log_find_commit(l, v);
+  if (!*e) return delta_error_set(DELTA_ECORRUPT, "the log has no commit file for version %lld", (long long)v);
+  char key[64];
+  snprintf(key, sizeof key, "_delta_log/%s", (*e)->name);
+  text->len = 0;
+  return delta_storage_read(t->storage, key, text);
+}
+
+/* The commit's timestamp as Delta defines it: its in-commit timestamp
+ * where the table has them, else the file time made strictly increasing
+ * from the oldest commit on (so every commit keeps advancing prev_ms). */
+static int commit_time_us(change_source *s, const log_entry *e, int64_t *out_us) {
+  int64_t ms = e->mtime_ms;
+  if (s->prev_ms != INT64_MIN && ms <= s->prev_ms) ms = s->prev_ms + 1;
+  s->prev_ms = ms;
+  const char *ci = s->c.commit_info;
+  if (s->ict && ci && delta_json_parse(s->doc, ci, strlen(ci)) == 0) {
+    delta_json_val ts = delta_json_get(delta_json_root(s->doc), "inCommitTimestamp");
+    int64_t ict;
+    if (delta_json_typeof(ts) == DELTA_JSON_NUMBER && delta_json_int64(ts, &ict) == 0) ms = ict;
+  }
+  *out_us = ms * 1000;
+  return 0;
+}
+
+/* Read commit next_version and make its tasks. The previous commit's
+ * strings and tasks are dropped first: the scan is done with them. */
+static int load_next_commit(change_source *s) {
+  int64_t v = s->next_version++;
+  delta_arena_dispose(&s->arena);
+  s->c.cdcs.len = s->c.adds.len = s->c.removes.len = 0;
+  s->c.commit_info = NULL;
+  s->c.cdf_disabled = false;
+  s->files.len = 0;
+  s->next_file = 0;
+  const log_entry *e;
+  int rc = read_commit_text(s->t, &s->l, v, &s->text, &e);
+  if (!rc) rc = delta_actions_parse_json(e->name, (const char *)s->text.data, s->text.len, &s->arena, s->doc, collect,
+                                         &s->c);
+  /* The first pass checked this already; a log changed since is still caught. */
+  if (!rc && s->c.cdf_disabled)
+    rc = delta_error_set(DELTA_EUNSUPPORTED, "change data feed is not enabled at version %lld", (long long)v);
+  int64_t ts_us = 0;
+  if (!rc) rc = commit_time_us(s, e, &ts_us);
+  if (!rc) rc = commit_tasks(&s->c, v, ts_us, s->doc, &s->files);
+  return rc;
+}
+
+/* The next file of the feed: 0, 1 at the end, or an error. */
+static int source_next(change_source *s, const change_file **out) {
+  while (s->next_file >= s->files.len / sizeof(change_file)) {
+    if (s->next_version > s->end) return 1;
+    int rc = load_next_commit(s);
+    if (rc) return rc;
+  }
+  *out = (const change_file *)(const void *)s->files.data + s->next_file++;
+  return 0;
+}
+
+static int scan_source_next(void *ctx, scan_task *task) {
+  const change_file *f;
+  int rc = source_next(ctx, &f);
+  if (!rc) *task = f->task;
+  return rc;
+}
+
+static void scan_source_release(void *ctx) { source_free(ctx); }
+
+typedef struct {
+  int64_t version;
+  bool disabled;
+} metadata_check;
+
+static int check_metadata(const delta_action *a, void *payload) {
+  metadata_check *m = payload;
+  if (a->kind == DELTA_ACTION_METADATA && !cdf_enabled_in(a->u.metadata.configuration, a->u.metadata.n_configuration))
+    m->disabled = true;
+  return 0;
+}
+
+/* The first pass: a version of the range whose metaData turns the feed off.
+ * Only lines that mention metaData are parsed, so this costs one read and
+ * one memmem per commit. */
+static int check_range_enabled(change_source *s, int64_t start) {
+  int rc = 0;
+  static const char needle[] = "\"metaData\"";
+  for (int64_t v = start; !rc && v <= s->end; v++) {
+    const log_entry *e;
+    rc = read_commit_text(s->t, &s->l, v, &s->text, &e);
+    const char *p = (const char *)s->text.data, *end = p + s->text.len;
+    metadata_check m = {v, false};
+    while (!rc && p < end) {
+      const char *hit = memmem(p, (size_t)(end - p), needle, sizeof needle - 1);
+      if (!hit) break;
+      const char *line = hit;
+      while (line > (const char *)s->text.data && line[-1] != '\n') line--;
+      const char *nl = memchr(hit, '\n', (size_t)(end - hit));
+      const char *stop = nl ? nl : end;
+      rc = delta_actions_parse_json(e->name, line, (size_t)(stop - line), &s->arena, s->doc, check_metadata, &m);
+      p = stop;
+    }
+    delta_arena_dispose(&s->arena);
+    if (!rc && m.disabled)
+      rc = delta_error_set(DELTA_EUNSUPPORTED, "change data feed is not enabled at version %lld", (long long)v);
+  }
+  s->text.len = 0;
+  return rc;
+}
+
+/* Resolve the range of `opts`, check it, and make the source of its files
+ * and the end version's snapshot (whose schema the rows take). Every range
+ * error is reported here, before any row is read. */
+static int changes_open(delta_table *t, const delta_changes_options *opts, change_source **src_out,
+                        delta_snapshot **snap_out) {
+  *src_out = NULL;
+  *snap_out = NULL;
   if (!opts || opts->version != DELTA_CHANGES_OPTIONS_VERSION)
     return delta_error_set(DELTA_EINVAL, "changes: bad options");
-  log_listing l;
-  int rc = log_list(t->storage, &l);
-  if (rc) return rc;
+  change_source *s = delta_calloc(1, sizeof *s);
+  if (!s) return DELTA_NOMEM();
+  s->t = t;
+  s->prev_ms = INT64_MIN;
   delta_snapshot *end_snap = NULL;
-  delta_json_doc *doc = NULL;
-  delta_buf tasks = DELTA_BUF_INIT, text = DELTA_BUF_INIT;
-  commit_actions c;
-  memset(&c, 0, sizeof c);
-  int64_t start = opts->start_is_timestamp ? first_at_or_after(&l, opts->start_timestamp_ms) : opts->start_version;
-  int64_t end = !opts->has_end ? l.latest
-                : opts->end_is_timestamp ? last_at_or_before(&l, opts->end_timestamp_ms) : opts->end_version;
+  int rc = log_list(t->storage, &s->l);
+  if (!rc) rc = delta_json_doc_new(&s->doc);
+  if (rc) goto done;
+  const log_listing *l = &s->l;
+  int64_t start = opts->start_is_timestamp ? first_at_or_after(l, opts->start_timestamp_ms) : opts->start_version;
+  int64_t end = !opts->has_end ? l->latest
+                : opts->end_is_timestamp ? last_at_or_before(l, opts->end_timestamp_ms) : opts->end_version;
   bool empty = false;
-  if (start > l.latest) {
+  if (start > l->latest) {
     if (opts->start_is_timestamp) {
       rc = delta_error_set(DELTA_EINVAL, "the start timestamp is after the latest commit (version %lld)",
-                           (long long)l.latest);
+                           (long long)l->latest);
     } else {
       rc = delta_error_set(DELTA_EINVAL, "start version %lld is after the latest version %lld", (long long)start,
-                           (long long)l.latest);
+                           (long long)l->latest);
     }
     goto done;
   }
@@ -184,7 +326,7 @@ int delta_changes_read(delta_table *t, const delta_changes_options *opts, struct
     rc = delta_error_set(DELTA_EINVAL, "start version %lld is negative", (long long)start);
     goto done;
   }
-  if (end > l.latest) end = l.latest;
+  if (end > l->latest) end = l->latest;
   if (end < start) {
     /* Two timestamps between the same two commits select nothing; a
      * backwards version range is a mistake. */
@@ -197,11 +339,11 @@ int delta_changes_read(delta_table *t, const delta_changes_options *opts, struct
     }
   }
   /* The schema and reader checks of the end version govern the feed. */
-  rc = delta_snapshot_load(t, &l, empty ? start : end, INT64_MAX, &end_snap);
+  rc = delta_snapshot_load(t, &s->l, empty ? start : end, INT64_MAX, &end_snap);
   if (rc) goto done;
   {
     delta_snapshot *start_snap = NULL;
-    rc = delta_snapshot_load(t, &l, start, INT64_MAX, &start_snap);
+    rc = delta_snapshot_load(t, &s->l, start, INT64_MAX, &start_snap);
     if (rc) goto done;
     bool on = cdf_enabled_in(start_snap->metadata.configuration, start_snap->metadata.n_configuration);
     delta_snapshot_free(start_snap);
@@ -210,72 +352,41 @@ int delta_changes_read(delta_table *t, const delta_changes_options *opts, struct
       goto done;
     }
   }
-  /* Commit texts and their actions live in the end snapshot's arena while the stream reads them. */
-  rc = delta_json_doc_new(&doc);
-  int64_t prev_ms = INT64_MIN;
-  for (int64_t v = l.earliest_commit; !rc && !empty && v < start; v++) {
-    int64_t ignored;
-    if (log_find_commit(&l, v)) rc = commit_time_us(t, &l, v, false, &prev_ms, &ignored);
-  }
-  for (int64_t v = start; !rc && !empty && v <= end; v++) {
-    const log_entry *e = log_find_commit(&l, v);
-    if (!e) {
-      rc = delta_error_set(DELTA_ECORRUPT, "the log has no commit file for version %lld", (long long)v);
-      break;
-    }
-    char key[64];
-    snprintf(key, sizeof key, "_delta_log/%s", e->name);
-    text.len = 0;
-    rc = delta_storage_read(t->storage, key, &text);
-    c.cdcs.len = c.adds.len = c.removes.len = 0;
-    c.commit_info = NULL;
-    c.cdf_disabled = false;
-    c.arena = &end_snap->arena;
-    /* The actions must outlive this loop: copy the text into the arena first. */
-    char *copy = rc ? NULL : delta_arena_strndup(&end_snap->arena, (const char *)text.data, text.len);
-    if (!rc && !copy) rc = DELTA_NOMEM();
-    if (!rc) rc = delta_actions_parse_json(e->name, copy, text.len, &end_snap->arena, doc, collect, &c);
-    if (!rc && c.cdf_disabled) {
-      rc = delta_error_set(DELTA_EUNSUPPORTED, "change data feed is not enabled at version %lld", (long long)v);
-      break;
-    }
-    int64_t ts_us = 0;
-    if (!rc) rc = commit_time_us(t, &l, v, end_snap->ict_enabled, &prev_ms, &ts_us);
-    if (!rc) {
-      /* The per-commit arrays are reused; tasks point into the arena copies. */
-      delta_cdc *cd = delta_arena_alloc(&end_snap->arena, c.cdcs.len + 1);
-      delta_add *ad = delta_arena_alloc(&end_snap->arena, c.adds.len + 1);
-      delta_remove *rm = delta_arena_alloc(&end_snap->arena, c.removes.len + 1);
-      if (!cd || !ad || !rm) {
-        rc = DELTA_NOMEM();
-        break;
-      }
-      memcpy(cd, c.cdcs.data ? (const void *)c.cdcs.data : "", c.cdcs.len);
-      memcpy(ad, c.adds.data ? (const void *)c.adds.data : "", c.adds.len);
-      memcpy(rm, c.removes.data ? (const void *)c.removes.data : "", c.removes.len);
-      commit_actions stable = c;
-      stable.cdcs.data = (uint8_t *)cd;
-      stable.adds.data = (uint8_t *)ad;
-      stable.removes.data = (uint8_t *)rm;
-      rc = commit_tasks(&stable, v, ts_us, doc, &tasks);
-    }
-  }
-  if (rc) goto done;
-  {
-    delta_scan_options so = DELTA_SCAN_OPTIONS_INIT;
-    so.columns = opts->columns;
-    so.n_columns = opts->n_columns;
-    int64_t n_tasks = (int64_t)(tasks.len / sizeof(scan_task));
-    rc = scan_stream_new(end_snap, &so, (scan_task *)(void *)delta_buf_detach(&tasks), n_tasks, true, out);
+  s->ict = end_snap->ict_enabled;
+  s->next_version = start;
+  s->end = empty ? start - 1 : end;
+  rc = check_range_enabled(s, start);
+  /* File times are monotonised from the oldest commit on, so walk the
+   * listing's times (no reads) up to the start. */
+  for (int64_t v = l->earliest_commit; !rc && v >= 0 && v < start; v++) {
+    const log_entry *e = log_find_commit(l, v);
+    if (!e) continue;
+    int64_t ms = e->mtime_ms;
+    if (s->prev_ms != INT64_MIN && ms <= s->prev_ms) ms = s->prev_ms + 1;
+    s->prev_ms = ms;
   }
 done:
+  if (rc) {
+    delta_snapshot_free(end_snap);
+    source_free(s);
+    return rc;
+  }
+  *src_out = s;
+  *snap_out = end_snap;
+  return 0;
+}
+
+int delta_changes_read(delta_table *t, const delta_changes_options *opts, struct ArrowArrayStream *out) {
+  memset(out, 0, sizeof *out);
+  change_source *s;
+  delta_snapshot *end_snap;
+  int rc = changes_open(t, opts, &s, &end_snap);
+  if (rc) return rc;
+  delta_scan_options so = DELTA_SCAN_OPTIONS_INIT;
+  so.columns = opts->columns;
+  so.n_columns = opts->n_columns;
+  scan_task_source src = {scan_source_next, scan_source_release, s};
+  rc = scan_stream_new(end_snap, &so, src, true, out);
   delta_snapshot_free(end_snap); /* the stream holds its own reference */
-  delta_json_doc_free(doc);
-  delta_buf_dispose(&tasks);
-  delta_buf_dispose(&text);
-  delta_buf_dispose(&c.cdcs);
-  delta_buf_dispose(&c.adds);
-  delta_buf_dispose(&c.removes);
-  log_listing_dispose(&l);
   return rc;
 }

@@ -27,16 +27,16 @@ typedef struct {
   delta_snapshot *snap;
   column_mapping_mode mode;
   bool changes;                /* change feed: three extra columns */
-  scan_task *tasks;
-  int64_t n_tasks;
+  scan_task_source src;
   int n_cols;
   const delta_field **fields;  /* the selected logical columns */
   bool *is_partition;
   struct ArrowSchema schema;   /* struct of the selected columns */
   int64_t batch_rows;
-  int64_t next_file;
+  bool tasks_done;
   /* the file being read */
-  const scan_task *file;
+  scan_task task;              /* valid until the next src.next() */
+  const scan_task *file;       /* &task while a file is open */
   delta_parquet_file *pf;
   struct ArrowArrayStream fs;
   struct ArrowSchema file_schema;
@@ -71,7 +71,7 @@ static void scan_release(struct ArrowArrayStream *s) {
   if (st->schema.release) st->schema.release(&st->schema);
   delta_buf_dispose(&st->mask);
   delta_buf_dispose(&st->mask2);
-  delta_free(st->tasks);
+  if (st->src.release) st->src.release(st->src.ctx);
   delta_free(st->fields);
   delta_free(st->is_partition);
   delta_snapshot_free(st->snap);
@@ -131,7 +131,7 @@ static const char *partition_value(const scan_state *st, const scan_task *a, con
 }
 
 static int open_file(scan_state *st) {
-  const scan_task *a = &st->tasks[st->next_file++];
+  const scan_task *a = &st->task;
   st->file = a;
   st->file_row = 0;
   delta_buf local = DELTA_BUF_INIT;
@@ -278,8 +278,14 @@ static int scan_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
   if (st->error[0]) return EINVAL;
   for (;;) {
     if (!st->pf) {
-      if (st->next_file >= st->n_tasks) return 0;
-      int rc = open_file(st);
+      if (st->tasks_done) return 0;
+      int rc = st->src.next(st->src.ctx, &st->task);
+      if (rc == 1) {
+        st->tasks_done = true;
+        return 0;
+      }
+      if (rc) return fail(st, rc);
+      rc = open_file(st);
       if (rc) {
         if (st->file) delta_error_prefix("%s", st->file->path);
         close_file(st);
@@ -315,26 +321,54 @@ static int scan_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
   }
 }
 
-/* The stream over `tasks` (taken over) with the columns `opts` selects from
- * snap's schema, plus the change columns when `changes`. */
-int scan_stream_new(delta_snapshot *snap, const delta_scan_options *opts, scan_task *tasks, int64_t n_tasks,
-                    bool changes, struct ArrowArrayStream *out) {
+typedef struct {
+  scan_task *tasks;
+  int64_t n, next;
+} task_array;
+
+static int task_array_next(void *ctx, scan_task *task) {
+  task_array *a = ctx;
+  if (a->next >= a->n) return 1;
+  *task = a->tasks[a->next++];
+  return 0;
+}
+
+static void task_array_release(void *ctx) {
+  task_array *a = ctx;
+  if (a) delta_free(a->tasks);
+  delta_free(a);
+}
+
+int scan_task_array_source(scan_task *tasks, int64_t n_tasks, scan_task_source *out) {
+  task_array *a = delta_calloc(1, sizeof *a);
+  if (!a) {
+    delta_free(tasks);
+    return DELTA_NOMEM();
+  }
+  *a = (task_array){tasks, n_tasks, 0};
+  *out = (scan_task_source){task_array_next, task_array_release, a};
+  return 0;
+}
+
+/* The stream over the tasks of `src` (taken over) with the columns `opts`
+ * selects from snap's schema, plus the change columns when `changes`. */
+int scan_stream_new(delta_snapshot *snap, const delta_scan_options *opts, scan_task_source src, bool changes,
+                    struct ArrowArrayStream *out) {
   memset(out, 0, sizeof *out);
   delta_scan_options defaults = DELTA_SCAN_OPTIONS_INIT;
   if (!opts) opts = &defaults;
   if (opts->version != DELTA_SCAN_OPTIONS_VERSION) {
-    delta_free(tasks);
+    if (src.release) src.release(src.ctx);
     return delta_error_set(DELTA_EINVAL, "scan options: unknown version %u", opts->version);
   }
   scan_state *st = delta_calloc(1, sizeof *st);
   if (!st) {
-    delta_free(tasks);
+    if (src.release) src.release(src.ctx);
     return DELTA_NOMEM();
   }
   atomic_fetch_add(&snap->refs, 1);
   st->snap = snap;
-  st->tasks = tasks;
-  st->n_tasks = n_tasks;
+  st->src = src;
   st->changes = changes;
   st->mode = mapping_mode(snap);
   st->batch_rows = opts->batch_rows > 0 ? opts->batch_rows : DEFAULT_BATCH_ROWS;
@@ -383,5 +417,7 @@ int delta_scan_read(delta_snapshot *snap, const delta_scan_options *opts, struct
     const delta_add *a = &snap->files[i];
     tasks[i] = (scan_task){a->path, a->partition_values, a->n_partition_values, &a->dv, NULL, ROWS_LIVE, NULL, 0, 0};
   }
-  return scan_stream_new(snap, opts, tasks, snap->n_files, false, out);
+  scan_task_source src;
+  int rc = scan_task_array_source(tasks, snap->n_files, &src);
+  return rc ? rc : scan_stream_new(snap, opts, src, false, out);
 }

@@ -25,11 +25,25 @@ typedef struct {
   int64_t version, timestamp_us;
 } scan_task;
 
-/* A stream over `tasks` (taken over, freed with the stream; the strings
- * they point to must outlive it) with the columns `opts` selects from
- * snap's schema, plus _change_type, _commit_version and _commit_timestamp
- * when `changes`. */
-int scan_stream_new(delta_snapshot *snap, const delta_scan_options *opts, scan_task *tasks, int64_t n_tasks,
-                    bool changes, struct ArrowArrayStream *out);
+/* Where a stream's tasks come from, one at a time, so that a long change
+ * feed never holds the tasks of its whole range. next() fills *task and
+ * returns 0, returns 1 at the end, or a negative DELTA_E... code with the
+ * last error set. The strings and DVs a task points to must stay valid
+ * until the following next() call: the scan finishes a file before it
+ * asks for the next one. release() frees ctx (also when next() never ran). */
+typedef struct {
+  int (*next)(void *ctx, scan_task *task);
+  void (*release)(void *ctx);
+  void *ctx;
+} scan_task_source;
+
+/* A source over an array of tasks (taken over, freed by release). */
+int scan_task_array_source(scan_task *tasks, int64_t n_tasks, scan_task_source *out);
+
+/* A stream over the tasks of `src` (taken over, released with the stream or
+ * on failure) with the columns `opts` selects from snap's schema, plus
+ * _change_type, _commit_version and _commit_timestamp when `changes`. */
+int scan_stream_new(delta_snapshot *snap, const delta_scan_options *opts, scan_task_source src, bool changes,
+                    struct ArrowArrayStream *out);
 
 #endif
