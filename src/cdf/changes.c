@@ -90,7 +90,7 @@ static int commit_tasks(commit_actions *c, int64_t version, int64_t ts_us, delta
     const delta_cdc *cd = (const delta_cdc *)(const void *)c->cdcs.data;
     for (size_t i = 0; !rc && i < n_cdc; i++)
       rc = push_task(tasks, (scan_task){cd[i].path, cd[i].partition_values, cd[i].n_partition_values, NULL, NULL,
-                                        ROWS_LIVE, NULL, version, ts_us}, cd[i].size);
+                                        ROWS_LIVE, NULL, version, ts_us, NULL}, cd[i].size);
     return rc;
   }
   if (noop_merge(doc, c->commit_info)) return 0;
@@ -106,21 +106,21 @@ static int commit_tasks(commit_actions *c, int64_t version, int64_t ts_us, delta
       if (strcmp(rms[j].path, adds[i].path) == 0) pair = &rms[j];
     if (!pair) {
       rc = push_task(tasks, (scan_task){adds[i].path, adds[i].partition_values, adds[i].n_partition_values,
-                                        &adds[i].dv, NULL, ROWS_LIVE, "insert", version, ts_us}, adds[i].size);
+                                        &adds[i].dv, NULL, ROWS_LIVE, "insert", version, ts_us, adds[i].stats}, adds[i].size);
       continue;
     }
     rc = push_task(tasks, (scan_task){adds[i].path, adds[i].partition_values, adds[i].n_partition_values,
-                                      &pair->dv, &adds[i].dv, ROWS_IN_DV, "insert", version, ts_us}, adds[i].size);
+                                      &pair->dv, &adds[i].dv, ROWS_IN_DV, "insert", version, ts_us, adds[i].stats}, adds[i].size);
     if (!rc)
       rc = push_task(tasks, (scan_task){adds[i].path, adds[i].partition_values, adds[i].n_partition_values,
-                                        &adds[i].dv, &pair->dv, ROWS_IN_DV, "delete", version, ts_us}, adds[i].size);
+                                        &adds[i].dv, &pair->dv, ROWS_IN_DV, "delete", version, ts_us, adds[i].stats}, adds[i].size);
   }
   for (size_t j = 0; !rc && j < nr; j++) {
     bool paired = false;
     for (size_t i = 0; i < na && !paired; i++) paired = strcmp(rms[j].path, adds[i].path) == 0;
     if (!paired)
       rc = push_task(tasks, (scan_task){rms[j].path, rms[j].partition_values, rms[j].n_partition_values, &rms[j].dv,
-                                        NULL, ROWS_LIVE, "delete", version, ts_us}, rms[j].has_size ? rms[j].size : -1);
+                                        NULL, ROWS_LIVE, "delete", version, ts_us, rms[j].stats}, rms[j].has_size ? rms[j].size : -1);
   }
   return rc;
 }
@@ -297,7 +297,7 @@ static int changes_open(delta_table *t, const delta_changes_options *opts, chang
                         delta_snapshot **snap_out) {
   *src_out = NULL;
   *snap_out = NULL;
-  if (!opts || opts->version != DELTA_CHANGES_OPTIONS_VERSION)
+  if (!opts || opts->version < 1 || opts->version > DELTA_CHANGES_OPTIONS_VERSION)
     return delta_error_set(DELTA_EINVAL, "changes: bad options");
   change_source *s = delta_calloc(1, sizeof *s);
   if (!s) return DELTA_NOMEM();
@@ -385,6 +385,10 @@ int delta_changes_read(delta_table *t, const delta_changes_options *opts, struct
   delta_scan_options so = DELTA_SCAN_OPTIONS_INIT;
   so.columns = opts->columns;
   so.n_columns = opts->n_columns;
+  if (opts->version >= 2) {
+    so.filter = opts->filter;
+    so.metrics = opts->metrics;
+  }
   scan_task_source src = {scan_source_next, scan_source_release, s};
   rc = scan_stream_new(end_snap, &so, src, true, out);
   delta_snapshot_free(end_snap); /* the stream holds its own reference */

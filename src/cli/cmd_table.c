@@ -351,15 +351,29 @@ static int cmd_history(int argc, char **argv) {
   return rc ? cli_fail("history") : 0;
 }
 
+/* --stats: what the scan skipped and read, as one JSON line on stderr. */
+static void print_scan_metrics(const delta_scan_metrics *m) {
+  fprintf(stderr,
+          "{\"files_total\":%lld,\"files_skipped\":%lld,\"files_read\":%lld,\"row_groups_total\":%lld,"
+          "\"row_groups_skipped\":%lld,\"rows_read\":%lld,\"rows_returned\":%lld}\n",
+          (long long)m->files_total, (long long)m->files_skipped, (long long)m->files_read,
+          (long long)m->row_groups_total, (long long)m->row_groups_skipped, (long long)m->rows_read,
+          (long long)m->rows_returned);
+}
+
 static int cmd_scan(int argc, char **argv) {
-  cli_opt opts[] = {TABLE_OPTS, {"limit", true, NULL}, {"columns", true, NULL}};
-  const int n_opts = 5;
+  cli_opt opts[] = {TABLE_OPTS, {"limit", true, NULL}, {"columns", true, NULL}, {"filter", true, NULL},
+                    {"stats", false, NULL}};
+  const int n_opts = 7;
   const char *pos[1];
   int fmt;
   int64_t limit;
   int rc = parse_listing_args("scan", argc, argv, opts, n_opts, pos, &fmt, &limit);
   if (rc) return rc;
   delta_scan_options so = DELTA_SCAN_OPTIONS_INIT;
+  delta_scan_metrics metrics = {0};
+  so.filter = cli_get(opts, n_opts, "filter");
+  so.metrics = &metrics;
   char **cols = NULL;
   if (cli_get(opts, n_opts, "columns")) {
     cols = cli_split_list(cli_get(opts, n_opts, "columns"), &so.n_columns);
@@ -376,6 +390,7 @@ static int cmd_scan(int argc, char **argv) {
   rc = delta_scan_read(s, &so, &st);
   if (!rc) rc = cli_write_stream(&st, (cli_format)fmt, limit, stdout);
   if (st.release) st.release(&st);
+  if (!rc && cli_get(opts, n_opts, "stats")) print_scan_metrics(&metrics);
   delta_snapshot_free(s);
   delta_table_free(t);
   delta_free(cols);
@@ -445,8 +460,8 @@ static int changes_summary(struct ArrowArrayStream *st, cli_format fmt) {
 static int cmd_changes(int argc, char **argv) {
   cli_opt opts[] = {{"format", true, NULL}, {"limit", true, NULL}, {"columns", true, NULL}, {"from", true, NULL},
                     {"to", true, NULL}, {"from-timestamp", true, NULL}, {"to-timestamp", true, NULL},
-                    {"summary", false, NULL}};
-  const int n_opts = 8;
+                    {"summary", false, NULL}, {"filter", true, NULL}, {"stats", false, NULL}};
+  const int n_opts = 10;
   const char *pos[1];
   int fmt;
   int64_t limit;
@@ -486,10 +501,14 @@ static int cmd_changes(int argc, char **argv) {
     return cli_fail("changes");
   }
   struct ArrowArrayStream st = {0};
+  delta_scan_metrics metrics = {0};
+  co.filter = cli_get(opts, n_opts, "filter");
+  co.metrics = &metrics;
   rc = delta_changes_read(t, &co, &st);
   if (!rc) rc = cli_get(opts, n_opts, "summary") ? changes_summary(&st, (cli_format)fmt)
                                                  : cli_write_stream(&st, (cli_format)fmt, limit, stdout);
   if (st.release) st.release(&st);
+  if (!rc && cli_get(opts, n_opts, "stats")) print_scan_metrics(&metrics);
   delta_table_free(t);
   delta_free(cols);
   return rc ? cli_fail("changes") : 0;
