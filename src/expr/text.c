@@ -1,6 +1,7 @@
 /* An expression back as text, fully parenthesised, in the syntax the
  * parser reads (so plans can be re-run and tests can compare trees). */
 #include <string.h>
+#include <strings.h>
 
 #include "expr/expr.h"
 #include "util/error_internal.h"
@@ -15,6 +16,9 @@ static int quoted(delta_buf *b, const char *s, size_t n, char q) {
 }
 
 static bool plain_name(const char *s) {
+  static const char *const reserved[] = {"and", "or", "not", "in", "is", "between", "like", "true", "false", "null"};
+  for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++)
+    if (strcasecmp(s, reserved[i]) == 0) return false;
   if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return false;
   for (; *s; s++)
     if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))

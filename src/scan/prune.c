@@ -38,6 +38,7 @@ static bool is_partition(const scan_pruner *p, const delta_field *f) {
 
 typedef struct {
   const scan_pruner *p;
+  const scan_prune_input *in;
   const delta_kv *pv;
   int n_pv;
   delta_json_val stats;      /* root of the parsed stats, or absent */
@@ -129,17 +130,40 @@ static int json_stats(file_ctx *fc, const expr_node *c, const delta_field *const
   return 0;
 }
 
+/* _change_type, _commit_version, _commit_timestamp: one value per file. */
+static int change_stats(file_ctx *fc, int which, expr_col_stats *out) {
+  expr_value v = {0};
+  if (which == 0) {
+    if (!fc->in->change_type) return 0;
+    v.type = VT_STRING;
+    v.u.s.p = fc->in->change_type;
+    v.u.s.n = strlen(fc->in->change_type);
+  } else {
+    v.type = which == 1 ? VT_INT : VT_TIMESTAMP;
+    v.u.i = which == 1 ? fc->in->version : fc->in->timestamp_us;
+  }
+  out->has_min = out->has_max = true;
+  out->min = out->max = v;
+  out->has_nulls = 0;
+  out->has_values = 1;
+  return 0;
+}
+
 static int file_provider(void *ctx, const expr_node *c, expr_col_stats *out) {
   file_ctx *fc = ctx;
+  int top = c->child_index[0];
+  if (fc->in->changes && top >= fc->p->schema->n_fields && top < fc->p->schema->n_fields + 3)
+    return change_stats(fc, top - fc->p->schema->n_fields, out);
   const delta_field *chain[64];
   if (c->depth > 64 || field_chain(fc->p, c, chain)) return 0;
   if (c->depth == 1 && is_partition(fc->p, chain[0])) return partition_stats(fc, c, chain[0], out);
   return json_stats(fc, c, chain, out);
 }
 
-int scan_prune_file(const scan_pruner *p, const delta_kv *pv, int n_pv, const char *stats) {
+int scan_prune_file(const scan_pruner *p, const scan_prune_input *in) {
   if (!p->pred) return 1;
-  file_ctx fc = {p, pv, n_pv, {NULL, -1}, -1};
+  const char *stats = in->stats;
+  file_ctx fc = {p, in, in->partition_values, in->n_partition_values, {NULL, -1}, -1};
   delta_json_doc *doc = NULL;
   if (stats && stats[0]) {
     if (delta_json_doc_new(&doc)) return DELTA_NOMEM();

@@ -27,10 +27,21 @@ typedef struct {
   const expr_node *pred;         /* bound to the logical schema; NULL: keep everything */
 } scan_pruner;
 
-/* 1 when the file may hold matching rows, 0 when it cannot, <0 on error.
- * `stats` is the add action's stats JSON (NULL: none). */
-int scan_prune_file(const scan_pruner *p, const delta_kv *partition_values, int n_partition_values,
-                    const char *stats);
+/* What the pruner knows of a file: its partition values, its add
+ * action's stats JSON (NULL: none), and in a change feed the constant
+ * change columns of its rows (the predicate's columns after the table's:
+ * _change_type, _commit_version, _commit_timestamp). */
+typedef struct {
+  const delta_kv *partition_values;
+  int n_partition_values;
+  const char *stats;
+  bool changes;
+  const char *change_type;  /* NULL: read from the file (cdc files) */
+  int64_t version, timestamp_us;
+} scan_prune_input;
+
+/* 1 when the file may hold matching rows, 0 when it cannot, <0 on error. */
+int scan_prune_file(const scan_pruner *p, const scan_prune_input *in);
 
 /* The row groups of an open data file that may hold matching rows, in file
  * order, into rgs (room for every row group); their count in *n. */

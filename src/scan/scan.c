@@ -360,7 +360,10 @@ static int scan_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
       if (rc) return fail(st, rc);
       st->metrics->files_total++;
       if (st->prune_pred) {
-        rc = scan_prune_file(&st->pruner, st->task.partition_values, st->task.n_partition_values, st->task.stats);
+        const scan_task *k = &st->task;
+        scan_prune_input in = {k->partition_values, k->n_partition_values, k->stats, st->changes,
+                               k->change_type, k->version, k->timestamp_us};
+        rc = scan_prune_file(&st->pruner, &in);
         if (rc < 0) return fail(st, rc);
         if (rc == 0) {
           st->metrics->files_skipped++;
