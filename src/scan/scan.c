@@ -55,12 +55,6 @@ typedef struct {
   char error[1024];
 } scan_state;
 
-static column_mapping_mode mapping_mode(const delta_snapshot *s) {
-  const char *m = delta_snapshot_config(s, "delta.columnMapping.mode");
-  if (m && strcasecmp(m, "name") == 0) return MAP_NAME;
-  if (m && strcasecmp(m, "id") == 0) return MAP_ID;
-  return MAP_NONE;
-}
 
 static void close_file(scan_state *st) {
   if (st->fs.release) st->fs.release(&st->fs);
@@ -514,7 +508,7 @@ int scan_stream_new(delta_snapshot *snap, const delta_scan_options *opts_in, sca
   st->snap = snap;
   st->src = src;
   st->changes = changes;
-  st->mode = mapping_mode(snap);
+  st->mode = scan_mapping_mode(snap);
   st->metrics = opts.metrics ? opts.metrics : &st->own_metrics;
   st->batch_rows = opts.batch_rows > 0 ? opts.batch_rows : DEFAULT_BATCH_ROWS;
   const delta_type *t = snap->schema;
