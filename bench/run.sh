@@ -89,3 +89,6 @@ echo "DuckDB RSS is the node process's peak, including ~${baselines} MB for node
 
 # Log replay (deltac info on a 1M-file checkpoint table and a 20,000-commit table).
 bash "$ROOT/bench/log_run.sh" "$DELTAC"
+
+# Change data feed vs plain scan (100 commits of 100k-row appends/updates/deletes).
+bash "$ROOT/bench/cdf_run.sh" "$DELTAC"

@@ -9,6 +9,7 @@
 #include "deltac/arrow_abi.h"
 #include "deltac/error.h"
 #include "deltac/parquet.h"
+#include "deltac/parquet_writer.h"
 #include "deltac/scan.h"
 #include "deltac/changes.h"
 #include "deltac/storage.h"

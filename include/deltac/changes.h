@@ -47,6 +47,74 @@ typedef struct {
  * cannot be read fail the stream's get_next. */
 int delta_changes_read(delta_table *t, const delta_changes_options *opts, struct ArrowArrayStream *out);
 
+/* The plan form, for engines that read the data files themselves: the
+ * files of the range, version by version, and how each turns into change
+ * rows. Read each file with the schema of the range's end version
+ * (delta_changes_plan_end_version; column mapping, partition values and
+ * type widening as for a scan), keep the rows `rows` selects, and add the three change columns:
+ *
+ *   DELTA_CHANGE_ROWS_LIVE  rows not deleted by `dv` (when present) are all
+ *                           `change_type` (an added file: insert; a removed
+ *                           one: delete).
+ *   DELTA_CHANGE_ROWS_CDC   a cdc file: every row, its _change_type read
+ *                           from the file's own column (change_type NULL).
+ *   DELTA_CHANGE_ROWS_DV_DIFF  a file removed and re-added under another
+ *                           deletion vector: rows in `dv` and not in `dv2`
+ *                           are `change_type` (dv = old DV, dv2 = new for
+ *                           inserts; the other way round for deletes).
+ *
+ *   delta_changes_plan *p;  delta_change_file f;
+ *   delta_changes_plan_open(&p, table, &opts);        // range errors here
+ *   while ((rc = delta_changes_plan_next(p, &f)) == 0) { ... }
+ *   delta_changes_plan_free(p);                       // rc 1: done; < 0: error
+ *
+ * Like the stream, the plan reads a commit only when it gets to it. */
+typedef enum {
+  DELTA_CHANGE_ROWS_LIVE,
+  DELTA_CHANGE_ROWS_CDC,
+  DELTA_CHANGE_ROWS_DV_DIFF
+} delta_change_rows;
+
+typedef struct {
+  const char *key;
+  const char *value;          /* NULL for a null partition value */
+} delta_partition_value;
+
+/* A deletion vector descriptor as the log writes it. */
+typedef struct {
+  char storage_type;          /* 'u' (relative path), 'p' (absolute path) or 'i' (inline) */
+  const char *path_or_inline; /* pathOrInlineDv */
+  bool has_offset;
+  int32_t offset;
+  int32_t size_in_bytes;
+  int64_t cardinality;
+} delta_dv_descriptor;
+
+typedef struct {
+  int64_t version;
+  int64_t timestamp_ms;       /* _commit_timestamp */
+  const char *path;           /* as in the log: URI-encoded, relative to the table root or absolute */
+  int64_t size;               /* bytes; -1 when the log does not say (some removes) */
+  const delta_partition_value *partition_values;
+  int n_partition_values;
+  delta_change_rows rows;
+  const char *change_type;    /* "insert" / "delete"; NULL for DELTA_CHANGE_ROWS_CDC */
+  const delta_dv_descriptor *dv, *dv2; /* NULL when none */
+} delta_change_file;
+
+typedef struct delta_changes_plan delta_changes_plan;
+
+/* The range is resolved and checked as by delta_changes_read (same errors);
+ * opts->columns is not used. */
+int delta_changes_plan_open(delta_changes_plan **out, delta_table *t, const delta_changes_options *opts);
+/* 0 with *out filled (its strings valid until the next call or the free),
+ * 1 after the last file, or a negative error code. */
+int delta_changes_plan_next(delta_changes_plan *p, delta_change_file *out);
+/* The versions the range resolved to; end < start for an empty range. */
+int64_t delta_changes_plan_start_version(const delta_changes_plan *p);
+int64_t delta_changes_plan_end_version(const delta_changes_plan *p);
+void delta_changes_plan_free(delta_changes_plan *p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -109,9 +109,12 @@ static int commit_tasks(commit_actions *c, int64_t version, int64_t ts_us, delta
                                         &adds[i].dv, NULL, ROWS_LIVE, "insert", version, ts_us, adds[i].stats}, adds[i].size);
       continue;
     }
-    rc = push_task(tasks, (scan_task){adds[i].path, adds[i].partition_values, adds[i].n_partition_values,
-                                      &pair->dv, &adds[i].dv, ROWS_IN_DV, "insert", version, ts_us, adds[i].stats}, adds[i].size);
-    if (!rc)
+    /* Rows in no DV: no task, rather than a read that keeps nothing. */
+    if (pair->dv.present)
+      rc = push_task(tasks, (scan_task){adds[i].path, adds[i].partition_values, adds[i].n_partition_values,
+                                        &pair->dv, &adds[i].dv, ROWS_IN_DV, "insert", version, ts_us, adds[i].stats},
+                     adds[i].size);
+    if (!rc && adds[i].dv.present)
       rc = push_task(tasks, (scan_task){adds[i].path, adds[i].partition_values, adds[i].n_partition_values,
                                         &adds[i].dv, &pair->dv, ROWS_IN_DV, "delete", version, ts_us, adds[i].stats}, adds[i].size);
   }
@@ -156,7 +159,8 @@ static int64_t last_at_or_before(const log_listing *l, int64_t ts_ms) {
 typedef struct {
   delta_table *t;
   log_listing l;
-  int64_t next_version, end;   /* next commit to read; last one */
+  int64_t start, end;          /* the range */
+  int64_t next_version;        /* the next commit to read */
   bool ict;                    /* in-commit timestamps at the end version */
   int64_t prev_ms;             /* monotonised file time of the previous commit */
   delta_json_doc *doc;
@@ -353,7 +357,7 @@ static int changes_open(delta_table *t, const delta_changes_options *opts, chang
     }
   }
   s->ict = end_snap->ict_enabled;
-  s->next_version = start;
+  s->start = s->next_version = start;
   s->end = empty ? start - 1 : end;
   rc = check_range_enabled(s, start);
   /* File times are monotonised from the oldest commit on, so walk the
@@ -393,4 +397,68 @@ int delta_changes_read(delta_table *t, const delta_changes_options *opts, struct
   rc = scan_stream_new(end_snap, &so, src, true, out);
   delta_snapshot_free(end_snap); /* the stream holds its own reference */
   return rc;
+}
+
+struct delta_changes_plan {
+  change_source *src;
+  delta_buf values;            /* the current file's delta_partition_value array */
+  delta_dv_descriptor dv, dv2;
+};
+
+int delta_changes_plan_open(delta_changes_plan **out, delta_table *t, const delta_changes_options *opts) {
+  *out = NULL;
+  delta_changes_plan *p = delta_calloc(1, sizeof *p);
+  if (!p) return DELTA_NOMEM();
+  delta_snapshot *end_snap;
+  int rc = changes_open(t, opts, &p->src, &end_snap);
+  if (rc) {
+    delta_free(p);
+    return rc;
+  }
+  delta_snapshot_free(end_snap); /* the plan only names files; the engine reads them */
+  *out = p;
+  return 0;
+}
+
+static const delta_dv_descriptor *dv_descriptor(const delta_dv *in, delta_dv_descriptor *out) {
+  if (!in || !in->present) return NULL;
+  *out = (delta_dv_descriptor){in->storage_type, in->path_or_inline, in->has_offset, in->offset,
+                               in->size_in_bytes, in->cardinality};
+  return out;
+}
+
+int delta_changes_plan_next(delta_changes_plan *p, delta_change_file *out) {
+  memset(out, 0, sizeof *out);
+  const change_file *f;
+  int rc = source_next(p->src, &f);
+  if (rc) return rc;
+  const scan_task *t = &f->task;
+  p->values.len = 0;
+  for (int i = 0; !rc && i < t->n_partition_values; i++) {
+    delta_partition_value v = {t->partition_values[i].key, t->partition_values[i].value};
+    rc = delta_buf_append(&p->values, &v, sizeof v);
+  }
+  if (rc) return rc;
+  out->version = t->version;
+  out->timestamp_ms = t->timestamp_us / 1000;
+  out->path = t->path;
+  out->size = f->size;
+  out->partition_values = (const delta_partition_value *)(const void *)p->values.data;
+  out->n_partition_values = t->n_partition_values;
+  out->rows = !t->change_type ? DELTA_CHANGE_ROWS_CDC : t->rows == ROWS_IN_DV ? DELTA_CHANGE_ROWS_DV_DIFF
+                                                                            : DELTA_CHANGE_ROWS_LIVE;
+  out->change_type = t->change_type;
+  out->dv = dv_descriptor(t->dv, &p->dv);
+  out->dv2 = dv_descriptor(t->dv2, &p->dv2);
+  return 0;
+}
+
+int64_t delta_changes_plan_start_version(const delta_changes_plan *p) { return p->src->start; }
+int64_t delta_changes_plan_end_version(const delta_changes_plan *p) { return p->src->end; }
+
+void delta_changes_plan_free(delta_changes_plan *p) {
+  if (!p) return;
+  source_free(p->src);
+  delta_buf_dispose(&p->values);
+  delta_free(p);
 }

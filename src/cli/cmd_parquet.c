@@ -341,11 +341,12 @@ static int cmd_bench(int argc, char **argv) {
 }
 
 int cmd_parquet(int argc, char **argv) {
-  if (argc < 1) return cli_usage_error("parquet", "expects a subcommand: cat, schema, meta or bench");
+  if (argc < 1) return cli_usage_error("parquet", "expects a subcommand: cat, schema, meta, bench or copy");
   const char *sub = argv[0];
   if (strcmp(sub, "cat") == 0) return cmd_cat(argc - 1, argv + 1);
   if (strcmp(sub, "schema") == 0) return cmd_schema(argc - 1, argv + 1);
   if (strcmp(sub, "meta") == 0) return cmd_meta(argc - 1, argv + 1);
   if (strcmp(sub, "bench") == 0) return cmd_bench(argc - 1, argv + 1);
+  if (strcmp(sub, "copy") == 0) return cmd_parquet_copy(argc - 1, argv + 1);
   return cli_usage_error("parquet", "unknown subcommand '%s'", sub);
 }

@@ -5,6 +5,7 @@
 
 #include "arrow/builder.h"
 #include "cli/args.h"
+#include "cli/changes_plan.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "deltac/error.h"
@@ -460,8 +461,8 @@ static int changes_summary(struct ArrowArrayStream *st, cli_format fmt) {
 static int cmd_changes(int argc, char **argv) {
   cli_opt opts[] = {{"format", true, NULL}, {"limit", true, NULL}, {"columns", true, NULL}, {"from", true, NULL},
                     {"to", true, NULL}, {"from-timestamp", true, NULL}, {"to-timestamp", true, NULL},
-                    {"summary", false, NULL}, {"filter", true, NULL}, {"stats", false, NULL}};
-  const int n_opts = 10;
+                    {"summary", false, NULL}, {"plan", false, NULL}, {"filter", true, NULL}, {"stats", false, NULL}};
+  const int n_opts = 11;
   const char *pos[1];
   int fmt;
   int64_t limit;
@@ -504,8 +505,9 @@ static int cmd_changes(int argc, char **argv) {
   delta_scan_metrics metrics = {0};
   co.filter = cli_get(opts, n_opts, "filter");
   co.metrics = &metrics;
-  rc = delta_changes_read(t, &co, &st);
-  if (!rc) rc = cli_get(opts, n_opts, "summary") ? changes_summary(&st, (cli_format)fmt)
+  if (cli_get(opts, n_opts, "plan")) rc = changes_plan_print(t, &co);
+  else rc = delta_changes_read(t, &co, &st);
+  if (!rc && st.release) rc = cli_get(opts, n_opts, "summary") ? changes_summary(&st, (cli_format)fmt)
                                                  : cli_write_stream(&st, (cli_format)fmt, limit, stdout);
   if (st.release) st.release(&st);
   if (!rc && cli_get(opts, n_opts, "stats")) print_scan_metrics(&metrics);

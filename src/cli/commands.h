@@ -4,6 +4,8 @@
 #define DELTAC_CLI_COMMANDS_H
 
 int cmd_parquet(int argc, char **argv);
+/* parquet copy (cmd_parquet_write.c) */
+int cmd_parquet_copy(int argc, char **argv);
 /* info, schema, files, history; -1 when `name` is none of them. */
 int cmd_table(const char *name, int argc, char **argv);
 
