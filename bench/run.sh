@@ -87,6 +87,9 @@ echo "ratio = duckdb s / deltac s (> 1: deltac faster). Best of $RUNS; both sing
 echo "DuckDB RSS is the node process's peak, including ~${baselines} MB for node + DuckDB loaded before any scan."
 [ "$have_bench" = 1 ] || echo "deltac column: n/a ('deltac parquet bench' not available in this build)."
 
+# Delta table scan, full and with a selective filter (10 files of the SNAPPY data).
+bash "$ROOT/bench/table_scan_run.sh" "$DELTAC" "${FILES[0]}"
+
 # Log replay (deltac info on a 1M-file checkpoint table and a 20,000-commit table).
 bash "$ROOT/bench/log_run.sh" "$DELTAC"
 

@@ -213,8 +213,13 @@ static int literal(parser *p, literal_kind k, expr_node **out) {
     }
     n->text_len /= 2;
   }
+  int rc = next(p);
+  if (rc) {
+    expr_free(n);
+    return rc;
+  }
   *out = n;
-  return next(p);
+  return 0;
 }
 
 static int column(parser *p, expr_node **out) {
@@ -256,6 +261,10 @@ static int operand(parser *p, expr_node **out) {
     if (!rc) rc = parse_or(p, out);
     if (!rc && p->kind != T_RPAREN) rc = syntax(p, "expected ')'");
     if (!rc) rc = next(p);
+    if (rc) {
+      expr_free(*out);
+      *out = NULL;
+    }
     p->depth--;
     return rc;
   }

@@ -20,7 +20,7 @@ here = os.path.dirname(os.path.abspath(__file__))
 shared = os.environ.get("DELTAC_SHARED", os.path.join(here, "..", "..", "..", "shared"))
 tables_dir = os.path.join(shared, "conformance", "tables")
 MAX_ROWS = 5000
-COLS_PER_TABLE = 3
+COLS_PER_TABLE = 2
 
 COMPARABLE = {"integer", "long", "short", "byte", "string", "date", "timestamp", "timestamp_ntz", "boolean"}
 
