@@ -128,30 +128,103 @@ static int commit_tasks(commit_actions *c, int64_t version, int64_t ts_us, delta
   return rc;
 }
 
-/* Versions for a timestamp range: start → first commit at or after,
- * end → last commit at or before. */
-static int64_t first_at_or_after(const log_listing *l, int64_t ts_ms) {
+/* Commit times for mapping a timestamp range to versions, as the stream
+ * stamps rows: in-commit timestamps from the version that enabled them on
+ * (read from the commit, only for the few versions a binary search
+ * visits), file times made strictly increasing before that. */
+typedef struct {
+  delta_table *t;
+  const log_listing *l;
+  int64_t *versions, *mono_ms; /* the listing's commits, ascending */
+  int64_t n;
+  int64_t ict_from;            /* first version with in-commit timestamps; INT64_MAX: none */
+} commit_times;
+
+static int times_init(commit_times *ct, delta_table *t, const log_listing *l, delta_snapshot *latest) {
+  memset(ct, 0, sizeof *ct);
+  ct->t = t;
+  ct->l = l;
+  ct->ict_from = INT64_MAX;
+  ct->versions = delta_calloc((size_t)l->n + 1, sizeof *ct->versions);
+  ct->mono_ms = delta_calloc((size_t)l->n + 1, sizeof *ct->mono_ms);
+  if (!ct->versions || !ct->mono_ms) return DELTA_NOMEM();
   int64_t prev = INT64_MIN;
   for (int i = 0; i < l->n; i++) {
     if (l->entries[i].info.kind != LOG_COMMIT) continue;
-    int64_t t = l->entries[i].mtime_ms;
-    if (prev != INT64_MIN && t <= prev) t = prev + 1;
-    prev = t;
-    if (t >= ts_ms) return l->entries[i].info.version;
+    int64_t ms = l->entries[i].mtime_ms;
+    if (prev != INT64_MIN && ms <= prev) ms = prev + 1;
+    prev = ms;
+    ct->versions[ct->n] = l->entries[i].info.version;
+    ct->mono_ms[ct->n++] = ms;
   }
-  return l->latest + 1;
+  if (latest->ict_enabled) {
+    const char *ev = delta_snapshot_config(latest, "delta.inCommitTimestampEnablementVersion");
+    ct->ict_from = ev ? strtoll(ev, NULL, 10) : 0;
+  }
+  return 0;
 }
 
-static int64_t last_at_or_before(const log_listing *l, int64_t ts_ms) {
-  int64_t prev = INT64_MIN, best = -1;
-  for (int i = 0; i < l->n; i++) {
-    if (l->entries[i].info.kind != LOG_COMMIT) continue;
-    int64_t t = l->entries[i].mtime_ms;
-    if (prev != INT64_MIN && t <= prev) t = prev + 1;
-    prev = t;
-    if (t <= ts_ms) best = l->entries[i].info.version;
+static void times_dispose(commit_times *ct) {
+  delta_free(ct->versions);
+  delta_free(ct->mono_ms);
+}
+
+static int time_at(commit_times *ct, int64_t i, int64_t *out_ms) {
+  if (ct->versions[i] < ct->ict_from) {
+    *out_ms = ct->mono_ms[i];
+    return 0;
   }
-  return best;
+  return delta_commit_timestamp(ct->t, log_find_commit(ct->l, ct->versions[i]), true, out_ms);
+}
+
+/* The first commit index whose time is > ts (after = true) or >= ts;
+ * times only grow, so a binary search. */
+static int search_time(commit_times *ct, int64_t ts, bool after, int64_t *out) {
+  int64_t lo = 0, hi = ct->n;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2, ms;
+    int rc = time_at(ct, mid, &ms);
+    if (rc) return rc;
+    if (after ? ms > ts : ms >= ts) hi = mid;
+    else lo = mid + 1;
+  }
+  *out = lo;
+  return 0;
+}
+
+/* start → the first commit at or after ts (latest + 1 when none). */
+static int first_at_or_after(commit_times *ct, int64_t ts, int64_t *out) {
+  int64_t i;
+  int rc = search_time(ct, ts, false, &i);
+  if (!rc) *out = i < ct->n ? ct->versions[i] : ct->l->latest + 1;
+  return rc;
+}
+
+/* end → the last commit at or before ts (-1 when none). */
+static int last_at_or_before(commit_times *ct, int64_t ts, int64_t *out) {
+  int64_t i;
+  int rc = search_time(ct, ts, true, &i);
+  if (!rc) *out = i > 0 ? ct->versions[i - 1] : -1;
+  return rc;
+}
+
+/* The versions `opts` asks for; timestamps resolved against the latest
+ * snapshot's in-commit timestamp settings. */
+static int resolve_range(delta_table *t, log_listing *l, const delta_changes_options *opts, int64_t *start,
+                         int64_t *end) {
+  *start = opts->start_version;
+  *end = !opts->has_end ? l->latest : opts->end_version;
+  if (!opts->start_is_timestamp && !(opts->has_end && opts->end_is_timestamp)) return 0;
+  delta_snapshot *latest = NULL;
+  commit_times ct;
+  memset(&ct, 0, sizeof ct);
+  int rc = delta_snapshot_load(t, l, l->latest, INT64_MAX, &latest);
+  if (!rc) rc = times_init(&ct, t, l, latest);
+  if (!rc && opts->start_is_timestamp) rc = first_at_or_after(&ct, opts->start_timestamp_ms, start);
+  if (!rc && opts->has_end && opts->end_is_timestamp) rc = last_at_or_before(&ct, opts->end_timestamp_ms, end);
+  times_dispose(&ct);
+  delta_snapshot_free(latest);
+  return rc;
 }
 
 /* The feed of one range, produced commit by commit. Only the current
@@ -312,9 +385,9 @@ static int changes_open(delta_table *t, const delta_changes_options *opts, chang
   if (!rc) rc = delta_json_doc_new(&s->doc);
   if (rc) goto done;
   const log_listing *l = &s->l;
-  int64_t start = opts->start_is_timestamp ? first_at_or_after(l, opts->start_timestamp_ms) : opts->start_version;
-  int64_t end = !opts->has_end ? l->latest
-                : opts->end_is_timestamp ? last_at_or_before(l, opts->end_timestamp_ms) : opts->end_version;
+  int64_t start, end;
+  rc = resolve_range(t, &s->l, opts, &start, &end);
+  if (rc) goto done;
   bool empty = false;
   if (start > l->latest) {
     if (opts->start_is_timestamp) {

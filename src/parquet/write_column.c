@@ -301,7 +301,15 @@ int pqw_leaf_flush_page(pqw_writer *w, pqw_leaf *l) {
   }
   if (!rc) rc = encode_values(w, l, vals, &enc);
   if (rc) return rc;
-  if (l->dict_on && l->n_idx > 0) l->dict_used = true;
+  if (l->dict_on && l->n_idx > 0) {
+    l->dict_used = true;
+    l->chunk_dict_values += (int64_t)l->n_idx;
+    /* Nearly all values distinct after the first thousands: the dictionary
+     * only costs time (hashing) and space (the values twice), so the rest
+     * of the chunk is PLAIN. */
+    if (l->chunk_dict_values >= 4096 && (int64_t)l->dict.n * 10 > l->chunk_dict_values * 9)
+      l->dict_fallback = true;
+  }
   /* v1: the whole body is compressed; v2: only the values. */
   const delta_buf *src = v2 ? vals : page;
   rc = pqw_compress(&w->codec, src->data, src->len, &w->compressed);
@@ -348,6 +356,7 @@ int pqw_leaf_flush_page(pqw_writer *w, pqw_leaf *l) {
   l->encodings |= 1u << enc;
   if (l->max_def > 0 || l->max_rep > 0) l->encodings |= 1u << PQ_ENC_RLE;
   reset_page(l);
+  if (l->dict_fallback) l->dict_on = false;
   return 0;
 }
 
@@ -410,6 +419,8 @@ int pqw_leaf_flush_chunk(pqw_writer *w, pqw_leaf *l, pq_tw *t, int64_t *chunk_by
   pqw_dict_reset(&l->dict);
   l->dict_on = l->can_dict && !w->opts.no_dictionary;
   l->dict_used = false;
+  l->dict_fallback = false;
+  l->chunk_dict_values = 0;
   l->chunk.len = 0;
   l->chunk_levels = 0;
   l->chunk_uncompressed = 0;

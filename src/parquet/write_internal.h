@@ -57,13 +57,14 @@ typedef struct {
 } pqw_stats;
 
 /* Open-addressing hash table mapping values to dictionary indices. The
- * values live PLAIN-encoded in `plain` (byte arrays with their 4-byte
- * length), `offsets[i]` is where entry i starts. */
+ * values live PLAIN-encoded in `plain`: byte arrays with their 4-byte
+ * length, entry i at offsets[i]; fixed-width entry i at i * width. */
 typedef struct {
   uint32_t *slots;       /* entry index + 1; 0 is empty */
+  uint32_t *slot_hash;   /* the hash of each slot's entry */
   uint32_t n_slots;      /* a power of two */
   uint32_t n;            /* entries */
-  uint32_t *offsets;
+  uint32_t *offsets;     /* byte arrays: where entry i starts in plain */
   uint32_t cap_offsets;
   delta_buf plain;
 } pqw_dict;
@@ -99,6 +100,8 @@ typedef struct pqw_leaf {
   pqw_dict dict;
   bool dict_on;          /* values go through the dictionary */
   bool dict_used;        /* some page of the chunk is dictionary-encoded */
+  bool dict_fallback;    /* the rest of the chunk is PLAIN (after this page) */
+  int64_t chunk_dict_values; /* values dictionary-encoded in the chunk */
   delta_buf chunk;       /* page headers + (compressed) bodies, data pages only */
   int64_t chunk_levels;
   int64_t chunk_uncompressed;
