@@ -25,20 +25,9 @@ trap 'rm -rf "$tmp"' EXIT
 FILTER="c_ts >= TIMESTAMP '2020-01-20 00:00:00' AND c_ts < TIMESTAMP '2020-01-20 01:00:00'"
 DUCK_WHERE="c_ts >= TIMESTAMPTZ '2020-01-20 00:00:00+00' AND c_ts < TIMESTAMPTZ '2020-01-20 01:00:00+00'"
 
-time_deltac() { # best-of-N seconds, peak RSS KB, rows
-  local best="" rss=0 t0 t1 dt r i
-  for ((i = 0; i < RUNS; i++)); do
-    t0=$EPOCHREALTIME
-    /usr/bin/time -f '%M' -o "$tmp/rss" "$DELTAC" "$@" >"$tmp/out" 2>"$tmp/err" || {
-      echo "bench: deltac $* failed: $(head -n1 "$tmp/err")" >&2; return 1; }
-    t1=$EPOCHREALTIME
-    dt=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
-    r=$(tail -n1 "$tmp/rss")
-    if [ -z "$best" ] || awk -v a="$dt" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$dt; fi
-    [ "$r" -gt "$rss" ] && rss=$r
-  done
-  echo "$best $rss $(head -n1 "$tmp/out")"
-}
+# shellcheck source=bench/timing.sh
+source "$ROOT/bench/timing.sh"
+time_deltac() { time_cmd "$DELTAC" "$@"; }
 
 printf '\n%-28s %10s %10s %8s %10s %10s %12s\n' "Delta table scan (10 files)" "deltac s" "duckdb s" ratio "rows" "duck rows" "deltac RSS"
 for mode in full filtered; do

@@ -2,14 +2,8 @@
 # `deltac plan`: the scan plan as NDJSON — a header with the columns and
 # their physical names, then the files a filtered scan reads, with
 # locations an outside reader can open (data files and deletion vectors).
-set -uo pipefail
-deltac=$(realpath "${1:-build/deltac}")
-cd "$(dirname "$0")/../.."
-T=$(realpath "${DELTAC_SHARED:-../shared}/conformance/tables")
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass+1)); }
-bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
 # py FILE EXPR: evaluate EXPR with `lines` = the parsed NDJSON lines of FILE.
 py() { python3 -c "import json,sys,os,urllib.parse; lines=[json.loads(l) for l in open(sys.argv[1])]; print(($2))" "$1"; }
 
@@ -38,5 +32,4 @@ cm=$T/delta-golden.data-skipping-basic-stats-all-types-columnmapping-id
 "$deltac" plan --filter "nope = 1" "$dv" >/dev/null 2>"$tmp/err"; rc=$?
 [ $rc -eq 1 ] && grep -q "no column named nope" "$tmp/err" && ok || bad "bad filter: $rc $(cat "$tmp/err")"
 
-echo "plan: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish plan

@@ -4,14 +4,8 @@
 # percent-encoding) — with a checkpoint and with column mapping; corrupt and
 # missing DV files; partition values of every type, null and with special
 # characters.
-set -uo pipefail
-deltac=$(realpath "${1:-build/deltac}")
-cd "$(dirname "$0")/../.."
-T=$(realpath "${DELTAC_SHARED:-../shared}/conformance/tables")
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass+1)); }
-bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
 # live TABLE [ARGS]: the live records `deltac info` counts (DVs subtracted)
 live() { "$deltac" info --format json "$@" | python3 -c "import json,sys; d=json.load(sys.stdin); print(d['num_records'])"; }
 count() { "$deltac" scan --format count "$@"; }
@@ -67,5 +61,4 @@ PY
 "$deltac" scan --format ndjson "$T/delta-golden.hive.deltatbl-special-chars-in-partition-column" >"$tmp/sc"
 grep -qF '"c2":"+ =%0"' "$tmp/sc" && ok || bad "special-character partition value: $(head -2 "$tmp/sc")"
 
-echo "scan_dv: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish scan_dv

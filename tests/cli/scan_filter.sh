@@ -3,14 +3,8 @@
 # --stats says was skipped — partition pruning, file statistics (also with
 # column mapping and deletion vectors), row-group statistics, columns
 # without statistics — plus the errors a bad filter gets.
-set -uo pipefail
-deltac=$(realpath "${1:-build/deltac}")
-cd "$(dirname "$0")/../.."
-T=$(realpath "${DELTAC_SHARED:-../shared}/conformance/tables")
-pass=0 fail=0
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-ok() { pass=$((pass+1)); }
-bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
 
 # scan_case TABLE FILTER ROWS 'KEY=VALUE ...': the row count and --stats fields.
 run_case() {
@@ -78,18 +72,10 @@ changes_case $cdf "_commit_timestamp < TIMESTAMP '1970-01-02'" 0 "files_skipped=
 changes_case $cdf "id > 5 AND _change_type = 'insert'" 5 ""
 
 # Bad filters: one line, exit 1.
-expect_error() {
-  local want=$1; shift
-  "$deltac" "$@" >/dev/null 2>"$tmp/err"; local rc=$?
-  if [ $rc -ne 1 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -qF -- "$want" "$tmp/err"; then
-    bad "$*: exit $rc, stderr: $(cat "$tmp/err")"
-  else ok; fi
-}
 expect_error "filter: no column named nope" scan --filter "nope = 1" "$T/$st"
 expect_error "unterminated string" scan --filter "as_string = 'x" "$T/$st"
 expect_error "cannot compare as_string (string) with integer" scan --filter "as_string = 1" "$T/$st"
 expect_error "is not a valid date for column as_date" scan --filter "as_date = 'yesterday'" "$T/$st"
 expect_error "filter: no column named nope" changes --from 0 --filter "nope = 1" "$T/$cdf"
 
-echo "scan_filter: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish scan_filter
