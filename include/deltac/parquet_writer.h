@@ -14,10 +14,13 @@
  * The schema is a struct ("+s") whose children are the columns; each batch
  * is a struct array of that schema (its top-level validity is ignored).
  * Types: boolean, int8..64, uint8..64, float16/32/64, decimal128/256,
- * utf8/large utf8, binary/large binary, fixed-size binary (uuid extension
- * too), date32, time32/64, timestamp s/ms/us/ns (with a time zone: adjusted
- * to UTC; without: not adjusted), struct, list/large list and map at any
- * depth. A field whose metadata has PARQUET:field_id gets that field_id.
+ * utf8/large utf8 (arrow.json extension: JSON), binary/large binary,
+ * fixed-size binary (arrow.uuid extension: UUID), date32, time32[ms],
+ * time64[us/ns], timestamp ms/us/ns (with a time zone: adjusted to UTC;
+ * without: not adjusted), struct, list/large list and map at any depth.
+ * Others (seconds units, views, dictionary arrays, ...) are refused with
+ * DELTA_EUNSUPPORTED when the writer is opened. A field whose metadata has
+ * PARQUET:field_id gets that field_id.
  *
  * The writer buffers one row group in memory (encoded and compressed) and
  * hands it to the sink when the group is full or the file is closed.

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cdf/schema_compat.h"
 #include "json/json.h"
 #include "log/action_json.h"
 #include "log/snapshot.h"
@@ -82,6 +83,26 @@ static int push_task(delta_buf *tasks, scan_task t, int64_t size) {
   return delta_buf_append(tasks, &f, sizeof f);
 }
 
+static int remove_path_cmp(const void *a, const void *b) {
+  const delta_remove *x = *(const delta_remove *const *)a, *y = *(const delta_remove *const *)b;
+  int c = strcmp(x->path, y->path);
+  return c ? c : (x < y ? -1 : x > y); /* stable: the first remove of a path pairs */
+}
+
+/* The first remove of `path` in `sorted`, or NULL; every remove of that
+ * path is marked paired (an add of the path covers them all). */
+static const delta_remove *find_remove(const delta_remove **sorted, size_t n, const char *path,
+                                       const delta_remove *rms, bool *paired) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (strcmp(sorted[mid]->path, path) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  for (size_t k = lo; k < n && strcmp(sorted[k]->path, path) == 0; k++) paired[sorted[k] - rms] = true;
+  return lo < n && strcmp(sorted[lo]->path, path) == 0 ? sorted[lo] : NULL;
+}
+
 /* The scan tasks of one commit. */
 static int commit_tasks(commit_actions *c, int64_t version, int64_t ts_us, delta_json_doc *doc, delta_buf *tasks) {
   int rc = 0;
@@ -97,13 +118,18 @@ static int commit_tasks(commit_actions *c, int64_t version, int64_t ts_us, delta
   const delta_add *adds = (const delta_add *)(const void *)c->adds.data;
   const delta_remove *rms = (const delta_remove *)(const void *)c->removes.data;
   size_t na = c->adds.len / sizeof(delta_add), nr = c->removes.len / sizeof(delta_remove);
+  /* Removes sorted by path, so pairing an add is a binary search: a big
+   * MERGE or DELETE rewrites thousands of files in one commit. */
+  const delta_remove **sorted = delta_malloc((nr + 1) * sizeof *sorted);
+  bool *paired = delta_calloc(nr + 1, sizeof *paired);
+  if (!sorted || !paired) rc = DELTA_NOMEM();
+  for (size_t j = 0; !rc && j < nr; j++) sorted[j] = &rms[j];
+  if (!rc && nr > 1) qsort(sorted, nr, sizeof *sorted, remove_path_cmp);
   /* A path both removed and added in the commit is the same file under a
    * new deletion vector: inserted rows are in the old DV only, deleted rows
    * in the new DV only. */
   for (size_t i = 0; !rc && i < na; i++) {
-    const delta_remove *pair = NULL;
-    for (size_t j = 0; j < nr && !pair; j++)
-      if (strcmp(rms[j].path, adds[i].path) == 0) pair = &rms[j];
+    const delta_remove *pair = find_remove(sorted, nr, adds[i].path, rms, paired);
     if (!pair) {
       rc = push_task(tasks, (scan_task){adds[i].path, adds[i].partition_values, adds[i].n_partition_values,
                                         &adds[i].dv, NULL, ROWS_LIVE, "insert", version, ts_us, adds[i].stats}, adds[i].size);
@@ -118,13 +144,13 @@ static int commit_tasks(commit_actions *c, int64_t version, int64_t ts_us, delta
       rc = push_task(tasks, (scan_task){adds[i].path, adds[i].partition_values, adds[i].n_partition_values,
                                         &adds[i].dv, &pair->dv, ROWS_IN_DV, "delete", version, ts_us, adds[i].stats}, adds[i].size);
   }
-  for (size_t j = 0; !rc && j < nr; j++) {
-    bool paired = false;
-    for (size_t i = 0; i < na && !paired; i++) paired = strcmp(rms[j].path, adds[i].path) == 0;
-    if (!paired)
+  for (size_t j = 0; !rc && j < nr; j++)
+    if (!paired[j])
       rc = push_task(tasks, (scan_task){rms[j].path, rms[j].partition_values, rms[j].n_partition_values, &rms[j].dv,
-                                        NULL, ROWS_LIVE, "delete", version, ts_us, rms[j].stats}, rms[j].has_size ? rms[j].size : -1);
-  }
+                                        NULL, ROWS_LIVE, "delete", version, ts_us, rms[j].stats},
+                     rms[j].has_size ? rms[j].size : -1);
+  delta_free(sorted);
+  delta_free(paired);
   return rc;
 }
 
@@ -329,26 +355,34 @@ static void scan_source_release(void *ctx) { source_free(ctx); }
 typedef struct {
   int64_t version;
   bool disabled;
+  const delta_snapshot *end; /* its schema must read this version's rows */
 } metadata_check;
 
 static int check_metadata(const delta_action *a, void *payload) {
   metadata_check *m = payload;
-  if (a->kind == DELTA_ACTION_METADATA && !cdf_enabled_in(a->u.metadata.configuration, a->u.metadata.n_configuration))
-    m->disabled = true;
-  return 0;
+  if (a->kind != DELTA_ACTION_METADATA) return 0;
+  if (!cdf_enabled_in(a->u.metadata.configuration, a->u.metadata.n_configuration)) m->disabled = true;
+  const char *schema = a->u.metadata.schema_string;
+  if (!schema || !m->end) return 0;
+  delta_type *t;
+  int rc = delta_schema_parse(schema, strlen(schema), &t);
+  if (rc) return rc;
+  rc = cdf_schema_compatible(t, m->end->schema, scan_mapping_mode(m->end), m->version);
+  delta_type_free(t);
+  return rc;
 }
 
 /* The first pass: a version of the range whose metaData turns the feed off.
  * Only lines that mention metaData are parsed, so this costs one read and
  * one memmem per commit. */
-static int check_range_enabled(change_source *s, int64_t start) {
+static int check_range_enabled(change_source *s, int64_t start, const delta_snapshot *end_snap) {
   int rc = 0;
   static const char needle[] = "\"metaData\"";
   for (int64_t v = start; !rc && v <= s->end; v++) {
     const log_entry *e;
     rc = read_commit_text(s->t, &s->l, v, &s->text, &e);
     const char *p = (const char *)s->text.data, *end = p + s->text.len;
-    metadata_check m = {v, false};
+    metadata_check m = {v, false, end_snap};
     while (!rc && p < end) {
       const char *hit = memmem(p, (size_t)(end - p), needle, sizeof needle - 1);
       if (!hit) break;
@@ -423,16 +457,19 @@ static int changes_open(delta_table *t, const delta_changes_options *opts, chang
     rc = delta_snapshot_load(t, &s->l, start, INT64_MAX, &start_snap);
     if (rc) goto done;
     bool on = cdf_enabled_in(start_snap->metadata.configuration, start_snap->metadata.n_configuration);
+    /* rows of the start version are read with the end version's schema */
+    if (on) rc = cdf_schema_compatible(start_snap->schema, end_snap->schema, scan_mapping_mode(end_snap), start);
     delta_snapshot_free(start_snap);
     if (!on) {
       rc = delta_error_set(DELTA_EUNSUPPORTED, "change data feed is not enabled at version %lld", (long long)start);
       goto done;
     }
+    if (rc) goto done;
   }
   s->ict = end_snap->ict_enabled;
   s->start = s->next_version = start;
   s->end = empty ? start - 1 : end;
-  rc = check_range_enabled(s, start);
+  rc = check_range_enabled(s, start, end_snap);
   /* File times are monotonised from the oldest commit on, so walk the
    * listing's times (no reads) up to the start. */
   for (int64_t v = l->earliest_commit; !rc && v >= 0 && v < start; v++) {

@@ -19,6 +19,7 @@ struct delta_arena_chunk {
 #define HEADER ((sizeof(delta_arena_chunk) + 7) & ~(size_t)7)
 #define FIRST_CHUNK 4096
 #define MAX_CHUNK ((size_t)8 << 20)
+#define HUGE_CHUNK ((size_t)2 << 20)
 
 /* Big buffers are filled front to back: huge pages turn ~2,000 page faults
  * per 8 MB into ~4 (the faults, not the copying, dominated reading a
@@ -61,8 +62,11 @@ static void *arena_take(delta_arena *a, size_t n, size_t align) {
     delta_arena_chunk *c = NULL;
     size_t mapped = 0;
 #ifdef HUGE_CHUNKS
-    /* Full-size chunks (a big snapshot's strings) get huge pages. */
-    if (cap == MAX_CHUNK - HEADER && (c = map_huge(MAX_CHUNK)) != NULL) mapped = MAX_CHUNK;
+    /* Chunks of 2 MB and up (a big snapshot's strings) get huge pages: the
+     * kernel zeroing fresh 4 KiB pages one fault at a time costs ~2.5x more
+     * per byte, and by then the arena is big enough to fill them. */
+    size_t whole = HEADER + cap;
+    if (whole >= HUGE_CHUNK && whole % HUGE_CHUNK == 0 && (c = map_huge(whole)) != NULL) mapped = whole;
 #endif
     if (!c && !(c = delta_malloc(HEADER + cap))) return NULL;
     c->mapped = mapped;

@@ -86,9 +86,8 @@ static int set_insert(key_set *s, delta_arena *a, const char *key, size_t len) {
   return 1;
 }
 
-static bool set_contains(const key_set *s, const char *key, size_t len) {
+static bool set_contains(const key_set *s, const char *key, size_t len, uint64_t h) {
   if (!s->cap) return false;
-  uint64_t h = hash_bytes(key, len);
   size_t j = h & (s->cap - 1);
   while (s->slots[j].key) {
     if (s->slots[j].hash == h && s->slots[j].len == len && memcmp(s->slots[j].key, key, len) == 0) return true;
@@ -97,11 +96,45 @@ static bool set_contains(const key_set *s, const char *key, size_t len) {
   return false;
 }
 
+/* ---- a Bloom filter over a set's keys ----
+ * Checkpoint rows are looked up in the set of keys the commits decided; a
+ * million lookups that almost all miss, each a cache miss in a table of
+ * slots. Two bits per key in a bitmap of ~16 bits per key (tens of KB, in
+ * cache) turn away ~99% of them. */
+
+typedef struct {
+  uint64_t *bits;
+  uint64_t mask; /* bit count - 1 */
+} key_filter;
+
+static inline uint64_t filter_bit2(uint64_t h) { return (h >> 32) ^ (h >> 17); }
+
+static int filter_build(key_filter *f, const key_set *s) {
+  uint64_t n = 4096;
+  while (n < (uint64_t)s->count * 16) n *= 2;
+  delta_free(f->bits);
+  if (!(f->bits = delta_calloc((size_t)(n / 64), sizeof *f->bits))) return DELTA_NOMEM();
+  f->mask = n - 1;
+  for (size_t i = 0; i < s->cap; i++) {
+    if (!s->slots[i].key) continue;
+    uint64_t h = s->slots[i].hash, a = h & f->mask, b = filter_bit2(h) & f->mask;
+    f->bits[a / 64] |= (uint64_t)1 << (a % 64);
+    f->bits[b / 64] |= (uint64_t)1 << (b % 64);
+  }
+  return 0;
+}
+
+static inline bool filter_may_contain(const key_filter *f, uint64_t h) {
+  uint64_t a = h & f->mask, b = filter_bit2(h) & f->mask;
+  return ((f->bits[a / 64] >> (a % 64)) & (f->bits[b / 64] >> (b % 64)) & 1) != 0;
+}
+
 /* ---- replay state ---- */
 
 typedef struct {
   delta_snapshot *s;
   key_set files;        /* file keys decided by commits */
+  key_filter files_filter; /* over `files`, built before checkpoint rows are looked up */
   key_set names;        /* "t<appId>" and "d<domain>" */
   bool have_protocol, have_metadata;
   bool in_checkpoint;   /* actions come from the checkpoint */
@@ -135,6 +168,15 @@ static int file_key(replay *r, const char *path, const delta_dv *dv) {
   return rc;
 }
 
+/* Whether the commits decided the file key in keybuf (checkpoint rows only:
+ * the filter is built when the commits are done). */
+static bool seen_by_commits(const replay *r) {
+  const char *key = (const char *)r->keybuf.data;
+  size_t len = r->keybuf.len;
+  uint64_t h = hash_bytes(key, len);
+  return filter_may_contain(&r->files_filter, h) && set_contains(&r->files, key, len, h);
+}
+
 static int on_action(const delta_action *a, void *payload) {
   replay *r = payload;
   int rc = 0;
@@ -149,7 +191,7 @@ static int on_action(const delta_action *a, void *payload) {
       /* Only a lookup, and none at all when no commit touched a file. */
       if (r->files.count == 0) fresh = 1;
       else if ((rc = file_key(r, path, dv)) != 0) return rc;
-      else fresh = !set_contains(&r->files, (const char *)r->keybuf.data, r->keybuf.len);
+      else fresh = !seen_by_commits(r);
     } else {
       if ((rc = file_key(r, path, dv)) != 0) return rc;
       fresh = set_insert(&r->files, &r->s->arena, (const char *)r->keybuf.data, r->keybuf.len);
@@ -226,6 +268,10 @@ static int read_checkpoint_file(replay *r, const char *key, const char *display,
 
 static int read_checkpoint(replay *r, const log_segment *seg, delta_json_doc *doc, delta_buf *text) {
   r->in_checkpoint = true;
+  if (r->files.count > 0) {
+    int rc = filter_build(&r->files_filter, &r->files);
+    if (rc) return rc;
+  }
   for (int i = 0; i < seg->n_cp; i++) {
     const log_entry *e = seg->cp_files[i];
     char key[128];
@@ -269,7 +315,8 @@ static void *finish_array(delta_snapshot *s, delta_buf *b, size_t elem, int64_t 
 static int read_base(replay *r, const delta_snapshot *base) {
   r->in_checkpoint = true;
   delta_action a;
-  int rc = 0;
+  int rc = r->files.count > 0 ? filter_build(&r->files_filter, &r->files) : 0;
+  if (rc) return rc;
   a.kind = DELTA_ACTION_PROTOCOL;
   a.u.protocol = base->protocol;
   rc = on_action(&a, r);
@@ -346,6 +393,7 @@ static int replay_run(delta_snapshot *s, const log_segment *seg, const delta_sna
     if (!s->files || !s->tombstones || !s->txns || !s->domains) rc = DELTA_NOMEM();
   }
   delta_free(r.files.slots);
+  delta_free(r.files_filter.bits);
   delta_free(r.names.slots);
   delta_buf_dispose(&r.keybuf);
   delta_bigbuf_dispose(&r.adds);

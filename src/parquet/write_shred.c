@@ -188,6 +188,18 @@ static int check(const pqw_node *n, const struct ArrowArray *a, int64_t need, co
     if (a->n_buffers < want) return delta_error_set(DELTA_EINVAL, "parquet writer: column %s: %lld buffers, need %d", what, (long long)a->n_buffers, want);
     if (a->length > 0 && !a->buffers[1])
       return delta_error_set(DELTA_EINVAL, "parquet writer: column %s: missing data buffer", what);
+    if (want == 3 && a->length > 0) {
+      int64_t first, last;
+      if (n->leaf->conv == PQW_BA32) {
+        first = ((const int32_t *)a->buffers[1])[a->offset];
+        last = ((const int32_t *)a->buffers[1])[a->offset + a->length];
+      } else {
+        first = ((const int64_t *)a->buffers[1])[a->offset];
+        last = ((const int64_t *)a->buffers[1])[a->offset + a->length];
+      }
+      if (first < 0 || last < first || (last > first && !a->buffers[2]))
+        return delta_error_set(DELTA_EINVAL, "parquet writer: column %s: bad string offsets", what);
+    }
     return 0;
   }
   case PQW_N_STRUCT:
