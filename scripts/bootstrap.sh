@@ -8,7 +8,9 @@
 #
 #  1. Debian packages: compilers, CMake, the Parquet codec libraries, clang
 #     (libFuzzer + sanitizers), valgrind, GNU time (bench peak RSS), python3
-#     (conformance runner), node + npm (DuckDB differential tests and bench).
+#     (conformance runner), node + npm (DuckDB differential tests and bench),
+#     libmicrohttpd + nettle (deltac serve: HTTP, HMAC-SHA256 signed links) and
+#     curl (server tests).
 #     `apt-get update` runs only when a package is missing.
 #  2. Test-only npm packages from the committed package.json/package-lock.json
 #     (`npm ci`), skipped when node_modules/.deltac-lock-hash matches the lock.
@@ -33,6 +35,7 @@ APT_PACKAGES=(
   libzstd-dev libsnappy-dev liblz4-dev libbrotli-dev zlib1g-dev libjsmn-dev libroaring-dev
   clang libclang-rt-dev
   python3 valgrind time git ca-certificates
+  libmicrohttpd-dev nettle-dev curl
 )
 
 # One dpkg-query call for all packages keeps the no-op run fast.

@@ -8,5 +8,7 @@ int cmd_parquet(int argc, char **argv);
 int cmd_parquet_copy(int argc, char **argv);
 /* info, schema, files, history; -1 when `name` is none of them. */
 int cmd_table(const char *name, int argc, char **argv);
+/* serve (cmd_serve.c): the HTTP server. */
+int cmd_serve(int argc, char **argv);
 
 #endif

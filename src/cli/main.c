@@ -26,6 +26,10 @@ static const char usage[] =
     "\n"
     "--format: table, csv, ndjson, json, arrow (Arrow IPC stream) or count (just the number of rows)\n"
     "\n"
+    "Server:\n"
+    "  serve [--host 127.0.0.1] [--port 8080] [--table NAME=URI ...] [--config FILE]\n"
+    "                                    serve tables read-only over HTTP (docs/server.md)\n"
+    "\n"
     "Parquet files:\n"
     "  parquet cat [--format table|csv|ndjson|json|arrow] [--columns a,b.c] [--limit N]\n"
     "              [--row-groups 0,2] [--batch-rows N] FILE\n"
@@ -81,6 +85,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(cmd, "parquet") == 0) return cmd_parquet(argc - 2, argv + 2);
+  if (strcmp(cmd, "serve") == 0) return cmd_serve(argc - 2, argv + 2);
   int rc = cmd_table(cmd, argc - 2, argv + 2);
   if (rc >= 0) return rc;
   return cli_usage_error(cmd, "unknown command");

@@ -1,0 +1,364 @@
+/* deltac serve: the Delta Sharing protocol (delta-io/delta-sharing
+ * PROTOCOL.md) under /delta-sharing, responseformat=parquet.
+ *
+ * Shares come from the config ("share NAME = t1, t2"); each has one schema,
+ * "default". Data files are handed out as expiring signed links to this
+ * same server (signed_url.c). The parquet response format cannot express
+ * deletion vectors or column mapping, so tables (or change ranges) that
+ * need them are refused with a clear error instead of served wrongly. */
+#include <microhttpd.h>
+#include <nettle/sha2.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "deltac/changes.h"
+#include "json/json.h"
+#include "serve/commit_info.h"
+#include "serve/serve.h"
+#include "serve/sharing.h"
+#include "serve/signed_url.h"
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
+#include "util/time_parse.h"
+
+#define SCHEMA "default"
+
+int sharing_error(serve_request *r, struct MHD_Connection *c, int status, const char *msg) {
+  const char *code = status == 400   ? "INVALID_PARAMETER_VALUE"
+                     : status == 401 ? "UNAUTHENTICATED"
+                     : status == 403 ? "PERMISSION_DENIED"
+                     : status == 404 ? "RESOURCE_DOES_NOT_EXIST"
+                     : status == 405 ? "METHOD_NOT_ALLOWED"
+                                     : "INTERNAL_ERROR";
+  delta_buf b = DELTA_BUF_INIT;
+  delta_json_writer w;
+  delta_json_writer_init(&w, &b, 0);
+  delta_json_write_object_begin(&w);
+  delta_json_write_key(&w, "errorCode");
+  delta_json_write_string(&w, code);
+  delta_json_write_key(&w, "message");
+  delta_json_write_string(&w, msg);
+  delta_json_write_object_end(&w);
+  delta_json_writer_finish(&w);
+  int ok = serve_reply_json(r, c, status, &b);
+  delta_buf_dispose(&b);
+  return ok;
+}
+
+/* Where clients reach this server: the configured public URL, else the
+ * Host the client used (checked to be a plain host[:port]). */
+int sharing_base_url(const serve_config *cfg, struct MHD_Connection *c, delta_buf *out) {
+  if (cfg->public_url) return delta_buf_puts(out, cfg->public_url);
+  const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+  bool ok = host && *host && strlen(host) < 256;
+  for (const char *p = host; ok && *p; p++)
+    ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr(".-:[]", *p);
+  if (ok) return delta_buf_printf(out, "http://%s", host);
+  return delta_buf_printf(out, "http://%s:%d", cfg->host, cfg->port);
+}
+
+/* -------------------------------------------------------------- listings */
+
+static int list_reply(serve_request *r, struct MHD_Connection *c, delta_buf *b) {
+  int ok = serve_reply_bytes(r, c, 200, "application/json; charset=utf-8", b->data, b->len, NULL);
+  delta_buf_dispose(b);
+  return ok;
+}
+
+static int list_shares(serve_request *r, struct MHD_Connection *c) {
+  const serve_config *cfg = r->srv->cfg;
+  bool presented;
+  const serve_token *tok = cfg->n_tokens ? serve_auth_token(cfg, c, &presented) : NULL;
+  delta_buf b = DELTA_BUF_INIT;
+  delta_buf_puts(&b, "{\"items\":[");
+  int k = 0;
+  for (int i = 0; i < cfg->n_shares; i++) {
+    char scope[160];
+    snprintf(scope, sizeof scope, "share:%s", cfg->shares[i].name);
+    if (tok && !serve_token_allows(tok, scope)) continue;
+    delta_buf_printf(&b, "%s{\"name\":\"%s\",\"id\":\"%s\"}", k++ ? "," : "", cfg->shares[i].name, cfg->shares[i].name);
+  }
+  delta_buf_puts(&b, "]}\n");
+  return list_reply(r, c, &b);
+}
+
+static void table_item(delta_buf *b, const serve_share *sh, const char *table, bool comma) {
+  delta_buf_printf(b, "%s{\"name\":\"%s\",\"schema\":\"" SCHEMA "\",\"share\":\"%s\",\"shareId\":\"%s\",\"id\":\"%s.%s\"}",
+                   comma ? "," : "", table, sh->name, sh->name, sh->name, table);
+}
+
+static int list_tables(serve_request *r, struct MHD_Connection *c, const serve_share *sh) {
+  delta_buf b = DELTA_BUF_INIT;
+  delta_buf_puts(&b, "{\"items\":[");
+  for (int i = 0; i < sh->n_tables; i++) table_item(&b, sh, sh->tables[i], i > 0);
+  delta_buf_puts(&b, "]}\n");
+  return list_reply(r, c, &b);
+}
+
+/* ----------------------------------------------------------- table calls */
+
+/* Tables the parquet format cannot carry faithfully. */
+static int check_parquet_format(const delta_snapshot *s) {
+  const char *cm = delta_snapshot_config(s, "delta.columnMapping.mode");
+  if (cm && strcmp(cm, "none") != 0)
+    return delta_error_set(DELTA_EUNSUPPORTED, "the table uses column mapping, which responseformat=parquet cannot express");
+  for (int64_t i = 0; i < s->n_files; i++)
+    if (s->files[i].dv.present)
+      return delta_error_set(DELTA_EUNSUPPORTED,
+                             "the table has deletion vectors, which responseformat=parquet cannot express");
+  return 0;
+}
+
+void sharing_protocol_line(delta_buf *b) { delta_buf_puts(b, "{\"protocol\":{\"minReaderVersion\":1}}\n"); }
+
+void sharing_metadata_line(delta_buf *b, const delta_snapshot *s, bool with_counts) {
+  const delta_metadata *m = &s->metadata;
+  delta_json_writer w;
+  delta_json_writer_init(&w, b, 0);
+  delta_json_write_object_begin(&w);
+  delta_json_write_key(&w, "metaData");
+  delta_json_write_object_begin(&w);
+  delta_json_write_key(&w, "id");
+  delta_json_write_string(&w, m->id);
+  if (m->name) {
+    delta_json_write_key(&w, "name");
+    delta_json_write_string(&w, m->name);
+  }
+  if (m->description) {
+    delta_json_write_key(&w, "description");
+    delta_json_write_string(&w, m->description);
+  }
+  delta_json_write_key(&w, "format");
+  delta_json_write_raw(&w, "{\"provider\":\"parquet\"}", 22);
+  delta_json_write_key(&w, "schemaString");
+  delta_json_write_string(&w, m->schema_string);
+  delta_json_write_key(&w, "partitionColumns");
+  delta_json_write_array_begin(&w);
+  for (int i = 0; i < m->n_partition_columns; i++) delta_json_write_string(&w, m->partition_columns[i]);
+  delta_json_write_array_end(&w);
+  delta_json_write_key(&w, "configuration");
+  delta_json_write_object_begin(&w);
+  for (int i = 0; i < m->n_configuration; i++) {
+    delta_json_write_key(&w, m->configuration[i].key);
+    if (m->configuration[i].value) delta_json_write_string(&w, m->configuration[i].value);
+    else delta_json_write_null(&w);
+  }
+  delta_json_write_object_end(&w);
+  delta_json_write_key(&w, "version");
+  delta_json_write_int64(&w, s->version);
+  if (with_counts) {
+    int64_t size = 0;
+    for (int64_t i = 0; i < s->n_files; i++) size += s->files[i].size;
+    delta_json_write_key(&w, "size");
+    delta_json_write_int64(&w, size);
+    delta_json_write_key(&w, "numFiles");
+    delta_json_write_int64(&w, s->n_files);
+  }
+  delta_json_write_object_end(&w);
+  delta_json_write_object_end(&w);
+  delta_json_writer_finish(&w);
+  delta_buf_putc(b, '\n');
+}
+
+/* A stable file id: the first 16 bytes of SHA-256(path), in hex. */
+void sharing_file_id(const char *path, char hex[33]) {
+  struct sha256_ctx ctx;
+  uint8_t d[SHA256_DIGEST_SIZE];
+  sha256_init(&ctx);
+  sha256_update(&ctx, strlen(path), (const uint8_t *)path);
+  sha256_digest(&ctx, sizeof d, d);
+  for (int i = 0; i < 16; i++) snprintf(hex + 2 * i, 3, "%02x", d[i]);
+}
+
+/* The members every file action shares: url, id, size, expirationTimestamp
+ * (the caller adds partitionValues). */
+void sharing_file_members(delta_json_writer *w, const sharing_ctx *sc, const char *path, int64_t size) {
+  char id[33];
+  sharing_file_id(path, id);
+  delta_buf url = DELTA_BUF_INIT;
+  signed_url_make(&url, sc->cfg, sc->base, sc->table->name, path, sc->expires_ms);
+  delta_json_write_key(w, "url");
+  delta_json_write_string_n(w, (const char *)url.data, url.len);
+  delta_buf_dispose(&url);
+  delta_json_write_key(w, "id");
+  delta_json_write_string(w, id);
+  delta_json_write_key(w, "size");
+  delta_json_write_int64(w, size < 0 ? 0 : size);
+  delta_json_write_key(w, "expirationTimestamp");
+  delta_json_write_int64(w, sc->expires_ms);
+}
+
+static void version_header(char *buf, size_t n, int64_t v) { snprintf(buf, n, "%lld", (long long)v); }
+
+static int reply_ndjson(serve_request *r, struct MHD_Connection *c, delta_buf *b, int64_t version) {
+  char v[24];
+  version_header(v, sizeof v, version);
+  const char *const h[] = {"Delta-Table-Version", v, "delta-sharing-capabilities", "responseformat=parquet", NULL};
+  int ok = serve_reply_bytes(r, c, 200, "application/x-ndjson; charset=utf-8", b->data, b->len, h);
+  delta_buf_dispose(b);
+  return ok;
+}
+
+static int table_version(serve_request *r, struct MHD_Connection *c, serve_table *t) {
+  const char *ts = serve_arg(c, "startingTimestamp");
+  int64_t ms = 0;
+  if (ts && delta_time_parse_ms(ts, &ms)) return sharing_error(r, c, 400, "startingTimestamp is not a timestamp");
+  delta_snapshot *s;
+  int rc = serve_table_snapshot(t, &s);
+  int64_t v = rc ? 0 : s->version;
+  if (!rc && ts) {
+    /* The earliest version committed at or after the timestamp. */
+    delta_changes_options co = DELTA_CHANGES_OPTIONS_INIT;
+    co.start_is_timestamp = true;
+    co.start_timestamp_ms = ms;
+    delta_changes_plan *p;
+    rc = delta_changes_plan_open(&p, t->table, &co);
+    if (!rc) v = delta_changes_plan_start_version(p);
+    delta_changes_plan_free(p);
+  }
+  delta_snapshot_free(rc ? NULL : s);
+  if (rc) return sharing_error(r, c, serve_status_for(rc), delta_error_last());
+  char vs[24];
+  version_header(vs, sizeof vs, v);
+  const char *const h[] = {"Delta-Table-Version", vs, NULL};
+  int ok = serve_reply_bytes(r, c, 200, "application/json", "", 0, h);
+  return ok;
+}
+
+static int table_metadata(serve_request *r, struct MHD_Connection *c, serve_table *t) {
+  delta_snapshot *s;
+  int rc = serve_table_snapshot(t, &s);
+  if (rc) return sharing_error(r, c, serve_status_for(rc), delta_error_last());
+  delta_buf b = DELTA_BUF_INIT;
+  sharing_protocol_line(&b);
+  sharing_metadata_line(&b, s, true);
+  int64_t v = s->version;
+  delta_snapshot_free(s);
+  return reply_ndjson(r, c, &b, v);
+}
+
+/* POST .../query: the files of the latest snapshot, or of body's "version"
+ * or "timestamp". Predicate and limit hints may be ignored (they are hints). */
+static int table_query(serve_request *r, struct MHD_Connection *c, const serve_share *sh, serve_table *t) {
+  bool at_v = false, at_ts = false;
+  int64_t version = 0, ts = 0;
+  delta_json_doc *doc = NULL;
+  int rc = delta_json_doc_new(&doc);
+  if (!rc && r->body.len) {
+    if (delta_json_parse(doc, (const char *)r->body.data, r->body.len) ||
+        delta_json_typeof(delta_json_root(doc)) != DELTA_JSON_OBJECT) {
+      delta_json_doc_free(doc);
+      return sharing_error(r, c, 400, "the request body must be a JSON object");
+    }
+    delta_json_val root = delta_json_root(doc), v = delta_json_get(root, "version"),
+                   tsv = delta_json_get(root, "timestamp");
+    delta_buf tmp = DELTA_BUF_INIT;
+    const char *bad = NULL;
+    if (delta_json_present(delta_json_get(root, "startingVersion")))
+      bad = "startingVersion is not supported; use the changes endpoint";
+    else if (delta_json_present(v) && (delta_json_int64(v, &version) || version < 0))
+      bad = "version must be a non-negative integer";
+    else if (delta_json_present(tsv) && (delta_json_string(tsv, &tmp) || delta_buf_putc(&tmp, 0) ||
+                                         delta_time_parse_ms((const char *)tmp.data, &ts)))
+      bad = "timestamp must be an ISO-8601 timestamp";
+    at_v = delta_json_present(v);
+    at_ts = delta_json_present(tsv);
+    delta_buf_dispose(&tmp);
+    if (!bad && at_v && at_ts) bad = "give version or timestamp, not both";
+    if (bad) {
+      delta_json_doc_free(doc);
+      return sharing_error(r, c, 400, bad);
+    }
+  }
+  delta_json_doc_free(doc);
+  delta_snapshot *s = NULL;
+  if (!rc) rc = serve_table_snapshot_at(t, at_v, version, at_ts, ts, &s);
+  if (!rc) rc = check_parquet_format(s);
+  if (rc) {
+    delta_snapshot_free(s);
+    return sharing_error(r, c, serve_status_for(rc), delta_error_last());
+  }
+  (void)sh;
+  sharing_ctx sc = {r->srv->cfg, t, NULL, serve_wall_ms() + r->srv->cfg->url_expiry_s * 1000};
+  delta_buf base = DELTA_BUF_INIT, b = DELTA_BUF_INIT;
+  sharing_base_url(r->srv->cfg, c, &base);
+  delta_buf_putc(&base, 0);
+  sc.base = (const char *)base.data;
+  sharing_protocol_line(&b);
+  sharing_metadata_line(&b, s, true);
+  for (int64_t i = 0; i < s->n_files; i++) {
+    const delta_add *a = &s->files[i];
+    delta_json_writer w;
+    delta_json_writer_init(&w, &b, 0);
+    delta_json_write_object_begin(&w);
+    delta_json_write_key(&w, "file");
+    delta_json_write_object_begin(&w);
+    sharing_file_members(&w, &sc, a->path, a->size);
+    delta_json_write_key(&w, "partitionValues");
+    delta_json_write_object_begin(&w);
+    for (int k = 0; k < a->n_partition_values; k++) {
+      delta_json_write_key(&w, a->partition_values[k].key);
+      if (a->partition_values[k].value) delta_json_write_string(&w, a->partition_values[k].value);
+      else delta_json_write_null(&w);
+    }
+    delta_json_write_object_end(&w);
+    if (a->stats) {
+      delta_json_write_key(&w, "stats");
+      delta_json_write_string(&w, a->stats);
+    }
+    delta_json_write_object_end(&w);
+    delta_json_write_object_end(&w);
+    delta_json_writer_finish(&w);
+    delta_buf_putc(&b, '\n');
+  }
+  int64_t v = s->version;
+  delta_buf_dispose(&base);
+  delta_snapshot_free(s);
+  return reply_ndjson(r, c, &b, v);
+}
+
+/* .../shares/{share}/schemas/{schema}/tables/{table}/{what} */
+static int table_call(serve_request *r, struct MHD_Connection *c, const char *method, const serve_share *sh,
+                      char **segs, int n) {
+  if (strcmp(segs[0], SCHEMA) != 0) return sharing_error(r, c, 404, "no such schema");
+  if (n < 3 || strcmp(segs[1], "tables") != 0) return sharing_error(r, c, 404, "no such endpoint");
+  bool in_share = false;
+  for (int i = 0; i < sh->n_tables; i++) in_share |= strcmp(sh->tables[i], segs[2]) == 0;
+  serve_table *t = in_share ? serve_table_find(r->srv->cfg, segs[2]) : NULL;
+  if (!t) return sharing_error(r, c, 404, "no such table in this share");
+  bool get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+  if (n == 4 && strcmp(segs[3], "version") == 0 && get) return table_version(r, c, t);
+  if (n == 4 && strcmp(segs[3], "metadata") == 0 && get) return table_metadata(r, c, t);
+  if (n == 4 && strcmp(segs[3], "query") == 0 && strcmp(method, "POST") == 0) return table_query(r, c, sh, t);
+  if (n == 4 && strcmp(segs[3], "changes") == 0 && get) return sharing_changes(r, c, t);
+  return sharing_error(r, c, n == 4 ? 405 : 404, n == 4 ? "method not allowed here" : "no such endpoint");
+}
+
+int sharing_route(serve_request *r, struct MHD_Connection *c, const char *method, char **segs, int n) {
+  const serve_config *cfg = r->srv->cfg;
+  if (serve_auth_any(cfg, c) != AUTH_OK) return sharing_error(r, c, 401, "a valid bearer token is required");
+  bool get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+  if (n < 1 || strcmp(segs[0], "shares") != 0) return sharing_error(r, c, 404, "no such endpoint");
+  if (n == 1) return get ? list_shares(r, c) : sharing_error(r, c, 405, "method not allowed here");
+  const serve_share *sh = serve_share_find(cfg, segs[1]);
+  if (!sh) return sharing_error(r, c, 404, "no such share");
+  char scope[160];
+  snprintf(scope, sizeof scope, "share:%s", sh->name);
+  if (serve_auth_check(cfg, c, scope) != AUTH_OK) return sharing_error(r, c, 403, "this token may not read this share");
+  if (n == 2 && get) {
+    delta_buf b = DELTA_BUF_INIT;
+    delta_buf_printf(&b, "{\"share\":{\"name\":\"%s\",\"id\":\"%s\"}}\n", sh->name, sh->name);
+    return list_reply(r, c, &b);
+  }
+  if (n == 3 && get && strcmp(segs[2], "schemas") == 0) {
+    delta_buf b = DELTA_BUF_INIT;
+    delta_buf_printf(&b, "{\"items\":[{\"name\":\"" SCHEMA "\",\"share\":\"%s\"}]}\n", sh->name);
+    return list_reply(r, c, &b);
+  }
+  if (n == 3 && get && strcmp(segs[2], "all-tables") == 0) return list_tables(r, c, sh);
+  if (n >= 5 && strcmp(segs[2], "schemas") == 0) {
+    if (n == 5 && get && strcmp(segs[4], "tables") == 0 && strcmp(segs[3], SCHEMA) == 0) return list_tables(r, c, sh);
+    return table_call(r, c, method, sh, segs + 3, n - 3);
+  }
+  return sharing_error(r, c, 404, "no such endpoint");
+}

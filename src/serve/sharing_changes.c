@@ -1,0 +1,167 @@
+/* deltac serve: Delta Sharing GET .../changes — the change data feed of a
+ * version range as file actions, from the library's change plan:
+ *
+ *   {"protocol":...}  {"metaData":...}
+ *   {"add":{"url","id","partitionValues","size","timestamp","version","expirationTimestamp"}}
+ *   {"cdf":{...}}     a change data file (rows carry their own _change_type)
+ *   {"remove":{...}}  a removed file: its rows are deletes
+ *
+ * The client reads each file and adds _change_type / _commit_version /
+ * _commit_timestamp. Streamed one plan file at a time. A file whose rows
+ * change only in part (a deletion vector) has no parquet-format action:
+ * the response stops with an error there (checked before the first byte
+ * for the range's first commit only, as the plan reads commits lazily). */
+#include <microhttpd.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "deltac/changes.h"
+#include "serve/sharing.h"
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
+#include "util/time_parse.h"
+
+typedef struct {
+  delta_changes_plan *plan;
+  sharing_ctx sc;
+  delta_buf base;
+  delta_buf out;
+  size_t out_pos;
+  delta_change_file pending; /* read before the response started */
+  bool has_pending, finished, failed;
+} changes_body;
+
+static void changes_free(void *ctx) {
+  changes_body *b = ctx;
+  delta_changes_plan_free(b->plan);
+  delta_buf_dispose(&b->base);
+  delta_buf_dispose(&b->out);
+  delta_free(b);
+}
+
+static int file_line(changes_body *b, const delta_change_file *f) {
+  if (f->rows == DELTA_CHANGE_ROWS_DV_DIFF || f->dv)
+    return delta_error_set(DELTA_EUNSUPPORTED,
+                           "version %lld has deletion vectors, which responseformat=parquet cannot express",
+                           (long long)f->version);
+  const char *kind = f->rows == DELTA_CHANGE_ROWS_CDC         ? "cdf"
+                     : strcmp(f->change_type, "insert") == 0 ? "add"
+                                                              : "remove";
+  delta_json_writer w;
+  delta_json_writer_init(&w, &b->out, 0);
+  delta_json_write_object_begin(&w);
+  delta_json_write_key(&w, kind);
+  delta_json_write_object_begin(&w);
+  sharing_file_members(&w, &b->sc, f->path, f->size);
+  delta_json_write_key(&w, "partitionValues");
+  delta_json_write_object_begin(&w);
+  for (int i = 0; i < f->n_partition_values; i++) {
+    delta_json_write_key(&w, f->partition_values[i].key);
+    if (f->partition_values[i].value) delta_json_write_string(&w, f->partition_values[i].value);
+    else delta_json_write_null(&w);
+  }
+  delta_json_write_object_end(&w);
+  delta_json_write_key(&w, "timestamp");
+  delta_json_write_int64(&w, f->timestamp_ms);
+  delta_json_write_key(&w, "version");
+  delta_json_write_int64(&w, f->version);
+  delta_json_write_object_end(&w);
+  delta_json_write_object_end(&w);
+  int rc = delta_json_writer_finish(&w);
+  return rc ? rc : delta_buf_putc(&b->out, '\n');
+}
+
+static int produce(changes_body *b) {
+  if (b->has_pending) {
+    b->has_pending = false;
+    return file_line(b, &b->pending);
+  }
+  delta_change_file f;
+  int rc = delta_changes_plan_next(b->plan, &f);
+  if (rc == 1) {
+    b->finished = true;
+    return 0;
+  }
+  return rc ? rc : file_line(b, &f);
+}
+
+static ssize_t changes_read(void *ctx, char *buf, size_t max) {
+  changes_body *b = ctx;
+  while (b->out_pos == b->out.len && !b->finished && !b->failed) {
+    b->out.len = b->out_pos = 0;
+    if (produce(b)) {
+      fprintf(stderr, "deltac: serve: sharing changes: %s\n", delta_error_last());
+      b->failed = true;
+    }
+  }
+  if (b->failed) return SERVE_BODY_ERROR;
+  size_t n = b->out.len - b->out_pos;
+  if (n == 0) return SERVE_BODY_END;
+  if (n > max) n = max;
+  memcpy(buf, b->out.data + b->out_pos, n);
+  b->out_pos += n;
+  return (ssize_t)n;
+}
+
+static int parse_params(struct MHD_Connection *c, delta_changes_options *co, const char **err) {
+  const char *sts = serve_arg(c, "startingTimestamp"), *ets = serve_arg(c, "endingTimestamp");
+  bool has_start;
+  if (serve_arg_int(c, "startingVersion", &co->start_version, &has_start))
+    return *err = "startingVersion must be a version number", -1;
+  if (serve_arg_int(c, "endingVersion", &co->end_version, &co->has_end))
+    return *err = "endingVersion must be a version number", -1;
+  if (has_start == !!sts) return *err = "give startingVersion or startingTimestamp", -1;
+  if (co->has_end && ets) return *err = "give endingVersion or endingTimestamp, not both", -1;
+  if (sts) {
+    co->start_is_timestamp = true;
+    if (delta_time_parse_ms(sts, &co->start_timestamp_ms)) return *err = "startingTimestamp is not a timestamp", -1;
+  }
+  if (ets) {
+    co->has_end = co->end_is_timestamp = true;
+    if (delta_time_parse_ms(ets, &co->end_timestamp_ms)) return *err = "endingTimestamp is not a timestamp", -1;
+  }
+  return 0;
+}
+
+int sharing_changes(serve_request *r, struct MHD_Connection *c, serve_table *t) {
+  delta_changes_options co = DELTA_CHANGES_OPTIONS_INIT;
+  const char *err;
+  if (parse_params(c, &co, &err)) return sharing_error(r, c, 400, err);
+  changes_body *b = delta_calloc(1, sizeof *b);
+  if (!b) return sharing_error(r, c, 500, "out of memory");
+  delta_snapshot *s = NULL;
+  int rc = serve_table_snapshot(t, &s);
+  if (!rc) rc = delta_changes_plan_open(&b->plan, t->table, &co);
+  if (!rc) {
+    const char *cm = delta_snapshot_config(s, "delta.columnMapping.mode");
+    if (cm && strcmp(cm, "none") != 0)
+      rc = delta_error_set(DELTA_EUNSUPPORTED, "the table uses column mapping, which responseformat=parquet cannot express");
+  }
+  /* The first file now, so that an error in the first commit is a status. */
+  if (!rc) {
+    rc = delta_changes_plan_next(b->plan, &b->pending);
+    b->has_pending = rc == 0;
+    b->finished = rc == 1;
+    if (rc == 1) rc = 0;
+    if (!rc && b->has_pending && (b->pending.rows == DELTA_CHANGE_ROWS_DV_DIFF || b->pending.dv))
+      rc = file_line(b, &b->pending);
+  }
+  if (rc) {
+    delta_snapshot_free(s);
+    changes_free(b);
+    return sharing_error(r, c, serve_status_for(rc), delta_error_last());
+  }
+  b->sc.cfg = r->srv->cfg;
+  b->sc.table = t;
+  b->sc.expires_ms = serve_wall_ms() + r->srv->cfg->url_expiry_s * 1000;
+  sharing_base_url(r->srv->cfg, c, &b->base);
+  delta_buf_putc(&b->base, 0);
+  b->sc.base = (const char *)b->base.data;
+  sharing_protocol_line(&b->out);
+  sharing_metadata_line(&b->out, s, false);
+  char v[24];
+  snprintf(v, sizeof v, "%lld", (long long)delta_changes_plan_start_version(b->plan));
+  delta_snapshot_free(s);
+  const char *const h[] = {"Delta-Table-Version", v, "delta-sharing-capabilities", "responseformat=parquet", NULL};
+  return serve_reply_stream(r, c, 200, "application/x-ndjson; charset=utf-8", changes_read, b, changes_free, h);
+}
