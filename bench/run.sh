@@ -43,21 +43,8 @@ elif ! "$DELTAC" parquet bench "${FILES[0]}" >"$tmp/probe.out" 2>"$tmp/probe.err
   have_bench=0
 fi
 
-# best-of-N wall seconds and max peak RSS (KB) of a command
-time_cmd() {
-  local best="" rss=0 t0 t1 dt r i
-  for ((i = 0; i < RUNS; i++)); do
-    t0=$EPOCHREALTIME
-    "$TIME_BIN" -f '%M' -o "$tmp/rss" "$@" >"$tmp/out" 2>"$tmp/err" || {
-      echo "bench: '$*' failed: $(grep -v 'Command exited' "$tmp/err" | head -n1)" >&2; return 1; }
-    t1=$EPOCHREALTIME
-    dt=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
-    r=$(tail -n1 "$tmp/rss")
-    if [ -z "$best" ] || awk -v a="$dt" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$dt; fi
-    [ "$r" -gt "$rss" ] && rss=$r
-  done
-  echo "$best $rss $(grep -oE '[0-9]+' "$tmp/out" | head -n1)"
-}
+# shellcheck source=bench/timing.sh
+source "$ROOT/bench/timing.sh"
 
 printf '\n%-36s %10s %10s %8s %12s %12s\n' file "deltac s" "duckdb s" ratio "deltac RSS" "duckdb RSS"
 printf '%-36s %10s %10s %8s %12s %12s\n' "------------------------------------" ---------- ---------- -------- ------------ ------------
@@ -86,6 +73,9 @@ echo
 echo "ratio = duckdb s / deltac s (> 1: deltac faster). Best of $RUNS; both single-threaded; page cache warm."
 echo "DuckDB RSS is the node process's peak, including ~${baselines} MB for node + DuckDB loaded before any scan."
 [ "$have_bench" = 1 ] || echo "deltac column: n/a ('deltac parquet bench' not available in this build)."
+
+# Delta table scan, full and with a selective filter (10 files of the SNAPPY data).
+bash "$ROOT/bench/table_scan_run.sh" "$DELTAC" "${FILES[0]}"
 
 # Log replay (deltac info on a 1M-file checkpoint table and a 20,000-commit table).
 bash "$ROOT/bench/log_run.sh" "$DELTAC"

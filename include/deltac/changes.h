@@ -17,9 +17,9 @@
 extern "C" {
 #endif
 
-#define DELTA_CHANGES_OPTIONS_VERSION 1
+#define DELTA_CHANGES_OPTIONS_VERSION 2
 typedef struct {
-  unsigned int version;       /* DELTA_CHANGES_OPTIONS_VERSION */
+  unsigned int version;       /* DELTA_CHANGES_OPTIONS_VERSION (1: without filter and metrics) */
   int64_t start_version;      /* used unless start_is_timestamp */
   bool start_is_timestamp;
   int64_t start_timestamp_ms; /* the first version committed at or after it */
@@ -29,8 +29,13 @@ typedef struct {
   int64_t end_timestamp_ms;   /* the last version committed at or before it */
   const char *const *columns; /* table columns; the change columns always come */
   size_t n_columns;
+  /* A predicate in the filter language over the table's columns and
+   * _change_type, _commit_version, _commit_timestamp; or NULL. Files are
+   * pruned by partition values, statistics and the commit version. */
+  const char *filter;
+  delta_scan_metrics *metrics; /* optional; must outlive the stream */
 } delta_changes_options;
-#define DELTA_CHANGES_OPTIONS_INIT {DELTA_CHANGES_OPTIONS_VERSION, 0, false, 0, false, 0, false, 0, NULL, 0}
+#define DELTA_CHANGES_OPTIONS_INIT {DELTA_CHANGES_OPTIONS_VERSION, 0, false, 0, false, 0, false, 0, NULL, 0, NULL, NULL}
 
 /* The rows stream in version order; each commit's actions are read only
  * when the stream reaches it, so memory is bounded by one commit and one

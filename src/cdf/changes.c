@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cdf/schema_compat.h"
 #include "json/json.h"
 #include "log/action_json.h"
 #include "log/snapshot.h"
@@ -110,7 +111,7 @@ static int commit_tasks(commit_actions *c, int64_t version, int64_t ts_us, delta
     const delta_cdc *cd = (const delta_cdc *)(const void *)c->cdcs.data;
     for (size_t i = 0; !rc && i < n_cdc; i++)
       rc = push_task(tasks, (scan_task){cd[i].path, cd[i].partition_values, cd[i].n_partition_values, NULL, NULL,
-                                        ROWS_LIVE, NULL, version, ts_us}, cd[i].size);
+                                        ROWS_LIVE, NULL, version, ts_us, NULL}, cd[i].size);
     return rc;
   }
   if (noop_merge(doc, c->commit_info)) return 0;
@@ -131,21 +132,23 @@ static int commit_tasks(commit_actions *c, int64_t version, int64_t ts_us, delta
     const delta_remove *pair = find_remove(sorted, nr, adds[i].path, rms, paired);
     if (!pair) {
       rc = push_task(tasks, (scan_task){adds[i].path, adds[i].partition_values, adds[i].n_partition_values,
-                                        &adds[i].dv, NULL, ROWS_LIVE, "insert", version, ts_us}, adds[i].size);
+                                        &adds[i].dv, NULL, ROWS_LIVE, "insert", version, ts_us, adds[i].stats}, adds[i].size);
       continue;
     }
     /* Rows in no DV: no task, rather than a read that keeps nothing. */
     if (pair->dv.present)
       rc = push_task(tasks, (scan_task){adds[i].path, adds[i].partition_values, adds[i].n_partition_values,
-                                        &pair->dv, &adds[i].dv, ROWS_IN_DV, "insert", version, ts_us}, adds[i].size);
+                                        &pair->dv, &adds[i].dv, ROWS_IN_DV, "insert", version, ts_us, adds[i].stats},
+                     adds[i].size);
     if (!rc && adds[i].dv.present)
       rc = push_task(tasks, (scan_task){adds[i].path, adds[i].partition_values, adds[i].n_partition_values,
-                                        &adds[i].dv, &pair->dv, ROWS_IN_DV, "delete", version, ts_us}, adds[i].size);
+                                        &adds[i].dv, &pair->dv, ROWS_IN_DV, "delete", version, ts_us, adds[i].stats}, adds[i].size);
   }
   for (size_t j = 0; !rc && j < nr; j++)
     if (!paired[j])
       rc = push_task(tasks, (scan_task){rms[j].path, rms[j].partition_values, rms[j].n_partition_values, &rms[j].dv,
-                                        NULL, ROWS_LIVE, "delete", version, ts_us}, rms[j].has_size ? rms[j].size : -1);
+                                        NULL, ROWS_LIVE, "delete", version, ts_us, rms[j].stats},
+                     rms[j].has_size ? rms[j].size : -1);
   delta_free(sorted);
   delta_free(paired);
   return rc;
@@ -352,26 +355,34 @@ static void scan_source_release(void *ctx) { source_free(ctx); }
 typedef struct {
   int64_t version;
   bool disabled;
+  const delta_snapshot *end; /* its schema must read this version's rows */
 } metadata_check;
 
 static int check_metadata(const delta_action *a, void *payload) {
   metadata_check *m = payload;
-  if (a->kind == DELTA_ACTION_METADATA && !cdf_enabled_in(a->u.metadata.configuration, a->u.metadata.n_configuration))
-    m->disabled = true;
-  return 0;
+  if (a->kind != DELTA_ACTION_METADATA) return 0;
+  if (!cdf_enabled_in(a->u.metadata.configuration, a->u.metadata.n_configuration)) m->disabled = true;
+  const char *schema = a->u.metadata.schema_string;
+  if (!schema || !m->end) return 0;
+  delta_type *t;
+  int rc = delta_schema_parse(schema, strlen(schema), &t);
+  if (rc) return rc;
+  rc = cdf_schema_compatible(t, m->end->schema, scan_mapping_mode(m->end), m->version);
+  delta_type_free(t);
+  return rc;
 }
 
 /* The first pass: a version of the range whose metaData turns the feed off.
  * Only lines that mention metaData are parsed, so this costs one read and
  * one memmem per commit. */
-static int check_range_enabled(change_source *s, int64_t start) {
+static int check_range_enabled(change_source *s, int64_t start, const delta_snapshot *end_snap) {
   int rc = 0;
   static const char needle[] = "\"metaData\"";
   for (int64_t v = start; !rc && v <= s->end; v++) {
     const log_entry *e;
     rc = read_commit_text(s->t, &s->l, v, &s->text, &e);
     const char *p = (const char *)s->text.data, *end = p + s->text.len;
-    metadata_check m = {v, false};
+    metadata_check m = {v, false, end_snap};
     while (!rc && p < end) {
       const char *hit = memmem(p, (size_t)(end - p), needle, sizeof needle - 1);
       if (!hit) break;
@@ -397,7 +408,7 @@ static int changes_open(delta_table *t, const delta_changes_options *opts, chang
                         delta_snapshot **snap_out) {
   *src_out = NULL;
   *snap_out = NULL;
-  if (!opts || opts->version != DELTA_CHANGES_OPTIONS_VERSION)
+  if (!opts || opts->version < 1 || opts->version > DELTA_CHANGES_OPTIONS_VERSION)
     return delta_error_set(DELTA_EINVAL, "changes: bad options");
   change_source *s = delta_calloc(1, sizeof *s);
   if (!s) return DELTA_NOMEM();
@@ -446,16 +457,19 @@ static int changes_open(delta_table *t, const delta_changes_options *opts, chang
     rc = delta_snapshot_load(t, &s->l, start, INT64_MAX, &start_snap);
     if (rc) goto done;
     bool on = cdf_enabled_in(start_snap->metadata.configuration, start_snap->metadata.n_configuration);
+    /* rows of the start version are read with the end version's schema */
+    if (on) rc = cdf_schema_compatible(start_snap->schema, end_snap->schema, scan_mapping_mode(end_snap), start);
     delta_snapshot_free(start_snap);
     if (!on) {
       rc = delta_error_set(DELTA_EUNSUPPORTED, "change data feed is not enabled at version %lld", (long long)start);
       goto done;
     }
+    if (rc) goto done;
   }
   s->ict = end_snap->ict_enabled;
   s->start = s->next_version = start;
   s->end = empty ? start - 1 : end;
-  rc = check_range_enabled(s, start);
+  rc = check_range_enabled(s, start, end_snap);
   /* File times are monotonised from the oldest commit on, so walk the
    * listing's times (no reads) up to the start. */
   for (int64_t v = l->earliest_commit; !rc && v >= 0 && v < start; v++) {
@@ -485,6 +499,10 @@ int delta_changes_read(delta_table *t, const delta_changes_options *opts, struct
   delta_scan_options so = DELTA_SCAN_OPTIONS_INIT;
   so.columns = opts->columns;
   so.n_columns = opts->n_columns;
+  if (opts->version >= 2) {
+    so.filter = opts->filter;
+    so.metrics = opts->metrics;
+  }
   scan_task_source src = {scan_source_next, scan_source_release, s};
   rc = scan_stream_new(end_snap, &so, src, true, out);
   delta_snapshot_free(end_snap); /* the stream holds its own reference */

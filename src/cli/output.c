@@ -15,6 +15,7 @@ int cli_format_parse(const char *s, FILE *fp) {
   if (strcmp(s, "ndjson") == 0) return OUT_NDJSON;
   if (strcmp(s, "json") == 0) return OUT_JSON;
   if (strcmp(s, "arrow") == 0) return OUT_ARROW;
+  if (strcmp(s, "count") == 0) return OUT_COUNT;
   return -1;
 }
 
@@ -32,7 +33,24 @@ static int stream_error(struct ArrowArrayStream *s, int err) {
  * release is a no-op; the caller keeps the original alive. */
 static void noop_release(struct ArrowArray *a) { a->release = NULL; }
 
+/* --format count: drain the stream, print the number of rows. */
+static int count_stream(struct ArrowArrayStream *stream, int64_t limit, FILE *fp) {
+  int64_t n = 0;
+  while (limit < 0 || n < limit) {
+    struct ArrowArray batch;
+    int err = stream->get_next(stream, &batch);
+    if (err) return stream_error(stream, err);
+    if (!batch.release) break;
+    n += batch.length;
+    batch.release(&batch);
+  }
+  if (limit >= 0 && n > limit) n = limit;
+  if (fprintf(fp, "%lld\n", (long long)n) < 0 || fflush(fp) != 0) return delta_error_set(DELTA_EIO, "cannot write output");
+  return 0;
+}
+
 int cli_write_stream(struct ArrowArrayStream *stream, cli_format fmt, int64_t limit, FILE *fp) {
+  if (fmt == OUT_COUNT) return count_stream(stream, limit, fp);
   struct ArrowSchema schema;
   int err = stream->get_schema(stream, &schema);
   if (err) return stream_error(stream, err);

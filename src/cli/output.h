@@ -7,7 +7,8 @@
 
 #include "deltac/arrow_abi.h"
 
-typedef enum { OUT_TABLE, OUT_CSV, OUT_NDJSON, OUT_JSON, OUT_ARROW } cli_format;
+/* OUT_COUNT reads every row and prints only how many there were. */
+typedef enum { OUT_TABLE, OUT_CSV, OUT_NDJSON, OUT_JSON, OUT_ARROW, OUT_COUNT } cli_format;
 
 /* Parse --format (NULL: table on a terminal, ndjson otherwise). -1 if unknown. */
 int cli_format_parse(const char *s, FILE *fp);

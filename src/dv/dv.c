@@ -181,6 +181,7 @@ done:
 
 static int load_file(delta_storage *s, const delta_dv *dv, delta_dv_bitmap **out) {
   delta_buf key = DELTA_BUF_INIT, data = DELTA_BUF_INIT;
+  delta_storage *table = s, *outside = NULL;
   char what[512];
   delta_path_kind kind;
   int rc = delta_dv_file_key(dv, delta_storage_location(s), &kind, &key);
@@ -189,8 +190,25 @@ static int load_file(delta_storage *s, const delta_dv *dv, delta_dv_bitmap **out
   const char *k = (const char *)key.data;
   snprintf(what, sizeof what, "deletion vector file '%s'", k);
   if (kind != DELTA_PATH_KEY) {
-    rc = delta_error_set(DELTA_EUNSUPPORTED, "%s is outside the table (not supported yet)", what);
-    goto done;
+    /* An absolute 'p' path elsewhere: read it through a storage opened on
+     * its directory (the URI's last segment, decoded, is the key). */
+    const char *slash = strrchr(k, '/');
+    delta_buf dir = DELTA_BUF_INIT, base = DELTA_BUF_INIT;
+    rc = slash && slash[1] ? 0 : delta_error_set(DELTA_ECORRUPT, "%s names no file", what);
+    if (!rc) rc = delta_buf_append(&dir, k, (size_t)(slash - k));
+    if (!rc) rc = delta_buf_putc(&dir, '\0');
+    if (!rc) rc = delta_path_decode(&base, slash + 1, strlen(slash + 1));
+    if (!rc) rc = delta_buf_putc(&base, '\0');
+    if (!rc) rc = delta_storage_open(&outside, (const char *)dir.data);
+    if (!rc) {
+      key.len = 0;
+      rc = delta_buf_append(&key, base.data, base.len);
+      k = (const char *)key.data;
+      s = outside;
+    }
+    delta_buf_dispose(&dir);
+    delta_buf_dispose(&base);
+    if (rc) goto done;
   }
   /* Absent or 0 → 1 (see dv.h); the size field can never start at 0. */
   uint64_t off = dv->has_offset && dv->offset > 0 ? (uint64_t)dv->offset : 1;
@@ -237,6 +255,7 @@ static int load_file(delta_storage *s, const delta_dv *dv, delta_dv_bitmap **out
   }
   rc = finish(p + 4, (size_t)size, dv, what, out);
 done:
+  if (s != table) delta_storage_free(s);
   delta_buf_dispose(&key);
   delta_buf_dispose(&data);
   return rc;

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "arrow/array.h"
+#include "log/snapshot.h"
 #include "scan/columns.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
@@ -289,4 +290,11 @@ int conform_array(const delta_type *t, const struct ArrowSchema *want, const str
 done:
   if (in->release) in->release(in);
   return rc;
+}
+
+column_mapping_mode scan_mapping_mode(const delta_snapshot *s) {
+  const char *m = delta_snapshot_config(s, "delta.columnMapping.mode");
+  if (m && strcasecmp(m, "name") == 0) return MAP_NAME;
+  if (m && strcasecmp(m, "id") == 0) return MAP_ID;
+  return MAP_NONE;
 }

@@ -14,6 +14,10 @@
 
 typedef enum { MAP_NONE, MAP_NAME, MAP_ID } column_mapping_mode;
 
+struct delta_snapshot;
+/* The table's delta.columnMapping.mode. */
+column_mapping_mode scan_mapping_mode(const struct delta_snapshot *s);
+
 /* The physical child of `phys` (a struct schema) that holds logical field
  * `f`, or -1. */
 int conform_find_child(const struct ArrowSchema *phys, const delta_field *f, column_mapping_mode mode);

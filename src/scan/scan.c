@@ -3,6 +3,7 @@
 #include "deltac/scan.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "log/snapshot.h"
 #include "scan/columns.h"
 #include "scan/conform.h"
+#include "scan/prune.h"
 #include "scan/scan_internal.h"
 #include "storage/path.h"
 #include "storage/storage_internal.h"
@@ -28,10 +30,17 @@ typedef struct {
   column_mapping_mode mode;
   bool changes;                /* change feed: three extra columns */
   scan_task_source src;
-  int n_cols;
-  const delta_field **fields;  /* the selected logical columns */
+  int n_cols;                  /* selected columns, then those only the filter needs */
+  int n_selected;
+  const delta_field **fields;  /* the logical columns read */
   bool *is_partition;
-  struct ArrowSchema schema;   /* struct of the selected columns */
+  struct ArrowSchema schema;   /* struct of the columns read (+ change columns) */
+  struct ArrowSchema out_schema; /* struct of the columns returned */
+  /* the filter */
+  struct ArrowSchema logical;  /* every table column (+ change columns): what prune_pred is bound to */
+  expr_node *prune_pred, *row_pred; /* row_pred is bound to `schema` */
+  scan_pruner pruner;
+  delta_scan_metrics own_metrics, *metrics;
   int64_t batch_rows;
   bool tasks_done;
   /* the file being read */
@@ -46,12 +55,6 @@ typedef struct {
   char error[1024];
 } scan_state;
 
-static column_mapping_mode mapping_mode(const delta_snapshot *s) {
-  const char *m = delta_snapshot_config(s, "delta.columnMapping.mode");
-  if (m && strcasecmp(m, "name") == 0) return MAP_NAME;
-  if (m && strcasecmp(m, "id") == 0) return MAP_ID;
-  return MAP_NONE;
-}
 
 static void close_file(scan_state *st) {
   if (st->fs.release) st->fs.release(&st->fs);
@@ -69,6 +72,10 @@ static void scan_release(struct ArrowArrayStream *s) {
   scan_state *st = s->private_data;
   close_file(st);
   if (st->schema.release) st->schema.release(&st->schema);
+  if (st->out_schema.release) st->out_schema.release(&st->out_schema);
+  if (st->logical.release) st->logical.release(&st->logical);
+  expr_free(st->prune_pred);
+  expr_free(st->row_pred);
   delta_buf_dispose(&st->mask);
   delta_buf_dispose(&st->mask2);
   if (st->src.release) st->src.release(st->src.ctx);
@@ -86,7 +93,7 @@ static int fail(scan_state *st, int rc) {
 
 static int scan_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out) {
   scan_state *st = s->private_data;
-  return arrow_schema_copy(out, &st->schema) ? ENOMEM : 0;
+  return arrow_schema_copy(out, &st->out_schema) ? ENOMEM : 0;
 }
 
 static const char *scan_last_error(struct ArrowArrayStream *s) {
@@ -138,14 +145,35 @@ static int open_file(scan_state *st) {
   int rc = local_file(st->snap, a->path, &local);
   if (!rc) rc = delta_parquet_open(&st->pf, (const char *)local.data);
   delta_buf_dispose(&local);
-  delta_storage *storage = st->snap->table->storage;
-  if (!rc && a->dv && a->dv->present) rc = delta_dv_load(storage, a->dv, &st->dv);
-  if (!rc && a->dv2 && a->dv2->present) rc = delta_dv_load(storage, a->dv2, &st->dv2);
   if (rc) return rc;
-  /* Read only the physical columns the selected logical ones need. */
   struct ArrowSchema all;
   rc = delta_parquet_schema(st->pf, &all);
   if (rc) return rc;
+  /* Row groups the filter rules out are not read. Not with a deletion
+   * vector: its row numbers count every row group of the file. */
+  int n_rg = delta_parquet_num_row_groups(st->pf), n_keep = n_rg;
+  int *rgs = delta_calloc((size_t)n_rg + 1, sizeof *rgs);
+  if (!rgs) rc = DELTA_NOMEM();
+  bool has_dv = (a->dv && a->dv->present) || (a->dv2 && a->dv2->present);
+  if (!rc && st->prune_pred && !has_dv) rc = scan_prune_row_groups(&st->pruner, st->pf, &all, rgs, &n_keep);
+  st->metrics->row_groups_total += n_rg;
+  st->metrics->row_groups_skipped += n_rg - n_keep;
+  if (!rc && n_keep == 0 && n_rg > 0) {
+    delta_free(rgs);
+    all.release(&all);
+    close_file(st);
+    return 0;
+  }
+  st->metrics->files_read++;
+  delta_storage *storage = st->snap->table->storage;
+  if (!rc && a->dv && a->dv->present) rc = delta_dv_load(storage, a->dv, &st->dv);
+  if (!rc && a->dv2 && a->dv2->present) rc = delta_dv_load(storage, a->dv2, &st->dv2);
+  if (rc) {
+    delta_free(rgs);
+    all.release(&all);
+    return rc;
+  }
+  /* Read only the physical columns the selected logical ones need. */
   const char **cols = delta_calloc((size_t)st->n_cols + 1, sizeof *cols);
   size_t n = 0;
   if (!cols) rc = DELTA_NOMEM();
@@ -167,7 +195,12 @@ static int open_file(scan_state *st) {
   ro.columns = cols;
   ro.n_columns = n;
   ro.batch_rows = st->batch_rows;
+  if (n_keep < n_rg) {
+    ro.row_groups = rgs;
+    ro.n_row_groups = (size_t)n_keep;
+  }
   if (!rc) rc = delta_parquet_read(st->pf, &ro, &st->fs);
+  delta_free(rgs);
   delta_free(cols);
   all.release(&all);
   if (!rc && st->fs.get_schema(&st->fs, &st->file_schema) != 0)
@@ -272,6 +305,40 @@ static int select_rows(scan_state *st, int64_t start, struct ArrowArray *batch) 
   return 0;
 }
 
+/* Keep the rows the filter holds for. */
+static int filter_rows(scan_state *st, struct ArrowArray *batch) {
+  int rc = delta_buf_reserve(&st->mask, (size_t)batch->length);
+  if (!rc) rc = expr_eval_batch(st->row_pred, batch, st->mask.data);
+  if (rc) return rc;
+  int64_t kept = 0;
+  for (int64_t i = 0; i < batch->length; i++) kept += st->mask.data[i];
+  if (kept == batch->length) return 0;
+  struct ArrowArray filtered;
+  rc = arrow_filter(&st->schema, batch, st->mask.data, &filtered);
+  if (rc) return rc;
+  batch->release(batch);
+  *batch = filtered;
+  return 0;
+}
+
+/* Drop the columns only the filter needed: [selected][filter-only][change]
+ * becomes [selected][change]. */
+static int drop_filter_columns(scan_state *st, struct ArrowArray *batch) {
+  int n_out = (int)st->out_schema.n_children;
+  struct ArrowArray out;
+  int rc = arrow_array_new(&out, 1, n_out);
+  if (rc) return rc;
+  out.length = batch->length;
+  for (int i = 0; i < n_out; i++) {
+    int from = i < st->n_selected ? i : st->n_cols + (i - st->n_selected);
+    *out.children[i] = *batch->children[from];
+    batch->children[from]->release = NULL; /* moved */
+  }
+  batch->release(batch);
+  *batch = out;
+  return 0;
+}
+
 static int scan_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
   scan_state *st = s->private_data;
   memset(out, 0, sizeof *out);
@@ -285,12 +352,25 @@ static int scan_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
         return 0;
       }
       if (rc) return fail(st, rc);
+      st->metrics->files_total++;
+      if (st->prune_pred) {
+        const scan_task *k = &st->task;
+        scan_prune_input in = {k->partition_values, k->n_partition_values, k->stats, st->changes,
+                               k->change_type, k->version, k->timestamp_us};
+        rc = scan_prune_file(&st->pruner, &in);
+        if (rc < 0) return fail(st, rc);
+        if (rc == 0) {
+          st->metrics->files_skipped++;
+          continue;
+        }
+      }
       rc = open_file(st);
       if (rc) {
         if (st->file) delta_error_prefix("%s", st->file->path);
         close_file(st);
         return fail(st, rc);
       }
+      if (!st->pf) continue; /* every row group ruled out */
     }
     struct ArrowArray in;
     if (st->fs.get_next(&st->fs, &in) != 0) {
@@ -304,9 +384,12 @@ static int scan_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
     }
     int64_t start = st->file_row;
     st->file_row += in.length;
+    st->metrics->rows_read += in.length;
     int rc = conform_batch(st, &in, out);
     in.release(&in);
     if (!rc) rc = select_rows(st, start, out);
+    if (!rc && st->row_pred) rc = filter_rows(st, out);
+    if (!rc && st->n_cols > st->n_selected) rc = drop_filter_columns(st, out);
     if (rc) {
       delta_error_prefix("%s", st->file->path);
       if (out->release) out->release(out);
@@ -317,6 +400,7 @@ static int scan_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
       out->release(out);
       continue;
     }
+    st->metrics->rows_returned += out->length;
     return 0;
   }
 }
@@ -350,16 +434,70 @@ int scan_task_array_source(scan_task *tasks, int64_t n_tasks, scan_task_source *
   return 0;
 }
 
+/* The change columns' Arrow types, appended to a struct schema at i. */
+static int change_schemas(struct ArrowSchema *s, int i) {
+  int rc = arrow_schema_new(s->children[i], "u", "_change_type", 0, 0);
+  if (!rc) rc = arrow_schema_new(s->children[i + 1], "l", "_commit_version", 0, 0);
+  if (!rc) rc = arrow_schema_new(s->children[i + 2], "tsu:UTC", "_commit_timestamp", 0, 0);
+  return rc;
+}
+
+static int add_field(scan_state *st, const delta_field *f) {
+  st->fields[st->n_cols] = f;
+  for (int p = 0; p < st->snap->metadata.n_partition_columns; p++)
+    if (strcasecmp(st->snap->metadata.partition_columns[p], f->name) == 0) st->is_partition[st->n_cols] = true;
+  st->n_cols++;
+  return 0;
+}
+
+/* Parse the filter, bind it to every column of the table (for pruning),
+ * and add the columns it needs that the projection lacks. */
+static int setup_filter(scan_state *st, const char *filter) {
+  const delta_type *t = st->snap->schema;
+  int rc = expr_parse(filter, &st->prune_pred);
+  if (rc) return rc;
+  rc = delta_schema_to_arrow(t, &st->logical);
+  if (!rc && st->changes) {
+    /* a wider copy with the change columns after the table's */
+    struct ArrowSchema wide;
+    rc = arrow_schema_new(&wide, "+s", "", 0, t->n_fields + 3);
+    for (int i = 0; !rc && i < t->n_fields; i++) rc = arrow_schema_copy(wide.children[i], st->logical.children[i]);
+    if (!rc) rc = change_schemas(&wide, t->n_fields);
+    st->logical.release(&st->logical);
+    st->logical = wide;
+  }
+  if (!rc) rc = expr_bind(st->prune_pred, &st->logical);
+  const char *names[256];
+  int n = rc ? 0 : expr_top_columns(st->prune_pred, &st->logical, names, 256);
+  for (int k = 0; !rc && k < n; k++) {
+    int idx = -1;
+    for (int i = 0; i < t->n_fields; i++)
+      if (st->logical.children[i]->name == names[k]) idx = i;
+    if (idx < 0) continue; /* a change column: always read */
+    bool have = false;
+    for (int i = 0; i < st->n_cols; i++) have |= st->fields[i] == &t->fields[idx];
+    if (!have) rc = add_field(st, &t->fields[idx]);
+  }
+  st->pruner = (scan_pruner){t, (const char *const *)st->snap->metadata.partition_columns,
+                             st->snap->metadata.n_partition_columns, st->mode, st->prune_pred};
+  return rc;
+}
+
 /* The stream over the tasks of `src` (taken over) with the columns `opts`
  * selects from snap's schema, plus the change columns when `changes`. */
-int scan_stream_new(delta_snapshot *snap, const delta_scan_options *opts, scan_task_source src, bool changes,
+int scan_stream_new(delta_snapshot *snap, const delta_scan_options *opts_in, scan_task_source src, bool changes,
                     struct ArrowArrayStream *out) {
   memset(out, 0, sizeof *out);
-  delta_scan_options defaults = DELTA_SCAN_OPTIONS_INIT;
-  if (!opts) opts = &defaults;
-  if (opts->version != DELTA_SCAN_OPTIONS_VERSION) {
+  delta_scan_options opts = DELTA_SCAN_OPTIONS_INIT;
+  if (opts_in && opts_in->version == 1) {
+    memcpy(&opts, opts_in, offsetof(delta_scan_options, filter)); /* a caller built against the first layout */
+    opts.version = DELTA_SCAN_OPTIONS_VERSION;
+  } else if (opts_in) {
+    opts = *opts_in;
+  }
+  if (opts.version != DELTA_SCAN_OPTIONS_VERSION) {
     if (src.release) src.release(src.ctx);
-    return delta_error_set(DELTA_EINVAL, "scan options: unknown version %u", opts->version);
+    return delta_error_set(DELTA_EINVAL, "scan options: unknown version %u", opts.version);
   }
   scan_state *st = delta_calloc(1, sizeof *st);
   if (!st) {
@@ -370,36 +508,39 @@ int scan_stream_new(delta_snapshot *snap, const delta_scan_options *opts, scan_t
   st->snap = snap;
   st->src = src;
   st->changes = changes;
-  st->mode = mapping_mode(snap);
-  st->batch_rows = opts->batch_rows > 0 ? opts->batch_rows : DEFAULT_BATCH_ROWS;
+  st->mode = scan_mapping_mode(snap);
+  st->metrics = opts.metrics ? opts.metrics : &st->own_metrics;
+  st->batch_rows = opts.batch_rows > 0 ? opts.batch_rows : DEFAULT_BATCH_ROWS;
   const delta_type *t = snap->schema;
-  int n = opts->n_columns ? (int)opts->n_columns : t->n_fields;
-  st->fields = delta_calloc((size_t)n + 1, sizeof *st->fields);
-  st->is_partition = delta_calloc((size_t)n + 1, sizeof *st->is_partition);
+  int n = opts.n_columns ? (int)opts.n_columns : t->n_fields;
+  /* room for the filter's columns too: at most every column once more */
+  st->fields = delta_calloc((size_t)(n + t->n_fields) + 1, sizeof *st->fields);
+  st->is_partition = delta_calloc((size_t)(n + t->n_fields) + 1, sizeof *st->is_partition);
   struct ArrowSchema full = {0};
   int rc = st->fields && st->is_partition ? 0 : DELTA_NOMEM();
   for (int i = 0; !rc && i < n; i++) {
-    const delta_field *f = opts->n_columns ? delta_schema_find(t, opts->columns[i]) : &t->fields[i];
+    const delta_field *f = opts.n_columns ? delta_schema_find(t, opts.columns[i]) : &t->fields[i];
     if (!f) {
-      rc = delta_error_set(DELTA_ENOTFOUND, "the table has no column named %s", opts->columns[i]);
+      rc = delta_error_set(DELTA_ENOTFOUND, "the table has no column named %s", opts.columns[i]);
       break;
     }
-    st->fields[i] = f;
-    for (int p = 0; p < snap->metadata.n_partition_columns; p++)
-      if (strcasecmp(snap->metadata.partition_columns[p], f->name) == 0) st->is_partition[i] = true;
+    rc = add_field(st, f);
   }
-  st->n_cols = n;
+  st->n_selected = st->n_cols;
+  if (!rc && opts.filter) rc = setup_filter(st, opts.filter);
+  int nc = st->n_cols, extra = changes ? 3 : 0;
   if (!rc) rc = delta_schema_to_arrow(t, &full);
-  if (!rc) rc = arrow_schema_new(&st->schema, "+s", "", 0, n + (changes ? 3 : 0));
-  for (int i = 0; !rc && i < n; i++) {
+  if (!rc) rc = arrow_schema_new(&st->schema, "+s", "", 0, nc + extra);
+  if (!rc) rc = arrow_schema_new(&st->out_schema, "+s", "", 0, st->n_selected + extra);
+  for (int i = 0; !rc && i < nc; i++) {
     int idx = (int)(st->fields[i] - t->fields);
     rc = arrow_schema_copy(st->schema.children[i], full.children[idx]);
+    if (!rc && i < st->n_selected) rc = arrow_schema_copy(st->out_schema.children[i], full.children[idx]);
   }
-  if (!rc && changes) {
-    rc = arrow_schema_new(st->schema.children[n], "u", "_change_type", 0, 0);
-    if (!rc) rc = arrow_schema_new(st->schema.children[n + 1], "l", "_commit_version", 0, 0);
-    if (!rc) rc = arrow_schema_new(st->schema.children[n + 2], "tsu:UTC", "_commit_timestamp", 0, 0);
-  }
+  if (!rc && changes) rc = change_schemas(&st->schema, nc);
+  if (!rc && changes) rc = change_schemas(&st->out_schema, st->n_selected);
+  if (!rc && st->prune_pred) rc = expr_copy(st->prune_pred, &st->row_pred);
+  if (!rc && st->row_pred) rc = expr_bind(st->row_pred, &st->schema);
   if (full.release) full.release(&full);
   out->get_schema = scan_get_schema;
   out->get_next = scan_get_next;
@@ -415,7 +556,8 @@ int delta_scan_read(delta_snapshot *snap, const delta_scan_options *opts, struct
   if (!tasks) return DELTA_NOMEM();
   for (int64_t i = 0; i < snap->n_files; i++) {
     const delta_add *a = &snap->files[i];
-    tasks[i] = (scan_task){a->path, a->partition_values, a->n_partition_values, &a->dv, NULL, ROWS_LIVE, NULL, 0, 0};
+    tasks[i] = (scan_task){a->path, a->partition_values, a->n_partition_values, &a->dv, NULL, ROWS_LIVE, NULL, 0, 0,
+                           a->stats};
   }
   scan_task_source src;
   int rc = scan_task_array_source(tasks, snap->n_files, &src);

@@ -23,6 +23,7 @@ typedef struct {
   row_selection rows;
   const char *change_type;     /* change feed: the constant _change_type, or NULL for cdc files */
   int64_t version, timestamp_us;
+  const char *stats;           /* the file's stats JSON for pruning, or NULL */
 } scan_task;
 
 /* Where a stream's tasks come from, one at a time, so that a long change

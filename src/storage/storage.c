@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -170,6 +171,16 @@ int delta_storage_open(delta_storage **out, const char *location) {
   }
 
   if ((rc = normalise_abs(&path, (const char *)raw.data, raw.len))) goto done;
+  /* An existing directory is named by its real path ("..", symlinks
+   * resolved), so that one table has one location in plans and messages. */
+  char *real = realpath((const char *)path.data, NULL);
+  if (real) {
+    path.len = 0;
+    rc = delta_buf_puts(&path, real);
+    if (!rc) rc = delta_buf_putc(&path, '\0');
+    free(real);
+    if (rc) goto done;
+  }
   const char *root = (const char *)path.data;
   struct stat st;
   if (stat(root, &st) == 0) {

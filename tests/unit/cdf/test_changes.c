@@ -455,6 +455,48 @@ static void test_column_mapping(void) {
   CHECK_EQ_INT(f.rc, DELTA_EUNSUPPORTED);
 }
 
+/* Schema changes inside the range: the end version's schema must read
+ * every version's rows (added columns and widened types yes; a dropped
+ * column or a narrowed type no, with the column and version named). */
+#define FIELD(name, type) "{\\\"name\\\":\\\"" name "\\\",\\\"type\\\":\\\"" type "\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}}"
+#define META_FIELDS(fields)                                                                          \
+  "{\"metaData\":{\"id\":\"t\",\"format\":{\"provider\":\"parquet\",\"options\":{}},\"schemaString\":" \
+  "\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[" fields "]}\",\"partitionColumns\":[],"                 \
+  "\"configuration\":{" CDF_ON "}}}\n"
+
+static void test_schema_changes(void) {
+  fresh_table("schema");
+  copy_file(SIMPLE, SIMPLE_A, "a.parquet");
+  write_commit(0, PROTO META_FIELDS(FIELD("id", "integer")) ADD("a.parquet", "true"), -1);
+  write_commit(1, META_FIELDS(FIELD("id", "long") "," FIELD("extra", "string")), -1); /* widened + added */
+  write_commit(2, META_FIELDS(FIELD("id", "short") "," FIELD("extra", "string")), -1); /* narrowed */
+  write_commit(3, META_FIELDS(FIELD("id", "short")), -1);                            /* extra dropped */
+  static const struct {
+    int64_t from, to;
+    int rc;
+    const char *msg;
+  } cases[] = {
+      {0, 1, 0, NULL},
+      {0, 2, DELTA_EUNSUPPORTED, "column id changed type from integer (version 0) to short"},
+      {1, 2, DELTA_EUNSUPPORTED, "column id changed type from long (version 1) to short"},
+      {2, 2, 0, NULL},
+      {2, 3, DELTA_EUNSUPPORTED, "column extra of version 2 was dropped later in the range"},
+      {3, 3, 0, NULL},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    delta_changes_options o = versions(cases[i].from, cases[i].to);
+    feed f;
+    read_feed(root, &o, &f);
+    CHECK_EQ_INT(f.rc, cases[i].rc);
+    if (cases[i].msg && !strstr(delta_error_last(), cases[i].msg)) CHECK_STR(delta_error_last(), cases[i].msg);
+  }
+  delta_changes_options o = versions(0, 1);
+  feed f;
+  read_feed(root, &o, &f);
+  CHECK_EQ_INT(f.n, 5); /* v0's rows, read with v1's schema */
+  CHECK_EQ_INT(f.n_columns, 5);
+}
+
 int main(void) {
   snprintf(shared, sizeof shared, "%s", getenv("DELTAC_SHARED") ? getenv("DELTAC_SHARED") : "../shared");
   struct stat st;
@@ -471,5 +513,6 @@ int main(void) {
   test_range_errors();
   test_empty_timestamp_range();
   test_column_mapping();
+  test_schema_changes();
   TEST_MAIN_END();
 }

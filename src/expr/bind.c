@@ -1,0 +1,208 @@
+/* Binding: columns resolved against a schema, literals typed by the
+ * column they are compared with. */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "expr/expr.h"
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
+
+static int find_child(const struct ArrowSchema *s, const char *name) {
+  for (int64_t i = 0; i < s->n_children; i++)
+    if (s->children[i]->name && strcmp(s->children[i]->name, name) == 0) return (int)i;
+  for (int64_t i = 0; i < s->n_children; i++)
+    if (s->children[i]->name && strcasecmp(s->children[i]->name, name) == 0) return (int)i;
+  return -1;
+}
+
+static int column_name(const expr_node *c, delta_buf *b) {
+  for (int i = 0; i < c->depth; i++)
+    if ((i && delta_buf_putc(b, '.')) || delta_buf_puts(b, c->path[i])) return DELTA_NOMEM();
+  return delta_buf_putc(b, '\0');
+}
+
+static int bind_column(expr_node *c, const struct ArrowSchema *schema) {
+  delta_free(c->child_index);
+  c->child_index = delta_calloc((size_t)c->depth, sizeof *c->child_index);
+  if (!c->child_index) return DELTA_NOMEM();
+  const struct ArrowSchema *s = schema;
+  for (int d = 0; d < c->depth; d++) {
+    int k = s->format[0] == '+' && s->format[1] == 's' ? find_child(s, c->path[d]) : -1;
+    if (k < 0) {
+      delta_buf b = DELTA_BUF_INIT;
+      int rc = column_name(c, &b);
+      if (!rc) {
+        rc = d == 0 ? delta_error_set(DELTA_EINVAL, "filter: no column named %s", (const char *)b.data)
+                    : delta_error_set(DELTA_EINVAL, "filter: %s has no field %s", (const char *)b.data, c->path[d]);
+      }
+      delta_buf_dispose(&b);
+      return rc;
+    }
+    c->child_index[d] = k;
+    s = s->children[k];
+  }
+  c->format = s->format;
+  c->type = value_type_of_arrow(s->format, NULL, &c->scale);
+  return 0;
+}
+
+/* A number literal's own type: an integer when it is one, an exact
+ * decimal when it has a point, a double with an exponent. */
+static int number_value(expr_node *l) {
+  if (value_parse(VT_INT, 0, l->text, l->text_len, &l->value) == 0) return 0;
+  if (!strpbrk(l->text, "eE") && value_parse(VT_DECIMAL, -1, l->text, l->text_len, &l->value) == 0) return 0;
+  if (value_parse(VT_FLOAT, 0, l->text, l->text_len, &l->value) == 0) return 0;
+  return delta_error_set(DELTA_EINVAL, "filter: '%s' is not a number", l->text);
+}
+
+/* Type a literal as its own syntax says. */
+static int literal_self(expr_node *l) {
+  int rc = 0;
+  switch (l->lit) {
+  case LIT_NULL:
+    memset(&l->value, 0, sizeof l->value);
+    l->value.type = VT_NULL;
+    l->value.is_null = true;
+    break;
+  case LIT_BOOL: rc = value_parse(VT_BOOL, 0, l->text, l->text_len, &l->value); break;
+  case LIT_NUMBER: return number_value(l);
+  case LIT_STRING: rc = value_parse(VT_STRING, 0, l->text, l->text_len, &l->value); break;
+  case LIT_BINARY: rc = value_parse(VT_BINARY, 0, l->text, l->text_len, &l->value); break;
+  case LIT_DATE: rc = value_parse(VT_DATE, 0, l->text, l->text_len, &l->value); break;
+  case LIT_TIMESTAMP: rc = value_parse(VT_TIMESTAMP, 0, l->text, l->text_len, &l->value); break;
+  case LIT_TIMESTAMP_NTZ: rc = value_parse(VT_TIMESTAMP_NTZ, 0, l->text, l->text_len, &l->value); break;
+  }
+  if (rc) return delta_error_set(DELTA_EINVAL, "filter: '%s' is not a valid %s literal", l->text,
+                                 l->lit == LIT_DATE ? "DATE" : l->lit == LIT_BOOL ? "boolean" : "TIMESTAMP");
+  return 0;
+}
+
+/* Type a literal for comparison with a value of class `t`: a string
+ * literal against a date column is a date, '42' against a number is 42. */
+static int literal_for(expr_node *l, value_type t, const expr_node *col) {
+  int rc = literal_self(l);
+  if (rc || l->lit != LIT_STRING) goto done;
+  switch (t) {
+  case VT_INT: case VT_FLOAT: case VT_DECIMAL:
+    if (number_value(l)) goto bad;
+    break;
+  case VT_BOOL: case VT_DATE: case VT_TIMESTAMP: case VT_TIMESTAMP_NTZ:
+    if (value_parse(t, 0, l->text, l->text_len, &l->value)) goto bad;
+    break;
+  case VT_BINARY:
+    l->value.type = VT_BINARY;
+    break;
+  default:
+    break;
+  }
+done:
+  if (!rc) {
+    l->type = l->value.type;
+    l->scale = l->value.scale;
+  }
+  return rc;
+bad:;
+  delta_buf b = DELTA_BUF_INIT;
+  rc = column_name(col, &b);
+  if (!rc) rc = delta_error_set(DELTA_EINVAL, "filter: '%s' is not a valid %s for column %s", l->text,
+                                value_type_name(t), (const char *)b.data);
+  delta_buf_dispose(&b);
+  return rc;
+}
+
+static bool comparable_type(value_type t) { return t != VT_STRUCT && t != VT_OTHER; }
+
+static int type_error(const expr_node *a, const expr_node *b) {
+  const expr_node *c = a->kind == EX_COLUMN ? a : b;
+  delta_buf n = DELTA_BUF_INIT;
+  int rc = c->kind == EX_COLUMN ? column_name(c, &n) : delta_buf_puts(&n, "a literal") || delta_buf_putc(&n, 0);
+  if (!rc) rc = delta_error_set(DELTA_EINVAL, "filter: cannot compare %s (%s) with %s", (const char *)n.data,
+                                value_type_name(a->type), value_type_name(b->type));
+  delta_buf_dispose(&n);
+  return rc;
+}
+
+static int bind_value(expr_node *e, const struct ArrowSchema *s);
+
+/* Operands of a comparison or IN list: columns first, then literals typed
+ * by the first column among them. */
+static int bind_operands(expr_node **args, int n, const struct ArrowSchema *s) {
+  const expr_node *col = NULL;
+  for (int i = 0; i < n; i++) {
+    if (args[i]->kind == EX_LITERAL) continue;
+    int rc = bind_value(args[i], s);
+    if (rc) return rc;
+    if (!col && args[i]->kind == EX_COLUMN) col = args[i];
+  }
+  for (int i = 0; i < n; i++) {
+    if (args[i]->kind != EX_LITERAL) continue;
+    int rc = col ? literal_for(args[i], col->type, col) : literal_for(args[i], VT_NULL, NULL);
+    if (rc) return rc;
+  }
+  for (int i = 0; i < n; i++) {
+    if (!comparable_type(args[i]->type) || !value_comparable(args[0]->type, args[i]->type))
+      return type_error(args[0], args[i]);
+  }
+  return 0;
+}
+
+/* Columns and literals in value position; anything boolean is bound as a
+ * predicate and typed VT_BOOL. */
+static int bind_value(expr_node *e, const struct ArrowSchema *s) {
+  if (e->kind == EX_COLUMN) return bind_column(e, s);
+  if (e->kind == EX_LITERAL) return literal_for(e, VT_NULL, NULL);
+  int rc = expr_bind(e, s);
+  if (!rc) e->type = VT_BOOL;
+  return rc;
+}
+
+int expr_bind(expr_node *e, const struct ArrowSchema *s) {
+  int rc = 0;
+  switch (e->kind) {
+  case EX_COLUMN: case EX_LITERAL:
+    if ((rc = bind_value(e, s))) return rc;
+    if (e->type != VT_BOOL && e->type != VT_NULL) {
+      delta_buf n = DELTA_BUF_INIT;
+      rc = e->kind == EX_COLUMN ? column_name(e, &n) : delta_buf_puts(&n, e->text) || delta_buf_putc(&n, 0);
+      if (!rc) rc = delta_error_set(DELTA_EINVAL, "filter: %s is a %s, not a condition", (const char *)n.data,
+                                    value_type_name(e->type));
+      delta_buf_dispose(&n);
+    }
+    return rc;
+  case EX_CMP: case EX_IN:
+    rc = bind_operands(e->args, e->n_args, s);
+    break;
+  case EX_IS_NULL:
+    rc = bind_value(e->args[0], s);
+    break;
+  case EX_LIKE:
+    if (!(rc = bind_value(e->args[0], s))) rc = literal_for(e->args[1], VT_STRING, NULL);
+    if (!rc && e->args[0]->type != VT_STRING && e->args[0]->type != VT_NULL)
+      rc = delta_error_set(DELTA_EINVAL, "filter: LIKE needs a string, not a %s", value_type_name(e->args[0]->type));
+    break;
+  case EX_AND: case EX_OR: case EX_NOT:
+    for (int i = 0; !rc && i < e->n_args; i++) rc = expr_bind(e->args[i], s);
+    break;
+  }
+  e->type = VT_BOOL;
+  return rc;
+}
+
+static void collect_top(const expr_node *e, const struct ArrowSchema *schema, const char **names, int *n, int max) {
+  if (e->kind == EX_COLUMN) {
+    if (!e->child_index) return;
+    const char *name = schema->children[e->child_index[0]]->name;
+    for (int i = 0; i < *n; i++)
+      if (names[i] == name) return;
+    if (*n < max) names[(*n)++] = name;
+    return;
+  }
+  for (int i = 0; i < e->n_args; i++) collect_top(e->args[i], schema, names, n, max);
+}
+
+int expr_top_columns(const expr_node *e, const struct ArrowSchema *schema, const char **names, int max) {
+  int n = 0;
+  collect_top(e, schema, names, &n, max);
+  return n;
+}
