@@ -44,6 +44,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
   return (enum MHD_Result)serve_route(r, c, method, url);
 }
 
+static int hexval(char ch) {
+  if (ch >= '0' && ch <= '9') return ch - '0';
+  if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+  if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+  return -1;
+}
+
 static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls, enum MHD_RequestTerminationCode toe) {
   serve_server *srv = cls;
   serve_request *r = *req_cls;
@@ -53,6 +60,26 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls, en
   delta_buf_dispose(&r->body);
   delta_free(r);
   *req_cls = NULL;
+}
+
+/* Percent-decoding of the path and of query values, as MHD's own, except
+ * that "%00" stays as it is: a decoded NUL would cut the string short and
+ * make "/api/tables/cdf%00/rows" read as "/api/tables/cdf". */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s) {
+  (void)cls;
+  (void)c;
+  char *w = s;
+  for (const char *p = s; *p; p++) {
+    int hi, lo;
+    if (*p == '%' && (hi = hexval(p[1])) >= 0 && (lo = hexval(p[2])) >= 0 && (hi | lo)) {
+      *w++ = (char)(hi << 4 | lo);
+      p += 2;
+    } else {
+      *w++ = *p;
+    }
+  }
+  *w = 0;
+  return (size_t)(w - s);
 }
 
 static bool is_loopback(const struct sockaddr *sa) {
@@ -88,6 +115,7 @@ static struct MHD_Daemon *start_daemon(serve_server *srv, const struct sockaddr_
       flags, (uint16_t)srv->cfg->port, NULL, NULL, on_request, srv,
       MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)addr,
       MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+      MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
       /* Headers and the URL must fit here; MHD answers 431/414 beyond it. */
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
       MHD_OPTION_CONNECTION_LIMIT, (unsigned)srv->cfg->max_connections,
