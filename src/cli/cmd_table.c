@@ -5,12 +5,10 @@
 
 #include "arrow/builder.h"
 #include "cli/args.h"
-#include "cli/changes_plan.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/table_args.h"
 #include "deltac/error.h"
-#include "deltac/scan.h"
-#include "deltac/changes.h"
 #include "json/json.h"
 #include "json/json_writer.h"
 #include "log/snapshot.h"
@@ -18,42 +16,6 @@
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 #include "util/time_parse.h"
-
-#define TABLE_OPTS {"version", true, NULL}, {"timestamp", true, NULL}, {"format", true, NULL}
-
-/* Open the table and the snapshot the options ask for. Returns an exit code. */
-static int open_snapshot_mode(const char *cmd, const cli_opt *opts, int n_opts, const char *location,
-                              bool records_only, delta_table **t, delta_snapshot **s) {
-  delta_snapshot_options so = DELTA_SNAPSHOT_OPTIONS_INIT;
-  so.stats_records_only = records_only;
-  const char *v = cli_get(opts, n_opts, "version"), *ts = cli_get(opts, n_opts, "timestamp");
-  if (v) {
-    char *end;
-    so.table_version = strtoll(v, &end, 10);
-    if (!*v || *end || so.table_version < 0) return cli_usage_error(cmd, "--version needs a non-negative integer");
-    so.at_version = true;
-  }
-  if (ts) {
-    if (v) return cli_usage_error(cmd, "give --version or --timestamp, not both");
-    if (delta_time_parse_ms(ts, &so.timestamp_ms)) return cli_usage_error(cmd, "%s", delta_error_last());
-    so.at_timestamp = true;
-  }
-  if (delta_table_open(t, location)) return cli_fail(cmd);
-  if (delta_snapshot_open(s, *t, &so)) {
-    int rc = cli_fail(cmd);
-    delta_table_free(*t);
-    *t = NULL;
-    return rc;
-  }
-  return 0;
-}
-
-static int open_snapshot(const char *cmd, const cli_opt *opts, int n_opts, const char *location, delta_table **t,
-                         delta_snapshot **s) {
-  return open_snapshot_mode(cmd, opts, n_opts, location, false, t, s);
-}
-
-
 
 static void kv_json(delta_json_writer *w, const delta_kv *kv, int n) {
   delta_json_write_object_begin(w);
@@ -83,7 +45,7 @@ static int cmd_info(int argc, char **argv) {
     return cli_usage_error("info", "--format must be table, json or ndjson");
   delta_table *t;
   delta_snapshot *s;
-  if ((rc = open_snapshot_mode("info", opts, n_opts, pos[0], true, &t, &s)) != 0) return rc;
+  if ((rc = cli_open_snapshot_mode("info", opts, n_opts, pos[0], true, &t, &s)) != 0) return rc;
   int64_t bytes = 0, records = 0, dv_files = 0, dv_rows = 0;
   bool all_records = true;
   for (int64_t i = 0; i < s->n_files; i++) {
@@ -178,7 +140,7 @@ static int cmd_schema(int argc, char **argv) {
     return cli_usage_error("schema", "--format must be table or json");
   delta_table *t;
   delta_snapshot *s;
-  if ((rc = open_snapshot("schema", opts, n_opts, pos[0], &t, &s)) != 0) return rc;
+  if ((rc = cli_open_snapshot("schema", opts, n_opts, pos[0], &t, &s)) != 0) return rc;
   if (fmt && strcmp(fmt, "json") == 0) {
     printf("%s\n", s->metadata.schema_string);
   } else {
@@ -197,36 +159,17 @@ static int cmd_schema(int argc, char **argv) {
   return rc ? cli_fail("schema") : 0;
 }
 
-/* Arguments of the listing commands: one TABLE, --format and --limit.
- * Returns 0 or the exit status of a usage error. */
-static int parse_listing_args(const char *cmd, int argc, char **argv, cli_opt *opts, int n_opts, const char **pos,
-                              int *fmt, int64_t *limit) {
-  int n_pos, rc = cli_parse(argc, argv, opts, n_opts, pos, 1, &n_pos, cmd);
-  if (rc) return rc;
-  if (n_pos != 1) return cli_usage_error(cmd, "expects one TABLE");
-  *fmt = cli_format_parse(cli_get(opts, n_opts, "format"), stdout);
-  if (*fmt < 0) return cli_usage_error(cmd, "unknown format '%s'", cli_get(opts, n_opts, "format"));
-  *limit = -1;
-  const char *l = cli_get(opts, n_opts, "limit");
-  if (l) {
-    char *end;
-    *limit = strtoll(l, &end, 10);
-    if (!*l || *end || *limit < 0) return cli_usage_error(cmd, "--limit needs a non-negative integer");
-  }
-  return 0;
-}
-
 static int cmd_files(int argc, char **argv) {
   cli_opt opts[] = {TABLE_OPTS, {"limit", true, NULL}};
   const int n_opts = 4;
   const char *pos[1];
   int fmt;
   int64_t limit;
-  int rc = parse_listing_args("files", argc, argv, opts, n_opts, pos, &fmt, &limit);
+  int rc = cli_listing_args("files", argc, argv, opts, n_opts, pos, &fmt, &limit);
   if (rc) return rc;
   delta_table *t;
   delta_snapshot *s;
-  if ((rc = open_snapshot("files", opts, n_opts, pos[0], &t, &s)) != 0) return rc;
+  if ((rc = cli_open_snapshot("files", opts, n_opts, pos[0], &t, &s)) != 0) return rc;
   static const char *const names[] = {"path", "partition_values", "size", "num_records", "modification_time",
                                       "deletion_vector", "deleted_rows"};
   static const arrow_builder_type types[] = {AB_UTF8, AB_JSON, AB_INT64, AB_INT64, AB_TIMESTAMP_MS, AB_UTF8, AB_INT64};
@@ -316,7 +259,7 @@ static int cmd_history(int argc, char **argv) {
   const char *pos[1];
   int fmt;
   int64_t limit;
-  int rc = parse_listing_args("history", argc, argv, opts, n_opts, pos, &fmt, &limit);
+  int rc = cli_listing_args("history", argc, argv, opts, n_opts, pos, &fmt, &limit);
   if (rc) return rc;
   delta_table *t;
   if (delta_table_open(&t, pos[0])) return cli_fail("history");
@@ -350,304 +293,6 @@ static int cmd_history(int argc, char **argv) {
   log_listing_dispose(&l);
   delta_table_free(t);
   return rc ? cli_fail("history") : 0;
-}
-
-/* --stats: what the scan skipped and read, as one JSON line on stderr. */
-static void print_scan_metrics(const delta_scan_metrics *m) {
-  fprintf(stderr,
-          "{\"files_total\":%lld,\"files_skipped\":%lld,\"files_read\":%lld,\"row_groups_total\":%lld,"
-          "\"row_groups_skipped\":%lld,\"rows_read\":%lld,\"rows_returned\":%lld}\n",
-          (long long)m->files_total, (long long)m->files_skipped, (long long)m->files_read,
-          (long long)m->row_groups_total, (long long)m->row_groups_skipped, (long long)m->rows_read,
-          (long long)m->rows_returned);
-}
-
-static int cmd_scan(int argc, char **argv) {
-  cli_opt opts[] = {TABLE_OPTS, {"limit", true, NULL}, {"columns", true, NULL}, {"filter", true, NULL},
-                    {"stats", false, NULL}};
-  const int n_opts = 7;
-  const char *pos[1];
-  int fmt;
-  int64_t limit;
-  int rc = parse_listing_args("scan", argc, argv, opts, n_opts, pos, &fmt, &limit);
-  if (rc) return rc;
-  delta_scan_options so = DELTA_SCAN_OPTIONS_INIT;
-  delta_scan_metrics metrics = {0};
-  so.filter = cli_get(opts, n_opts, "filter");
-  so.metrics = &metrics;
-  char **cols = NULL;
-  if (cli_get(opts, n_opts, "columns")) {
-    cols = cli_split_list(cli_get(opts, n_opts, "columns"), &so.n_columns);
-    if (!cols) return cli_fail("scan");
-    so.columns = (const char *const *)cols;
-  }
-  delta_table *t;
-  delta_snapshot *s;
-  if ((rc = open_snapshot("scan", opts, n_opts, pos[0], &t, &s)) != 0) {
-    delta_free(cols);
-    return rc;
-  }
-  struct ArrowArrayStream st = {0};
-  rc = delta_scan_read(s, &so, &st);
-  if (!rc) rc = cli_write_stream(&st, (cli_format)fmt, limit, stdout);
-  if (st.release) st.release(&st);
-  if (!rc && cli_get(opts, n_opts, "stats")) print_scan_metrics(&metrics);
-  delta_snapshot_free(s);
-  delta_table_free(t);
-  delta_free(cols);
-  return rc ? cli_fail("scan") : 0;
-}
-
-/* --summary: per version, the rows of each change type. */
-static int changes_summary(struct ArrowArrayStream *st, cli_format fmt) {
-  enum { MAXV = 1 << 16 };
-  struct ArrowSchema schema;
-  if (st->get_schema(st, &schema)) return delta_error_set(DELTA_ERROR, "%s", st->get_last_error(st));
-  int ct = (int)schema.n_children - 3;
-  schema.release(&schema);
-  static const char *const kinds[] = {"insert", "delete", "update_preimage", "update_postimage"};
-  delta_buf versions = DELTA_BUF_INIT; /* int64 version, int64 counts[4] */
-  int rc = 0;
-  for (;;) {
-    struct ArrowArray b;
-    if (st->get_next(st, &b)) {
-      rc = delta_error_set(DELTA_ERROR, "%s", st->get_last_error(st));
-      break;
-    }
-    if (!b.release) break;
-    const struct ArrowArray *ca = b.children[ct], *va = b.children[ct + 1];
-    const int32_t *off = ca->buffers[1];
-    const char *bytes = ca->buffers[2];
-    const int64_t *ver = va->buffers[1];
-    for (int64_t i = 0; !rc && i < b.length; i++) {
-      int64_t v = ver[va->offset + i];
-      int64_t j = ca->offset + i;
-      int k = 0;
-      for (; k < 4; k++)
-        if ((int32_t)strlen(kinds[k]) == off[j + 1] - off[j] && memcmp(bytes + off[j], kinds[k], strlen(kinds[k])) == 0)
-          break;
-      int64_t *rows = (int64_t *)(void *)versions.data;
-      size_t n = versions.len / (5 * 8);
-      if (n == 0 || rows[(n - 1) * 5] != v) {
-        int64_t rec[5] = {v, 0, 0, 0, 0};
-        if ((rc = delta_buf_append(&versions, rec, sizeof rec)) != 0) break;
-        rows = (int64_t *)(void *)versions.data;
-        n++;
-      }
-      if (k < 4) rows[(n - 1) * 5 + 1 + k]++;
-    }
-    b.release(&b);
-    if (rc) break;
-  }
-  if (!rc) {
-    static const char *const names[] = {"version", "insert", "delete", "update_preimage", "update_postimage"};
-    static const arrow_builder_type types[] = {AB_INT64, AB_INT64, AB_INT64, AB_INT64, AB_INT64};
-    arrow_batch_builder *bb = NULL;
-    rc = arrow_batch_builder_new(&bb, 5, names, types);
-    const int64_t *rows = (const int64_t *)(const void *)versions.data;
-    for (size_t i = 0; !rc && i < versions.len / 40; i++)
-      for (int c = 0; !rc && c < 5; c++) rc = arrow_builder_i64(bb, c, rows[i * 5 + c]);
-    struct ArrowArrayStream out = {0};
-    if (!rc) rc = arrow_builder_finish(bb, &out);
-    if (!rc) rc = cli_write_stream(&out, fmt, -1, stdout);
-    if (out.release) out.release(&out);
-    arrow_batch_builder_free(bb);
-  }
-  delta_buf_dispose(&versions);
-  (void)MAXV;
-  return rc;
-}
-
-static int cmd_changes(int argc, char **argv) {
-  cli_opt opts[] = {{"format", true, NULL}, {"limit", true, NULL}, {"columns", true, NULL}, {"from", true, NULL},
-                    {"to", true, NULL}, {"from-timestamp", true, NULL}, {"to-timestamp", true, NULL},
-                    {"summary", false, NULL}, {"plan", false, NULL}, {"filter", true, NULL}, {"stats", false, NULL}};
-  const int n_opts = 11;
-  const char *pos[1];
-  int fmt;
-  int64_t limit;
-  int rc = parse_listing_args("changes", argc, argv, opts, n_opts, pos, &fmt, &limit);
-  if (rc) return rc;
-  delta_changes_options co = DELTA_CHANGES_OPTIONS_INIT;
-  const char *from = cli_get(opts, n_opts, "from"), *to = cli_get(opts, n_opts, "to");
-  const char *from_ts = cli_get(opts, n_opts, "from-timestamp"), *to_ts = cli_get(opts, n_opts, "to-timestamp");
-  if (!!from + !!from_ts != 1) return cli_usage_error("changes", "give --from N or --from-timestamp TS");
-  char *end;
-  if (from) {
-    co.start_version = strtoll(from, &end, 10);
-    if (!*from || *end || co.start_version < 0) return cli_usage_error("changes", "--from needs a version number");
-  }
-  if (to) {
-    co.has_end = true;
-    co.end_version = strtoll(to, &end, 10);
-    if (!*to || *end || co.end_version < 0) return cli_usage_error("changes", "--to needs a version number");
-  }
-  if (from_ts) {
-    co.start_is_timestamp = true;
-    if (delta_time_parse_ms(from_ts, &co.start_timestamp_ms)) return cli_usage_error("changes", "%s", delta_error_last());
-  }
-  if (to_ts) {
-    co.has_end = co.end_is_timestamp = true;
-    if (delta_time_parse_ms(to_ts, &co.end_timestamp_ms)) return cli_usage_error("changes", "%s", delta_error_last());
-  }
-  char **cols = NULL;
-  if (cli_get(opts, n_opts, "columns")) {
-    cols = cli_split_list(cli_get(opts, n_opts, "columns"), &co.n_columns);
-    if (!cols) return cli_fail("changes");
-    co.columns = (const char *const *)cols;
-  }
-  delta_table *t;
-  if (delta_table_open(&t, pos[0])) {
-    delta_free(cols);
-    return cli_fail("changes");
-  }
-  struct ArrowArrayStream st = {0};
-  delta_scan_metrics metrics = {0};
-  co.filter = cli_get(opts, n_opts, "filter");
-  co.metrics = &metrics;
-  if (cli_get(opts, n_opts, "plan")) rc = changes_plan_print(t, &co);
-  else rc = delta_changes_read(t, &co, &st);
-  if (!rc && st.release) rc = cli_get(opts, n_opts, "summary") ? changes_summary(&st, (cli_format)fmt)
-                                                 : cli_write_stream(&st, (cli_format)fmt, limit, stdout);
-  if (st.release) st.release(&st);
-  if (!rc && cli_get(opts, n_opts, "stats")) print_scan_metrics(&metrics);
-  delta_table_free(t);
-  delta_free(cols);
-  return rc ? cli_fail("changes") : 0;
-}
-
-/* plan: the files a scan would read, as NDJSON: a "scan" line (columns,
- * column mapping, filter) then one "file" line per file. */
-static int plan_header(delta_json_writer *w, delta_scan_plan *p, const delta_snapshot *s, const delta_table *t) {
-  delta_json_write_object_begin(w);
-  delta_json_write_key(w, "kind");
-  delta_json_write_string(w, "scan");
-  delta_json_write_key(w, "table");
-  delta_json_write_string(w, delta_table_location(t));
-  delta_json_write_key(w, "version");
-  delta_json_write_int64(w, delta_snapshot_version(s));
-  delta_json_write_key(w, "column_mapping");
-  delta_json_write_string(w, delta_scan_plan_column_mapping(p));
-  delta_json_write_key(w, "filter");
-  if (delta_scan_plan_filter(p)) delta_json_write_string(w, delta_scan_plan_filter(p));
-  else delta_json_write_null(w);
-  delta_json_write_key(w, "columns");
-  delta_json_write_array_begin(w);
-  for (int i = 0; i < delta_scan_plan_num_columns(p); i++) {
-    delta_scan_column c;
-    delta_scan_plan_column(p, i, &c);
-    delta_json_write_object_begin(w);
-    delta_json_write_key(w, "name");
-    delta_json_write_string(w, c.name);
-    delta_json_write_key(w, "type");
-    delta_json_write_string(w, c.type);
-    delta_json_write_key(w, "physical_name");
-    delta_json_write_string(w, c.physical_name);
-    delta_json_write_key(w, "field_id");
-    if (c.field_id >= 0) delta_json_write_int64(w, c.field_id);
-    else delta_json_write_null(w);
-    delta_json_write_key(w, "partition");
-    delta_json_write_bool(w, c.is_partition);
-    delta_json_write_object_end(w);
-  }
-  delta_json_write_array_end(w);
-  return delta_json_write_object_end(w);
-}
-
-static int plan_file(delta_json_writer *w, const delta_scan_file *f) {
-  delta_json_write_object_begin(w);
-  delta_json_write_key(w, "kind");
-  delta_json_write_string(w, "file");
-  delta_json_write_key(w, "path");
-  delta_json_write_string(w, f->path);
-  delta_json_write_key(w, "location");
-  delta_json_write_string(w, f->location);
-  delta_json_write_key(w, "size");
-  delta_json_write_int64(w, f->size);
-  delta_json_write_key(w, "num_records");
-  if (f->num_records >= 0) delta_json_write_int64(w, f->num_records);
-  else delta_json_write_null(w);
-  delta_json_write_key(w, "modification_time");
-  delta_json_write_int64(w, f->modification_time);
-  delta_json_write_key(w, "partition_values");
-  delta_json_write_object_begin(w);
-  for (size_t i = 0; i < f->n_partition_values; i++) {
-    delta_json_write_key(w, f->partition_columns[i]);
-    if (f->partition_values[i]) delta_json_write_string(w, f->partition_values[i]);
-    else delta_json_write_null(w);
-  }
-  delta_json_write_object_end(w);
-  delta_json_write_key(w, "stats");
-  if (f->stats && f->stats[0]) delta_json_write_raw(w, f->stats, strlen(f->stats));
-  else delta_json_write_null(w);
-  delta_json_write_key(w, "deletion_vector");
-  if (f->has_deletion_vector) {
-    char st[2] = {f->dv_storage_type, 0};
-    delta_json_write_object_begin(w);
-    delta_json_write_key(w, "storage_type");
-    delta_json_write_string(w, st);
-    delta_json_write_key(w, "path_or_inline_dv");
-    delta_json_write_string(w, f->dv_path_or_inline);
-    delta_json_write_key(w, "offset");
-    if (f->dv_offset >= 0) delta_json_write_int64(w, f->dv_offset);
-    else delta_json_write_null(w);
-    delta_json_write_key(w, "size_in_bytes");
-    delta_json_write_int64(w, f->dv_size_in_bytes);
-    delta_json_write_key(w, "cardinality");
-    delta_json_write_int64(w, f->dv_cardinality);
-    delta_json_write_key(w, "location");
-    if (f->dv_location) delta_json_write_string(w, f->dv_location);
-    else delta_json_write_null(w);
-    delta_json_write_object_end(w);
-  } else {
-    delta_json_write_null(w);
-  }
-  return delta_json_write_object_end(w);
-}
-
-static int cmd_plan(int argc, char **argv) {
-  cli_opt opts[] = {{"version", true, NULL}, {"timestamp", true, NULL}, {"filter", true, NULL},
-                    {"stats", false, NULL}};
-  const int n_opts = 4;
-  const char *pos[1];
-  int n_pos, rc = cli_parse(argc, argv, opts, n_opts, pos, 1, &n_pos, "plan");
-  if (rc) return rc;
-  if (n_pos != 1) return cli_usage_error("plan", "expects one TABLE");
-  delta_table *t;
-  delta_snapshot *s;
-  if ((rc = open_snapshot("plan", opts, n_opts, pos[0], &t, &s)) != 0) return rc;
-  delta_scan_options so = DELTA_SCAN_OPTIONS_INIT;
-  delta_scan_metrics metrics = {0};
-  so.filter = cli_get(opts, n_opts, "filter");
-  so.metrics = &metrics;
-  delta_scan_plan *p = NULL;
-  delta_buf line = DELTA_BUF_INIT;
-  delta_json_writer w;
-  rc = delta_scan_plan_open(&p, s, &so);
-  for (bool header = true; !rc; header = false) {
-    delta_scan_file f;
-    if (!header) {
-      rc = delta_scan_plan_next(p, &f);
-      if (rc == DELTA_ITEROVER) {
-        rc = 0;
-        break;
-      }
-      if (rc) break;
-    }
-    line.len = 0;
-    delta_json_writer_init(&w, &line, 0);
-    rc = header ? plan_header(&w, p, s, t) : plan_file(&w, &f);
-    if (!rc) rc = delta_json_writer_finish(&w);
-    if (!rc) rc = delta_buf_putc(&line, '\n');
-    if (!rc && fwrite(line.data, 1, line.len, stdout) != line.len)
-      rc = delta_error_set(DELTA_EIO, "writing the plan failed");
-  }
-  if (!rc && cli_get(opts, n_opts, "stats")) print_scan_metrics(&metrics);
-  delta_buf_dispose(&line);
-  delta_scan_plan_free(p);
-  delta_snapshot_free(s);
-  delta_table_free(t);
-  return rc ? cli_fail("plan") : 0;
 }
 
 int cmd_table(const char *name, int argc, char **argv) {

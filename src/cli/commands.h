@@ -6,8 +6,12 @@
 int cmd_parquet(int argc, char **argv);
 /* parquet copy (cmd_parquet_write.c) */
 int cmd_parquet_copy(int argc, char **argv);
-/* info, schema, files, history; -1 when `name` is none of them. */
+/* info, schema, files, history, and the ones below; -1 when `name` is
+ * none of them. */
 int cmd_table(const char *name, int argc, char **argv);
+int cmd_scan(int argc, char **argv);     /* cmd_scan.c */
+int cmd_plan(int argc, char **argv);     /* cmd_scan.c */
+int cmd_changes(int argc, char **argv);  /* cmd_changes.c */
 /* serve (cmd_serve.c): the HTTP server. */
 int cmd_serve(int argc, char **argv);
 /* create, write, checkpoint (cmd_write.c): making and growing tables. */
