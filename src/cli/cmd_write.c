@@ -13,6 +13,7 @@
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 #include "write/input_text.h"
+#include "write/schema_build.h"
 
 #define MAX_PROPS 64
 
@@ -82,8 +83,8 @@ static int read_file(const char *path, char **text, size_t *len) {
 
 /* The input as an Arrow stream; text formats take the table's column types
  * when the table exists. `pf` keeps a Parquet file open for the stream. */
-static int open_input(const char *path, const char *format, const char *table, struct ArrowArrayStream *out,
-                      delta_parquet_file **pf) {
+static int open_input(const char *path, const char *format, const char *table, const char *schema_text,
+                      struct ArrowArrayStream *out, delta_parquet_file **pf) {
   bool parquet = format ? strcasecmp(format, "parquet") == 0 : ends_with(path, ".parquet");
   bool csv = format ? strcasecmp(format, "csv") == 0 : ends_with(path, ".csv");
   if (format && !parquet && !csv && strcasecmp(format, "ndjson") && strcasecmp(format, "json"))
@@ -104,7 +105,15 @@ static int open_input(const char *path, const char *format, const char *table, s
     s = NULL;
   }
   delta_error_clear();
-  rc = input_text_stream(text, len, csv ? INPUT_CSV : INPUT_NDJSON, s ? s->schema : NULL, 0, out);
+  /* a new table's --schema types the columns just as an existing table's does */
+  delta_type *given = NULL;
+  if (!s && schema_text && (rc = schema_parse_text(schema_text, &given))) {
+    delta_free(text);
+    delta_table_free(t);
+    return rc;
+  }
+  rc = input_text_stream(text, len, csv ? INPUT_CSV : INPUT_NDJSON, s ? s->schema : given, 0, out);
+  delta_type_free(given);
   delta_snapshot_free(s);
   delta_table_free(t);
   if (rc) delta_error_prefix("%s", path);
@@ -219,7 +228,7 @@ static int write_common(const char *cmd, int argc, char **argv, bool create) {
   o.property_keys = (const char *const *)keys;
   o.property_values = (const char *const *)values;
   o.n_properties = (size_t)n_props;
-  if (input && open_input(input, cli_get(opts, n_opts, "format"), pos[0], &in, &pf)) {
+  if (input && open_input(input, cli_get(opts, n_opts, "format"), pos[0], o.schema, &in, &pf)) {
     status = cli_fail(cmd);
     goto done;
   }

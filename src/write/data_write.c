@@ -35,7 +35,7 @@ struct data_writer {
   int n_data;                 /* data columns written to files */
   int *data_inputs;           /* input column of each data column */
   struct ArrowSchema file_schema;
-  part_file *parts;
+  part_file **parts;          /* each allocated alone: the open writer's sink points into it */
   int n_parts, cap_parts;
   delta_buf adds;
   int64_t files, rows, bytes;
@@ -273,19 +273,20 @@ done:
 /* The open file of a partition, created on first use. */
 static int find_part(data_writer *dw, const struct ArrowArray *batch, int64_t row, const char *key, part_file **out) {
   for (int i = 0; i < dw->n_parts; i++)
-    if (strcmp(dw->parts[i].key, key) == 0) {
-      *out = &dw->parts[i];
+    if (strcmp(dw->parts[i]->key, key) == 0) {
+      *out = dw->parts[i];
       return 0;
     }
   if (dw->n_parts == dw->cap_parts) {
     int cap = dw->cap_parts ? dw->cap_parts * 2 : 8;
-    part_file *p = delta_realloc(dw->parts, (size_t)cap * sizeof *p);
+    part_file **p = delta_realloc(dw->parts, (size_t)cap * sizeof *p);
     if (!p) return DELTA_NOMEM();
     dw->parts = p;
     dw->cap_parts = cap;
   }
-  part_file *pf = &dw->parts[dw->n_parts];
-  memset(pf, 0, sizeof *pf);
+  part_file *pf = delta_calloc(1, sizeof *pf);
+  if (!pf) return DELTA_NOMEM();
+  dw->parts[dw->n_parts] = pf;
   delta_buf dir = DELTA_BUF_INIT, vals = DELTA_BUF_INIT, v = DELTA_BUF_INIT;
   delta_json_writer w;
   delta_json_writer_init(&w, &vals, 0);
@@ -323,8 +324,8 @@ static int find_part(data_writer *dw, const struct ArrowArray *batch, int64_t ro
     pf->dir = (char *)delta_buf_detach(&dir);
     pf->values_json = (char *)delta_buf_detach(&vals);
     if (!pf->key || !pf->dir || !pf->values_json) rc = DELTA_NOMEM();
-    dw->n_parts++; /* counted even on failure so that free() releases it */
   }
+  dw->n_parts++; /* counted even on failure so that free() releases it */
   delta_buf_dispose(&dir);
   delta_buf_dispose(&vals);
   delta_buf_dispose(&v);
@@ -440,8 +441,8 @@ done:
 
 int data_writer_finish(data_writer *dw, delta_buf *adds) {
   for (int i = 0; i < dw->n_parts; i++)
-    if (dw->parts[i].w) {
-      int rc = close_file(dw, &dw->parts[i]);
+    if (dw->parts[i]->w) {
+      int rc = close_file(dw, dw->parts[i]);
       if (rc) return rc;
     }
   return delta_buf_append(adds, dw->adds.data, dw->adds.len);
@@ -450,12 +451,13 @@ int data_writer_finish(data_writer *dw, delta_buf *adds) {
 void data_writer_free(data_writer *dw) {
   if (!dw) return;
   for (int i = 0; i < dw->n_parts; i++) {
-    part_file *pf = &dw->parts[i];
+    part_file *pf = dw->parts[i];
     delta_parquet_writer_free(pf->w);
     delta_buf_dispose(&pf->bytes);
     delta_free(pf->key);
     delta_free(pf->dir);
     delta_free(pf->values_json);
+    delta_free(pf);
   }
   delta_free(dw->parts);
   if (dw->input.release) dw->input.release(&dw->input);
