@@ -83,14 +83,21 @@ static int parse_fields(text_parser *tp, int depth, char end) {
   delta_json_write_key(w, "fields");
   delta_json_write_array_begin(w);
   for (;;) {
-    if ((rc = parse_name(tp, &name))) break;
+    if ((rc = parse_name(tp, &name))) {
+      delta_buf_dispose(&name);
+      return rc;
+    }
     skip_ws(tp);
     if (*tp->p == ':') tp->p++;
     delta_json_write_object_begin(w);
     delta_json_write_key(w, "name");
     delta_json_write_string(w, (const char *)name.data);
     delta_json_write_key(w, "type");
-    if ((rc = parse_ctype(tp, depth + 1))) break;
+    /* on a syntax error return at once: closing the JSON would replace the message */
+    if ((rc = parse_ctype(tp, depth + 1))) {
+      delta_buf_dispose(&name);
+      return rc;
+    }
     skip_ws(tp);
     bool nullable = true;
     const char *save = tp->p;
@@ -98,8 +105,8 @@ static int parse_fields(text_parser *tp, int depth, char end) {
       skip_ws(tp);
       if (!word(tp, "null")) {
         tp->p = save;
-        rc = syntax(tp, "expected NOT NULL");
-        break;
+        delta_buf_dispose(&name);
+        return syntax(tp, "expected NOT NULL");
       }
       nullable = false;
       skip_ws(tp);
@@ -116,7 +123,8 @@ static int parse_fields(text_parser *tp, int depth, char end) {
     }
     if (*tp->p == end) break;
     rc = syntax(tp, end ? "expected ',' or '>'" : "expected ','");
-    break;
+    delta_buf_dispose(&name);
+    return rc;
   }
   delta_json_write_array_end(w);
   delta_json_write_object_end(w);

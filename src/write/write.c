@@ -120,6 +120,10 @@ static int setup_new_table(write_ctx *c) {
     for (size_t j = 0; j < i; j++)
       if (strcmp(c->partition_cols[j], f->name) == 0)
         return delta_error_set(DELTA_EINVAL, "partition column %s given twice", f->name);
+    delta_type_kind k = f->type->kind;
+    if (k == DT_STRUCT || k == DT_ARRAY || k == DT_MAP)
+      return delta_error_set(DELTA_EINVAL, "cannot partition on column %s: nested types cannot be partition columns",
+                             f->name);
     c->partition_cols[i] = f->name;
   }
   c->n_partition_cols = (int)o->n_partition_by;
