@@ -40,6 +40,28 @@ while IFS= read -r -d '' d; do
 done < <(find "$shared/conformance/tables" -mindepth 1 -maxdepth 1 -type d \
            \( -name '*checkpoint*' -o -name '*dv*' -o -name '*deletion*' -o -name '*partition*' -o -name '*column-mapping*' \) \
            -print0 | sort -z | head -z -n 15)
+# Scans, plans and change feeds with filters (parsing, binding, pruning, row
+# filtering), also with a filter that fails to bind.
+T=$shared/conformance/tables
+while IFS='|' read -r args table; do
+  # shellcheck disable=SC2086
+  eval "set -- $args"
+  valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible \
+    "$deltac" "$@" "$T/$table" >/dev/null 2>"${TMPDIR:-/tmp}/vg.$$"
+  rc=$?
+  if [ $rc -eq 99 ] || [ $rc -ge 128 ]; then
+    echo "FAIL $table ($args)"; head -20 "${TMPDIR:-/tmp}/vg.$$"; fail=$((fail+1))
+  else
+    pass=$((pass+1))
+  fi
+done <<'EOF_CASES'
+scan --format ndjson --filter "part = 8 AND col1 > 40 OR col2 LIKE 'foo%'"|delta-golden.dv-partitioned-with-checkpoint
+scan --format ndjson --stats --filter "as_nested_struct.ac.aca = 2 OR as_int IS NULL"|delta-golden.data-reader-partition-values
+scan --format ndjson --filter "as_int IN (0, 1) AND NOT as_string > '5'"|delta-golden.data-skipping-basic-stats-all-types-columnmapping-name
+scan --format ndjson --filter "nope = 1"|kernel-rs.table-with-dv-small
+plan --filter "value BETWEEN 2 AND 5"|kernel-rs.table-with-dv-small
+changes --from 0 --format ndjson --filter "_change_type != 'insert' AND id > 1"|delta-rs.cdf-table
+EOF_CASES
 rm -f "${TMPDIR:-/tmp}/vg.$$"
 echo "valgrind: $pass passed, $fail failed"
 [ $fail -eq 0 ]
