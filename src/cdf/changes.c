@@ -18,6 +18,9 @@
 #include <strings.h>
 
 #include "cdf/schema_compat.h"
+#include "arrow/array.h"
+#include "expr/expr.h"
+#include "expr/skip.h"
 #include "json/json.h"
 #include "log/action_json.h"
 #include "log/snapshot.h"
@@ -268,6 +271,12 @@ typedef struct {
   commit_actions c;
   delta_buf files;             /* the current commit's change_file array */
   size_t next_file;
+  /* The filter, bound to the table's columns and the change columns, to
+   * skip whole commits by _commit_version (and _commit_timestamp when it
+   * is a file time) without reading them; NULL without a filter. */
+  expr_node *pred;
+  struct ArrowSchema wide;
+  int n_table_columns;
 } change_source;
 
 static void source_free(change_source *s) {
@@ -280,6 +289,8 @@ static void source_free(change_source *s) {
   delta_buf_dispose(&s->c.adds);
   delta_buf_dispose(&s->c.removes);
   delta_buf_dispose(&s->files);
+  expr_free(s->pred);
+  if (s->wide.release) s->wide.release(&s->wide);
   delta_free(s);
 }
 
@@ -295,10 +306,15 @@ static int read_commit_text(delta_table *t, const log_listing *l, int64_t v, del
 /* The commit's timestamp as Delta defines it: its in-commit timestamp
  * where the table has them, else the file time made strictly increasing
  * from the oldest commit on (so every commit keeps advancing prev_ms). */
-static int commit_time_us(change_source *s, const log_entry *e, int64_t *out_us) {
+static int64_t file_time_ms(change_source *s, const log_entry *e) {
   int64_t ms = e->mtime_ms;
   if (s->prev_ms != INT64_MIN && ms <= s->prev_ms) ms = s->prev_ms + 1;
   s->prev_ms = ms;
+  return ms;
+}
+
+static int commit_time_us(change_source *s, const log_entry *e, int64_t *out_us) {
+  int64_t ms = file_time_ms(s, e);
   const char *ci = s->c.commit_info;
   if (s->ict && ci && delta_json_parse(s->doc, ci, strlen(ci)) == 0) {
     delta_json_val ts = delta_json_get(delta_json_root(s->doc), "inCommitTimestamp");
@@ -332,11 +348,59 @@ static int load_next_commit(change_source *s) {
   return rc;
 }
 
+typedef struct {
+  const change_source *s;
+  int64_t version, ts_us;
+  bool ts_known;
+} version_ctx;
+
+/* _commit_version (and a file-time _commit_timestamp) of a commit not yet
+ * read; nothing else is known. */
+static int version_stats(void *ctx, const expr_node *c, expr_col_stats *out) {
+  const version_ctx *vc = ctx;
+  int which = c->child_index[0] - vc->s->n_table_columns;
+  if (which != 1 && !(which == 2 && vc->ts_known)) return 0;
+  expr_value v = {0};
+  v.type = which == 1 ? VT_INT : VT_TIMESTAMP;
+  v.u.i = which == 1 ? vc->version : vc->ts_us;
+  out->has_min = out->has_max = true;
+  out->min = out->max = v;
+  out->has_nulls = 0;
+  out->has_values = 1;
+  return 0;
+}
+
+/* Skip commit next_version when the filter rules out every row of it.
+ * Returns 1 when skipped, 0 when it must be read, or an error. */
+static int skip_commit(change_source *s) {
+  if (!s->pred) return 0;
+  int64_t v = s->next_version;
+  const log_entry *e = log_find_commit(&s->l, v);
+  if (!e) return 0;
+  int64_t saved = s->prev_ms, ms = file_time_ms(s, e);
+  version_ctx vc = {s, v, ms * 1000, !s->ict};
+  int rc = expr_may_match(s->pred, version_stats, &vc);
+  if (rc < 0) return rc;
+  if (rc == 1) {
+    s->prev_ms = saved; /* load_next_commit takes the time again */
+    return 0;
+  }
+  s->next_version++;
+  return 1;
+}
+
 /* The next file of the feed: 0, 1 at the end, or an error. */
 static int source_next(change_source *s, const change_file **out) {
   while (s->next_file >= s->files.len / sizeof(change_file)) {
     if (s->next_version > s->end) return 1;
-    int rc = load_next_commit(s);
+    int rc = skip_commit(s);
+    if (rc < 0) return rc;
+    if (rc == 1) {
+      s->files.len = 0;
+      s->next_file = 0;
+      continue;
+    }
+    rc = load_next_commit(s);
     if (rc) return rc;
   }
   *out = (const change_file *)(const void *)s->files.data + s->next_file++;
@@ -490,6 +554,25 @@ done:
   return 0;
 }
 
+/* The filter bound to [table columns][_change_type, _commit_version,
+ * _commit_timestamp], for skip_commit. */
+static int bind_version_filter(change_source *s, const delta_snapshot *end_snap, const char *filter) {
+  struct ArrowSchema table;
+  int rc = delta_schema_to_arrow(end_snap->schema, &table);
+  if (rc) return rc;
+  int n = (int)table.n_children;
+  rc = arrow_schema_new(&s->wide, "+s", "", 0, n + 3);
+  for (int i = 0; !rc && i < n; i++) rc = arrow_schema_copy(s->wide.children[i], table.children[i]);
+  if (!rc) rc = arrow_schema_new(s->wide.children[n], "u", "_change_type", 0, 0);
+  if (!rc) rc = arrow_schema_new(s->wide.children[n + 1], "l", "_commit_version", 0, 0);
+  if (!rc) rc = arrow_schema_new(s->wide.children[n + 2], "tsu:UTC", "_commit_timestamp", 0, 0);
+  table.release(&table);
+  s->n_table_columns = n;
+  if (!rc) rc = expr_parse(filter, &s->pred);
+  if (!rc) rc = expr_bind(s->pred, &s->wide);
+  return rc;
+}
+
 int delta_changes_read(delta_table *t, const delta_changes_options *opts, struct ArrowArrayStream *out) {
   memset(out, 0, sizeof *out);
   change_source *s;
@@ -502,6 +585,12 @@ int delta_changes_read(delta_table *t, const delta_changes_options *opts, struct
   if (opts->version >= 2) {
     so.filter = opts->filter;
     so.metrics = opts->metrics;
+  }
+  if (so.filter) rc = bind_version_filter(s, end_snap, so.filter);
+  if (rc) {
+    source_free(s);
+    delta_snapshot_free(end_snap);
+    return rc;
   }
   scan_task_source src = {scan_source_next, scan_source_release, s};
   rc = scan_stream_new(end_snap, &so, src, true, out);
