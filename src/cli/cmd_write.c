@@ -178,6 +178,10 @@ static int write_common(const char *cmd, int argc, char **argv, bool create) {
     goto done;
   }
   o.replace_where = cli_get(opts, n_opts, "replace-where");
+  if (o.replace_where && o.mode != DELTA_WRITE_OVERWRITE) {
+    cli_usage_error(cmd, "--replace-where needs --mode overwrite");
+    goto done;
+  }
   o.schema = cli_get(opts, n_opts, "schema");
   o.name = cli_get(opts, n_opts, "name");
   o.description = cli_get(opts, n_opts, "description");

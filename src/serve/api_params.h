@@ -25,8 +25,7 @@ int api_parse_range(struct MHD_Connection *c, delta_changes_options *co, const c
 /* format, limit, columns, filter. -1 with *err set on a bad parameter. */
 int api_parse_output(struct MHD_Connection *c, api_output *o, const char **err);
 
-/* Hand `filter` (NULL: none) to the options; DELTA_EUNSUPPORTED until the
- * library has filters (api_filter.c). */
+/* Hand `filter` (NULL: none, borrowed) to the options. */
 int api_set_changes_filter(delta_changes_options *co, const char *filter);
 int api_set_scan_filter(delta_scan_options *so, const char *filter);
 

@@ -22,6 +22,7 @@
 #include "write/checkpoint_write.h"
 #include "write/commit.h"
 #include "write/data_write.h"
+#include "write/replace_where.h"
 #include "write/schema_build.h"
 #include "write/table_setup.h"
 
@@ -240,6 +241,8 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   const char **removed = NULL;
   int64_t n_removed = 0;
   struct ArrowArray batch = {0};
+  expr_node *where = NULL;
+  replace_where_outcome rw = {0};
   int rc = delta_table_open(&c.table, location);
   if (rc) goto done;
   if (opts->app_id && opts->app_version < 0) {
@@ -248,10 +251,6 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   }
   if (opts->replace_where && opts->mode != DELTA_WRITE_OVERWRITE) {
     rc = delta_error_set(DELTA_EINVAL, "--replace-where needs --mode overwrite");
-    goto done;
-  }
-  if (opts->replace_where) {
-    rc = delta_error_set(DELTA_EUNSUPPORTED, "--replace-where needs the expression engine, which is not built yet");
     goto done;
   }
   rc = delta_snapshot_open(&c.snap, c.table, NULL);
@@ -285,10 +284,18 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   if (rc) goto done;
 
   /* data files */
+  data_write_config dc = {c.table->storage, c.schema, c.partition_cols, c.n_partition_cols,
+                          table_cm_mode(c.meta.configuration, c.meta.n_configuration) != CM_NONE,
+                          opts->target_file_size, opts->codec};
+  if (data && opts->replace_where) {
+    /* every row written must fall inside what is replaced */
+    if ((rc = expr_parse(opts->replace_where, &where))) goto done;
+    if ((rc = expr_bind(where, &c.in_schema))) {
+      delta_error_prefix("--replace-where");
+      goto done;
+    }
+  }
   if (data) {
-    data_write_config dc = {c.table->storage, c.schema, c.partition_cols, c.n_partition_cols,
-                            table_cm_mode(c.meta.configuration, c.meta.n_configuration) != CM_NONE,
-                            opts->target_file_size, opts->codec};
     if ((rc = data_writer_new(&dw, &dc, &c.in_schema))) goto done;
     for (;;) {
       if ((rc = data->get_next(data, &batch))) {
@@ -297,7 +304,8 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
         goto done;
       }
       if (!batch.release) break;
-      rc = data_writer_write(dw, &batch);
+      rc = where ? replace_where_check(where, &batch, opts->replace_where) : 0;
+      if (!rc) rc = data_writer_write(dw, &batch);
       batch.release(&batch);
       if (rc) goto done;
     }
@@ -320,7 +328,22 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
     if ((rc = line(&c, action_txn_json(&w, &t), &w))) goto done;
   }
   int64_t removed_rows = 0, removed_bytes = 0;
-  if (opts->mode == DELTA_WRITE_OVERWRITE && c.snap) {
+  if (opts->replace_where && c.snap) {
+    if ((rc = replace_where_apply(c.snap, opts->replace_where, &dc, now, &c.actions, &rw))) goto done;
+    /* copied rows would read as deleted and re-inserted in the change feed
+     * unless cdc files say otherwise, and deltac does not write those yet */
+    if (rw.rows_copied && table_prop_true(c.meta.configuration, c.meta.n_configuration, "delta.enableChangeDataFeed")) {
+      rc = delta_error_set(DELTA_EUNSUPPORTED, "--replace-where matches only part of %lld file(s); on a change-data-feed "
+                           "table that needs cdc files, which deltac does not write yet (replace whole partitions)",
+                           (long long)rw.n_removed);
+      goto done;
+    }
+    removed = rw.removed;
+    rw.removed = NULL;
+    n_removed = rw.n_removed;
+    removed_bytes = rw.removed_bytes;
+    removed_rows = rw.rows_deleted;
+  } else if (opts->mode == DELTA_WRITE_OVERWRITE && c.snap) {
     removed = delta_calloc((size_t)c.snap->n_files + 1, sizeof *removed);
     if (!removed) {
       rc = DELTA_NOMEM();
@@ -347,11 +370,13 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   if (!rc && n_removed)
     rc = delta_buf_printf(&metrics, ",\"numRemovedFiles\":\"%lld\",\"numRemovedBytes\":\"%lld\"", (long long)n_removed,
                           (long long)removed_bytes);
+  if (!rc && opts->replace_where)
+    rc = delta_buf_printf(&metrics, ",\"numDeletedRows\":\"%lld\",\"numCopiedRows\":\"%lld\"", (long long)removed_rows,
+                          (long long)rw.rows_copied);
   if (!rc) rc = delta_buf_puts(&metrics, "}");
   if (!rc) rc = delta_buf_putc(&params, 0);
   if (!rc) rc = delta_buf_putc(&metrics, 0);
   if (rc) goto done;
-  (void)removed_rows;
   commit_request req;
   memset(&req, 0, sizeof req);
   req.storage = c.table->storage;
@@ -403,6 +428,8 @@ done:
   if (batch.release) batch.release(&batch);
   if (data && data->release) data->release(data);
   data_writer_free(dw);
+  expr_free(where);
+  delta_free(rw.removed);
   delta_free(removed);
   delta_buf_dispose(&params);
   delta_buf_dispose(&metrics);

@@ -94,6 +94,17 @@ check "rows version=0 = CLI" cmp -s "$tmp/body" "$tmp/cli.out"
 get "$B/api/tables/cdf/rows?columns=name&limit=2"
 check "rows columns/limit" test "$(cat "$tmp/body")" = "$("$deltac" scan --columns name --limit 2 --format ndjson "$tmp/cdf")"
 
+# filters (the library's filter language), the same rows as the CLI
+flt="_change_type = 'update_postimage' AND id > 5"
+get "$B/api/tables/cdf/changes?from=0" -G --data-urlencode "filter=$flt"
+check "changes filter = CLI" test "$(cat "$tmp/body")" = "$("$deltac" changes --from 0 --filter "$flt" --format ndjson "$tmp/cdf")"
+check "changes filter kept rows" test "$(wc -l <"$tmp/body")" -eq 2
+get "$B/api/tables/cdf/rows" -G --data-urlencode "filter=birthday = '2023-12-22'"
+check "rows filter = CLI" test "$(cat "$tmp/body")" = "$("$deltac" scan --filter "birthday = '2023-12-22'" --format ndjson "$tmp/cdf")"
+status_is 400 "filter syntax error" "$B/api/tables/cdf/rows" -G --data-urlencode "filter=id >"
+check "filter error names the filter" json "d['error']['message'].startswith('filter')"
+status_is 400 "empty filter" "$B/api/tables/cdf/rows?filter="
+
 # summary
 status_is 200 "summary" "$B/api/tables/cdf/changes/summary?from=0"
 check "summary counts" json "[(v['version'],v['operation'],v['insert'],v['delete'],v['update_preimage'],v['update_postimage']) for v in d['versions']]==[(0,'WRITE',10,0,0,0),(1,'UPDATE',0,0,3,3),(2,'UPDATE',0,0,3,3),(3,'DELETE',0,1,0,0)]"

@@ -179,6 +179,21 @@ check "overwrite history" test "$("$deltac" history --format ndjson --limit 1 "$
 run write --property delta.appendOnly=true --input "$tmp/e4.ndjson" "$tmp/ao"
 expect_error 1 "append-only" "$deltac" write --mode overwrite --input "$tmp/e4.ndjson" "$tmp/ao"
 
+# --- replace-where: whole partitions, rows inside files (others copied), data outside refused -----
+printf '%s\n' '{"id":1,"day":"2024-01-01","v":"a"}' '{"id":2,"day":"2024-01-01","v":"b"}' '{"id":3,"day":"2024-01-02","v":"c"}' '{"id":4,"day":"2024-01-03","v":"d"}' >"$tmp/rw.ndjson"
+run write --schema 'id long, day date, v string' --partition-by day --input "$tmp/rw.ndjson" "$tmp/rw"
+echo '{"id":10,"day":"2024-01-02","v":"new"}' >"$tmp/rw2.ndjson"
+run write --mode overwrite --replace-where "day = DATE '2024-01-02'" --input "$tmp/rw2.ndjson" "$tmp/rw"
+check "replace a partition" test "$(scan "$tmp/rw" | python3 -c 'import json,sys; print(sorted(json.loads(l)["id"] for l in sys.stdin))')" = "[1, 2, 4, 10]"
+check "partition replace removes one file" grep -q "1 removed" "$tmp/out"
+echo '{"id":20,"day":"2024-01-01","v":"x"}' >"$tmp/rw3.ndjson"
+expect_error 1 "written data does not match --replace-where id = 2" "$deltac" write --mode overwrite --replace-where "id = 2" --input "$tmp/rw3.ndjson" "$tmp/rw"
+run write --mode overwrite --replace-where "id >= 2 and day = '2024-01-01'" --input "$tmp/rw3.ndjson" "$tmp/rw"
+check "replace rows, others copied" test "$(scan "$tmp/rw" | python3 -c 'import json,sys; print(sorted(json.loads(l)["id"] for l in sys.stdin))')" = "[1, 4, 10, 20]"
+check "replace-where metrics" test "$("$deltac" history --format ndjson --limit 1 "$tmp/rw" | python3 -c 'import json,sys; m=json.load(sys.stdin)["metrics"]; print(m["numDeletedRows"], m["numCopiedRows"])')" = "1 1"
+expect_error 2 "--replace-where needs --mode overwrite" "$deltac" write --replace-where "id = 1" --input "$tmp/rw3.ndjson" "$tmp/rw"
+expect_error 1 "--replace-where" "$deltac" write --mode overwrite --replace-where "nosuch = 1" --input "$tmp/rw3.ndjson" "$tmp/rw"
+
 # --- change data feed: inserts, then an overwrite's deletes ---------------------------------------
 run write --schema 'id long, name string' --property delta.enableChangeDataFeed=true --input "$tmp/e4.ndjson" "$tmp/cdf"
 echo '{"id":2,"name":"b"}' >"$tmp/e5.ndjson"

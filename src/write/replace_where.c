@@ -1,0 +1,142 @@
+/* --replace-where; see replace_where.h. */
+#include "write/replace_where.h"
+
+#include <string.h>
+
+#include "arrow/array.h"
+#include "arrow/filter.h"
+#include "log/snapshot.h"
+#include "scan/prune.h"
+#include "scan/scan_internal.h"
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
+#include "write/action_write.h"
+
+int replace_where_check(const expr_node *e, const struct ArrowArray *batch, const char *predicate) {
+  if (batch->length == 0) return 0;
+  uint8_t *keep = delta_malloc((size_t)batch->length);
+  if (!keep) return DELTA_NOMEM();
+  int rc = expr_eval_batch(e, batch, keep);
+  for (int64_t i = 0; !rc && i < batch->length; i++)
+    if (!keep[i])
+      rc = delta_error_set(DELTA_EINVAL, "written data does not match --replace-where %s (a batch's row %lld)",
+                           predicate, (long long)i);
+  delta_free(keep);
+  return rc;
+}
+
+/* Read one live file's rows and count those matching the predicate; with
+ * `dw` non-NULL, also write the others through *dw (made on first use). */
+static int split_file(delta_snapshot *s, const delta_add *a, const char *predicate, data_writer **dw,
+                      const data_write_config *cfg, int64_t *matched, int64_t *kept) {
+  scan_task *task = delta_calloc(1, sizeof *task);
+  if (!task) return DELTA_NOMEM();
+  task->path = a->path;
+  task->partition_values = a->partition_values;
+  task->n_partition_values = a->n_partition_values;
+  task->dv = a->dv.present ? &a->dv : NULL;
+  task->rows = ROWS_LIVE;
+  scan_task_source src;
+  struct ArrowArrayStream st = {0};
+  struct ArrowSchema schema = {0};
+  struct ArrowArray batch = {0};
+  expr_node *e = NULL;
+  uint8_t *keep = NULL;
+  int rc = scan_task_array_source(task, 1, &src);
+  if (rc) return rc;
+  delta_scan_options so = DELTA_SCAN_OPTIONS_INIT;
+  if ((rc = scan_stream_new(s, &so, src, false, &st))) return rc;
+  if (st.get_schema(&st, &schema)) {
+    rc = delta_error_set(DELTA_EIO, "%s", st.get_last_error(&st));
+    goto done;
+  }
+  if ((rc = expr_parse(predicate, &e)) || (rc = expr_bind(e, &schema))) goto done;
+  for (;;) {
+    if (st.get_next(&st, &batch)) {
+      const char *m = st.get_last_error(&st);
+      rc = delta_error_set(DELTA_EIO, "%s", m ? m : "reading a data file failed");
+      goto done;
+    }
+    if (!batch.release) break;
+    keep = delta_realloc(keep, (size_t)batch.length + 1);
+    if (!keep) {
+      rc = DELTA_NOMEM();
+      goto done;
+    }
+    if ((rc = expr_eval_batch(e, &batch, keep))) goto done;
+    int64_t m = 0;
+    for (int64_t i = 0; i < batch.length; i++) {
+      m += keep[i] != 0;
+      keep[i] = !keep[i];
+    }
+    *matched += m;
+    if (dw && m < batch.length) {
+      /* the rows that stay: written again (the file goes if any row matched) */
+      if (!*dw && (rc = data_writer_new(dw, cfg, &schema))) goto done;
+      struct ArrowArray rest;
+      if ((rc = arrow_filter(&schema, &batch, keep, &rest))) goto done;
+      rc = data_writer_write(*dw, &rest);
+      *kept += rest.length;
+      rest.release(&rest);
+      if (rc) goto done;
+    }
+    batch.release(&batch);
+  }
+done:
+  if (batch.release) batch.release(&batch);
+  delta_free(keep);
+  expr_free(e);
+  if (schema.release) schema.release(&schema);
+  if (st.release) st.release(&st);
+  return rc;
+}
+
+int replace_where_apply(delta_snapshot *s, const char *predicate, const data_write_config *cfg, int64_t now,
+                        delta_buf *actions, replace_where_outcome *out) {
+  memset(out, 0, sizeof *out);
+  expr_node *pred = NULL;
+  struct ArrowSchema logical = {0};
+  data_writer *keep_dw = NULL;
+  int rc = expr_parse(predicate, &pred);
+  if (!rc) rc = delta_schema_to_arrow(s->schema, &logical);
+  if (!rc && (rc = expr_bind(pred, &logical))) delta_error_prefix("--replace-where");
+  if (rc) goto done;
+  scan_pruner pruner = {s->schema, (const char *const *)s->metadata.partition_columns,
+                        s->metadata.n_partition_columns, scan_mapping_mode(s), pred};
+  out->removed = delta_calloc((size_t)s->n_files + 1, sizeof *out->removed);
+  if (!out->removed) {
+    rc = DELTA_NOMEM();
+    goto done;
+  }
+  for (int64_t i = 0; i < s->n_files && !rc; i++) {
+    const delta_add *a = &s->files[i];
+    scan_prune_input in = {a->partition_values, a->n_partition_values, a->stats, false, NULL, 0, 0};
+    int may = scan_prune_file(&pruner, &in);
+    if (may < 0) {
+      rc = may;
+      break;
+    }
+    if (!may) continue;
+    /* count first: a file without matching rows stays and nothing of it is
+     * written; one with matches is read again to copy its other rows */
+    int64_t matched = 0, ignored = 0;
+    if ((rc = split_file(s, a, predicate, NULL, cfg, &matched, &ignored))) break;
+    if (matched == 0) continue;
+    matched = 0;
+    if ((rc = split_file(s, a, predicate, &keep_dw, cfg, &matched, &out->rows_copied))) break;
+    delta_json_writer w;
+    delta_json_writer_init(&w, actions, 0);
+    action_remove_of_add_json(&w, a, now, true);
+    if (!rc) rc = delta_json_writer_finish(&w);
+    if (!rc) rc = delta_buf_putc(actions, '\n');
+    out->removed[out->n_removed++] = a->path;
+    out->removed_bytes += a->size;
+    out->rows_deleted += matched;
+  }
+  if (!rc && keep_dw) rc = data_writer_finish(keep_dw, actions);
+done:
+  data_writer_free(keep_dw);
+  if (logical.release) logical.release(&logical);
+  expr_free(pred);
+  return rc;
+}

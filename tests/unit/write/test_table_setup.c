@@ -1,0 +1,79 @@
+/* Unit test for src/write/table_setup.c: the smallest protocol for what a
+ * new table uses, property checks, and which tables deltac may write. */
+#include <string.h>
+
+#include "deltac.h"
+#include "test.h"
+#include "write/schema_build.h"
+#include "write/table_setup.h"
+
+static void proto(const char *schema, const char *k1, const char *v1, const char *k2, const char *v2, int r, int w,
+                  const char *rf, const char *wf) {
+  delta_type *t = NULL;
+  schema_parse_text(schema, &t);
+  delta_kv kv[2] = {{k1, v1}, {k2, v2}};
+  int n = k2 ? 2 : k1 ? 1 : 0;
+  delta_arena a = DELTA_ARENA_INIT;
+  delta_protocol p;
+  CHECK_EQ_INT(table_derive_protocol(t, kv, n, &a, &p), 0);
+  CHECK_EQ_INT(p.min_reader_version, r);
+  CHECK_EQ_INT(p.min_writer_version, w);
+  char got[256] = "";
+  for (int i = 0; i < p.n_reader_features; i++) strcat(strcat(got, i ? "," : ""), p.reader_features[i]);
+  CHECK_STR(got, rf);
+  CHECK(p.has_reader_features == (p.min_reader_version == 3));
+  got[0] = 0;
+  for (int i = 0; i < p.n_writer_features; i++) strcat(strcat(got, i ? "," : ""), p.writer_features[i]);
+  CHECK_STR(got, wf);
+  CHECK(p.has_writer_features == (p.min_writer_version == 7));
+  delta_arena_dispose(&a);
+  delta_type_free(t);
+}
+
+int main(void) {
+  proto("a int", NULL, NULL, NULL, NULL, 1, 2, "", "");
+  proto("a int", "delta.appendOnly", "true", NULL, NULL, 1, 2, "", "");
+  proto("a int", "delta.enableChangeDataFeed", "true", NULL, NULL, 1, 4, "", "");
+  proto("a int", "delta.columnMapping.mode", "name", "delta.enableChangeDataFeed", "true", 2, 5, "", "");
+  proto("a int", "delta.columnMapping.mode", "none", NULL, NULL, 1, 2, "", "");
+  proto("a int", "delta.enableInCommitTimestamps", "true", NULL, NULL, 1, 7, "", "inCommitTimestamp");
+  proto("a int", "delta.enableInCommitTimestamps", "true", "delta.columnMapping.mode", "id", 2, 7, "",
+        "columnMapping,inCommitTimestamp");
+  proto("a int", "delta.enableDeletionVectors", "true", "delta.appendOnly", "true", 3, 7, "deletionVectors",
+        "appendOnly,deletionVectors");
+  proto("a timestamp_ntz", "delta.columnMapping.mode", "name", NULL, NULL, 3, 7, "columnMapping,timestampNtz",
+        "columnMapping,timestampNtz");
+  proto("a int", "delta.enableChangeDataFeed", "false", NULL, NULL, 1, 2, "", "");
+
+  const char *k[] = {"delta.checkpointInterval", "user.thing", "delta.appendOnly"};
+  const char *v[] = {"10", "anything", "TRUE"};
+  CHECK_EQ_INT(table_check_properties(k, v, 3), 0);
+  const char *bad[] = {"0"};
+  CHECK_EQ_INT(table_check_properties(k, bad, 1), DELTA_EINVAL);
+  const char *k2[] = {"delta.columnMapping.mode"}, *v2[] = {"physical"};
+  CHECK_EQ_INT(table_check_properties(k2, v2, 1), DELTA_EINVAL);
+  const char *k3[] = {"delta.enableRowTracking"}, *v3[] = {"true"};
+  CHECK_EQ_INT(table_check_properties(k3, v3, 1), DELTA_EUNSUPPORTED);
+  const char *k4[] = {"delta.nope"};
+  CHECK_EQ_INT(table_check_properties(k4, v3, 1), DELTA_EINVAL);
+
+  /* writability */
+  delta_type *t = NULL;
+  schema_parse_text("a int", &t);
+  delta_metadata m;
+  memset(&m, 0, sizeof m);
+  const char *wf[] = {"rowTracking", "domainMetadata"};
+  delta_protocol p = {3, 7, NULL, 0, true, wf, 2, true};
+  CHECK_EQ_INT(table_check_writable(&p, &m, t), DELTA_EUNSUPPORTED);
+  CHECK(strstr(delta_error_last(), "rowTracking") != NULL);
+  p.writer_features = wf + 1;
+  p.n_writer_features = 1;
+  CHECK_EQ_INT(table_check_writable(&p, &m, t), 0);
+  delta_type_free(t);
+  CHECK_EQ_INT(schema_parse_text("{\"type\":\"struct\",\"fields\":[{\"name\":\"g\",\"type\":\"integer\",\"nullable\":true,"
+                                 "\"metadata\":{\"delta.generationExpression\":\"1\"}}]}", &t), 0);
+  CHECK_EQ_INT(table_check_writable(&p, &m, t), DELTA_EUNSUPPORTED);
+  CHECK(strstr(delta_error_last(), "generated columns") != NULL);
+  delta_type_free(t);
+  TEST_MAIN_END();
+}
