@@ -550,10 +550,18 @@ static int map_str(reader *rd, int f, int64_t r, const str_col *s, int32_t j, co
  * same entries: a million files in a few partitions would otherwise hold a
  * million identical arrays (16 MB for one partition column). The entries'
  * strings are interned by map_str, so equal maps have equal pointers. */
+static uint64_t str_hash(uint64_t h, const char *s) {
+  if (!s) return (h ^ 0xff) * 0x100000001b3ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+  return (h ^ 0xfe) * 0x100000001b3ull; /* separator: ("ab","c") != ("a","bc") */
+}
+
 static delta_kv *share_kv(reader *rd, const delta_kv *kv, int n) {
-  uint64_t h = (uint64_t)n;
-  for (int i = 0; i < n; i++)
-    h = (h ^ (uintptr_t)kv[i].key ^ ((uint64_t)(uintptr_t)kv[i].value << 1)) * 0x9e3779b97f4a7c15ull;
+  /* Hashed by content, not by the interned pointers: which maps collide in
+   * the cache must not depend on where the allocator put the strings. */
+  uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)n;
+  for (int i = 0; i < n; i++) h = str_hash(str_hash(h, kv[i].key), kv[i].value);
+  h *= 0x9e3779b97f4a7c15ull;
   kv_shared *slot = &rd->kv_cache[(h >> 58) & 63];
   if (slot->n == n && memcmp(slot->kv, kv, (size_t)n * sizeof *kv) == 0) return slot->kv;
   delta_kv *copy = delta_arena_alloc(rd->arena, (size_t)n * sizeof *kv);
