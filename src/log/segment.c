@@ -180,3 +180,35 @@ void log_segment_dispose(log_segment *seg) {
   seg->commits = NULL;
   seg->n_commits = 0;
 }
+
+int log_segment_use_compactions(const log_listing *l, log_segment *seg) {
+  /* The compaction files of the listing (few, if any), gathered once. */
+  const log_entry *found[256];
+  int nc = 0;
+  for (int i = 0; i < l->n && nc < 256; i++)
+    if (l->entries[i].info.kind == LOG_COMPACTION && l->entries[i].info.end_version > l->entries[i].info.version)
+      found[nc++] = &l->entries[i];
+  if (nc == 0 || seg->n_commits < 2) return 0;
+  int used = 0, w = 0;
+  for (int i = 0; i < seg->n_commits;) {
+    int64_t v = seg->commits[i]->info.version;
+    const log_entry *best = NULL;
+    for (int k = 0; k < nc; k++) {
+      const log_entry *c = found[k];
+      /* commits v..end are consecutive entries of the segment (no gaps) */
+      if (c->info.version == v && c->info.end_version < seg->version &&
+          c->info.end_version - v < (int64_t)(seg->n_commits - i) &&
+          (!best || c->info.end_version > best->info.end_version))
+        best = c;
+    }
+    if (best) {
+      seg->commits[w++] = best;
+      i += (int)(best->info.end_version - v + 1);
+      used++;
+    } else {
+      seg->commits[w++] = seg->commits[i++];
+    }
+  }
+  seg->n_commits = w;
+  return used;
+}

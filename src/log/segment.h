@@ -49,4 +49,11 @@ typedef struct {
 int log_segment_build(const log_listing *l, int64_t version, int64_t max_cp, log_segment *out);
 void log_segment_dispose(log_segment *seg);
 
+/* Replace runs of the segment's commits by log compaction files
+ * (<x>.<y>.compacted.json: the reconciled actions of commits x..y) that
+ * cover them exactly, preferring the longest, never covering the
+ * segment's own version (whose commitInfo the snapshot keeps). Entries
+ * stay oldest first. Returns the number of compaction files used. */
+int log_segment_use_compactions(const log_listing *l, log_segment *seg);
+
 #endif

@@ -117,10 +117,12 @@ static int load_mode(delta_table *t, log_listing *listing, int64_t version, int6
   s->version = version;
   int64_t max_cp = max_cp_in;
   int rc;
+  bool compactions = true; /* until a compaction file fails to read */
   for (;;) {
     log_segment seg;
     rc = log_segment_build(listing, version, max_cp, &seg);
     if (rc) break;
+    int used_compactions = compactions ? log_segment_use_compactions(listing, &seg) : 0;
     int failed_cp = 0;
     delta_arena_dispose(&s->arena);
     delta_bigbuf_dispose(&s->files_mem);
@@ -139,6 +141,10 @@ static int load_mode(delta_table *t, log_listing *listing, int64_t version, int6
       s->timestamp_ms = c ? c->mtime_ms : (seg.n_cp ? seg.cp_files[0]->mtime_ms : 0);
     }
     log_segment_dispose(&seg);
+    if (rc && !failed_cp && used_compactions) {
+      compactions = false; /* an optional file that is broken: replay the commits it stands for */
+      continue;
+    }
     if (rc && failed_cp && (rc == DELTA_ECORRUPT || rc == DELTA_ENOTFOUND)) {
       max_cp = cp - 1; /* a broken or half-written checkpoint: try an older one or the commits */
       continue;
