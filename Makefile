@@ -4,6 +4,7 @@
 JOBS ?= 2
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+DEMO_PORT ?= 8080
 
 .PHONY: all build deps test test-unit asan conformance bench fuzz demo clean
 
@@ -36,9 +37,9 @@ bench: deps build
 fuzz: deps
 	bash fuzz/run.sh
 
+# Writes build/demo-table (or reuses it) and serves it with the web page until Ctrl-C.
 demo: deps build
-	$(BUILD)/deltac parquet schema tests/resources/sample.parquet
-	$(BUILD)/deltac parquet cat --format table --limit 20 tests/resources/sample.parquet
+	$(BUILD)/deltac demo --dir $(BUILD)/demo-table --port $(DEMO_PORT)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz

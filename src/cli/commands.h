@@ -14,6 +14,8 @@ int cmd_plan(int argc, char **argv);     /* cmd_scan.c */
 int cmd_changes(int argc, char **argv);  /* cmd_changes.c */
 /* serve (cmd_serve.c): the HTTP server. */
 int cmd_serve(int argc, char **argv);
+/* demo (cmd_demo.c): writes a demo table and serves it. */
+int cmd_demo(int argc, char **argv);
 /* create, write, checkpoint (cmd_write.c): making and growing tables. */
 int cmd_create(int argc, char **argv);
 int cmd_write(int argc, char **argv);

@@ -36,6 +36,7 @@ static const char usage[] =
     "Server:\n"
     "  serve [--host 127.0.0.1] [--port 8080] [--table NAME=URI ...] [--config FILE]\n"
     "                                    serve tables read-only over HTTP (docs/server.md)\n"
+    "  demo [--dir DIR] [--port 8080]     write a demo table with a change history and serve it\n"
     "\n"
     "Parquet files:\n"
     "  parquet cat [--format table|csv|ndjson|json|arrow] [--columns a,b.c] [--limit N]\n"
@@ -93,6 +94,7 @@ int main(int argc, char **argv) {
   }
   if (strcmp(cmd, "parquet") == 0) return cmd_parquet(argc - 2, argv + 2);
   if (strcmp(cmd, "serve") == 0) return cmd_serve(argc - 2, argv + 2);
+  if (strcmp(cmd, "demo") == 0) return cmd_demo(argc - 2, argv + 2);
   if (strcmp(cmd, "create") == 0) return cmd_create(argc - 2, argv + 2);
   if (strcmp(cmd, "write") == 0) return cmd_write(argc - 2, argv + 2);
   if (strcmp(cmd, "checkpoint") == 0) return cmd_checkpoint(argc - 2, argv + 2);

@@ -63,7 +63,10 @@ int serve_route(serve_request *r, struct MHD_Connection *c, const char *method, 
   bool get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
   if (n >= 1 && strcmp(segs[0], "delta-sharing") == 0) return sharing_route(r, c, method, segs + 1, n - 1);
   if (!get) return serve_reply_error(r, c, 405, "only GET and HEAD are served here");
-  if (n == 0) return serve_reply_bytes(r, c, 200, "application/json", index_json, sizeof index_json - 1, NULL);
+  /* the web page at / and /ui; the JSON index of the API moved to /api */
+  if (n == 0 || (n == 1 && strcmp(segs[0], "ui") == 0)) return serve_ui_page(r, c);
+  if (n == 1 && strcmp(segs[0], "api") == 0)
+    return serve_reply_bytes(r, c, 200, "application/json", index_json, sizeof index_json - 1, NULL);
   if (strcmp(segs[0], "files") == 0) return signed_file_serve(r, c, segs + 1, n - 1);
   if (strcmp(segs[0], "api") != 0 || n < 2 || strcmp(segs[1], "tables") != 0)
     return serve_reply_error(r, c, 404, "no such endpoint");

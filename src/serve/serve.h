@@ -192,6 +192,8 @@ int api_changes_sse(serve_request *r, struct MHD_Connection *c, serve_table *t);
 
 /* Delta Sharing: `rest` is the path after "/delta-sharing/". */
 int sharing_route(serve_request *r, struct MHD_Connection *c, const char *method, char **segs, int n);
+/* GET / and /ui: the web page (static_ui.c). */
+int serve_ui_page(serve_request *r, struct MHD_Connection *c);
 /* GET /files/...: a signed data file link. */
 int signed_file_serve(serve_request *r, struct MHD_Connection *c, char **segs, int n);
 
