@@ -5,7 +5,8 @@
 # API path it calls (the API object of src/serve/ui/index.html) answers 200
 # against a real table with the body the page expects: JSON, or for the live
 # tail an event stream. With tokens configured the page itself stays
-# readable while the API asks for the bearer token the page sends.
+# readable while the API asks for the bearer token the page sends. The
+# page's script runs in Node against the server (serve_ui_dom.js).
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 command -v curl >/dev/null || { echo "skipped: curl not installed"; exit 0; }
@@ -101,6 +102,31 @@ import json; rows = json.load(open('$tmp/body')); assert rows and all(r['amount'
 import json; assert $code == 400 and json.load(open('$tmp/body'))['error']['message']"
   fi
 done <"$tmp/paths"
+
+# the page's script itself, run in Node with a stand-in DOM against this server
+# (serve_ui_dom.js): every panel renders, clicks, filters, and live mode
+# prepends a commit appended meanwhile
+if command -v node >/dev/null; then
+  echo '{"order_id":5000,"customer":"Zed","product":"mouse","quantity":1,"amount":19.5,"status":"placed","order_date":"2024-05-11"}' \
+    >"$tmp/more.ndjson"
+  timeout 120 node tests/cli/serve_ui_dom.js "$tmp/page.html" "$B" demo \
+    "$deltac" write --input "$tmp/more.ndjson" "$tmp/demo" >"$tmp/dom.json"
+  check "the page in a DOM: $(head -c 2000 "$tmp/dom.json")" python3 - "$tmp/dom.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert "error" not in d, d["error"]
+assert d["tables"] == ["demo"] and d["name"] == "demo"
+assert "change data feedon" in d["info"] and "partition columnsorder_date" in d["info"] and "rows242" in d["info"]
+assert d["schemaColumns"] == 7 and d["summaryVersions"] == list(range(11, -1, -1))
+assert d["rows"] == 242 and d["history"] == 12
+assert d["changesTitle"] == "Changes of version 11" and d["changeRows"] == 7 and "_change_type" in d["changeHeader"]
+assert d["rangeTitle"] == "Changes of versions 0 to 11" and d["rangeRows"] == 242 + 2 * 28
+assert d["filteredTypes"] == ["delete"]
+assert "ON t.`order_id` = s.`order_id`" in d["merge"] and "THEN DELETE" in d["merge"]
+assert d["badFilter"].startswith("filter:")
+assert d["liveVersion"] == 12
+PY
+fi
 
 # with tokens: the page loads without one; the API wants the bearer token it sends
 printf 'demo = %s\ntoken ui-secret = demo\n' "$tmp/demo" >"$tmp/serve.conf"
