@@ -45,9 +45,9 @@ static uint32_t next_rand(uint32_t *s) {
 
 static int orders_on(int day) { return 18 + (day * 7) % 11; }
 
-/* NDJSON lines for `n` orders of 2024-05-DAY numbered from `first_id`; a
+/* NDJSON lines for `n` orders of 2024-05-DAY numbered from `id0`; a
  * corrected day has its amounts with a 10% discount and some refunds. */
-static void gen_orders(delta_buf *b, int day, int64_t first_id, int n, int late, int corrected) {
+static int gen_orders(delta_buf *b, int day, int64_t id0, int n, int late, int corrected) {
   uint32_t seed = (uint32_t)(day * 7919 + late * 104729);
   for (int i = 0; i < n; i++) {
     int c = next_rand(&seed) % (int)(sizeof customers / sizeof *customers);
@@ -61,11 +61,13 @@ static void gen_orders(delta_buf *b, int day, int64_t first_id, int n, int late,
       amount *= 0.9;
       if (i % 5 == 0) status = "refunded";
     }
-    delta_buf_printf(b,
-                      "{\"order_id\":%" PRId64 ",\"customer\":\"%s\",\"product\":\"%s\",\"quantity\":%d,"
-                      "\"amount\":%.2f,\"status\":\"%s\",\"order_date\":\"2024-05-%02d\"}\n",
-                      first_id + i, customers[c], products[p], q, amount, status, day);
+    int rc = delta_buf_printf(b,
+                              "{\"order_id\":%" PRId64 ",\"customer\":\"%s\",\"product\":\"%s\",\"quantity\":%d,"
+                              "\"amount\":%.2f,\"status\":\"%s\",\"order_date\":\"2024-05-%02d\"}\n",
+                              id0 + i, customers[c], products[p], q, amount, status, day);
+    if (rc) return rc;
   }
+  return 0;
 }
 
 /* First order id of a day: ids are contiguous per day, late orders after. */
@@ -107,23 +109,28 @@ static int demo_step(const char *dir, int step, const delta_type *schema, int *w
   o.app_id = DEMO_APP_ID;
   o.app_version = step;
   char where[64];
+  int rc;
   if (step < 9) { /* steps 0..8: the orders of May 1st to 9th */
-    gen_orders(&b, step + 1, first_id(step + 1), orders_on(step + 1), 0, 0);
+    rc = gen_orders(&b, step + 1, first_id(step + 1), orders_on(step + 1), 0, 0);
   } else if (step == 9) { /* the 3rd's orders re-sent with corrected prices and refunds */
-    gen_orders(&b, DEMO_CORRECTED_DAY, first_id(DEMO_CORRECTED_DAY), orders_on(DEMO_CORRECTED_DAY), 0, 1);
+    rc = gen_orders(&b, DEMO_CORRECTED_DAY, first_id(DEMO_CORRECTED_DAY), orders_on(DEMO_CORRECTED_DAY), 0, 1);
     o.mode = DELTA_WRITE_OVERWRITE;
     snprintf(where, sizeof where, "order_date = DATE '2024-05-%02d'", DEMO_CORRECTED_DAY);
     o.replace_where = where;
   } else if (step == 10) {
-    gen_orders(&b, 10, first_id(10), orders_on(10), 0, 0);
+    rc = gen_orders(&b, 10, first_id(10), orders_on(10), 0, 0);
   } else { /* late orders for the last two days */
-    gen_orders(&b, 9, first_id(DEMO_DAYS + 1), 4, 1, 0);
-    gen_orders(&b, 10, first_id(DEMO_DAYS + 1) + 4, 3, 1, 0);
+    rc = gen_orders(&b, 9, first_id(DEMO_DAYS + 1), 4, 1, 0);
+    if (!rc) rc = gen_orders(&b, 10, first_id(DEMO_DAYS + 1) + 4, 3, 1, 0);
+  }
+  if (rc) {
+    delta_buf_dispose(&b);
+    return rc;
   }
   size_t len = b.len;
   char *text = (char *)delta_buf_detach(&b);
   struct ArrowArrayStream stream;
-  int rc = input_text_stream(text, len, INPUT_NDJSON, schema, 0, &stream);
+  rc = input_text_stream(text, len, INPUT_NDJSON, schema, 0, &stream);
   if (rc) return rc;
   delta_write_result r;
   if ((rc = delta_write(dir, &stream, &o, &r))) return rc;
