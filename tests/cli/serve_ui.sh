@@ -135,5 +135,10 @@ check "page without a token" test "$(curl -s -o /dev/null -w '%{http_code}' "$B/
 check "API without a token: 401" test "$(curl -s -o /dev/null -w '%{http_code}' "$B/api/tables")" = 401
 check "API with the bearer token" test "$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer ui-secret' "$B/api/tables/demo/changes/summary?from=0")" = 200
 check "the page sends a bearer token" grep -q "Authorization: 'Bearer ' + t" "$tmp/page.html"
+if command -v node >/dev/null; then
+  UI_TOKEN=ui-secret timeout 60 node tests/cli/serve_ui_dom.js "$tmp/page.html" "$B" demo >"$tmp/dom2.json"
+  check "the page asks for the token, then loads: $(head -c 500 "$tmp/dom2.json")" python3 -c "
+import json; d = json.load(open('$tmp/dom2.json')); assert 'error' not in d and d['prompted'] and d['tables'] == ['demo'] and d['rows'] > 0"
+fi
 
 finish serve_ui

@@ -7,6 +7,7 @@
 // prepends a commit written while it follows the stream.
 //
 // usage: node serve_ui_dom.js PAGE BASE_URL TABLE APPEND_COMMAND...
+//        UI_TOKEN=secret node serve_ui_dom.js PAGE BASE_URL TABLE   (token prompt, then the panels)
 'use strict';
 const fs = require('fs');
 const { execFileSync } = require('child_process');
@@ -71,6 +72,13 @@ const dataRows = (id) => { const t = $(id).find('table')[0]; return t ? t.rows.l
 const headerOf = (id) => $(id).find('table')[0].rows[0].children.map((c) => c.textContent);
 const out = {};
 (async () => {
+  // UI_TOKEN: the server wants a token; the page must ask for it, then load with it
+  if (process.env.UI_TOKEN) {
+    await until('token prompt', () => !$('login').hidden);
+    out.prompted = $('tables').find('button').length === 0;
+    $('token').value = process.env.UI_TOKEN;
+    $('loginform').fire('submit');
+  }
   await until('tables', () => $('tables').find('button').length > 0);
   out.tables = $('tables').find('button').map((b) => b.dataset.t);
   await until('summary', () => byId.get('summary') && dataRows('t-rows') > 0 && dataRows('t-history') > 0 && $('t-name').textContent);
@@ -81,6 +89,7 @@ const out = {};
   out.summaryVersions = summary.rows.slice(1).map((r) => +r.dataset.v);
   out.rows = dataRows('t-rows');
   out.history = dataRows('t-history');
+  if (process.env.UI_TOKEN) { console.log(JSON.stringify(out)); process.exit(0); }
   // a click on the newest version shows its change rows; shift-click on the oldest extends the range
   summary.rows[1].fire('click');
   await until('changes', () => !$('changes-sec').hidden && dataRows('t-changes') > 0);
