@@ -374,6 +374,19 @@ static int col_json(col_builder *c, delta_json_val v, delta_buf *tmp) {
     return rc ? rc : push_offset(c, c->kids[0].length);
   }
   case DT_MAP: {
+    if (jt == DELTA_JSON_ARRAY) {
+      /* maps with non-string keys, as deltac prints them: [{"key":k,"value":v}, ...] */
+      int rc = mark(c, true);
+      for (delta_json_val e = delta_json_first(v); !rc && delta_json_present(e); e = delta_json_next(e)) {
+        if (delta_json_typeof(e) != DELTA_JSON_OBJECT) return type_err(c, "a {\"key\":...,\"value\":...} object", e);
+        delta_json_val k = delta_json_get(e, "key");
+        if (delta_json_typeof(k) == DELTA_JSON_NULL || !delta_json_present(k))
+          return delta_error_set(DELTA_EINVAL, "column %s: a map key is null", c->name);
+        rc = col_json(&c->kids[0], k, tmp);
+        if (!rc) rc = col_json(&c->kids[1], delta_json_get(e, "value"), tmp);
+      }
+      return rc ? rc : push_offset(c, c->kids[0].length);
+    }
     if (jt != DELTA_JSON_OBJECT) return type_err(c, "an object", v);
     int rc = mark(c, true);
     for (delta_json_val e = delta_json_first(v); !rc && delta_json_present(e); e = delta_json_next(e)) {

@@ -429,6 +429,10 @@ int input_text_stream(char *text, size_t len, input_text_format fmt, const delta
     ts->n_header = n;
     if (!rc) rc = infer_csv(ts, &s);
   }
+  /* no rows (or only a CSV header) with a known schema: the table's columns */
+  if (!rc && s.n == 0 && table)
+    for (int i = 0; i < table->n_fields && !rc; i++)
+      if (inf_find(&s, table->fields[i].name, strlen(table->fields[i].name)) < 0) rc = DELTA_NOMEM();
   if (!rc) rc = build_type(ts, &s, table);
   if (!rc && ts->type->n_fields == 0) rc = delta_error_set(DELTA_EINVAL, "the input has no columns");
   if (!rc) rc = row_builder_init(&ts->rb, ts->type);
