@@ -10,6 +10,7 @@
 #include "deltac/parquet_writer.h"
 #include "json/json.h"
 #include "log/snapshot.h"
+#include "storage/storage_internal.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 #include "write/action_write.h"
@@ -133,6 +134,19 @@ int checkpoint_write_snapshot(delta_table *t, const delta_snapshot *s) {
   snprintf(key, sizeof key, "_delta_log/%020lld.checkpoint.parquet", (long long)s->version);
   /* a checkpoint of the same version may exist (another writer): equal content, latest wins */
   if ((rc = delta_storage_put(t->storage, key, file.data, file.len, true))) goto done;
+  /* _last_checkpoint only moves forward: a slower writer's older checkpoint
+   * must not send readers further back than a newer one already did */
+  delta_buf prev = DELTA_BUF_INIT;
+  if (delta_storage_read(t->storage, "_delta_log/_last_checkpoint", &prev) == 0) {
+    delta_json_doc *d = NULL;
+    int64_t pv = -1;
+    if (delta_json_doc_new(&d) == 0 && delta_json_parse(d, (const char *)prev.data, prev.len) == 0)
+      delta_json_int64(delta_json_get(delta_json_root(d), "version"), &pv);
+    delta_json_doc_free(d);
+    delta_buf_dispose(&prev);
+    if (pv > s->version) goto done;
+  }
+  delta_error_clear();
   rc = delta_buf_printf(&hint, "{\"version\":%lld,\"size\":%lld,\"sizeInBytes\":%llu,\"numOfAddFiles\":%lld}\n",
                         (long long)s->version, (long long)cs.rows, (unsigned long long)file.len, (long long)n_adds);
   if (!rc) rc = delta_storage_put(t->storage, "_delta_log/_last_checkpoint", hint.data, hint.len, true);
