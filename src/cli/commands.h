@@ -20,5 +20,8 @@ int cmd_demo(int argc, char **argv);
 int cmd_create(int argc, char **argv);
 int cmd_write(int argc, char **argv);
 int cmd_checkpoint(int argc, char **argv);
+/* delete, update (cmd_dml.c): row-level changes. */
+int cmd_delete(int argc, char **argv);
+int cmd_update(int argc, char **argv);
 
 #endif

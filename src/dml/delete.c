@@ -1,0 +1,359 @@
+/*
+ * DELETE; see include/deltac/dml.h. Per candidate file (after pruning):
+ * pass 1 reads every physical row (no DV applied, so a row's position is its
+ * row index) and marks the rows the predicate holds for that the old DV has
+ * not deleted yet. Then the file is left alone (nothing new), removed whole
+ * (every live row matched), given a new DV (old DV + new rows), or copied
+ * (pass 2 writes the rows that stay, and with CDF the deleted rows to
+ * _change_data/).
+ */
+#include "deltac/dml.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arrow/array.h"
+#include "arrow/filter.h"
+#include "dml/dml_internal.h"
+#include "dv/dv.h"
+#include "json/json_writer.h"
+#include "log/snapshot.h"
+#include "scan/prune.h"
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
+#include "write/action_write.h"
+#include "write/commit.h"
+#include "write/data_write.h"
+#include "write/table_setup.h"
+
+typedef struct {
+  delta_snapshot *s;
+  const char *predicate;
+  expr_node *pred;             /* bound to the stream schema */
+  bool use_dv, cdf;
+  dml_writers *wr;
+  delta_buf dv_file;           /* the commit's DV file being built */
+  delta_buf dv_path;           /* its pathOrInlineDv ('u') */
+  delta_buf actions;
+  delta_dml_result *res;
+  const char **removed;
+  int64_t n_removed;
+  int64_t now;
+  int64_t dvs_removed, dvs_updated;
+  dml_set *set;                /* UPDATE */
+} delete_ctx;
+
+typedef struct {
+  const delta_dv_bitmap *old;
+  delta_bitmap64 *fresh;       /* rows this delete removes */
+  int64_t pos;
+  int64_t n_new;
+  const expr_node *pred;
+} pass1_state;
+
+static int pass1_batch(void *ctx, const struct ArrowSchema *schema, const struct ArrowArray *batch) {
+  (void)schema;
+  pass1_state *st = ctx;
+  int rc = 0;
+  uint8_t *m = delta_malloc((size_t)batch->length + 1);
+  if (!m) return DELTA_NOMEM();
+  if (st->pred) rc = expr_eval_batch(st->pred, batch, m);
+  else memset(m, 1, (size_t)batch->length);
+  for (int64_t i = 0; !rc && i < batch->length; i++) {
+    uint64_t row = (uint64_t)(st->pos + i);
+    if (m[i] && !(st->old && delta_dv_bitmap_contains(st->old, row))) {
+      rc = delta_bitmap64_add(st->fresh, row);
+      st->n_new++;
+    }
+  }
+  st->pos += batch->length;
+  delta_free(m);
+  return rc;
+}
+
+typedef struct {
+  const delta_dv_bitmap *old;
+  const delta_bitmap64 *fresh;
+  int64_t pos;
+  data_writer *keep_w;          /* NULL: the rows that stay are not copied */
+  dml_writers *wr;              /* cdc */
+  int64_t copied;
+  dml_set *set;                 /* UPDATE: the assignments; NULL for DELETE */
+} pass2_state;
+
+static int pass2_batch(void *ctx, const struct ArrowSchema *schema, const struct ArrowArray *batch) {
+  pass2_state *st = ctx;
+  int64_t n = batch->length;
+  uint8_t *keep = delta_malloc((size_t)n + 1), *del = delta_malloc((size_t)n + 1);
+  int rc = 0;
+  if (!keep || !del) {
+    rc = DELTA_NOMEM();
+    goto done;
+  }
+  if ((rc = delta_bitmap64_mask(st->fresh, (uint64_t)st->pos, (uint64_t)n, del))) goto done;
+  if ((rc = delta_bitmap64_keep(st->old, (uint64_t)st->pos, (uint64_t)n, keep))) goto done;
+  for (int64_t i = 0; i < n; i++) keep[i] = keep[i] && !del[i];
+  if (st->keep_w) {
+    struct ArrowArray rest;
+    if ((rc = arrow_filter(schema, batch, keep, &rest))) goto done;
+    st->copied += rest.length;
+    rc = data_writer_write(st->keep_w, &rest);
+    arrow_array_release(&rest);
+    if (rc) goto done;
+  }
+  if (st->set) {
+    struct ArrowArray gone, upd = {0};
+    if ((rc = arrow_filter(schema, batch, del, &gone))) goto done;
+    data_writer *uw = NULL;
+    if (gone.length && !(rc = dml_set_apply(st->set, &gone, &upd)) && !(rc = dml_writers_data(st->wr, &uw)))
+      rc = data_writer_write(uw, &upd);
+    if (!rc && gone.length && st->wr->cdc) {
+      rc = dml_cdc_write(st->wr, &gone, "update_preimage");
+      if (!rc) rc = dml_cdc_write(st->wr, &upd, "update_postimage");
+    }
+    arrow_array_release(&upd);
+    arrow_array_release(&gone);
+  } else if (st->wr && st->wr->cdc) {
+    struct ArrowArray gone;
+    if ((rc = arrow_filter(schema, batch, del, &gone))) goto done;
+    rc = dml_cdc_write(st->wr, &gone, "delete");
+    arrow_array_release(&gone);
+  }
+done:
+  st->pos += n;
+  delta_free(keep);
+  delta_free(del);
+  return rc;
+}
+
+static int add_row(uint64_t row, void *b) { return delta_bitmap64_add(b, row); }
+
+static int line_end(delta_buf *b, int rc, delta_json_writer *w) {
+  if (!rc) rc = delta_json_writer_finish(w);
+  if (!rc) rc = delta_buf_putc(b, '\n');
+  return rc;
+}
+
+static int delete_file(delete_ctx *c, const delta_add *a) {
+  delta_dv_bitmap *old = NULL;
+  delta_bitmap64 *fresh = NULL;
+  delta_buf stats = DELTA_BUF_INIT;
+  int rc = 0;
+  if (a->dv.present && (rc = delta_dv_load(c->s->table->storage, &a->dv, &old))) return rc;
+  if ((rc = delta_bitmap64_new(&fresh))) goto done;
+  pass1_state p1 = {old, fresh, 0, 0, c->pred};
+  if ((rc = dml_read_file(c->s, a, pass1_batch, &p1))) goto done;
+  if (p1.n_new == 0) goto done; /* untouched */
+  int64_t live = p1.pos - (int64_t)(old ? delta_dv_bitmap_cardinality(old) : 0);
+  bool whole = p1.n_new >= live;
+  c->res->rows_deleted += p1.n_new;
+  delta_json_writer w;
+  delta_json_writer_init(&w, &c->actions, 0);
+  if ((rc = line_end(&c->actions, action_remove_of_add_json(&w, a, c->now, true), &w))) goto done;
+  c->removed[c->n_removed++] = a->path;
+  c->res->files_removed++;
+  if (whole) {
+    if (a->dv.present) c->dvs_removed++;
+    if (c->set || (!c->use_dv && c->cdf)) {
+      pass2_state p2 = {old, fresh, 0, NULL, c->wr, 0, c->set};
+      rc = dml_read_file(c->s, a, pass2_batch, &p2);
+    }
+    goto done;
+  }
+  if (c->use_dv) {
+    /* the new DV: the old one's rows and the fresh ones */
+    if (old && (rc = delta_bitmap64_iterate(old, add_row, fresh))) goto done;
+    delta_bitmap64_optimize(fresh);
+    delta_add na = *a;
+    memset(&na.dv, 0, sizeof na.dv);
+    na.dv.present = true;
+    na.dv.storage_type = 'u';
+    na.dv.has_offset = true;
+    na.dv.cardinality = (int64_t)delta_bitmap64_cardinality(fresh);
+    if ((rc = delta_dv_file_append(&c->dv_file, fresh, &na.dv.offset, &na.dv.size_in_bytes))) goto done;
+    if ((rc = delta_buf_putc(&c->dv_path, 0))) goto done;
+    c->dv_path.len--;
+    na.dv.path_or_inline = (const char *)c->dv_path.data;
+    if ((rc = dml_stats_loose(a->stats, &stats))) goto done;
+    na.stats = stats.len ? (const char *)stats.data : NULL;
+    na.modification_time = c->now;
+    na.data_change = true;
+    delta_json_writer_init(&w, &c->actions, 0);
+    if ((rc = line_end(&c->actions, action_add_json(&w, &na, true), &w))) goto done;
+    c->res->dvs_added++;
+    if (a->dv.present) c->dvs_updated++;
+    if (c->set) {
+      /* the updated rows go to a new file */
+      pass2_state p2 = {old, fresh, 0, NULL, c->wr, 0, c->set};
+      rc = dml_read_file(c->s, a, pass2_batch, &p2);
+    }
+    goto done;
+  }
+  /* copy-on-write */
+  pass2_state p2 = {old, fresh, 0, NULL, c->cdf || c->set ? c->wr : NULL, 0, c->set};
+  if ((rc = dml_writers_data(c->wr, &p2.keep_w))) goto done;
+  rc = dml_read_file(c->s, a, pass2_batch, &p2);
+  c->res->rows_copied += p2.copied;
+done:
+  delta_dv_bitmap_free(old);
+  delta_bitmap64_free(fresh);
+  delta_buf_dispose(&stats);
+  return rc;
+}
+
+int dml_run(const char *location, const char *where, const char *set_text, bool no_dv, int max_attempts,
+            int64_t read_version, delta_dml_result *result) {
+  delta_dml_result local;
+  if (!result) result = &local;
+  memset(result, 0, sizeof *result);
+  result->version = -1;
+  delete_ctx c;
+  memset(&c, 0, sizeof c);
+  c.res = result;
+  c.predicate = where;
+  delta_table *t = NULL;
+  expr_node *prune_pred = NULL;
+  struct ArrowSchema logical = {0};
+  delta_buf params = DELTA_BUF_INIT, metrics = DELTA_BUF_INIT, dv_key = DELTA_BUF_INIT;
+  int rc = delta_table_open(&t, location);
+  delta_snapshot_options so = DELTA_SNAPSHOT_OPTIONS_INIT;
+  if (read_version >= 0) {
+    so.at_version = true;
+    so.table_version = read_version;
+  }
+  if (!rc) rc = delta_snapshot_open(&c.s, t, &so);
+  if (rc) goto done;
+  if ((rc = dml_check_table(c.s))) goto done;
+  if ((rc = delta_schema_to_arrow(c.s->schema, &logical))) goto done;
+  if (where) {
+    if ((rc = expr_parse(where, &prune_pred)) || (rc = expr_bind(prune_pred, &logical))) {
+      delta_error_prefix("--where");
+      goto done;
+    }
+    if ((rc = expr_parse(where, &c.pred)) || (rc = expr_bind(c.pred, &logical))) goto done;
+  }
+  c.use_dv = !no_dv && dml_dv_enabled(c.s);
+  c.cdf = table_prop_true(c.s->metadata.configuration, c.s->metadata.n_configuration, "delta.enableChangeDataFeed");
+  c.now = write_now_ms();
+  if ((rc = dml_writers_new(&c.wr, c.s, c.cdf && (!c.use_dv || set_text)))) goto done;
+  if (set_text && (rc = dml_set_new(&c.set, set_text, &c.wr->logical))) goto done;
+  if (c.use_dv) {
+    uint8_t uuid[16];
+    dml_random_uuid(uuid);
+    if ((rc = delta_dv_uuid_path("", uuid, &c.dv_path))) goto done;
+  }
+  c.removed = delta_calloc((size_t)c.s->n_files + 1, sizeof *c.removed);
+  if (!c.removed) {
+    rc = DELTA_NOMEM();
+    goto done;
+  }
+  scan_pruner pruner = {c.s->schema, (const char *const *)c.s->metadata.partition_columns,
+                        c.s->metadata.n_partition_columns, scan_mapping_mode(c.s), prune_pred};
+  result->files_considered = c.s->n_files;
+  for (int64_t i = 0; i < c.s->n_files && !rc; i++) {
+    const delta_add *a = &c.s->files[i];
+    scan_prune_input in = {a->partition_values, a->n_partition_values, a->stats, false, NULL, 0, 0};
+    int may = scan_prune_file(&pruner, &in);
+    if (may < 0) rc = may;
+    else if (!may) result->files_skipped++;
+    else rc = delete_file(&c, a);
+  }
+  if (rc) goto done;
+  if (result->rows_deleted == 0) {
+    result->noop = true;
+    result->version = c.s->version;
+    goto done;
+  }
+  /* files first: the DV file, the rewritten data, the change data */
+  if (c.dv_file.len) {
+    delta_dv dv = {0};
+    dv.present = true;
+    dv.storage_type = 'u';
+    dv.path_or_inline = (const char *)c.dv_path.data;
+    delta_path_kind kind;
+    if ((rc = delta_dv_file_key(&dv, delta_storage_location(t->storage), &kind, &dv_key))) goto done;
+    if ((rc = delta_buf_putc(&dv_key, 0))) goto done;
+    if ((rc = delta_storage_put(t->storage, (const char *)dv_key.data, c.dv_file.data, c.dv_file.len, false)))
+      goto done;
+  }
+  if ((rc = dml_writers_finish(c.wr, &c.actions, &result->files_added, &result->cdc_files))) goto done;
+
+  delta_json_writer w;
+  delta_json_writer_init(&w, &params, 0);
+  delta_json_write_object_begin(&w);
+  delta_json_write_key(&w, "predicate");
+  rc = dml_predicate_param(where, &w);
+  delta_json_write_object_end(&w);
+  if (!rc) rc = delta_json_writer_finish(&w);
+  if (!rc && c.set)
+    rc = delta_buf_printf(&metrics,
+                          "{\"numRemovedFiles\":\"%lld\",\"numAddedFiles\":\"%lld\",\"numUpdatedRows\":\"%lld\","
+                          "\"numCopiedRows\":\"%lld\",\"numDeletionVectorsAdded\":\"%lld\","
+                          "\"numDeletionVectorsRemoved\":\"%lld\",\"numDeletionVectorsUpdated\":\"%lld\","
+                          "\"numAddedChangeFiles\":\"%lld\"}",
+                          (long long)(result->files_removed - result->dvs_added), (long long)result->files_added,
+                          (long long)result->rows_deleted, (long long)result->rows_copied,
+                          (long long)(result->dvs_added - c.dvs_updated), (long long)c.dvs_removed,
+                          (long long)c.dvs_updated, (long long)result->cdc_files);
+  else if (!rc)
+    rc = delta_buf_printf(&metrics,
+                          "{\"numRemovedFiles\":\"%lld\",\"numAddedFiles\":\"%lld\",\"numDeletedRows\":\"%lld\","
+                          "\"numCopiedRows\":\"%lld\",\"numDeletionVectorsAdded\":\"%lld\","
+                          "\"numDeletionVectorsRemoved\":\"%lld\",\"numDeletionVectorsUpdated\":\"%lld\","
+                          "\"numAddedChangeFiles\":\"%lld\",\"numFilesBeforeSkipping\":\"%lld\","
+                          "\"numFilesAfterSkipping\":\"%lld\"}",
+                          (long long)(result->files_removed - result->dvs_added), (long long)result->files_added,
+                          (long long)result->rows_deleted, (long long)result->rows_copied,
+                          (long long)(result->dvs_added - c.dvs_updated), (long long)c.dvs_removed, (long long)c.dvs_updated,
+                          (long long)result->cdc_files, (long long)result->files_considered,
+                          (long long)(result->files_considered - result->files_skipped));
+  if (!rc) rc = delta_buf_putc(&params, 0);
+  if (!rc) rc = delta_buf_putc(&metrics, 0);
+  if (rc) goto done;
+  commit_request req;
+  memset(&req, 0, sizeof req);
+  req.storage = t->storage;
+  req.read_version = c.s->version;
+  req.read_timestamp_ms = c.s->timestamp_ms;
+  req.ict = table_prop_true(c.s->metadata.configuration, c.s->metadata.n_configuration,
+                            "delta.enableInCommitTimestamps");
+  req.operation = c.set ? "UPDATE" : "DELETE";
+  req.params_json = (const char *)params.data;
+  req.metrics_json = (const char *)metrics.data;
+  req.removed = c.removed;
+  req.n_removed = c.n_removed;
+  req.actions = (const char *)c.actions.data;
+  req.actions_len = c.actions.len;
+  req.max_attempts = max_attempts;
+  commit_outcome out;
+  if ((rc = commit_run(&req, &out))) goto done;
+  result->version = out.version;
+done:
+  if (c.set) {
+    result->rows_updated = result->rows_deleted;
+    result->rows_deleted = 0;
+  }
+  dml_set_free(c.set);
+  dml_writers_free(c.wr);
+  expr_free(prune_pred);
+  expr_free(c.pred);
+  if (logical.release) logical.release(&logical);
+  delta_free(c.removed);
+  delta_buf_dispose(&c.dv_file);
+  delta_buf_dispose(&c.dv_path);
+  delta_buf_dispose(&c.actions);
+  delta_buf_dispose(&params);
+  delta_buf_dispose(&metrics);
+  delta_buf_dispose(&dv_key);
+  delta_snapshot_free(c.s);
+  delta_table_free(t);
+  return rc;
+}
+
+int delta_delete(const char *location, const delta_delete_options *opts, delta_dml_result *result) {
+  if (!opts || opts->version != DELTA_DELETE_OPTIONS_VERSION)
+    return delta_error_set(DELTA_EINVAL, "delete options: unknown version");
+  return dml_run(location, opts->where, NULL, opts->no_deletion_vectors, opts->max_attempts, opts->read_version,
+                 result);
+}

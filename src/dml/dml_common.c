@@ -1,0 +1,268 @@
+/* Shared DML pieces; see dml_internal.h. */
+#include "dml/dml_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "arrow/array.h"
+#include "deltac/storage.h"
+#include "log/snapshot.h"
+#include "scan/scan_internal.h"
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
+#include "write/schema_build.h"
+#include "write/table_setup.h"
+
+int dml_read_file(delta_snapshot *s, const delta_add *a, dml_batch_cb cb, void *ctx) {
+  scan_task *task = delta_calloc(1, sizeof *task);
+  if (!task) return DELTA_NOMEM();
+  task->path = a->path;
+  task->partition_values = a->partition_values;
+  task->n_partition_values = a->n_partition_values;
+  task->dv = NULL;
+  task->rows = ROWS_LIVE;
+  scan_task_source src;
+  struct ArrowArrayStream st = {0};
+  struct ArrowSchema schema = {0};
+  struct ArrowArray batch = {0};
+  int rc = scan_task_array_source(task, 1, &src);
+  if (rc) return rc;
+  delta_scan_options so = DELTA_SCAN_OPTIONS_INIT;
+  if ((rc = scan_stream_new(s, &so, src, false, &st))) return rc;
+  if (st.get_schema(&st, &schema)) {
+    rc = delta_error_set(DELTA_EIO, "%s", st.get_last_error(&st));
+    goto done;
+  }
+  for (;;) {
+    if (st.get_next(&st, &batch)) {
+      const char *m = st.get_last_error(&st);
+      rc = delta_error_set(DELTA_EIO, "%s", m ? m : "reading a data file failed");
+      goto done;
+    }
+    if (!batch.release) break;
+    rc = cb(ctx, &schema, &batch);
+    batch.release(&batch);
+    if (rc) goto done;
+  }
+done:
+  if (batch.release) batch.release(&batch);
+  if (schema.release) schema.release(&schema);
+  if (st.release) st.release(&st);
+  return rc;
+}
+
+int dml_check_table(const delta_snapshot *s) {
+  int rc = table_check_writable(&s->protocol, &s->metadata, s->schema);
+  if (rc) return rc;
+  if (table_prop_true(s->metadata.configuration, s->metadata.n_configuration, "delta.appendOnly"))
+    return delta_error_set(DELTA_EINVAL, "the table is append-only (delta.appendOnly): rows cannot be deleted or updated");
+  return 0;
+}
+
+bool dml_dv_enabled(const delta_snapshot *s) {
+  if (!table_prop_true(s->metadata.configuration, s->metadata.n_configuration, "delta.enableDeletionVectors"))
+    return false;
+  for (int i = 0; i < s->protocol.n_writer_features; i++)
+    if (strcmp(s->protocol.writer_features[i], "deletionVectors") == 0) return true;
+  return false;
+}
+
+int dml_writers_new(dml_writers **out, delta_snapshot *s, bool cdc) {
+  dml_writers *w = delta_calloc(1, sizeof *w);
+  if (!w) return DELTA_NOMEM();
+  *out = w;
+  w->s = s;
+  int rc = delta_schema_to_arrow(s->schema, &w->logical);
+  if (rc) return rc;
+  w->cfg.storage = s->table->storage;
+  w->cfg.schema = s->schema;
+  w->cfg.partition_columns = (const char *const *)s->metadata.partition_columns;
+  w->cfg.n_partition_columns = s->metadata.n_partition_columns;
+  w->cfg.column_mapping = table_cm_mode(s->metadata.configuration, s->metadata.n_configuration) != CM_NONE;
+  w->cfg.codec = DELTA_PARQUET_CODEC_DEFAULT;
+  if (!cdc) return 0;
+  /* the change data schema: the table's columns and _change_type */
+  delta_buf j = DELTA_BUF_INIT, loc = DELTA_BUF_INIT;
+  if ((rc = schema_to_json(s->schema, &j))) goto cdc_done;
+  if (j.len < 2 || memcmp(j.data + j.len - 2, "]}", 2) != 0) {
+    rc = delta_error_set(DELTA_EINVAL, "unexpected schema JSON");
+    goto cdc_done;
+  }
+  j.len -= 2;
+  rc = delta_buf_printf(&j, "%s{\"name\":\"_change_type\",\"type\":\"string\",\"nullable\":true,\"metadata\":{}}]}",
+                        s->schema->n_fields ? "," : "");
+  if (!rc) rc = delta_schema_parse((const char *)j.data, j.len, &w->cdc_schema);
+  if (rc) goto cdc_done;
+  rc = arrow_schema_new(&w->cdc_input, "+s", "", 0, (int)w->logical.n_children + 1);
+  for (int64_t i = 0; !rc && i < w->logical.n_children; i++) {
+    arrow_schema_release(w->cdc_input.children[i]);
+    rc = arrow_schema_copy(w->cdc_input.children[i], w->logical.children[i]);
+  }
+  if (!rc) {
+    arrow_schema_release(w->cdc_input.children[w->logical.n_children]);
+    rc = arrow_schema_new(w->cdc_input.children[w->logical.n_children], "u", "_change_type", 2, 0);
+  }
+  if (!rc) rc = delta_buf_printf(&loc, "%s/_change_data", delta_storage_location(s->table->storage));
+  if (!rc) rc = delta_buf_putc(&loc, 0);
+  if (!rc) rc = delta_storage_open(&w->cdc_storage, (const char *)loc.data);
+  if (rc) goto cdc_done;
+  data_write_config cc = w->cfg;
+  cc.storage = w->cdc_storage;
+  cc.schema = w->cdc_schema;
+  rc = data_writer_new(&w->cdc, &cc, &w->cdc_input);
+cdc_done:
+  delta_buf_dispose(&j);
+  delta_buf_dispose(&loc);
+  return rc;
+}
+
+int dml_writers_data(dml_writers *w, data_writer **out) {
+  int rc = 0;
+  if (!w->data) rc = data_writer_new(&w->data, &w->cfg, &w->logical);
+  *out = w->data;
+  return rc;
+}
+
+static void no_release(struct ArrowArray *a) { a->release = NULL; }
+
+int dml_cdc_write(dml_writers *w, const struct ArrowArray *rows, const char *change_type) {
+  if (!w->cdc || rows->length == 0) return 0;
+  int64_t n = rows->length;
+  size_t tl = strlen(change_type);
+  struct ArrowArray ct;
+  int rc = arrow_array_new(&ct, 3, 0);
+  if (rc) return rc;
+  int32_t *offs = delta_malloc((size_t)(n + 1) * sizeof *offs);
+  char *chars = delta_malloc((size_t)n * tl + 1);
+  if (!offs || !chars) {
+    delta_free(offs);
+    delta_free(chars);
+    arrow_array_release(&ct);
+    return DELTA_NOMEM();
+  }
+  for (int64_t i = 0; i <= n; i++) offs[i] = (int32_t)((size_t)i * tl);
+  for (int64_t i = 0; i < n; i++) memcpy(chars + (size_t)i * tl, change_type, tl);
+  ct.length = n;
+  ct.null_count = 0;
+  arrow_array_set_buffer(&ct, 1, offs);
+  arrow_array_set_buffer(&ct, 2, chars);
+  int64_t nc = rows->n_children;
+  struct ArrowArray *kids[nc + 1];
+  for (int64_t i = 0; i < nc; i++) kids[i] = rows->children[i];
+  kids[nc] = &ct;
+  const void *bufs[1] = {NULL};
+  /* the children are used from offset 0 of rows: rows must have offset 0 */
+  struct ArrowArray b = {.length = n, .null_count = 0, .offset = 0, .n_buffers = 1, .n_children = nc + 1,
+                         .buffers = bufs, .children = kids, .release = no_release};
+  if (rows->offset != 0) rc = delta_error_set(DELTA_EINVAL, "change data batch with an offset");
+  else rc = data_writer_write(w->cdc, &b);
+  arrow_array_release(&ct);
+  return rc;
+}
+
+/* {"add":{"path":"P","partitionValues":{..},"size":N,"modificationTime":...}}
+ * -> {"cdc":{"path":"_change_data/P","partitionValues":{..},"size":N,"dataChange":false}} */
+static int adds_to_cdc(const delta_buf *adds, delta_buf *actions, int64_t *n) {
+  static const char head[] = "{\"add\":{\"path\":\"", mt[] = ",\"modificationTime\":";
+  const char *p = (const char *)adds->data, *end = p + adds->len;
+  int rc = 0;
+  while (p < end && !rc) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    if (!nl) nl = end;
+    size_t len = (size_t)(nl - p);
+    const char *cut = NULL;
+    for (const char *q = p; q + sizeof mt - 1 <= nl; q++)
+      if (memcmp(q, mt, sizeof mt - 1) == 0) {
+        cut = q;
+        break;
+      }
+    if (len < sizeof head || memcmp(p, head, sizeof head - 1) != 0 || !cut)
+      return delta_error_set(DELTA_EINVAL, "internal: unexpected add action from the data writer");
+    rc = delta_buf_puts(actions, "{\"cdc\":{\"path\":\"_change_data/");
+    if (!rc) rc = delta_buf_append(actions, p + sizeof head - 1, (size_t)(cut - (p + sizeof head - 1)));
+    if (!rc) rc = delta_buf_puts(actions, ",\"dataChange\":false}}\n");
+    (*n)++;
+    p = nl + 1;
+  }
+  return rc;
+}
+
+int dml_writers_finish(dml_writers *w, delta_buf *actions, int64_t *files_added, int64_t *cdc_files) {
+  int rc = 0;
+  if (w->data) {
+    rc = data_writer_finish(w->data, actions);
+    *files_added += data_writer_files(w->data);
+  }
+  if (!rc && w->cdc) {
+    delta_buf adds = DELTA_BUF_INIT;
+    rc = data_writer_finish(w->cdc, &adds);
+    if (!rc) rc = adds_to_cdc(&adds, actions, cdc_files);
+    delta_buf_dispose(&adds);
+  }
+  return rc;
+}
+
+void dml_writers_free(dml_writers *w) {
+  if (!w) return;
+  data_writer_free(w->data);
+  data_writer_free(w->cdc);
+  delta_storage_free(w->cdc_storage);
+  if (w->logical.release) w->logical.release(&w->logical);
+  if (w->cdc_input.release) w->cdc_input.release(&w->cdc_input);
+  delta_type_free(w->cdc_schema);
+  delta_free(w);
+}
+
+int dml_stats_loose(const char *stats, delta_buf *out) {
+  if (!stats) return 0;
+  const char *tb = strstr(stats, "\"tightBounds\":");
+  if (tb) {
+    const char *v = tb + strlen("\"tightBounds\":");
+    size_t skip = strncmp(v, "true", 4) == 0 ? 4 : strncmp(v, "false", 5) == 0 ? 5 : 0;
+    int rc = delta_buf_append(out, stats, (size_t)(v - stats));
+    if (!rc) rc = delta_buf_puts(out, "false");
+    if (!rc) rc = delta_buf_puts(out, v + skip);
+    if (!rc) rc = delta_buf_putc(out, 0);
+    if (!rc) out->len--;
+    return rc;
+  }
+  const char *brace = strchr(stats, '{');
+  if (!brace) return 0;
+  int rc = delta_buf_append(out, stats, (size_t)(brace + 1 - stats));
+  if (!rc) rc = delta_buf_puts(out, "\"tightBounds\":false");
+  const char *rest = brace + 1;
+  while (*rest == ' ') rest++;
+  if (!rc && *rest != '}') rc = delta_buf_putc(out, ',');
+  if (!rc) rc = delta_buf_puts(out, rest);
+  if (!rc) rc = delta_buf_putc(out, 0);
+  if (!rc) out->len--;
+  return rc;
+}
+
+void dml_random_uuid(uint8_t out[16]) {
+  char text[37];
+  write_uuid(text);
+  int k = 0;
+  for (int i = 0; text[i] && k < 16; i++) {
+    if (text[i] == '-') continue;
+    unsigned v;
+    sscanf(text + i, "%2x", &v);
+    out[k++] = (uint8_t)v;
+    i++;
+  }
+}
+
+int dml_predicate_param(const char *where, delta_json_writer *w) {
+  delta_buf arr = DELTA_BUF_INIT;
+  delta_json_writer aw;
+  delta_json_writer_init(&aw, &arr, 0);
+  delta_json_write_array_begin(&aw);
+  if (where) delta_json_write_string(&aw, where);
+  delta_json_write_array_end(&aw);
+  int rc = delta_json_writer_finish(&aw);
+  if (!rc) rc = delta_json_write_string_n(w, (const char *)arr.data, arr.len);
+  delta_buf_dispose(&arr);
+  return rc;
+}

@@ -1,0 +1,46 @@
+/*
+ * Value expressions (UPDATE's SET): parsed, bound to a batch schema and
+ * evaluated into an Arrow array of a target column's type.
+ *
+ *   vexpr    := concat
+ *   concat   := additive ('||' additive)*
+ *   additive := term (('+' | '-') term)*
+ *   term     := unary (('*' | '/') unary)*
+ *   unary    := '-' unary | primary
+ *   primary  := number | 'text' | TRUE | FALSE | NULL | column | ( vexpr )
+ *             | CASE WHEN predicate THEN vexpr [WHEN ...] [ELSE vexpr] END
+ *             | COALESCE(vexpr, ...) | CAST(vexpr AS type)
+ * predicate is the filter language (expr.h); type one of byte, short, int,
+ * long, float, double, string, boolean. Values are computed as long,
+ * double, string or boolean with SQL null propagation; integer division by
+ * zero gives null. Results convert to integer, float, string and boolean
+ * columns; any other column type takes only a column of that same type or
+ * NULL.
+ *
+ * An assignment list "a = expr, b = expr" is split by vexpr_parse_set.
+ */
+#ifndef DELTAC_EXPR_VALUE_EVAL_H
+#define DELTAC_EXPR_VALUE_EVAL_H
+
+#include <stdint.h>
+
+#include "deltac/arrow_abi.h"
+
+typedef struct vexpr vexpr;
+
+int vexpr_parse(const char *text, vexpr **out);
+void vexpr_free(vexpr *e);
+/* Resolve columns (top-level, case-insensitive fallback) against `schema`
+ * (borrowed, must outlive e) and check the result fits `target_format`. */
+int vexpr_bind(vexpr *e, const struct ArrowSchema *schema, const char *target_format, const char *target_name);
+/* Evaluate over a batch of the bound schema into *out (a new array of the
+ * target format, batch->length rows). */
+int vexpr_eval(vexpr *e, const struct ArrowArray *batch, struct ArrowArray *out);
+
+/* "a = 1, b = c || 'x'": n assignments; names[i] and exprs[i] are owned by
+ * the caller (free with vexpr_set_free). Commas inside parentheses, CASE or
+ * strings do not split. */
+int vexpr_parse_set(const char *text, char ***names, vexpr ***exprs, int *n);
+void vexpr_set_free(char **names, vexpr **exprs, int n);
+
+#endif
