@@ -306,7 +306,8 @@ url=$(python3 -c "import json; print([json.loads(x)['file']['url'] for x in open
 status_is 200 "signed link" "$url"
 status_is 206 "signed link range" "$url" -H "Range: bytes=-8"
 check "range is the parquet footer magic" bash -c "tail -c 4 '$tmp/body' | grep -q PAR1"
-status_is 403 "tampered signature" "${url%?}0"
+last=${url: -1}; other=0; [ "$last" = 0 ] && other=1   # always a different last character
+status_is 403 "tampered signature" "${url%?}$other"
 status_is 403 "tampered expiry" "$(echo "$url" | sed 's/expires=\([0-9]*\)/expires=1\1/')"
 check "tampered -> bad signature" json "'signature' in d['error']['message']"
 sign() { # sign TABLE PATH EXPIRES -> URL with a valid signature (the test knows the key)
