@@ -34,6 +34,7 @@ struct data_writer {
   int *part_fields;           /* table field index of each partition column */
   int n_data;                 /* data columns written to files */
   int *data_inputs;           /* input column of each data column */
+  char *cast_to;              /* per data column: Arrow format char to widen to, or 0 */
   struct ArrowSchema file_schema;
   part_file **parts;          /* each allocated alone: the open writer's sink points into it */
   int n_parts, cap_parts;
@@ -141,7 +142,8 @@ int data_writer_new(data_writer **out, const data_write_config *cfg, const struc
   dw->input_of_field = delta_calloc((size_t)st->n_fields + 1, sizeof(int));
   dw->part_fields = delta_calloc((size_t)cfg->n_partition_columns + 1, sizeof(int));
   dw->data_inputs = delta_calloc((size_t)st->n_fields + 1, sizeof(int));
-  if (!dw->input_of_field || !dw->part_fields || !dw->data_inputs) {
+  dw->cast_to = delta_calloc((size_t)st->n_fields + 1, 1);
+  if (!dw->input_of_field || !dw->part_fields || !dw->data_inputs || !dw->cast_to) {
     rc = DELTA_NOMEM();
     goto fail;
   }
@@ -180,8 +182,43 @@ int data_writer_new(data_writer **out, const data_write_config *cfg, const struc
   if ((rc = arrow_schema_new(&dw->file_schema, "+s", "", 0, n))) goto fail;
   for (int i = 0; i < n && !rc; i++) {
     int f = dw->data_inputs[i];
-    rc = phys_schema(input->children[dw->input_of_field[f]], st->fields[f].type, &st->fields[f], cfg->column_mapping,
-                     st->fields[f].name, dw->file_schema.children[i]);
+    const struct ArrowSchema *in = input->children[dw->input_of_field[f]];
+    rc = phys_schema(in, st->fields[f].type, &st->fields[f], cfg->column_mapping, st->fields[f].name,
+                     dw->file_schema.children[i]);
+    /* a narrower input column (schema_safe_widening) is widened as written */
+    char want = 0;
+    switch (st->fields[f].type->kind) {
+    case DT_BYTE: want = 'c'; break;
+    case DT_SHORT: want = 's'; break;
+    case DT_INTEGER: want = 'i'; break;
+    case DT_LONG: want = 'l'; break;
+    case DT_DOUBLE: want = 'g'; break;
+    default: break;
+    }
+    if (!rc && want && strcmp(in->format, (char[]){want, 0}) != 0) {
+      if (strlen(in->format) != 1 || !strchr("csilf", in->format[0])) {
+        rc = delta_error_set(DELTA_EINVAL, "column %s: cannot write Arrow type %s into it", st->fields[f].name, in->format);
+        break;
+      }
+      dw->cast_to[i] = want;
+      struct ArrowSchema *fs = dw->file_schema.children[i];
+      struct ArrowSchema widened;
+      rc = arrow_schema_new(&widened, (char[]){want, 0}, fs->name, fs->flags, 0);
+      if (!rc && fs->metadata) {
+        int32_t len;
+        const char *k = "PARQUET:field_id", *v = arrow_schema_metadata_get(fs, k, &len);
+        char id[24];
+        if (v) {
+          snprintf(id, sizeof id, "%.*s", (int)len, v);
+          const char *vv = id;
+          rc = arrow_schema_set_metadata(&widened, &k, &vv, 1);
+        }
+      }
+      if (!rc) {
+        fs->release(fs);
+        *fs = widened;
+      }
+    }
   }
   if (rc) goto fail;
   *out = dw;
@@ -344,6 +381,47 @@ static int write_rows(data_writer *dw, part_file *pf, const struct ArrowArray *d
 
 static void no_release(struct ArrowArray *a) { a->release = NULL; }
 
+static int64_t int_at(char f, const void *v, int64_t k) {
+  switch (f) {
+  case 'c': return ((const int8_t *)v)[k];
+  case 's': return ((const int16_t *)v)[k];
+  case 'i': return ((const int32_t *)v)[k];
+  default: return ((const int64_t *)v)[k];
+  }
+}
+
+/* A widened copy of `a` (Arrow format `from`), same length and validity. */
+static int widen(const struct ArrowArray *a, char from, char to, struct ArrowArray *out) {
+  int w = to == 'c' ? 1 : to == 's' ? 2 : to == 'i' ? 4 : 8;
+  int rc = arrow_array_new(out, 2, 0);
+  if (rc) return rc;
+  int64_t n = a->length;
+  out->length = n;
+  out->null_count = a->null_count;
+  uint8_t *vals = delta_calloc((size_t)n + 1, (size_t)w);
+  uint8_t *valid = a->null_count ? delta_calloc((size_t)n / 8 + 1, 1) : NULL;
+  if (!vals || (a->null_count && !valid)) {
+    delta_free(vals);
+    delta_free(valid);
+    arrow_array_release(out);
+    return DELTA_NOMEM();
+  }
+  for (int64_t j = 0; j < n; j++) {
+    int64_t k = a->offset + j;
+    if (valid && arrow_is_valid(a, j)) arrow_bit_set(valid, j);
+    if (to == 'g') {
+      double d = from == 'f' ? ((const float *)a->buffers[1])[k] : (double)int_at(from, a->buffers[1], k);
+      memcpy(vals + 8 * j, &d, 8);
+    } else {
+      int64_t x = int_at(from, a->buffers[1], k);
+      memcpy(vals + (size_t)w * (size_t)j, &x, (size_t)w); /* little-endian: the low bytes */
+    }
+  }
+  arrow_array_set_buffer(out, 0, valid);
+  arrow_array_set_buffer(out, 1, vals);
+  return 0;
+}
+
 int data_writer_write(data_writer *dw, const struct ArrowArray *batch) {
   if (batch->length == 0) return 0;
   const delta_type *st = dw->cfg.schema;
@@ -360,22 +438,34 @@ int data_writer_write(data_writer *dw, const struct ArrowArray *batch) {
   }
   /* the data columns as a struct array borrowing the input's children */
   struct ArrowArray *kids[dw->n_data + 1];
-  for (int i = 0; i < dw->n_data; i++) kids[i] = batch->children[dw->input_of_field[dw->data_inputs[i]]];
+  struct ArrowArray widened[dw->n_data + 1];
+  int rc = 0;
+  int64_t n = batch->length;
+  int *group = NULL;
+  uint8_t *keep = NULL;
+  char **keys = NULL;
+  int n_keys = 0;
+  for (int i = 0; i < dw->n_data; i++) {
+    int c = dw->input_of_field[dw->data_inputs[i]];
+    kids[i] = batch->children[c];
+    widened[i].release = NULL;
+    if (dw->cast_to[i] && !rc) {
+      rc = widen(batch->children[c], dw->input.children[c]->format[0], dw->cast_to[i], &widened[i]);
+      kids[i] = &widened[i];
+    }
+  }
+  if (rc) goto done;
   const void *bufs[1] = {NULL};
   struct ArrowArray data = {.length = batch->length, .null_count = 0, .offset = batch->offset, .n_buffers = 1,
                             .n_children = dw->n_data, .buffers = bufs, .children = kids, .release = no_release};
-  int rc = 0;
   if (dw->cfg.n_partition_columns == 0) {
     part_file *pf;
-    if ((rc = find_part(dw, batch, 0, "", &pf))) return rc;
-    return write_rows(dw, pf, &data);
+    if (!(rc = find_part(dw, batch, 0, "", &pf))) rc = write_rows(dw, pf, &data);
+    goto done;
   }
   /* group the rows by partition key */
-  int64_t n = batch->length;
-  int *group = delta_malloc((size_t)n * sizeof(int));
-  uint8_t *keep = delta_malloc((size_t)n);
-  char **keys = NULL;
-  int n_keys = 0;
+  group = delta_malloc((size_t)n * sizeof(int));
+  keep = delta_malloc((size_t)n);
   if (!group || !keep) {
     rc = DELTA_NOMEM();
     goto done;
@@ -432,6 +522,7 @@ int data_writer_write(data_writer *dw, const struct ArrowArray *batch) {
     }
   }
 done:
+  for (int i = 0; i < dw->n_data; i++) arrow_array_release(&widened[i]);
   for (int k = 0; k < n_keys; k++) delta_free(keys[k]);
   delta_free(keys);
   delta_free(group);
@@ -465,6 +556,7 @@ void data_writer_free(data_writer *dw) {
   delta_free(dw->input_of_field);
   delta_free(dw->part_fields);
   delta_free(dw->data_inputs);
+  delta_free(dw->cast_to);
   delta_buf_dispose(&dw->adds);
   delta_buf_dispose(&dw->tmp);
   delta_free(dw);

@@ -479,6 +479,18 @@ bool schema_type_equal(const delta_type *a, const delta_type *b) {
   }
 }
 
+bool schema_safe_widening(const delta_type *to, const delta_type *from) {
+  static const delta_type_kind ints[] = {DT_BYTE, DT_SHORT, DT_INTEGER, DT_LONG};
+  int a = -1, b = -1;
+  for (int i = 0; i < 4; i++) {
+    if (to->kind == ints[i]) a = i;
+    if (from->kind == ints[i]) b = i;
+  }
+  if (a >= 0 && b >= 0) return b < a;
+  if (to->kind == DT_DOUBLE) return from->kind == DT_FLOAT || (b >= 0 && b <= 2);
+  return false;
+}
+
 static int type_text(const delta_type *t, char *buf, size_t n) {
   delta_buf b = DELTA_BUF_INIT;
   int rc = delta_type_name(t, &b);
@@ -497,7 +509,7 @@ int schema_check_input(const delta_type *table, const delta_type *in, bool merge
         return delta_error_set(DELTA_EINVAL, "input has column %s twice", f->name);
     const delta_field *tf = delta_schema_find(table, f->name);
     if (tf) {
-      if (!schema_type_equal(tf->type, f->type)) {
+      if (!schema_type_equal(tf->type, f->type) && !schema_safe_widening(tf->type, f->type)) {
         char a[128], b[128];
         type_text(tf->type, a, sizeof a);
         type_text(f->type, b, sizeof b);

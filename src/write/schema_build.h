@@ -42,9 +42,14 @@ int schema_assign_column_mapping(delta_type *st, int64_t *max_id);
  * nullability and metadata not compared). */
 bool schema_type_equal(const delta_type *a, const delta_type *b);
 
+/* True when values of type `from` convert to `to` exactly (narrower
+ * integers to wider ones or to double, float to double): such input
+ * columns are accepted and converted as they are written. */
+bool schema_safe_widening(const delta_type *to, const delta_type *from);
+
 /* Compare the data's schema `in` with the table's `table`: every input
  * column must exist in the table with the same type (names matched case-
- * insensitively), unless `merge`, where new columns are added (nullable)
+ * insensitively, or a safe widening), unless `merge`, where new columns are added (nullable)
  * to a copy returned in *merged (NULL when nothing was added). Errors are
  * DELTA_EINVAL with the column and both types. */
 int schema_check_input(const delta_type *table, const delta_type *in, bool merge, delta_type **merged);

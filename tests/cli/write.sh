@@ -165,6 +165,9 @@ run write --input "$tmp/e4.ndjson" "$tmp/enf"
 check "missing nullable column reads null" test "$(scan "$tmp/enf")" = '{"id":1,"name":null}'
 echo '{"d":"2024-03-01","t":"2024-03-01T12:30:00.5Z","x":1}' >"$tmp/px.ndjson"
 run write --schema 'd date, t timestamp, x long' --input "$tmp/px.ndjson" "$tmp/px"
+# narrower Parquet columns widen into the table's types (int -> long here); wider ones are refused
+run write --input "$(ls "$tmp"/pt/d=2024-03-01/*/*.parquet | head -1)" "$tmp/px"
+check "int widened to long" test "$(scan "$tmp/px" | grep -c '"x":1}')" = 2
 expect_error 1 "schema mismatch: column x is integer in the table but long in the input" "$deltac" write --input "$(ls "$tmp"/px/*.parquet | head -1)" "$tmp/pt"
 expect_error 1 "already exists" "$deltac" create --schema 'a int' "$tmp/enf"
 expect_error 2 "--mode is append or overwrite" "$deltac" write --mode upsert --input "$tmp/e4.ndjson" "$tmp/enf"

@@ -93,10 +93,22 @@ static void test_arrow_and_checks(void) {
   CHECK(merged && merged->n_fields == 6 && strcmp(merged->fields[5].name, "extra") == 0 && merged->fields[5].nullable);
   delta_type_free(merged);
   delta_type_free(in);
-  CHECK_EQ_INT(schema_parse_text("id int", &in), 0);
+  CHECK_EQ_INT(schema_parse_text("id string", &in), 0);
   CHECK_EQ_INT(schema_check_input(t, in, true, &merged), DELTA_EINVAL);
-  CHECK(strstr(delta_error_last(), "column id is long in the table but integer in the input") != NULL);
+  CHECK(strstr(delta_error_last(), "column id is long in the table but string in the input") != NULL);
   delta_type_free(in);
+  /* safe widenings are accepted as input */
+  delta_type *to = NULL, *from = NULL;
+  CHECK_EQ_INT(schema_parse_text("a long, b double, c short, d double, e int", &to), 0);
+  CHECK_EQ_INT(schema_parse_text("a byte, b float, c byte, d int, e long", &from), 0);
+  CHECK(schema_safe_widening(to->fields[0].type, from->fields[0].type));
+  CHECK(schema_safe_widening(to->fields[1].type, from->fields[1].type));
+  CHECK(schema_safe_widening(to->fields[2].type, from->fields[2].type));
+  CHECK(schema_safe_widening(to->fields[3].type, from->fields[3].type));
+  CHECK(!schema_safe_widening(to->fields[4].type, from->fields[4].type));
+  CHECK(!schema_safe_widening(to->fields[3].type, from->fields[4].type)); /* long -> double loses digits */
+  delta_type_free(to);
+  delta_type_free(from);
   /* Arrow types without a Delta type */
   struct ArrowSchema u;
   arrow_schema_new(&u, "+s", "", 0, 1);
