@@ -91,7 +91,14 @@ int main(int argc, char **argv) {
     printf("delta: reader features");
     for (int i = 0; delta_supported_reader_features[i]; i++) printf(" %s", delta_supported_reader_features[i]);
     printf("\ndelta: scan: partition values, column mapping (name, id), type widening, deletion vectors\n");
-    printf("delta: changes: cdc files, add/remove rows, deletion-vector diffs, in-commit timestamps\n");
+    printf("delta: changes: cdc files, add/remove rows, deletion-vector diffs, in-commit timestamps, schema checks\n");
+    printf("delta: filters: partition pruning, file-statistics and row-group skipping, exact row filtering "
+           "(scan, plan, changes, serve)\n");
+    printf("delta: log: log compaction files\n");
+    printf("delta: write: create, append, overwrite, replace-where, partitions, column mapping, in-commit timestamps, "
+           "change data feed, app-id transactions, classic checkpoints\n");
+    printf("delta: dml: delete, update (copy-on-write or deletion vectors, cdc files)\n");
+    printf("serve: JSON API, change-feed SSE tail, Delta Sharing (parquet), web page\n");
     return 0;
   }
   if (strcmp(cmd, "parquet") == 0) return cmd_parquet(argc - 2, argv + 2);
