@@ -17,22 +17,6 @@
 #include "util/error_internal.h"
 #include "util/time_parse.h"
 
-static void kv_json(delta_json_writer *w, const delta_kv *kv, int n) {
-  delta_json_write_object_begin(w);
-  for (int i = 0; i < n; i++) {
-    delta_json_write_key(w, kv[i].key);
-    if (kv[i].value) delta_json_write_string(w, kv[i].value);
-    else delta_json_write_null(w);
-  }
-  delta_json_write_object_end(w);
-}
-
-static void names_json(delta_json_writer *w, const char *const *v, int n) {
-  delta_json_write_array_begin(w);
-  for (int i = 0; i < n; i++) delta_json_write_string(w, v[i]);
-  delta_json_write_array_end(w);
-}
-
 static int cmd_info(int argc, char **argv) {
   cli_opt opts[] = {TABLE_OPTS};
   const int n_opts = 3;
@@ -75,10 +59,10 @@ static int cmd_info(int argc, char **argv) {
     delta_json_write_key(&w, "description"); if (m->description) delta_json_write_string(&w, m->description); else delta_json_write_null(&w);
     delta_json_write_key(&w, "min_reader_version"); delta_json_write_int64(&w, p->min_reader_version);
     delta_json_write_key(&w, "min_writer_version"); delta_json_write_int64(&w, p->min_writer_version);
-    delta_json_write_key(&w, "reader_features"); names_json(&w, p->reader_features, p->n_reader_features);
-    delta_json_write_key(&w, "writer_features"); names_json(&w, p->writer_features, p->n_writer_features);
-    delta_json_write_key(&w, "partition_columns"); names_json(&w, m->partition_columns, m->n_partition_columns);
-    delta_json_write_key(&w, "properties"); kv_json(&w, m->configuration, m->n_configuration);
+    delta_json_write_key(&w, "reader_features"); delta_json_write_string_array(&w, (const char *const *)p->reader_features, p->n_reader_features);
+    delta_json_write_key(&w, "writer_features"); delta_json_write_string_array(&w, (const char *const *)p->writer_features, p->n_writer_features);
+    delta_json_write_key(&w, "partition_columns"); delta_json_write_string_array(&w, (const char *const *)m->partition_columns, m->n_partition_columns);
+    delta_json_write_key(&w, "properties"); delta_kv_write_json(&w, m->configuration, m->n_configuration);
     delta_json_write_key(&w, "num_files"); delta_json_write_int64(&w, s->n_files);
     delta_json_write_key(&w, "size_bytes"); delta_json_write_int64(&w, bytes);
     delta_json_write_key(&w, "num_records"); if (all_records) delta_json_write_int64(&w, records - dv_rows); else delta_json_write_null(&w);
@@ -181,7 +165,7 @@ static int cmd_files(int argc, char **argv) {
     json.len = 0;
     delta_json_writer w;
     delta_json_writer_init(&w, &json, 0);
-    kv_json(&w, a->partition_values, a->n_partition_values);
+    delta_kv_write_json(&w, a->partition_values, a->n_partition_values);
     rc = delta_json_writer_finish(&w);
     int64_t recs = a->num_records;
     if (!rc) rc = arrow_builder_str(b, 0, a->path);

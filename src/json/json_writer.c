@@ -174,6 +174,12 @@ int delta_json_write_bool(delta_json_writer *w, bool v) {
 
 int delta_json_write_null(delta_json_writer *w) { return delta_json_write_raw(w, "null", 4); }
 
+int delta_json_write_string_array(delta_json_writer *w, const char *const *v, int n) {
+  delta_json_write_array_begin(w);
+  for (int i = 0; i < n; i++) v[i] ? delta_json_write_string(w, v[i]) : delta_json_write_null(w);
+  return delta_json_write_array_end(w);
+}
+
 /* %.*e with p significant digits under the C locale; true if it reads back
  * as v. */
 static bool render_e(char *b, size_t cap, int p, double v, locale_t loc) {

@@ -62,6 +62,8 @@ int delta_json_write_uint64(delta_json_writer *w, uint64_t v);
 int delta_json_write_double(delta_json_writer *w, double v);
 int delta_json_write_bool(delta_json_writer *w, bool v);
 int delta_json_write_null(delta_json_writer *w);
+/* ["a","b",...]: n strings (a NULL entry is written as null). */
+int delta_json_write_string_array(delta_json_writer *w, const char *const *v, int n);
 /* A pre-rendered JSON value, copied verbatim (not checked). */
 int delta_json_write_raw(delta_json_writer *w, const char *json, size_t n);
 

@@ -61,3 +61,12 @@ int64_t delta_stats_num_records(const char *s, size_t n) {
   }
   return -1;
 }
+
+int delta_kv_write_json(delta_json_writer *w, const delta_kv *kv, int n) {
+  delta_json_write_object_begin(w);
+  for (int i = 0; i < n; i++) {
+    delta_json_write_key(w, kv[i].key);
+    kv[i].value ? delta_json_write_string(w, kv[i].value) : delta_json_write_null(w);
+  }
+  return delta_json_write_object_end(w);
+}

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "json/json_writer.h"
 #include "log/arena.h"
 
 typedef struct {
@@ -162,5 +163,9 @@ int64_t delta_stats_num_records(const char *stats, size_t len);
 
 /* Fill dv->unique_id from the other fields (allocated in the arena). */
 int delta_dv_unique_id(delta_arena *arena, delta_dv *dv);
+
+/* A string map (partition values, configuration) as a JSON object; null
+ * values as null. */
+int delta_kv_write_json(delta_json_writer *w, const delta_kv *kv, int n);
 
 #endif

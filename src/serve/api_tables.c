@@ -9,22 +9,6 @@
 
 #define HISTORY_DEFAULT_LIMIT 1000
 
-static void kv_json(delta_json_writer *w, const delta_kv *kv, int n) {
-  delta_json_write_object_begin(w);
-  for (int i = 0; i < n; i++) {
-    delta_json_write_key(w, kv[i].key);
-    if (kv[i].value) delta_json_write_string(w, kv[i].value);
-    else delta_json_write_null(w);
-  }
-  delta_json_write_object_end(w);
-}
-
-static void names_json(delta_json_writer *w, const char *const *v, int n) {
-  delta_json_write_array_begin(w);
-  for (int i = 0; i < n; i++) delta_json_write_string(w, v[i]);
-  delta_json_write_array_end(w);
-}
-
 static bool cdf_enabled(const delta_snapshot *s) {
   const char *v = delta_snapshot_config(s, "delta.enableChangeDataFeed");
   return v && strcmp(v, "true") == 0;
@@ -117,9 +101,9 @@ int api_table_info(serve_request *r, struct MHD_Connection *c, serve_table *t) {
   delta_json_write_key(&w, "schema");
   delta_json_write_raw(&w, m->schema_string, strlen(m->schema_string));
   delta_json_write_key(&w, "partition_columns");
-  names_json(&w, m->partition_columns, m->n_partition_columns);
+  delta_json_write_string_array(&w, (const char *const *)m->partition_columns, m->n_partition_columns);
   delta_json_write_key(&w, "properties");
-  kv_json(&w, m->configuration, m->n_configuration);
+  delta_kv_write_json(&w, m->configuration, m->n_configuration);
   delta_json_write_key(&w, "protocol");
   delta_json_write_object_begin(&w);
   delta_json_write_key(&w, "min_reader_version");
@@ -127,9 +111,9 @@ int api_table_info(serve_request *r, struct MHD_Connection *c, serve_table *t) {
   delta_json_write_key(&w, "min_writer_version");
   delta_json_write_int64(&w, p->min_writer_version);
   delta_json_write_key(&w, "reader_features");
-  names_json(&w, p->reader_features, p->n_reader_features);
+  delta_json_write_string_array(&w, (const char *const *)p->reader_features, p->n_reader_features);
   delta_json_write_key(&w, "writer_features");
-  names_json(&w, p->writer_features, p->n_writer_features);
+  delta_json_write_string_array(&w, (const char *const *)p->writer_features, p->n_writer_features);
   delta_json_write_object_end(&w);
   table_counts(&w, s);
   delta_json_write_object_end(&w);

@@ -3,16 +3,6 @@
 
 #include <string.h>
 
-static void kv_map(delta_json_writer *w, const delta_kv *kv, int n) {
-  delta_json_write_object_begin(w);
-  for (int i = 0; i < n; i++) {
-    delta_json_write_key(w, kv[i].key);
-    if (kv[i].value) delta_json_write_string(w, kv[i].value);
-    else delta_json_write_null(w);
-  }
-  delta_json_write_object_end(w);
-}
-
 static void dv_json(delta_json_writer *w, const delta_dv *dv) {
   delta_json_write_key(w, "deletionVector");
   delta_json_write_object_begin(w);
@@ -45,7 +35,7 @@ int action_add_json(delta_json_writer *w, const delta_add *a, bool data_change) 
   delta_json_write_key(w, "path");
   delta_json_write_string(w, a->path);
   delta_json_write_key(w, "partitionValues");
-  kv_map(w, a->partition_values, a->n_partition_values);
+  delta_kv_write_json(w, a->partition_values, a->n_partition_values);
   delta_json_write_key(w, "size");
   delta_json_write_int64(w, a->size);
   delta_json_write_key(w, "modificationTime");
@@ -90,7 +80,7 @@ int action_remove_json(delta_json_writer *w, const delta_remove *r) {
     delta_json_write_key(w, "extendedFileMetadata");
     delta_json_write_bool(w, true);
     delta_json_write_key(w, "partitionValues");
-    kv_map(w, r->partition_values, r->n_partition_values);
+    delta_kv_write_json(w, r->partition_values, r->n_partition_values);
   }
   if (r->has_size) {
     delta_json_write_key(w, "size");
@@ -148,7 +138,7 @@ int action_metadata_json(delta_json_writer *w, const delta_metadata *m) {
   delta_json_write_key(w, "provider");
   delta_json_write_string(w, m->format_provider ? m->format_provider : "parquet");
   delta_json_write_key(w, "options");
-  kv_map(w, m->format_options, m->n_format_options);
+  delta_kv_write_json(w, m->format_options, m->n_format_options);
   delta_json_write_object_end(w);
   delta_json_write_key(w, "schemaString");
   delta_json_write_string(w, m->schema_string ? m->schema_string : "");
@@ -157,7 +147,7 @@ int action_metadata_json(delta_json_writer *w, const delta_metadata *m) {
   for (int i = 0; i < m->n_partition_columns; i++) delta_json_write_string(w, m->partition_columns[i]);
   delta_json_write_array_end(w);
   delta_json_write_key(w, "configuration");
-  kv_map(w, m->configuration, m->n_configuration);
+  delta_kv_write_json(w, m->configuration, m->n_configuration);
   if (m->has_created_time) {
     delta_json_write_key(w, "createdTime");
     delta_json_write_int64(w, m->created_time);
