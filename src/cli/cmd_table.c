@@ -11,6 +11,7 @@
 #include "deltac/error.h"
 #include "json/json.h"
 #include "json/json_writer.h"
+#include "log/crc.h"
 #include "log/snapshot.h"
 #include "storage/storage_internal.h"
 #include "util/alloc_internal.h"
@@ -42,6 +43,17 @@ static int cmd_info(int argc, char **argv) {
       dv_rows += s->files[i].dv.cardinality;
     }
   }
+  /* The writer's own summary of this version, when it left one, cross-checks the replay. */
+  log_crc_check crc;
+  if ((rc = log_crc_verify(s, &crc)) != 0) {
+    delta_snapshot_free(s);
+    delta_table_free(t);
+    return cli_fail("info");
+  }
+  static const char *const crc_status[] = {"absent", "verified", "mismatch", "unreadable"};
+  if (crc.status == LOG_CRC_MISMATCH || crc.status == LOG_CRC_UNREADABLE)
+    fprintf(stderr, "deltac: warning: checksum %s %s: %s\n", crc.file,
+            crc.status == LOG_CRC_MISMATCH ? "does not match the replayed state" : "cannot be read", crc.detail);
   char when[40];
   delta_time_format_ms(s->timestamp_ms, when);
   const delta_protocol *p = &s->protocol;
@@ -69,6 +81,16 @@ static int cmd_info(int argc, char **argv) {
     delta_json_write_key(&w, "files_with_deletion_vectors"); delta_json_write_int64(&w, dv_files);
     delta_json_write_key(&w, "deleted_rows"); delta_json_write_int64(&w, dv_rows);
     delta_json_write_key(&w, "checkpoint_version"); if (s->cp_version >= 0) delta_json_write_int64(&w, s->cp_version); else delta_json_write_null(&w);
+    delta_json_write_key(&w, "checksum");
+    if (crc.status == LOG_CRC_ABSENT) {
+      delta_json_write_null(&w);
+    } else {
+      delta_json_write_object_begin(&w);
+      delta_json_write_key(&w, "file"); delta_json_write_string(&w, crc.file);
+      delta_json_write_key(&w, "status"); delta_json_write_string(&w, crc_status[crc.status]);
+      if (crc.detail[0]) { delta_json_write_key(&w, "detail"); delta_json_write_string(&w, crc.detail); }
+      delta_json_write_object_end(&w);
+    }
     delta_json_write_object_end(&w);
     rc = delta_json_writer_finish(&w);
     if (!rc) {
@@ -101,6 +123,8 @@ static int cmd_info(int argc, char **argv) {
     else printf("records:            unknown (some files have no statistics)\n");
     if (dv_files) printf("deletion vectors:   %lld files, %lld rows deleted\n", (long long)dv_files, (long long)dv_rows);
     if (s->cp_version >= 0) printf("checkpoint:         version %lld\n", (long long)s->cp_version);
+    if (crc.status != LOG_CRC_ABSENT)
+      printf("checksum:           %s (%s)%s%s\n", crc_status[crc.status], crc.file, crc.detail[0] ? ": " : "", crc.detail);
     if (m->n_configuration) {
       printf("properties:\n");
       for (int i = 0; i < m->n_configuration; i++)

@@ -178,22 +178,15 @@ static void parse_dv(ctx *c, delta_json_val v, delta_dv *dv, int *rc) {
   if (!*rc) *rc = delta_dv_unique_id(c->arena, dv);
 }
 
-static int parse_action(ctx *c, delta_json_val root, delta_action_cb cb, void *payload) {
-  if (delta_json_typeof(root) != DELTA_JSON_OBJECT)
-    return delta_error_set(DELTA_ECORRUPT, "a line is not a JSON object");
+/* The action `key` (e.g. "add") whose object is v into *a. Returns 0 with
+ * *known false for actions deltac does not know. */
+static int parse_one(ctx *c, const char *key, size_t klen, delta_json_val v, delta_action *a_out, bool *known) {
   int rc = 0;
   delta_action a;
-  /* One action per line; a line naming several is read action by action. */
-  int n = delta_json_len(root);
-  delta_json_val v = delta_json_first(root);
-  for (int i = 0; i < n && !rc; i++, v = delta_json_next(v)) {
-    const char *key;
-    size_t klen;
-    bool esc;
-    delta_json_key_raw(v, &key, &klen, &esc);
-    memset(&a, 0, sizeof a);
+  memset(&a, 0, sizeof a);
+  *known = true;
+  {
 #define IS(name) (klen == sizeof(name) - 1 && memcmp(key, name, klen) == 0)
-    if (delta_json_typeof(v) == DELTA_JSON_NULL) continue;
     if (IS("add")) {
       delta_add *x = &a.u.add;
       a.kind = DELTA_ACTION_ADD;
@@ -287,11 +280,40 @@ static int parse_action(ctx *c, delta_json_val root, delta_action_cb cb, void *p
       req_i64(v, "checkpointMetadata", "version", &a.u.checkpoint_metadata.version, &rc);
       a.u.checkpoint_metadata.tags = raw_object(c, delta_json_get(v, "tags"), &rc);
     } else {
-      continue; /* unknown actions are ignored */
+      *known = false; /* unknown actions are ignored */
     }
 #undef IS
-    if (!rc) rc = cb(&a, payload);
   }
+  *a_out = a;
+  return rc;
+}
+
+static int parse_action(ctx *c, delta_json_val root, delta_action_cb cb, void *payload) {
+  if (delta_json_typeof(root) != DELTA_JSON_OBJECT)
+    return delta_error_set(DELTA_ECORRUPT, "a line is not a JSON object");
+  int rc = 0;
+  delta_action a;
+  /* One action per line; a line naming several is read action by action. */
+  int n = delta_json_len(root);
+  delta_json_val v = delta_json_first(root);
+  for (int i = 0; i < n && !rc; i++, v = delta_json_next(v)) {
+    const char *key;
+    size_t klen;
+    bool esc, known;
+    delta_json_key_raw(v, &key, &klen, &esc);
+    if (delta_json_typeof(v) == DELTA_JSON_NULL) continue;
+    rc = parse_one(c, key, klen, v, &a, &known);
+    if (!rc && known) rc = cb(&a, payload);
+  }
+  return rc;
+}
+
+int delta_action_parse_object(const char *action, delta_json_val v, delta_arena *arena, delta_action *out) {
+  ctx c = {arena, DELTA_BUF_INIT};
+  bool known;
+  int rc = parse_one(&c, action, strlen(action), v, out, &known);
+  delta_buf_dispose(&c.tmp);
+  if (!rc && !known) rc = delta_error_set(DELTA_EINVAL, "unknown action %s", action);
   return rc;
 }
 

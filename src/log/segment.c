@@ -1,6 +1,7 @@
 /* Listing _delta_log and choosing the files of a version. */
 #include "log/segment.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,19 +32,9 @@ void log_listing_dispose(log_listing *l) {
   memset(l, 0, sizeof *l);
 }
 
-int log_list(delta_storage *s, log_listing *out) {
-  memset(out, 0, sizeof *out);
-  list_ctx c = {DELTA_BUF_INIT};
-  int rc = delta_storage_list(s, "_delta_log", NULL, on_entry, &c);
-  out->entries = (log_entry *)(void *)c.entries.data;
-  out->n = (int)(c.entries.len / sizeof(log_entry));
-  if (rc) {
-    log_listing_dispose(out);
-    if (rc == DELTA_ENOTFOUND)
-      return delta_error_set(DELTA_ENOTFOUND, "not a Delta table: %s has no _delta_log directory",
-                             delta_storage_location(s));
-    return rc;
-  }
+/* latest and earliest_commit from the entries; DELTA_ENOTFOUND when the
+ * listing holds no commit or checkpoint. */
+static int listing_summarize(delta_storage *s, log_listing *out) {
   out->latest = out->earliest_commit = -1;
   for (int i = 0; i < out->n; i++) {
     const log_file_name *f = &out->entries[i].info;
@@ -61,6 +52,74 @@ int log_list(delta_storage *s, log_listing *out) {
                            delta_storage_location(s));
   }
   return 0;
+}
+
+static int list_after(delta_storage *s, const char *start_after, list_ctx *c) {
+  int rc = delta_storage_list(s, "_delta_log", start_after, on_entry, c);
+  if (rc) {
+    log_entry *e = (log_entry *)(void *)c->entries.data;
+    size_t n = c->entries.len / sizeof(log_entry);
+    for (size_t i = 0; i < n; i++) delta_free(e[i].name);
+    delta_buf_dispose(&c->entries);
+    if (rc == DELTA_ENOTFOUND)
+      return delta_error_set(DELTA_ENOTFOUND, "not a Delta table: %s has no _delta_log directory",
+                             delta_storage_location(s));
+  }
+  return rc;
+}
+
+static void listing_take(log_listing *out, list_ctx *c) {
+  out->entries = (log_entry *)(void *)c->entries.data;
+  out->n = (int)(c->entries.len / sizeof(log_entry));
+}
+
+int log_list_from(delta_storage *s, int64_t from_version, log_listing *out) {
+  memset(out, 0, sizeof *out);
+  list_ctx c = {DELTA_BUF_INIT};
+  /* Every name of version v starts with its 20 digits, so the bare digits
+   * of v sort just before them. */
+  char start[32] = "";
+  if (from_version > 0) snprintf(start, sizeof start, "%020lld", (long long)from_version);
+  int rc = list_after(s, from_version > 0 ? start : NULL, &c);
+  if (rc) return rc;
+  listing_take(out, &c);
+  out->listed_from = from_version > 0 ? from_version : 0;
+  return listing_summarize(s, out);
+}
+
+int log_list(delta_storage *s, log_listing *out) { return log_list_from(s, 0, out); }
+
+int log_list_refresh(delta_storage *s, const log_listing *old, log_listing *out) {
+  memset(out, 0, sizeof *out);
+  if (old->n == 0) return log_list_from(s, old->listed_from, out);
+  const char *last = old->entries[old->n - 1].name;
+  char key[300];
+  snprintf(key, sizeof key, "_delta_log/%s", last);
+  delta_file_info st;
+  int rc = delta_storage_head(s, key, &st);
+  if (rc == DELTA_ENOTFOUND) {
+    delta_error_clear();
+    return log_list_from(s, 0, out); /* recreated or cleaned up: start over */
+  }
+  if (rc) return rc;
+  list_ctx c = {DELTA_BUF_INIT};
+  rc = delta_buf_reserve(&c.entries, (size_t)old->n * sizeof(log_entry));
+  for (int i = 0; i < old->n && !rc; i++) {
+    log_entry le = old->entries[i];
+    le.name = delta_strdup(le.name);
+    if (!le.name) rc = DELTA_NOMEM();
+    else delta_buf_append(&c.entries, &le, sizeof le); /* reserved above: cannot fail */
+  }
+  if (rc) {
+    listing_take(out, &c);
+    log_listing_dispose(out);
+    return rc;
+  }
+  rc = list_after(s, last, &c); /* frees the copies when it fails */
+  if (rc) return rc;
+  listing_take(out, &c);
+  out->listed_from = old->listed_from;
+  return listing_summarize(s, out);
 }
 
 const log_entry *log_find_commit(const log_listing *l, int64_t version) {

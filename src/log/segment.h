@@ -24,9 +24,18 @@ typedef struct {
   int n;
   int64_t latest;       /* newest version with a commit or checkpoint; -1 when none */
   int64_t earliest_commit; /* oldest commit present; -1 when none */
+  int64_t listed_from;  /* 0: the whole _delta_log; else only files of this version and newer */
 } log_listing;
 
+/* The whole of _delta_log. */
 int log_list(delta_storage *s, log_listing *out);
+/* Only the files of `from_version` and newer (one listing that starts after
+ * the older names, which object stores serve without reading the rest). */
+int log_list_from(delta_storage *s, int64_t from_version, log_listing *out);
+/* The files added since `old` was listed, appended to a copy of it: an
+ * incremental refresh reads only the new names. Falls back to a full
+ * listing when old's newest file is gone (the table was recreated). */
+int log_list_refresh(delta_storage *s, const log_listing *old, log_listing *out);
 void log_listing_dispose(log_listing *l);
 
 /* The commit file entry for a version, or NULL. */

@@ -8,6 +8,8 @@
 #include <stdatomic.h>
 
 #include "json/json.h"
+#include "log/crc.h"
+#include "log/last_checkpoint.h"
 #include "log/replay.h"
 #include "storage/storage_internal.h"
 #include "util/alloc_internal.h"
@@ -198,18 +200,66 @@ static int mtime_search(const log_listing *l, int64_t lo, int64_t hi, int64_t ts
   return 0;
 }
 
-static int version_at(delta_table *t, log_listing *l, int64_t ts, int64_t *out) {
+/* What time travel needs of the latest version: its in-commit timestamp
+ * settings and its commit time. */
+typedef struct {
+  bool ict_enabled;
+  int64_t ict_version, ict_timestamp; /* enablement; -1 / INT64_MIN when not set */
+  int64_t timestamp_ms;
+} latest_times;
+
+static const char *kv_get(const delta_kv *kv, int n, const char *key) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(kv[i].key, key) == 0) return kv[i].value;
+  return NULL;
+}
+
+static void times_from_config(const delta_kv *kv, int n, latest_times *lt) {
+  const char *on = kv_get(kv, n, "delta.enableInCommitTimestamps");
+  const char *ev = kv_get(kv, n, "delta.inCommitTimestampEnablementVersion");
+  const char *et = kv_get(kv, n, "delta.inCommitTimestampEnablementTimestamp");
+  lt->ict_enabled = on && strcasecmp(on, "true") == 0;
+  lt->ict_version = ev ? strtoll(ev, NULL, 10) : -1;
+  lt->ict_timestamp = et ? strtoll(et, NULL, 10) : INT64_MIN;
+}
+
+/* From the latest version's checksum file when it has the metadata (one
+ * small read), else by replaying the latest version. */
+static int latest_times_of(delta_table *t, log_listing *l, latest_times *lt) {
+  const log_entry *c = log_find_commit(l, l->latest);
+  delta_arena arena = {0};
+  log_crc crc;
+  int rc = c ? log_crc_read(t->storage, l, l->latest, &arena, &crc) : DELTA_ENOTFOUND;
+  if (!rc && crc.has_metadata) {
+    times_from_config(crc.metadata.configuration, crc.metadata.n_configuration, lt);
+    bool ict_now = lt->ict_enabled && (lt->ict_version < 0 || lt->ict_version <= l->latest);
+    if (!ict_now) lt->timestamp_ms = c->mtime_ms;
+    else if (crc.has_ict) lt->timestamp_ms = crc.ict_ms;
+    else rc = read_ict(t, c, &lt->timestamp_ms);
+    delta_arena_dispose(&arena);
+    return rc;
+  }
+  delta_arena_dispose(&arena);
+  delta_error_clear();
   delta_snapshot *latest = NULL;
-  /* Only its configuration and commit times are needed. */
-  int rc = load_mode(t, l, l->latest, INT64_MAX, true, &latest);
+  /* Only its configuration and commit time are needed. */
+  rc = load_mode(t, l, l->latest, INT64_MAX, true, &latest);
+  if (rc) return rc;
+  times_from_config(latest->metadata.configuration, latest->metadata.n_configuration, lt);
+  lt->timestamp_ms = latest->timestamp_ms;
+  delta_snapshot_free(latest);
+  return 0;
+}
+
+static int version_at(delta_table *t, log_listing *l, int64_t ts, int64_t *out) {
+  latest_times latest;
+  int rc = latest_times_of(t, l, &latest);
   if (rc) return rc;
   int64_t earliest = l->earliest_commit > 0 ? l->earliest_commit : 0;
   int64_t ict_from = -1, ict_ts = INT64_MIN;
-  if (latest->ict_enabled) {
-    const char *ev = delta_snapshot_config(latest, "delta.inCommitTimestampEnablementVersion");
-    const char *et = delta_snapshot_config(latest, "delta.inCommitTimestampEnablementTimestamp");
-    ict_from = ev ? strtoll(ev, NULL, 10) : earliest;
-    if (et) ict_ts = strtoll(et, NULL, 10);
+  if (latest.ict_enabled) {
+    ict_from = latest.ict_version >= 0 ? latest.ict_version : earliest;
+    ict_ts = latest.ict_timestamp;
     if (ict_from < earliest) ict_from = earliest;
   }
   int64_t found = -1;
@@ -248,19 +298,43 @@ static int version_at(delta_table *t, log_listing *l, int64_t ts, int64_t *out) 
   }
   if (!rc && found == l->latest) {
     /* After the last commit: Spark refuses rather than silently reading the latest. */
-    if (ts > latest->timestamp_ms) {
+    if (ts > latest.timestamp_ms) {
       delta_time_format_ms(ts, a);
-      delta_time_format_ms(latest->timestamp_ms, b);
+      delta_time_format_ms(latest.timestamp_ms, b);
       rc = delta_error_set(DELTA_ENOTFOUND, "timestamp %s is after the latest version %lld (committed at %s)", a,
                            (long long)l->latest, b);
     }
   }
-  delta_snapshot_free(latest);
   if (!rc) *out = found;
   return rc;
 }
 
-int delta_snapshot_open(delta_snapshot **out, delta_table *t, const delta_snapshot_options *opts) {
+/* The latest snapshot listed from the _last_checkpoint hint; non-zero (and
+ * no error kept) when the hint is absent or does not hold, so that the
+ * caller lists the whole log: a stale, corrupt or half-written checkpoint
+ * never makes the table unreadable. */
+static int open_hinted(delta_table *t, bool records_only, delta_snapshot **out) {
+  int64_t hint = log_last_checkpoint_hint(t->storage);
+  if (hint <= 0) return -1;
+  log_listing l;
+  if (log_list_from(t->storage, hint, &l) != 0) {
+    delta_error_clear();
+    return -1;
+  }
+  delta_snapshot *s = NULL;
+  if (load_mode(t, &l, l.latest, INT64_MAX, records_only, &s) != 0 || s->cp_version < hint) {
+    delta_snapshot_free(s);
+    log_listing_dispose(&l);
+    delta_error_clear();
+    return -1;
+  }
+  s->listing = l;
+  *out = s;
+  return 0;
+}
+
+int delta_snapshot_open_listed(delta_snapshot **out, delta_table *t, const delta_snapshot_options *opts,
+                               bool whole_listing) {
   *out = NULL;
   delta_snapshot_options defaults = DELTA_SNAPSHOT_OPTIONS_INIT;
   if (!opts) opts = &defaults;
@@ -268,6 +342,9 @@ int delta_snapshot_open(delta_snapshot **out, delta_table *t, const delta_snapsh
     return delta_error_set(DELTA_EINVAL, "snapshot options: unknown version %u", opts->version);
   if (opts->at_version && opts->at_timestamp)
     return delta_error_set(DELTA_EINVAL, "give a version or a timestamp, not both");
+  if (!opts->at_version && !opts->at_timestamp && !whole_listing &&
+      open_hinted(t, opts->stats_records_only, out) == 0)
+    return 0;
   log_listing l;
   int rc = log_list(t->storage, &l);
   if (rc) return rc;
@@ -285,10 +362,14 @@ int delta_snapshot_open(delta_snapshot **out, delta_table *t, const delta_snapsh
   return 0;
 }
 
+int delta_snapshot_open(delta_snapshot **out, delta_table *t, const delta_snapshot_options *opts) {
+  return delta_snapshot_open_listed(out, t, opts, false);
+}
+
 int delta_snapshot_update(delta_snapshot **out, const delta_snapshot *old) {
   *out = NULL;
   log_listing l;
-  int rc = log_list(old->table->storage, &l);
+  int rc = log_list_refresh(old->table->storage, &old->listing, &l);
   if (rc) return rc;
   delta_snapshot *s = NULL;
   log_segment seg;

@@ -20,7 +20,8 @@ struct delta_snapshot {
   delta_table *table;
   int64_t version;
   int64_t timestamp_ms;
-  log_listing listing;         /* of the whole _delta_log when the snapshot was made */
+  log_listing listing;         /* of _delta_log when the snapshot was made: the whole log, or from
+                                * the _last_checkpoint hint on (listing.listed_from) */
   int64_t cp_version;          /* checkpoint the replay started from, -1 for none */
   delta_arena arena;           /* every string below */
   delta_protocol protocol;
@@ -45,6 +46,12 @@ struct delta_snapshot {
  * snapshot does not take the listing (its own listing stays empty). */
 int delta_snapshot_load(delta_table *t, log_listing *listing, int64_t version, int64_t max_cp,
                         delta_snapshot **out);
+
+/* delta_snapshot_open, where `whole_listing` makes the snapshot's listing
+ * cover the whole log even for the latest version (for callers that show
+ * history from it), instead of starting at the _last_checkpoint hint. */
+int delta_snapshot_open_listed(delta_snapshot **out, delta_table *t, const delta_snapshot_options *opts,
+                               bool whole_listing);
 
 /* Value of a metaData.configuration key, or NULL. */
 const char *delta_snapshot_config(const delta_snapshot *s, const char *key);
