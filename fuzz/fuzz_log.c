@@ -1,10 +1,13 @@
 /* Fuzz target over Delta log text: commit lines (every action kind), schema
- * strings and timestamps. The first byte picks what the rest is. */
+ * strings, timestamps, _last_checkpoint and .crc checksums. The first byte
+ * picks what the rest is. */
 #include <stdint.h>
 #include <stddef.h>
 
 #include "json/json.h"
 #include "log/action_json.h"
+#include "log/crc.h"
+#include "log/last_checkpoint.h"
 #include "log/table_schema.h"
 #include "util/time_parse.h"
 
@@ -20,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;
   const char *text = (const char *)data + 1;
   size_t n = size - 1;
-  switch (data[0] % 3) {
+  switch (data[0] % 5) {
   case 0: {
     delta_arena arena = DELTA_ARENA_INIT;
     delta_json_doc *doc = NULL;
@@ -41,6 +44,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       delta_buf_dispose(&b);
       delta_type_free(t);
     }
+    break;
+  }
+  case 3:
+    log_last_checkpoint_parse(text, n);
+    break;
+  case 4: {
+    delta_arena arena = DELTA_ARENA_INIT;
+    log_crc crc;
+    log_crc_parse("fuzz.crc", text, n, &arena, &crc);
+    delta_arena_dispose(&arena);
     break;
   }
   default: {

@@ -35,18 +35,11 @@ static void req_int(delta_json_val o, const char *key, int64_t *out, int *rc) {
   if (!opt_int(o, key, out, rc) && !*rc) *rc = delta_error_set(DELTA_ECORRUPT, "%s is missing", key);
 }
 
-int log_crc_read(delta_storage *s, const log_listing *l, int64_t version, delta_arena *arena, log_crc *out) {
+int log_crc_parse(const char *name, const char *text, size_t len, delta_arena *arena, log_crc *out) {
   memset(out, 0, sizeof *out);
-  const log_entry *e = find_crc(l, version);
-  if (!e) return delta_error_set(DELTA_ENOTFOUND, "version %lld has no checksum file", (long long)version);
-  if (e->size > CRC_MAX_BYTES) return delta_error_set(DELTA_ELIMIT, "%s: over %u bytes", e->name, CRC_MAX_BYTES);
-  char key[64];
-  snprintf(key, sizeof key, "_delta_log/%s", e->name);
-  delta_buf text = DELTA_BUF_INIT;
   delta_json_doc *doc = NULL;
-  int rc = delta_storage_read(s, key, &text);
-  if (!rc) rc = delta_json_doc_new(&doc);
-  if (!rc) rc = delta_json_parse(doc, (const char *)text.data, text.len);
+  int rc = delta_json_doc_new(&doc);
+  if (!rc) rc = delta_json_parse(doc, text, len);
   if (!rc) {
     delta_json_val root = delta_json_root(doc);
     if (delta_json_typeof(root) != DELTA_JSON_OBJECT) rc = delta_error_set(DELTA_ECORRUPT, "not a JSON object");
@@ -69,8 +62,22 @@ int log_crc_read(delta_storage *s, const log_listing *l, int64_t version, delta_
       if (!rc) out->protocol = a.u.protocol, out->has_protocol = true;
     }
   }
-  if (rc) delta_error_prefix("%s", e->name);
+  if (rc) delta_error_prefix("%s", name);
   delta_json_doc_free(doc);
+  return rc;
+}
+
+int log_crc_read(delta_storage *s, const log_listing *l, int64_t version, delta_arena *arena, log_crc *out) {
+  memset(out, 0, sizeof *out);
+  const log_entry *e = find_crc(l, version);
+  if (!e) return delta_error_set(DELTA_ENOTFOUND, "version %lld has no checksum file", (long long)version);
+  if (e->size > CRC_MAX_BYTES) return delta_error_set(DELTA_ELIMIT, "%s: over %u bytes", e->name, CRC_MAX_BYTES);
+  char key[64];
+  snprintf(key, sizeof key, "_delta_log/%s", e->name);
+  delta_buf text = DELTA_BUF_INIT;
+  int rc = delta_storage_read(s, key, &text);
+  if (rc) delta_error_prefix("%s", e->name);
+  else rc = log_crc_parse(e->name, (const char *)text.data, text.len, arena, out);
   delta_buf_dispose(&text);
   return rc;
 }

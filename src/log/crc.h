@@ -36,6 +36,9 @@ typedef struct {
  * not a checksum. */
 int log_crc_read(delta_storage *s, const log_listing *l, int64_t version, delta_arena *arena, log_crc *out);
 
+/* The text of checksum file `name`. */
+int log_crc_parse(const char *name, const char *text, size_t len, delta_arena *arena, log_crc *out);
+
 typedef enum { LOG_CRC_ABSENT, LOG_CRC_VERIFIED, LOG_CRC_MISMATCH, LOG_CRC_UNREADABLE } log_crc_status;
 
 typedef struct {

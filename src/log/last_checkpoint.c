@@ -12,6 +12,17 @@
  * list); anything far larger is not one. */
 #define LAST_CHECKPOINT_MAX (1u << 20)
 
+int64_t log_last_checkpoint_parse(const char *text, size_t len) {
+  delta_json_doc *doc = NULL;
+  int64_t version = -1, v;
+  if (delta_json_doc_new(&doc) == 0 && delta_json_parse(doc, text, len) == 0 &&
+      delta_json_int64(delta_json_get(delta_json_root(doc), "version"), &v) == 0 && v >= 0)
+    version = v;
+  delta_json_doc_free(doc);
+  delta_error_clear();
+  return version;
+}
+
 int64_t log_last_checkpoint_hint(delta_storage *s) {
   delta_file_info st;
   if (delta_storage_head(s, "_delta_log/_last_checkpoint", &st) != 0 || st.size > LAST_CHECKPOINT_MAX) {
@@ -19,15 +30,9 @@ int64_t log_last_checkpoint_hint(delta_storage *s) {
     return -1;
   }
   delta_buf text = DELTA_BUF_INIT;
-  delta_json_doc *doc = NULL;
   int64_t version = -1;
-  if (delta_storage_read(s, "_delta_log/_last_checkpoint", &text) == 0 && delta_json_doc_new(&doc) == 0 &&
-      delta_json_parse(doc, (const char *)text.data, text.len) == 0) {
-    delta_json_val root = delta_json_root(doc);
-    int64_t v;
-    if (delta_json_int64(delta_json_get(root, "version"), &v) == 0 && v >= 0) version = v;
-  }
-  delta_json_doc_free(doc);
+  if (delta_storage_read(s, "_delta_log/_last_checkpoint", &text) == 0)
+    version = log_last_checkpoint_parse((const char *)text.data, text.len);
   delta_buf_dispose(&text);
   delta_error_clear();
   return version;

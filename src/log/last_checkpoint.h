@@ -2,6 +2,7 @@
 #ifndef DELTAC_LOG_LAST_CHECKPOINT_H
 #define DELTAC_LOG_LAST_CHECKPOINT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "deltac/storage.h"
@@ -11,5 +12,8 @@
  * only lets a reader list from that version instead of listing the whole
  * log; whoever uses it must still check that the checkpoint is there. */
 int64_t log_last_checkpoint_hint(delta_storage *s);
+
+/* The version in a _last_checkpoint text, or -1 (the same leniency). */
+int64_t log_last_checkpoint_parse(const char *text, size_t len);
 
 #endif
