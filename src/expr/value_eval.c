@@ -499,7 +499,9 @@ static int bind_rec(vexpr *e, const struct ArrowSchema *s) {
     if ((a == R_NULL && e->args[0]->kind == V_COL) || (b == R_NULL && e->args[1]->kind == V_COL) || !an || !bn)
       return delta_error_set(DELTA_EINVAL, "expression: '%c' needs numbers, not %s and %s", e->op,
                              rtype_name(a), rtype_name(b));
-    e->type = (a == R_FLOAT || b == R_FLOAT) ? R_FLOAT : R_INT;
+    /* As in Spark, '/' divides as double even for integers (CAST the
+     * result, or assign it to an integer column, to truncate). */
+    e->type = (a == R_FLOAT || b == R_FLOAT || e->op == '/') ? R_FLOAT : R_INT;
     return 0;
   }
   case V_COALESCE:
@@ -540,7 +542,10 @@ int vexpr_bind(vexpr *e, const struct ArrowSchema *schema, const char *target_fo
                            target_name);
   }
   rtype got = e->type;
-  if (got == R_NULL || got == want || (want == R_FLOAT && got == R_INT) || (want == R_STRING)) return 0;
+  /* Spark's ANSI store assignment: numbers convert either way (a double
+   * into an integer column truncates; out of range is an error). */
+  bool numbers = (want == R_INT || want == R_FLOAT) && (got == R_INT || got == R_FLOAT);
+  if (got == R_NULL || got == want || numbers || (want == R_STRING)) return 0;
   return delta_error_set(DELTA_EINVAL, "column %s is %s: cannot assign a %s (use CAST)", target_name,
                          rtype_name(want), rtype_name(got));
 }
@@ -764,7 +769,12 @@ int vexpr_eval(vexpr *e, const struct ArrowArray *batch, struct ArrowArray *out)
     delta_buf_reset(&c.scratch);
     sval v;
     if ((rc = eval_row(&c, e, r, &v))) break;
-    if (v.t != R_NULL && (rc = cast_value(&c, &v, want))) break;
+    bool had_value = v.t != R_NULL;
+    if (had_value && (rc = cast_value(&c, &v, want))) break;
+    if (had_value && v.t == R_NULL) {
+      rc = delta_error_set(DELTA_EINVAL, "expression: a value does not fit the column (NaN or out of range)");
+      break;
+    }
     if (v.t == R_NULL) nulls++;
     else arrow_bit_set(valid, r);
     if (want == R_STRING) {

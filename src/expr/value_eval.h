@@ -12,9 +12,10 @@
  *             | COALESCE(vexpr, ...) | CAST(vexpr AS type)
  * predicate is the filter language (expr.h); type one of byte, short, int,
  * long, float, double, string, boolean. Values are computed as long,
- * double, string or boolean with SQL null propagation; integer division by
- * zero gives null. Results convert to integer, float, string and boolean
- * columns; any other column type takes only a column of that same type or
+ * double, string or boolean with SQL null propagation; '/' gives a double
+ * (as in Spark) and division by zero gives null. Results convert to
+ * integer, float, string and boolean columns (a double into an integer
+ * column truncates toward zero; NaN or out of range is an error); any other column type takes only a column of that same type or
  * NULL.
  *
  * An assignment list "a = expr, b = expr" is split by vexpr_parse_set.

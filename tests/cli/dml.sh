@@ -240,4 +240,12 @@ expect_error "--where" update --set "v = 'a'" --where "id = " "$tmp/nodv"
 run update --set "id = CAST(v AS long), v = CAST(id AS string) || 'x'" --where "id = 5" "$tmp/nodv"
 expect_eq "CAST" "$("$deltac" scan --format ndjson --filter "v = '5x'" "$tmp/nodv" | tr -d '\n')" '{"id":null,"p":"c","v":"5x"}'
 
+# Division is Spark's: a double even for integers; into an integer column it truncates.
+printf '{"i":7,"d":0.0,"l":0}\n{"i":-7,"d":0.0,"l":0}\n' >"$tmp/div.ndjson"
+run write --schema 'i int, d double, l long' --input "$tmp/div.ndjson" "$tmp/div"
+run update --set "d = i / 2, l = i / 2" "$tmp/div"
+expect_eq "division" "$("$deltac" scan --format csv "$tmp/div" | tr -d '\r' | tail -n +2 | sort | tr '\n' ' ')" "-7,-3.5,-3 7,3.5,3 "
+expect_error "does not fit the column" update --set "i = 1e300" "$tmp/div"
+expect_error "does not fit the column" update --set "l = CAST('NaN' AS double)" "$tmp/div"
+
 finish dml
