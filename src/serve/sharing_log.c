@@ -1,0 +1,182 @@
+/* deltac serve: Delta Sharing answers made of a version range's own log
+ * actions, commit by commit:
+ *
+ *   - query with startingVersion (and endingVersion): the data change
+ *     files of each version, i.e. its add and remove actions with
+ *     dataChange, plus the metaData of versions that changed it. In parquet
+ *     format these are `add` / `remove` / `metaData` lines with version and
+ *     timestamp (a DV cannot be expressed: the response stops there).
+ *   - changes in delta format: every add, remove and cdc action of each
+ *     version, wrapped (sharing_delta.c); the client derives the change
+ *     rows as a Delta reader does (cdc files when a version has them, else
+ *     adds as inserts and removes as deletes, pairs of the same file with
+ *     two deletion vectors as their difference).
+ *
+ * One commit is read and rendered at a time, so memory is bounded by the
+ * largest commit, not the range. */
+#include <microhttpd.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log/action_json.h"
+#include "log/snapshot.h"
+#include "serve/sharing.h"
+#include "storage/storage_internal.h"
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
+
+typedef struct {
+  sharing_lines lines;       /* first: the body reader's view */
+  serve_table *t;
+  sharing_walk_kind kind;
+  bool delta, historical_metadata, ict;
+  int64_t next, end;         /* versions still to render: [next, end] */
+  log_listing listing;
+  delta_arena arena;         /* one commit's action strings */
+  delta_json_doc *doc;
+  delta_buf text;
+  sharing_ctx sc;
+  delta_buf base;
+  int64_t version, ts_ms;    /* of the commit being rendered */
+} walk_body;
+
+static void walk_free(void *ctx) {
+  walk_body *b = ctx;
+  log_listing_dispose(&b->listing);
+  delta_arena_dispose(&b->arena);
+  delta_json_doc_free(b->doc);
+  delta_buf_dispose(&b->text);
+  delta_buf_dispose(&b->base);
+  delta_buf_dispose(&b->lines.out);
+  delta_free(b);
+}
+
+/* A parquet-format data change file: {"add"|"remove":{url,id,partitionValues,size,stats,timestamp,version,...}}. */
+static int parquet_change_line(walk_body *b, const char *kind, const char *path, int64_t size, const delta_kv *pv,
+                               int n_pv, const char *stats) {
+  delta_json_writer w;
+  delta_json_writer_init(&w, &b->lines.out, 0);
+  delta_json_write_object_begin(&w);
+  delta_json_write_key(&w, kind);
+  delta_json_write_object_begin(&w);
+  sharing_file_members(&w, &b->sc, path, size);
+  delta_json_write_key(&w, "partitionValues");
+  delta_kv_write_json(&w, pv, n_pv);
+  if (stats) {
+    delta_json_write_key(&w, "stats");
+    delta_json_write_string(&w, stats);
+  }
+  delta_json_write_key(&w, "timestamp");
+  delta_json_write_int64(&w, b->ts_ms);
+  delta_json_write_key(&w, "version");
+  delta_json_write_int64(&w, b->version);
+  delta_json_write_object_end(&w);
+  delta_json_write_object_end(&w);
+  int rc = delta_json_writer_finish(&w);
+  return rc ? rc : delta_buf_putc(&b->lines.out, '\n');
+}
+
+static int no_dv_in_parquet(const walk_body *b, const delta_dv *dv) {
+  if (!dv->present) return 0;
+  return delta_error_set(DELTA_EUNSUPPORTED,
+                         "version %lld has deletion vectors, which responseformat=parquet cannot express; "
+                         "ask for responseformat=delta",
+                         (long long)b->version);
+}
+
+static int on_action(const delta_action *a, void *payload) {
+  walk_body *b = payload;
+  bool cdf = b->kind == WALK_CHANGES;
+  switch (a->kind) {
+  case DELTA_ACTION_METADATA:
+    if (!cdf || b->historical_metadata) {
+      if (b->delta) sharing_delta_metadata_line(&b->lines.out, &a->u.metadata, b->version, NULL);
+      else sharing_metadata_line(&b->lines.out, &a->u.metadata, b->version, NULL);
+    }
+    return 0;
+  case DELTA_ACTION_ADD:
+  case DELTA_ACTION_REMOVE: {
+    bool add = a->kind == DELTA_ACTION_ADD;
+    if (!(add ? a->u.add.data_change : a->u.remove.data_change)) return 0;
+    if (b->delta) return sharing_delta_file_line(&b->lines.out, &b->sc, a, true, b->version, b->ts_ms);
+    int rc = no_dv_in_parquet(b, add ? &a->u.add.dv : &a->u.remove.dv);
+    if (rc) return rc;
+    if (add)
+      return parquet_change_line(b, "add", a->u.add.path, a->u.add.size, a->u.add.partition_values,
+                                 a->u.add.n_partition_values, a->u.add.stats);
+    const delta_remove *r = &a->u.remove;
+    return parquet_change_line(b, "remove", r->path, r->has_size ? r->size : 0, r->partition_values,
+                               r->n_partition_values, NULL);
+  }
+  case DELTA_ACTION_CDC:
+    return cdf && b->delta ? sharing_delta_file_line(&b->lines.out, &b->sc, a, true, b->version, b->ts_ms) : 0;
+  default:
+    return 0;
+  }
+}
+
+/* Render the next commit of the range into lines.out. */
+static int produce(sharing_lines *l) {
+  walk_body *b = (walk_body *)l;
+  if (b->next > b->end) {
+    l->finished = true;
+    return 0;
+  }
+  b->version = b->next++;
+  delta_arena_dispose(&b->arena);
+  const log_entry *e = log_find_commit(&b->listing, b->version);
+  if (!e) return delta_error_set(DELTA_ENOTFOUND, "the log has no commit file for version %lld", (long long)b->version);
+  char key[64];
+  snprintf(key, sizeof key, "_delta_log/%s", e->name);
+  b->text.len = 0;
+  int rc = delta_commit_timestamp(b->t->table, e, b->ict, &b->ts_ms);
+  if (!rc) rc = delta_storage_read(b->t->table->storage, key, &b->text);
+  if (!rc)
+    rc = delta_actions_parse_json(e->name, (const char *)b->text.data, b->text.len, &b->arena, b->doc, on_action, b);
+  return rc;
+}
+
+int sharing_walk_reply(serve_request *r, struct MHD_Connection *c, serve_table *t, const delta_snapshot *latest,
+                       const sharing_walk_options *o) {
+  walk_body *b = delta_calloc(1, sizeof *b);
+  if (!b) return sharing_error(r, c, 500, "out of memory");
+  b->lines.produce = produce;
+  b->t = t;
+  b->kind = o->kind;
+  b->delta = o->delta;
+  b->historical_metadata = o->historical_metadata;
+  b->ict = latest->ict_enabled;
+  b->next = o->start;
+  b->end = o->end;
+  b->sc.cfg = r->srv->cfg;
+  b->sc.table = t;
+  b->sc.expires_ms = serve_wall_ms() + r->srv->cfg->url_expiry_s * 1000;
+  int rc = sharing_base_url(r->srv->cfg, c, &b->base);
+  if (!rc) rc = delta_buf_putc(&b->base, 0);
+  b->sc.base = (const char *)b->base.data;
+  if (!rc) rc = delta_json_doc_new(&b->doc);
+  if (!rc) rc = log_list(t->table->storage, &b->listing);
+  if (!rc && o->start < b->listing.earliest_commit)
+    rc = delta_error_set(DELTA_EINVAL, "version %lld is no longer in the log (the oldest commit is %lld)",
+                         (long long)o->start, (long long)b->listing.earliest_commit);
+  if (!rc) {
+    if (b->delta) {
+      sharing_delta_protocol_line(&b->lines.out, &latest->protocol);
+      sharing_delta_metadata_line(&b->lines.out, &latest->metadata, latest->version, NULL);
+    } else {
+      sharing_protocol_line(&b->lines.out);
+      sharing_metadata_line(&b->lines.out, &latest->metadata, latest->version, NULL);
+    }
+    /* The first commit now, so that an error in it is a status. */
+    rc = produce(&b->lines);
+  }
+  if (rc) {
+    walk_free(b);
+    return sharing_error(r, c, serve_status_for(rc), delta_error_last());
+  }
+  char v[24];
+  snprintf(v, sizeof v, "%lld", (long long)o->start);
+  const char *const h[] = {"Delta-Table-Version", v, "delta-sharing-capabilities", sharing_format_header(o->delta),
+                           NULL};
+  return serve_reply_stream(r, c, 200, "application/x-ndjson; charset=utf-8", sharing_lines_read, b, walk_free, h);
+}
