@@ -12,8 +12,9 @@
  *     adds as inserts and removes as deletes, pairs of the same file with
  *     two deletion vectors as their difference).
  *
- * One commit is read and rendered at a time, so memory is bounded by the
- * largest commit, not the range. */
+ * A commit's timestamp is its in-commit timestamp when it has one, else the
+ * commit file's time (made increasing). One commit is read and rendered at a time, so memory
+ * is bounded by the largest commit, not the range. */
 #include <microhttpd.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,22 +30,33 @@ typedef struct {
   sharing_lines lines;       /* first: the body reader's view */
   serve_table *t;
   sharing_walk_kind kind;
-  bool delta, historical_metadata, ict;
+  bool delta, historical_metadata;
   int64_t next, end;         /* versions still to render: [next, end] */
   log_listing listing;
   delta_arena arena;         /* one commit's action strings */
-  delta_json_doc *doc;
+  delta_json_doc *doc, *ci_doc; /* the parser's; commitInfo's */
   delta_buf text;
   sharing_ctx sc;
   delta_buf base;
   int64_t version, ts_ms;    /* of the commit being rendered */
+  int64_t prev_ms;           /* file time of the previous commit, made increasing */
 } walk_body;
+
+/* A commit's file time, made strictly increasing from the oldest commit on
+ * as the change data feed reader does (deltac changes gives the same
+ * _commit_timestamp). */
+static int64_t file_time_ms(walk_body *b, const log_entry *e) {
+  int64_t ms = e->mtime_ms;
+  if (b->prev_ms != INT64_MIN && ms <= b->prev_ms) ms = b->prev_ms + 1;
+  return b->prev_ms = ms;
+}
 
 static void walk_free(void *ctx) {
   walk_body *b = ctx;
   log_listing_dispose(&b->listing);
   delta_arena_dispose(&b->arena);
   delta_json_doc_free(b->doc);
+  delta_json_doc_free(b->ci_doc);
   delta_buf_dispose(&b->text);
   delta_buf_dispose(&b->base);
   delta_buf_dispose(&b->lines.out);
@@ -88,6 +100,17 @@ static int on_action(const delta_action *a, void *payload) {
   walk_body *b = payload;
   bool cdf = b->kind == WALK_CHANGES;
   switch (a->kind) {
+  case DELTA_ACTION_COMMIT_INFO: {
+    /* An in-commit timestamp is the commit's time; it comes first, before
+     * any file action (otherwise the file time stands). */
+    const char *ci = a->u.commit_info;
+    int64_t ict;
+    if (ci && delta_json_parse(b->ci_doc, ci, strlen(ci)) == 0) {
+      delta_json_val ts = delta_json_get(delta_json_root(b->ci_doc), "inCommitTimestamp");
+      if (delta_json_typeof(ts) == DELTA_JSON_NUMBER && delta_json_int64(ts, &ict) == 0) b->ts_ms = ict;
+    }
+    return 0;
+  }
   case DELTA_ACTION_METADATA:
     if (!cdf || b->historical_metadata) {
       if (b->delta) sharing_delta_metadata_line(&b->lines.out, &a->u.metadata, b->version, NULL);
@@ -129,8 +152,8 @@ static int produce(sharing_lines *l) {
   char key[64];
   snprintf(key, sizeof key, "_delta_log/%s", e->name);
   b->text.len = 0;
-  int rc = delta_commit_timestamp(b->t->table, e, b->ict, &b->ts_ms);
-  if (!rc) rc = delta_storage_read(b->t->table->storage, key, &b->text);
+  b->ts_ms = file_time_ms(b, e);
+  int rc = delta_storage_read(b->t->table->storage, key, &b->text);
   if (!rc)
     rc = delta_actions_parse_json(e->name, (const char *)b->text.data, b->text.len, &b->arena, b->doc, on_action, b);
   return rc;
@@ -145,7 +168,6 @@ int sharing_walk_reply(serve_request *r, struct MHD_Connection *c, serve_table *
   b->kind = o->kind;
   b->delta = o->delta;
   b->historical_metadata = o->historical_metadata;
-  b->ict = latest->ict_enabled;
   b->next = o->start;
   b->end = o->end;
   b->sc.cfg = r->srv->cfg;
@@ -155,10 +177,16 @@ int sharing_walk_reply(serve_request *r, struct MHD_Connection *c, serve_table *
   if (!rc) rc = delta_buf_putc(&b->base, 0);
   b->sc.base = (const char *)b->base.data;
   if (!rc) rc = delta_json_doc_new(&b->doc);
+  if (!rc) rc = delta_json_doc_new(&b->ci_doc);
   if (!rc) rc = log_list(t->table->storage, &b->listing);
   if (!rc && o->start < b->listing.earliest_commit)
     rc = delta_error_set(DELTA_EINVAL, "version %lld is no longer in the log (the oldest commit is %lld)",
                          (long long)o->start, (long long)b->listing.earliest_commit);
+  b->prev_ms = INT64_MIN;
+  for (int64_t v = b->listing.earliest_commit; !rc && v >= 0 && v < o->start; v++) {
+    const log_entry *e = log_find_commit(&b->listing, v);
+    if (e) file_time_ms(b, e);
+  }
   if (!rc) {
     if (b->delta) {
       sharing_delta_protocol_line(&b->lines.out, &latest->protocol);

@@ -68,11 +68,13 @@ client cdf parquet changes --from 0 >"$tmp/rows" && same_rows "parquet changes =
 
 # --------------------------------------------------------- delta format
 client demo delta snapshot >"$tmp/rows" && same_rows "delta snapshot (DVs) = deltac scan" "$tmp/rows" scan "$tmp/demo"
-client demo delta snapshot --version 7 >"$tmp/rows" && same_rows "delta snapshot at version 7" "$tmp/rows" scan --version 7 "$tmp/demo"
 client demo delta changes --from 0 >"$tmp/rows" && same_rows "delta changes 0.. = deltac changes" "$tmp/rows" changes --from 0 "$tmp/demo"
 client dvcm delta snapshot >"$tmp/rows" && same_rows "delta snapshot, column mapping + DVs" "$tmp/rows" scan "$CM"
-# a client that asks for delta may get parquet for a plain table, and reads it
-client cdf delta snapshot >"$tmp/rows" && same_rows "delta asked, plain table" "$tmp/rows" scan "$tmp/cdf"
+# a client offering both formats gets parquet for a plain table, delta for the DV table
+client cdf both snapshot >"$tmp/rows" && same_rows "both offered, plain table" "$tmp/rows" scan "$tmp/cdf"
+client demo both snapshot --version 8 >"$tmp/rows" && same_rows "both offered, DV table" "$tmp/rows" scan --version 8 "$tmp/demo"
+# delta asked: a plain table's changes in delta format (no in-commit timestamps: file times)
+client cdf delta changes --from 0 >"$tmp/rows" && same_rows "delta changes, plain table" "$tmp/rows" changes --from 0 "$tmp/cdf"
 
 # ------------------------------------------------ capabilities header
 TB="$B/delta-sharing/shares/s/schemas/default/tables"
@@ -170,4 +172,8 @@ check "startingVersion with version: 400" test "$(req "$tmp/b" "$TB/demo/query" 
 ts3=$("$deltac" changes --from 3 --to 3 --format ndjson "$tmp/demo" | head -n1 | python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["_commit_timestamp"])')
 client demo delta snapshot --timestamp "$ts3" >"$tmp/rows" && same_rows "delta snapshot at a timestamp" "$tmp/rows" scan --version 3 "$tmp/demo"
 
+# the server stops cleanly (under ASan: no leak or error report either)
+kill "$pid"; wait "$pid"; rc=$?; pid=
+check "server stops cleanly on SIGTERM (exit $rc)" test $rc -eq 0
+check "no sanitizer report: $(grep -m1 Sanitizer "$tmp/log")" bash -c "! grep -q Sanitizer '$tmp/log'"
 finish serve_sharing

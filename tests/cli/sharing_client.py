@@ -5,7 +5,7 @@ a shared table's snapshot or change data feed through the server and prints
 the rows as NDJSON, for tests/cli/serve_sharing.sh to compare with the CLI.
 
     sharing_client.py --deltac DELTAC --profile PROFILE.json --table SHARE.SCHEMA.TABLE
-                      [--format parquet|delta] snapshot [--version N | --timestamp TS]
+                      [--format parquet|delta|both] snapshot [--version N | --timestamp TS]
     ... changes --from A [--to B]
 
 Data files are downloaded from the signed URLs (no bearer token) and decoded
@@ -25,7 +25,8 @@ import tempfile
 import urllib.error
 import urllib.request
 
-CAPS = "responseformat=delta;readerfeatures=deletionvectors,columnmapping"
+CAPS = {"delta": "responseformat=delta;readerfeatures=deletionvectors,columnmapping",
+        "both": "responseformat=delta,parquet;readerfeatures=deletionvectors,columnmapping"}
 
 
 class Client:
@@ -41,8 +42,8 @@ class Client:
 
     def request(self, path, body=None):
         headers = {"Authorization": "Bearer " + self.token}
-        if self.fmt == "delta":
-            headers["delta-sharing-capabilities"] = CAPS
+        if self.fmt in CAPS:
+            headers["delta-sharing-capabilities"] = CAPS[self.fmt]
         data = None
         if body is not None:
             data = json.dumps(body).encode()
@@ -55,9 +56,10 @@ class Client:
         except urllib.error.HTTPError as e:
             sys.exit("sharing_client: %s: %s %s" % (path, e.code, e.read().decode()))
         got = dict(kv.split("=", 1) for kv in caps.lower().split(";"))["responseformat"]
-        # The protocol: a client that asked for delta accepts a parquet
-        # answer; one that did not ask must never get delta.
-        assert got == "parquet" or self.fmt == "delta", caps
+        # The protocol: the server answers in the one format asked for; a
+        # client that offered both takes either; one that did not ask for
+        # delta must never get it.
+        assert got == self.fmt or self.fmt == "both", caps
         return got, lines
 
     def download(self, url):
@@ -286,7 +288,8 @@ def main():
     ap.add_argument("--deltac", required=True)
     ap.add_argument("--profile", required=True)
     ap.add_argument("--table", required=True)
-    ap.add_argument("--format", default="parquet", choices=["parquet", "delta"])
+    ap.add_argument("--format", default="parquet", choices=["parquet", "delta", "both"],
+                    help="the responseformat asked for (both: delta,parquet)")
     sub = ap.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("snapshot")
     s.add_argument("--version", type=int)
