@@ -106,7 +106,8 @@ static const demo_step_def demo_history[] = {
     /* a price drop on monitors, applied to the open orders of the last day
      * (kept off the files the DELETE gave deletion vectors: an UPDATE of
      * such a file resurrects the deleted rows, a DML bug reported upstream) */
-    {STEP_UPDATE, 0, "amount = amount * 0.9", "product = 'monitor' AND status = 'placed' AND order_date >= DATE '2024-05-07'"},
+    {STEP_UPDATE, 0, "amount = amount * 0.9",
+     "product = 'monitor' AND status = 'placed' AND order_date >= DATE '2024-05-07'"},
     {STEP_LATE, 0, NULL, NULL},
     /* MERGE and OPTIMIZE commits go here (versions 12 and 13) once the
      * library has them: a MERGE of late status changes by order_id, then an

@@ -187,6 +187,37 @@ void sharing_file_members(delta_json_writer *w, const sharing_ctx *sc, const cha
   delta_json_write_int64(w, sc->expires_ms);
 }
 
+int sharing_parquet_dv_error(int64_t version) {
+  return delta_error_set(DELTA_EUNSUPPORTED,
+                         "version %lld has deletion vectors, which responseformat=parquet cannot express; "
+                         "ask for responseformat=delta",
+                         (long long)version);
+}
+
+int sharing_change_line(delta_buf *out, const sharing_ctx *sc, const char *kind, const char *path, int64_t size,
+                        const delta_kv *pv, int n_pv, const char *stats, int64_t version, int64_t timestamp_ms) {
+  delta_json_writer w;
+  delta_json_writer_init(&w, out, 0);
+  delta_json_write_object_begin(&w);
+  delta_json_write_key(&w, kind);
+  delta_json_write_object_begin(&w);
+  sharing_file_members(&w, sc, path, size);
+  delta_json_write_key(&w, "partitionValues");
+  delta_kv_write_json(&w, pv, n_pv);
+  if (stats) {
+    delta_json_write_key(&w, "stats");
+    delta_json_write_string(&w, stats);
+  }
+  delta_json_write_key(&w, "timestamp");
+  delta_json_write_int64(&w, timestamp_ms);
+  delta_json_write_key(&w, "version");
+  delta_json_write_int64(&w, version);
+  delta_json_write_object_end(&w);
+  delta_json_write_object_end(&w);
+  int rc = delta_json_writer_finish(&w);
+  return rc ? rc : delta_buf_putc(out, '\n');
+}
+
 static void version_header(char *buf, size_t n, int64_t v) { snprintf(buf, n, "%lld", (long long)v); }
 
 static int reply_ndjson(serve_request *r, struct MHD_Connection *c, delta_buf *b, int64_t version, bool delta) {

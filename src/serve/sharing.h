@@ -26,6 +26,12 @@ void sharing_protocol_line(delta_buf *b);
 void sharing_metadata_line(delta_buf *b, const delta_metadata *m, int64_t version, const delta_snapshot *counts);
 void sharing_file_id(const char *path, char hex[33]);
 void sharing_file_members(delta_json_writer *w, const sharing_ctx *sc, const char *path, int64_t size);
+/* A parquet-format data change file line, {"add"|"remove"|"cdf":{url, id,
+ * size, expirationTimestamp, partitionValues, [stats,] timestamp, version}}. */
+int sharing_change_line(delta_buf *out, const sharing_ctx *sc, const char *kind, const char *path, int64_t size,
+                        const delta_kv *pv, int n_pv, const char *stats, int64_t version, int64_t timestamp_ms);
+/* DELTA_EUNSUPPORTED: the version has deletion vectors (parquet format). */
+int sharing_parquet_dv_error(int64_t version);
 /* GET .../changes?startingVersion=&endingVersion= (or the timestamps). */
 int sharing_changes(serve_request *r, struct MHD_Connection *c, serve_table *t);
 

@@ -41,36 +41,18 @@ static void changes_free(void *ctx) {
 }
 
 static int file_line(changes_body *b, const delta_change_file *f) {
-  if (f->rows == DELTA_CHANGE_ROWS_DV_DIFF || f->dv)
-    return delta_error_set(DELTA_EUNSUPPORTED,
-                           "version %lld has deletion vectors, which responseformat=parquet cannot express; "
-                           "ask for responseformat=delta",
-                           (long long)f->version);
+  if (f->rows == DELTA_CHANGE_ROWS_DV_DIFF || f->dv) return sharing_parquet_dv_error(f->version);
   const char *kind = f->rows == DELTA_CHANGE_ROWS_CDC         ? "cdf"
                      : strcmp(f->change_type, "insert") == 0 ? "add"
                                                               : "remove";
-  delta_json_writer w;
-  delta_json_writer_init(&w, &b->lines.out, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, kind);
-  delta_json_write_object_begin(&w);
-  sharing_file_members(&w, &b->sc, f->path, f->size);
-  delta_json_write_key(&w, "partitionValues");
-  delta_json_write_object_begin(&w);
-  for (int i = 0; i < f->n_partition_values; i++) {
-    delta_json_write_key(&w, f->partition_values[i].key);
-    if (f->partition_values[i].value) delta_json_write_string(&w, f->partition_values[i].value);
-    else delta_json_write_null(&w);
-  }
-  delta_json_write_object_end(&w);
-  delta_json_write_key(&w, "timestamp");
-  delta_json_write_int64(&w, f->timestamp_ms);
-  delta_json_write_key(&w, "version");
-  delta_json_write_int64(&w, f->version);
-  delta_json_write_object_end(&w);
-  delta_json_write_object_end(&w);
-  int rc = delta_json_writer_finish(&w);
-  return rc ? rc : delta_buf_putc(&b->lines.out, '\n');
+  delta_kv *pv = f->n_partition_values ? delta_malloc((size_t)f->n_partition_values * sizeof *pv) : NULL;
+  if (f->n_partition_values && !pv) return DELTA_NOMEM();
+  for (int i = 0; i < f->n_partition_values; i++)
+    pv[i] = (delta_kv){f->partition_values[i].key, f->partition_values[i].value};
+  int rc = sharing_change_line(&b->lines.out, &b->sc, kind, f->path, f->size, pv, f->n_partition_values, NULL,
+                               f->version, f->timestamp_ms);
+  delta_free(pv);
+  return rc;
 }
 
 static int produce(sharing_lines *l) {

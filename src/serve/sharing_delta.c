@@ -205,7 +205,9 @@ int sharing_delta_file_line(delta_buf *b, const sharing_ctx *sc, const delta_act
   const char *path = a->kind == DELTA_ACTION_ADD      ? a->u.add.path
                      : a->kind == DELTA_ACTION_REMOVE ? a->u.remove.path
                                                       : a->u.cdc.path;
-  const delta_dv *dv_in = a->kind == DELTA_ACTION_ADD ? &a->u.add.dv : a->kind == DELTA_ACTION_REMOVE ? &a->u.remove.dv : NULL;
+  const delta_dv *dv_in = a->kind == DELTA_ACTION_ADD      ? &a->u.add.dv
+                          : a->kind == DELTA_ACTION_REMOVE ? &a->u.remove.dv
+                                                           : NULL;
   delta_buf url = DELTA_BUF_INIT, dv_url = DELTA_BUF_INIT, action = DELTA_BUF_INIT;
   delta_dv dv = {0};
   char id[33], dv_id[33] = "";

@@ -63,39 +63,6 @@ static void walk_free(void *ctx) {
   delta_free(b);
 }
 
-/* A parquet-format data change file: {"add"|"remove":{url,id,partitionValues,size,stats,timestamp,version,...}}. */
-static int parquet_change_line(walk_body *b, const char *kind, const char *path, int64_t size, const delta_kv *pv,
-                               int n_pv, const char *stats) {
-  delta_json_writer w;
-  delta_json_writer_init(&w, &b->lines.out, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, kind);
-  delta_json_write_object_begin(&w);
-  sharing_file_members(&w, &b->sc, path, size);
-  delta_json_write_key(&w, "partitionValues");
-  delta_kv_write_json(&w, pv, n_pv);
-  if (stats) {
-    delta_json_write_key(&w, "stats");
-    delta_json_write_string(&w, stats);
-  }
-  delta_json_write_key(&w, "timestamp");
-  delta_json_write_int64(&w, b->ts_ms);
-  delta_json_write_key(&w, "version");
-  delta_json_write_int64(&w, b->version);
-  delta_json_write_object_end(&w);
-  delta_json_write_object_end(&w);
-  int rc = delta_json_writer_finish(&w);
-  return rc ? rc : delta_buf_putc(&b->lines.out, '\n');
-}
-
-static int no_dv_in_parquet(const walk_body *b, const delta_dv *dv) {
-  if (!dv->present) return 0;
-  return delta_error_set(DELTA_EUNSUPPORTED,
-                         "version %lld has deletion vectors, which responseformat=parquet cannot express; "
-                         "ask for responseformat=delta",
-                         (long long)b->version);
-}
-
 static int on_action(const delta_action *a, void *payload) {
   walk_body *b = payload;
   bool cdf = b->kind == WALK_CHANGES;
@@ -122,14 +89,13 @@ static int on_action(const delta_action *a, void *payload) {
     bool add = a->kind == DELTA_ACTION_ADD;
     if (!(add ? a->u.add.data_change : a->u.remove.data_change)) return 0;
     if (b->delta) return sharing_delta_file_line(&b->lines.out, &b->sc, a, true, b->version, b->ts_ms);
-    int rc = no_dv_in_parquet(b, add ? &a->u.add.dv : &a->u.remove.dv);
-    if (rc) return rc;
-    if (add)
-      return parquet_change_line(b, "add", a->u.add.path, a->u.add.size, a->u.add.partition_values,
-                                 a->u.add.n_partition_values, a->u.add.stats);
+    if ((add ? &a->u.add.dv : &a->u.remove.dv)->present) return sharing_parquet_dv_error(b->version);
+    const delta_add *ad = &a->u.add;
     const delta_remove *r = &a->u.remove;
-    return parquet_change_line(b, "remove", r->path, r->has_size ? r->size : 0, r->partition_values,
-                               r->n_partition_values, NULL);
+    return add ? sharing_change_line(&b->lines.out, &b->sc, "add", ad->path, ad->size, ad->partition_values,
+                                     ad->n_partition_values, ad->stats, b->version, b->ts_ms)
+               : sharing_change_line(&b->lines.out, &b->sc, "remove", r->path, r->has_size ? r->size : 0,
+                                     r->partition_values, r->n_partition_values, NULL, b->version, b->ts_ms);
   }
   case DELTA_ACTION_CDC:
     return cdf && b->delta ? sharing_delta_file_line(&b->lines.out, &b->sc, a, true, b->version, b->ts_ms) : 0;
