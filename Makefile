@@ -31,7 +31,8 @@ test-unit: build
 conformance: build
 	python3 ../shared/parquet/check.py --deltac $(BUILD)/deltac -j $(JOBS)
 
-bench: deps build
+bench: build
+	bash scripts/bootstrap.sh --bench
 	bash bench/run.sh $(BUILD)/deltac
 
 fuzz: deps

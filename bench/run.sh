@@ -82,3 +82,6 @@ bash "$ROOT/bench/log_run.sh" "$DELTAC"
 
 # Change data feed vs plain scan (100 commits of 100k-row appends/updates/deletes).
 bash "$ROOT/bench/cdf_run.sh" "$DELTAC"
+
+# deltac serve under load (wrk, 50 connections, 20 s per endpoint).
+bash "$ROOT/bench/serve_load.sh" "$DELTAC"

@@ -2,6 +2,7 @@
 # Installs every build and test dependency of deltac on a Debian 12 machine.
 #
 #   bash scripts/bootstrap.sh          (as root, or with sudo available)
+#   bash scripts/bootstrap.sh --bench  (also what only `make bench` uses: wrk)
 #
 # Idempotent and quick when everything is present: it then touches no network
 # and prints "bootstrap: nothing to do". Works unattended (CI=true, no stdin).
@@ -9,8 +10,9 @@
 #  1. Debian packages: compilers, CMake, the Parquet codec libraries, clang
 #     (libFuzzer + sanitizers), valgrind, GNU time (bench peak RSS), python3
 #     (conformance runner), node + npm (DuckDB differential tests and bench),
-#     libmicrohttpd + nettle (deltac serve: HTTP, HMAC-SHA256 signed links) and
-#     curl (server tests).
+#     libmicrohttpd + nettle (deltac serve: HTTP, HMAC-SHA256 signed links),
+#     curl (server tests) and chromium (the web page's headless-browser test,
+#     driven by npm playwright-core). With --bench: wrk (server load test).
 #     `apt-get update` runs only when a package is missing.
 #  2. Test-only npm packages from the committed package.json/package-lock.json
 #     (`npm ci`), skipped when node_modules/.deltac-lock-hash matches the lock.
@@ -35,8 +37,9 @@ APT_PACKAGES=(
   libzstd-dev libsnappy-dev liblz4-dev libbrotli-dev zlib1g-dev libjsmn-dev libroaring-dev
   clang libclang-rt-dev
   python3 valgrind time git ca-certificates
-  libmicrohttpd-dev nettle-dev curl
+  libmicrohttpd-dev nettle-dev curl chromium
 )
+[ "${1:-}" = "--bench" ] && APT_PACKAGES+=(wrk)
 
 # One dpkg-query call for all packages keeps the no-op run fast.
 installed="$({ dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${APT_PACKAGES[@]}" 2>/dev/null || true; } \
@@ -70,12 +73,13 @@ if [ "$node_major" -lt 18 ]; then
 fi
 
 # --------------------------------------------------------------- npm packages
-# Test-only: @duckdb/node-api (differential tests, benchmark peer) and
-# apache-arrow. Nothing here is linked into deltac.
+# Test-only: @duckdb/node-api (differential tests, benchmark peer),
+# apache-arrow and playwright-core (drives chromium in the browser test; it
+# downloads no browser). Nothing here is linked into deltac.
 lock_hash="$(sha256sum package-lock.json | cut -d' ' -f1)-node${node_major}"
 stamp="node_modules/.deltac-lock-hash"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$lock_hash" ] \
-   && [ -d node_modules/@duckdb/node-api ] && [ -d node_modules/apache-arrow ]; then
+   && [ -d node_modules/@duckdb/node-api ] && [ -d node_modules/apache-arrow ] && [ -d node_modules/playwright-core ]; then
   :
 else
   log "installing npm test packages (npm ci)"

@@ -65,6 +65,9 @@ int serve_route(serve_request *r, struct MHD_Connection *c, const char *method, 
   if (!get) return serve_reply_error(r, c, 405, "only GET and HEAD are served here");
   /* the web page at / and /ui; the JSON index of the API moved to /api */
   if (n == 0 || (n == 1 && strcmp(segs[0], "ui") == 0)) return serve_ui_page(r, c);
+  /* browsers ask for an icon beside every page; the page has none, and a
+   * 404 would show as an error in the browser's console */
+  if (n == 1 && strcmp(segs[0], "favicon.ico") == 0) return serve_reply_bytes(r, c, 204, "image/x-icon", "", 0, NULL);
   if (n == 1 && strcmp(segs[0], "api") == 0)
     return serve_reply_bytes(r, c, 200, "application/json", index_json, sizeof index_json - 1, NULL);
   if (strcmp(segs[0], "files") == 0) return signed_file_serve(r, c, segs + 1, n - 1);

@@ -4,8 +4,9 @@
  * Shares come from the config ("share NAME = t1, t2"); each has one schema,
  * "default". Data files are handed out as expiring signed links to this
  * same server (signed_url.c). The parquet response format cannot express
- * deletion vectors or column mapping, so tables (or change ranges) that
- * need them are refused with a clear error instead of served wrongly. */
+ * deletion vectors or column mapping, so in that format tables (or change
+ * ranges) that need them are refused with a clear error instead of served
+ * wrongly; responseformat=delta carries them. */
 #include <microhttpd.h>
 #include <nettle/sha2.h>
 #include <stdio.h>
@@ -97,22 +98,28 @@ static int list_tables(serve_request *r, struct MHD_Connection *c, const serve_s
 
 /* ----------------------------------------------------------- table calls */
 
-/* Tables the parquet format cannot carry faithfully. */
-static int check_parquet_format(const delta_snapshot *s) {
+int sharing_parquet_check_mapping(const delta_snapshot *s) {
   const char *cm = delta_snapshot_config(s, "delta.columnMapping.mode");
   if (cm && strcmp(cm, "none") != 0)
-    return delta_error_set(DELTA_EUNSUPPORTED, "the table uses column mapping, which responseformat=parquet cannot express");
+    return delta_error_set(DELTA_EUNSUPPORTED, "the table uses column mapping, which responseformat=parquet cannot "
+                                               "express; ask for responseformat=delta");
+  return 0;
+}
+
+/* Tables the parquet format cannot carry faithfully. */
+static int check_parquet_format(const delta_snapshot *s) {
+  int rc = sharing_parquet_check_mapping(s);
+  if (rc) return rc;
   for (int64_t i = 0; i < s->n_files; i++)
     if (s->files[i].dv.present)
-      return delta_error_set(DELTA_EUNSUPPORTED,
-                             "the table has deletion vectors, which responseformat=parquet cannot express");
+      return delta_error_set(DELTA_EUNSUPPORTED, "the table has deletion vectors, which responseformat=parquet cannot "
+                                                 "express; ask for responseformat=delta");
   return 0;
 }
 
 void sharing_protocol_line(delta_buf *b) { delta_buf_puts(b, "{\"protocol\":{\"minReaderVersion\":1}}\n"); }
 
-void sharing_metadata_line(delta_buf *b, const delta_snapshot *s, bool with_counts) {
-  const delta_metadata *m = &s->metadata;
+void sharing_metadata_line(delta_buf *b, const delta_metadata *m, int64_t version, const delta_snapshot *counts) {
   delta_json_writer w;
   delta_json_writer_init(&w, b, 0);
   delta_json_write_object_begin(&w);
@@ -133,26 +140,18 @@ void sharing_metadata_line(delta_buf *b, const delta_snapshot *s, bool with_coun
   delta_json_write_key(&w, "schemaString");
   delta_json_write_string(&w, m->schema_string);
   delta_json_write_key(&w, "partitionColumns");
-  delta_json_write_array_begin(&w);
-  for (int i = 0; i < m->n_partition_columns; i++) delta_json_write_string(&w, m->partition_columns[i]);
-  delta_json_write_array_end(&w);
+  delta_json_write_string_array(&w, m->partition_columns, m->n_partition_columns);
   delta_json_write_key(&w, "configuration");
-  delta_json_write_object_begin(&w);
-  for (int i = 0; i < m->n_configuration; i++) {
-    delta_json_write_key(&w, m->configuration[i].key);
-    if (m->configuration[i].value) delta_json_write_string(&w, m->configuration[i].value);
-    else delta_json_write_null(&w);
-  }
-  delta_json_write_object_end(&w);
+  delta_kv_write_json(&w, m->configuration, m->n_configuration);
   delta_json_write_key(&w, "version");
-  delta_json_write_int64(&w, s->version);
-  if (with_counts) {
+  delta_json_write_int64(&w, version);
+  if (counts) {
     int64_t size = 0;
-    for (int64_t i = 0; i < s->n_files; i++) size += s->files[i].size;
+    for (int64_t i = 0; i < counts->n_files; i++) size += counts->files[i].size;
     delta_json_write_key(&w, "size");
     delta_json_write_int64(&w, size);
     delta_json_write_key(&w, "numFiles");
-    delta_json_write_int64(&w, s->n_files);
+    delta_json_write_int64(&w, counts->n_files);
   }
   delta_json_write_object_end(&w);
   delta_json_write_object_end(&w);
@@ -188,12 +187,43 @@ void sharing_file_members(delta_json_writer *w, const sharing_ctx *sc, const cha
   delta_json_write_int64(w, sc->expires_ms);
 }
 
+int sharing_parquet_dv_error(int64_t version) {
+  return delta_error_set(DELTA_EUNSUPPORTED,
+                         "version %lld has deletion vectors, which responseformat=parquet cannot express; "
+                         "ask for responseformat=delta",
+                         (long long)version);
+}
+
+int sharing_change_line(delta_buf *out, const sharing_ctx *sc, const char *kind, const char *path, int64_t size,
+                        const delta_kv *pv, int n_pv, const char *stats, int64_t version, int64_t timestamp_ms) {
+  delta_json_writer w;
+  delta_json_writer_init(&w, out, 0);
+  delta_json_write_object_begin(&w);
+  delta_json_write_key(&w, kind);
+  delta_json_write_object_begin(&w);
+  sharing_file_members(&w, sc, path, size);
+  delta_json_write_key(&w, "partitionValues");
+  delta_kv_write_json(&w, pv, n_pv);
+  if (stats) {
+    delta_json_write_key(&w, "stats");
+    delta_json_write_string(&w, stats);
+  }
+  delta_json_write_key(&w, "timestamp");
+  delta_json_write_int64(&w, timestamp_ms);
+  delta_json_write_key(&w, "version");
+  delta_json_write_int64(&w, version);
+  delta_json_write_object_end(&w);
+  delta_json_write_object_end(&w);
+  int rc = delta_json_writer_finish(&w);
+  return rc ? rc : delta_buf_putc(out, '\n');
+}
+
 static void version_header(char *buf, size_t n, int64_t v) { snprintf(buf, n, "%lld", (long long)v); }
 
-static int reply_ndjson(serve_request *r, struct MHD_Connection *c, delta_buf *b, int64_t version) {
+static int reply_ndjson(serve_request *r, struct MHD_Connection *c, delta_buf *b, int64_t version, bool delta) {
   char v[24];
   version_header(v, sizeof v, version);
-  const char *const h[] = {"Delta-Table-Version", v, "delta-sharing-capabilities", "responseformat=parquet", NULL};
+  const char *const h[] = {"Delta-Table-Version", v, "delta-sharing-capabilities", sharing_format_header(delta), NULL};
   int ok = serve_reply_bytes(r, c, 200, "application/x-ndjson; charset=utf-8", b->data, b->len, h);
   delta_buf_dispose(b);
   return ok;
@@ -225,96 +255,151 @@ static int table_version(serve_request *r, struct MHD_Connection *c, serve_table
   return ok;
 }
 
+/* The protocol and metaData lines of snapshot s in the chosen format. */
+static void head_lines(delta_buf *b, const delta_snapshot *s, bool delta) {
+  if (delta) {
+    sharing_delta_protocol_line(b, &s->protocol);
+    sharing_delta_metadata_line(b, &s->metadata, s->version, s);
+  } else {
+    sharing_protocol_line(b);
+    sharing_metadata_line(b, &s->metadata, s->version, s);
+  }
+}
+
 static int table_metadata(serve_request *r, struct MHD_Connection *c, serve_table *t) {
-  delta_snapshot *s;
+  delta_snapshot *s = NULL;
+  bool delta = false;
   int rc = serve_table_snapshot(t, &s);
-  if (rc) return sharing_error(r, c, serve_status_for(rc), delta_error_last());
+  if (!rc) rc = sharing_format_choose(c, s, &delta);
+  if (rc) {
+    if (s) delta_snapshot_free(s);
+    return sharing_error(r, c, serve_status_for(rc), delta_error_last());
+  }
   delta_buf b = DELTA_BUF_INIT;
-  sharing_protocol_line(&b);
-  sharing_metadata_line(&b, s, true);
+  head_lines(&b, s, delta);
   int64_t v = s->version;
   delta_snapshot_free(s);
-  return reply_ndjson(r, c, &b, v);
+  return reply_ndjson(r, c, &b, v, delta);
+}
+
+/* The query body's optional members. */
+typedef struct {
+  bool at_v, at_ts, since, has_end;
+  int64_t version, ts, start, end;
+} query_body;
+
+/* A non-negative integer member; 1 when absent, -1 when bad. */
+static int body_version(delta_json_val root, const char *key, int64_t *out) {
+  delta_json_val v = delta_json_get(root, key);
+  if (!delta_json_present(v)) return 1;
+  return delta_json_int64(v, out) || *out < 0 ? -1 : 0;
+}
+
+static const char *parse_query_body(const delta_buf *body, query_body *q) {
+  if (!body->len) return NULL;
+  delta_json_doc *doc = NULL;
+  const char *bad = NULL;
+  if (delta_json_doc_new(&doc)) return "out of memory";
+  if (delta_json_parse(doc, (const char *)body->data, body->len) ||
+      delta_json_typeof(delta_json_root(doc)) != DELTA_JSON_OBJECT) {
+    delta_json_doc_free(doc);
+    return "the request body must be a JSON object";
+  }
+  delta_json_val root = delta_json_root(doc), tsv = delta_json_get(root, "timestamp");
+  int v = body_version(root, "version", &q->version), sv = body_version(root, "startingVersion", &q->start),
+      ev = body_version(root, "endingVersion", &q->end);
+  q->at_v = v == 0;
+  q->since = sv == 0;
+  q->has_end = ev == 0;
+  q->at_ts = delta_json_present(tsv);
+  delta_buf tmp = DELTA_BUF_INIT;
+  if (v < 0) bad = "version must be a non-negative integer";
+  else if (sv < 0) bad = "startingVersion must be a non-negative integer";
+  else if (ev < 0) bad = "endingVersion must be a non-negative integer";
+  else if (q->at_ts && (delta_json_string(tsv, &tmp) || delta_buf_putc(&tmp, 0) ||
+                        delta_time_parse_ms((const char *)tmp.data, &q->ts)))
+    bad = "timestamp must be an ISO-8601 timestamp";
+  else if (q->at_v + q->at_ts + q->since > 1) bad = "give one of version, timestamp and startingVersion";
+  else if (q->has_end && !q->since) bad = "endingVersion needs startingVersion";
+  else if (q->has_end && q->end < q->start) bad = "endingVersion is before startingVersion";
+  delta_buf_dispose(&tmp);
+  delta_json_doc_free(doc);
+  return bad;
+}
+
+/* One {"file":{...}} line of a snapshot file in parquet format. */
+static void parquet_file_line(delta_buf *b, const sharing_ctx *sc, const delta_add *a) {
+  delta_json_writer w;
+  delta_json_writer_init(&w, b, 0);
+  delta_json_write_object_begin(&w);
+  delta_json_write_key(&w, "file");
+  delta_json_write_object_begin(&w);
+  sharing_file_members(&w, sc, a->path, a->size);
+  delta_json_write_key(&w, "partitionValues");
+  delta_kv_write_json(&w, a->partition_values, a->n_partition_values);
+  if (a->stats) {
+    delta_json_write_key(&w, "stats");
+    delta_json_write_string(&w, a->stats);
+  }
+  delta_json_write_object_end(&w);
+  delta_json_write_object_end(&w);
+  delta_json_writer_finish(&w);
+  delta_buf_putc(b, '\n');
 }
 
 /* POST .../query: the files of the latest snapshot, or of body's "version"
- * or "timestamp". Predicate and limit hints may be ignored (they are hints). */
-static int table_query(serve_request *r, struct MHD_Connection *c, const serve_share *sh, serve_table *t) {
-  bool at_v = false, at_ts = false;
-  int64_t version = 0, ts = 0;
-  delta_json_doc *doc = NULL;
-  int rc = delta_json_doc_new(&doc);
-  if (!rc && r->body.len) {
-    if (delta_json_parse(doc, (const char *)r->body.data, r->body.len) ||
-        delta_json_typeof(delta_json_root(doc)) != DELTA_JSON_OBJECT) {
-      delta_json_doc_free(doc);
-      return sharing_error(r, c, 400, "the request body must be a JSON object");
-    }
-    delta_json_val root = delta_json_root(doc), v = delta_json_get(root, "version"),
-                   tsv = delta_json_get(root, "timestamp");
-    delta_buf tmp = DELTA_BUF_INIT;
-    const char *bad = NULL;
-    if (delta_json_present(delta_json_get(root, "startingVersion")))
-      bad = "startingVersion is not supported; use the changes endpoint";
-    else if (delta_json_present(v) && (delta_json_int64(v, &version) || version < 0))
-      bad = "version must be a non-negative integer";
-    else if (delta_json_present(tsv) && (delta_json_string(tsv, &tmp) || delta_buf_putc(&tmp, 0) ||
-                                         delta_time_parse_ms((const char *)tmp.data, &ts)))
-      bad = "timestamp must be an ISO-8601 timestamp";
-    at_v = delta_json_present(v);
-    at_ts = delta_json_present(tsv);
-    delta_buf_dispose(&tmp);
-    if (!bad && at_v && at_ts) bad = "give version or timestamp, not both";
-    if (bad) {
-      delta_json_doc_free(doc);
-      return sharing_error(r, c, 400, bad);
+ * or "timestamp"; with "startingVersion" (and "endingVersion") the data
+ * change files of those versions instead (sharing_log.c). Predicate and
+ * limit hints may be ignored (they are hints). */
+static int table_query(serve_request *r, struct MHD_Connection *c, serve_table *t) {
+  query_body q = {0};
+  const char *bad = parse_query_body(&r->body, &q);
+  if (bad) return sharing_error(r, c, 400, bad);
+  delta_snapshot *s = NULL;
+  bool delta = false;
+  int rc = serve_table_snapshot_at(t, q.at_v, q.version, q.at_ts, q.ts, &s);
+  if (!rc) rc = sharing_format_choose(c, s, &delta);
+  if (!rc && !delta) rc = sharing_parquet_check_mapping(s);
+  if (!rc && q.since) {
+    if (q.start > s->version)
+      rc = delta_error_set(DELTA_EINVAL, "startingVersion %lld is after the latest version %lld", (long long)q.start,
+                           (long long)s->version);
+    sharing_walk_options o = {WALK_DATA_CHANGES, delta, true, q.start,
+                              q.has_end && q.end < s->version ? q.end : s->version};
+    if (!rc) {
+      int ok = sharing_walk_reply(r, c, t, s, &o);
+      delta_snapshot_free(s);
+      return ok;
     }
   }
-  delta_json_doc_free(doc);
-  delta_snapshot *s = NULL;
-  if (!rc) rc = serve_table_snapshot_at(t, at_v, version, at_ts, ts, &s);
-  if (!rc) rc = check_parquet_format(s);
+  if (!rc && !delta) rc = check_parquet_format(s);
   if (rc) {
-    delta_snapshot_free(s);
+    if (s) delta_snapshot_free(s);
     return sharing_error(r, c, serve_status_for(rc), delta_error_last());
   }
-  (void)sh;
   sharing_ctx sc = {r->srv->cfg, t, NULL, serve_wall_ms() + r->srv->cfg->url_expiry_s * 1000};
   delta_buf base = DELTA_BUF_INIT, b = DELTA_BUF_INIT;
   sharing_base_url(r->srv->cfg, c, &base);
   delta_buf_putc(&base, 0);
   sc.base = (const char *)base.data;
-  sharing_protocol_line(&b);
-  sharing_metadata_line(&b, s, true);
-  for (int64_t i = 0; i < s->n_files; i++) {
-    const delta_add *a = &s->files[i];
-    delta_json_writer w;
-    delta_json_writer_init(&w, &b, 0);
-    delta_json_write_object_begin(&w);
-    delta_json_write_key(&w, "file");
-    delta_json_write_object_begin(&w);
-    sharing_file_members(&w, &sc, a->path, a->size);
-    delta_json_write_key(&w, "partitionValues");
-    delta_json_write_object_begin(&w);
-    for (int k = 0; k < a->n_partition_values; k++) {
-      delta_json_write_key(&w, a->partition_values[k].key);
-      if (a->partition_values[k].value) delta_json_write_string(&w, a->partition_values[k].value);
-      else delta_json_write_null(&w);
+  head_lines(&b, s, delta);
+  for (int64_t i = 0; !rc && i < s->n_files; i++) {
+    if (!delta) {
+      parquet_file_line(&b, &sc, &s->files[i]);
+      continue;
     }
-    delta_json_write_object_end(&w);
-    if (a->stats) {
-      delta_json_write_key(&w, "stats");
-      delta_json_write_string(&w, a->stats);
-    }
-    delta_json_write_object_end(&w);
-    delta_json_write_object_end(&w);
-    delta_json_writer_finish(&w);
-    delta_buf_putc(&b, '\n');
+    delta_action a = {.kind = DELTA_ACTION_ADD};
+    a.u.add = s->files[i];
+    rc = sharing_delta_file_line(&b, &sc, &a, false, 0, 0);
   }
   int64_t v = s->version;
   delta_buf_dispose(&base);
   delta_snapshot_free(s);
-  return reply_ndjson(r, c, &b, v);
+  if (rc) {
+    delta_buf_dispose(&b);
+    return sharing_error(r, c, serve_status_for(rc), delta_error_last());
+  }
+  return reply_ndjson(r, c, &b, v, delta);
 }
 
 /* .../shares/{share}/schemas/{schema}/tables/{table}/{what} */
@@ -329,7 +414,7 @@ static int table_call(serve_request *r, struct MHD_Connection *c, const char *me
   bool get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
   if (n == 4 && strcmp(segs[3], "version") == 0 && get) return table_version(r, c, t);
   if (n == 4 && strcmp(segs[3], "metadata") == 0 && get) return table_metadata(r, c, t);
-  if (n == 4 && strcmp(segs[3], "query") == 0 && strcmp(method, "POST") == 0) return table_query(r, c, sh, t);
+  if (n == 4 && strcmp(segs[3], "query") == 0 && strcmp(method, "POST") == 0) return table_query(r, c, t);
   if (n == 4 && strcmp(segs[3], "changes") == 0 && get) return sharing_changes(r, c, t);
   return sharing_error(r, c, n == 4 ? 405 : 404, n == 4 ? "method not allowed here" : "no such endpoint");
 }

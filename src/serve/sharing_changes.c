@@ -10,7 +10,9 @@
  * _commit_timestamp. Streamed one plan file at a time. A file whose rows
  * change only in part (a deletion vector) has no parquet-format action:
  * the response stops with an error there (checked before the first byte
- * for the range's first commit only, as the plan reads commits lazily). */
+ * for the range's first commit only, as the plan reads commits lazily).
+ * With responseformat=delta the log's actions are sent instead, deletion
+ * vectors included (sharing_log.c). */
 #include <microhttpd.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,56 +24,39 @@
 #include "util/time_parse.h"
 
 typedef struct {
+  sharing_lines lines;       /* first: the body reader's view */
   delta_changes_plan *plan;
   sharing_ctx sc;
   delta_buf base;
-  delta_buf out;
-  size_t out_pos;
   delta_change_file pending; /* read before the response started */
-  bool has_pending, finished, failed;
+  bool has_pending;
 } changes_body;
 
 static void changes_free(void *ctx) {
   changes_body *b = ctx;
   delta_changes_plan_free(b->plan);
   delta_buf_dispose(&b->base);
-  delta_buf_dispose(&b->out);
+  delta_buf_dispose(&b->lines.out);
   delta_free(b);
 }
 
 static int file_line(changes_body *b, const delta_change_file *f) {
-  if (f->rows == DELTA_CHANGE_ROWS_DV_DIFF || f->dv)
-    return delta_error_set(DELTA_EUNSUPPORTED,
-                           "version %lld has deletion vectors, which responseformat=parquet cannot express",
-                           (long long)f->version);
+  if (f->rows == DELTA_CHANGE_ROWS_DV_DIFF || f->dv) return sharing_parquet_dv_error(f->version);
   const char *kind = f->rows == DELTA_CHANGE_ROWS_CDC         ? "cdf"
                      : strcmp(f->change_type, "insert") == 0 ? "add"
                                                               : "remove";
-  delta_json_writer w;
-  delta_json_writer_init(&w, &b->out, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, kind);
-  delta_json_write_object_begin(&w);
-  sharing_file_members(&w, &b->sc, f->path, f->size);
-  delta_json_write_key(&w, "partitionValues");
-  delta_json_write_object_begin(&w);
-  for (int i = 0; i < f->n_partition_values; i++) {
-    delta_json_write_key(&w, f->partition_values[i].key);
-    if (f->partition_values[i].value) delta_json_write_string(&w, f->partition_values[i].value);
-    else delta_json_write_null(&w);
-  }
-  delta_json_write_object_end(&w);
-  delta_json_write_key(&w, "timestamp");
-  delta_json_write_int64(&w, f->timestamp_ms);
-  delta_json_write_key(&w, "version");
-  delta_json_write_int64(&w, f->version);
-  delta_json_write_object_end(&w);
-  delta_json_write_object_end(&w);
-  int rc = delta_json_writer_finish(&w);
-  return rc ? rc : delta_buf_putc(&b->out, '\n');
+  delta_kv *pv = f->n_partition_values ? delta_malloc((size_t)f->n_partition_values * sizeof *pv) : NULL;
+  if (f->n_partition_values && !pv) return DELTA_NOMEM();
+  for (int i = 0; i < f->n_partition_values; i++)
+    pv[i] = (delta_kv){f->partition_values[i].key, f->partition_values[i].value};
+  int rc = sharing_change_line(&b->lines.out, &b->sc, kind, f->path, f->size, pv, f->n_partition_values, NULL,
+                               f->version, f->timestamp_ms);
+  delta_free(pv);
+  return rc;
 }
 
-static int produce(changes_body *b) {
+static int produce(sharing_lines *l) {
+  changes_body *b = (changes_body *)l;
   if (b->has_pending) {
     b->has_pending = false;
     return file_line(b, &b->pending);
@@ -79,27 +64,27 @@ static int produce(changes_body *b) {
   delta_change_file f;
   int rc = delta_changes_plan_next(b->plan, &f);
   if (rc == 1) {
-    b->finished = true;
+    l->finished = true;
     return 0;
   }
   return rc ? rc : file_line(b, &f);
 }
 
-static ssize_t changes_read(void *ctx, char *buf, size_t max) {
-  changes_body *b = ctx;
-  while (b->out_pos == b->out.len && !b->finished && !b->failed) {
-    b->out.len = b->out_pos = 0;
-    if (produce(b)) {
-      fprintf(stderr, "deltac: serve: sharing changes: %s\n", delta_error_last());
-      b->failed = true;
+ssize_t sharing_lines_read(void *ctx, char *buf, size_t max) {
+  sharing_lines *l = ctx;
+  while (l->out_pos == l->out.len && !l->finished && !l->failed) {
+    l->out.len = l->out_pos = 0;
+    if (l->produce(l)) {
+      fprintf(stderr, "deltac: serve: sharing: %s\n", delta_error_last());
+      l->failed = true;
     }
   }
-  if (b->failed) return SERVE_BODY_ERROR;
-  size_t n = b->out.len - b->out_pos;
+  if (l->failed) return SERVE_BODY_ERROR;
+  size_t n = l->out.len - l->out_pos;
   if (n == 0) return SERVE_BODY_END;
   if (n > max) n = max;
-  memcpy(buf, b->out.data + b->out_pos, n);
-  b->out_pos += n;
+  memcpy(buf, l->out.data + l->out_pos, n);
+  l->out_pos += n;
   return (ssize_t)n;
 }
 
@@ -123,25 +108,40 @@ static int parse_params(struct MHD_Connection *c, delta_changes_options *co, con
   return 0;
 }
 
+/* responseformat=delta: the range resolved and checked by the plan, then
+ * the log's own actions (sharing_log.c). */
+static int delta_changes(serve_request *r, struct MHD_Connection *c, serve_table *t, const delta_snapshot *s,
+                         changes_body *b) {
+  const char *hm = serve_arg(c, "includeHistoricalMetadata");
+  sharing_walk_options o = {WALK_CHANGES, true, hm && strcmp(hm, "true") == 0,
+                            delta_changes_plan_start_version(b->plan), delta_changes_plan_end_version(b->plan)};
+  changes_free(b);
+  return sharing_walk_reply(r, c, t, s, &o);
+}
+
 int sharing_changes(serve_request *r, struct MHD_Connection *c, serve_table *t) {
   delta_changes_options co = DELTA_CHANGES_OPTIONS_INIT;
   const char *err;
   if (parse_params(c, &co, &err)) return sharing_error(r, c, 400, err);
   changes_body *b = delta_calloc(1, sizeof *b);
   if (!b) return sharing_error(r, c, 500, "out of memory");
+  b->lines.produce = produce;
   delta_snapshot *s = NULL;
+  bool delta = false;
   int rc = serve_table_snapshot(t, &s);
+  if (!rc) rc = sharing_format_choose(c, s, &delta);
   if (!rc) rc = delta_changes_plan_open(&b->plan, t->table, &co);
-  if (!rc) {
-    const char *cm = delta_snapshot_config(s, "delta.columnMapping.mode");
-    if (cm && strcmp(cm, "none") != 0)
-      rc = delta_error_set(DELTA_EUNSUPPORTED, "the table uses column mapping, which responseformat=parquet cannot express");
+  if (!rc && delta) {
+    int ok = delta_changes(r, c, t, s, b);
+    delta_snapshot_free(s);
+    return ok;
   }
+  if (!rc) rc = sharing_parquet_check_mapping(s);
   /* The first file now, so that an error in the first commit is a status. */
   if (!rc) {
     rc = delta_changes_plan_next(b->plan, &b->pending);
     b->has_pending = rc == 0;
-    b->finished = rc == 1;
+    b->lines.finished = rc == 1;
     if (rc == 1) rc = 0;
     if (!rc && b->has_pending && (b->pending.rows == DELTA_CHANGE_ROWS_DV_DIFF || b->pending.dv))
       rc = file_line(b, &b->pending);
@@ -157,11 +157,11 @@ int sharing_changes(serve_request *r, struct MHD_Connection *c, serve_table *t) 
   sharing_base_url(r->srv->cfg, c, &b->base);
   delta_buf_putc(&b->base, 0);
   b->sc.base = (const char *)b->base.data;
-  sharing_protocol_line(&b->out);
-  sharing_metadata_line(&b->out, s, false);
+  sharing_protocol_line(&b->lines.out);
+  sharing_metadata_line(&b->lines.out, &s->metadata, s->version, NULL);
   char v[24];
   snprintf(v, sizeof v, "%lld", (long long)delta_changes_plan_start_version(b->plan));
   delta_snapshot_free(s);
-  const char *const h[] = {"Delta-Table-Version", v, "delta-sharing-capabilities", "responseformat=parquet", NULL};
-  return serve_reply_stream(r, c, 200, "application/x-ndjson; charset=utf-8", changes_read, b, changes_free, h);
+  const char *const h[] = {"Delta-Table-Version", v, "delta-sharing-capabilities", sharing_format_header(false), NULL};
+  return serve_reply_stream(r, c, 200, "application/x-ndjson; charset=utf-8", sharing_lines_read, b, changes_free, h);
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# deltac demo: writes the demo orders table (12 commits: daily appends, one
-# day's orders replaced by an overwrite with replace_where, late orders) and
-# serves it; the API shows every version with the change counts the history
+# deltac demo: writes the demo orders table (12 commits: daily appends, an
+# UPDATE and a DELETE with deletion vectors, one day's orders replaced by an
+# overwrite with replace_where, a second UPDATE, late orders) and serves it; the API shows every version with the change counts the history
 # implies, the same counts `deltac changes` reads; a second run reuses the
 # table and writes nothing.
 # shellcheck source=tests/lib.sh
@@ -17,7 +17,7 @@ pid=$!
 for _ in $(seq 200); do grep -q "serving" "$tmp/err" && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
 grep -q "serving 1 table" "$tmp/err" && ok || { bad "demo did not serve: $(cat "$tmp/out" "$tmp/err")"; finish demo; exit; }
 grep -q "open $B/" "$tmp/out" && ok || bad "demo prints the URL: $(cat "$tmp/out")"
-[ "$(grep -c "rows written" "$tmp/out")" = 12 ] && ok || bad "12 commits written: $(cat "$tmp/out")"
+[ "$(grep -c "^  version [0-9]*: [0-9]* rows" "$tmp/out")" = 12 ] && ok || bad "12 commits written: $(cat "$tmp/out")"
 
 curl -s "$B/api/tables/demo" >"$tmp/info"
 curl -s "$B/api/tables/demo/changes/summary?from=0" >"$tmp/summary"
@@ -29,19 +29,24 @@ s = json.load(open(sys.argv[2]))
 assert info["version"] == 11 and info["change_data_feed"], info
 assert info["partition_columns"] == ["order_date"], info
 assert info["properties"]["delta.enableDeletionVectors"] == "true", info
+assert "deletionVectors" in info["protocol"]["reader_features"], info["protocol"]
 v = s["versions"]
 assert [x["version"] for x in v] == list(range(12)), v
 assert v[0]["operation"] == "CREATE TABLE AS SELECT", v[0]
-# appends only insert; version 9 replaces the 28 orders of 2024-05-03
+ops = {x["version"]: x["operation"] for x in v}
+assert ops[5] == ops[10] == "UPDATE" and ops[7] == "DELETE", ops
+# appends only insert; 5 and 10 update, 7 deletes one order, 8 replaces the 28 orders of 2024-05-03
 for x in v:
-    assert x["update_preimage"] == x["update_postimage"] == 0, x
-    if x["version"] == 9: assert x["insert"] == x["delete"] == 28, x
-    else: assert x["insert"] > 0 and x["delete"] == 0, x
-assert sum(x["insert"] - x["delete"] for x in v) == info["num_rows"] == 242, info
+    n = x["version"]
+    if n in (5, 10): assert x["insert"] == x["delete"] == 0 and x["update_preimage"] == x["update_postimage"] > 0, x
+    elif n == 7: assert x["delete"] == 1 and x["insert"] == x["update_preimage"] == 0, x
+    elif n == 8: assert x["insert"] == x["delete"] == 28 and x["update_preimage"] == 0, x
+    else: assert x["insert"] > 0 and x["delete"] == x["update_preimage"] == x["update_postimage"] == 0, x
+assert sum(x["insert"] - x["delete"] for x in v) == info["num_rows"] == 174, info
 # the same counts as the CLI's change feed, version by version
 cli = collections.Counter((r["_commit_version"], r["_change_type"]) for r in map(json.loads, open(sys.argv[3])))
 for x in v:
-    for t in ("insert", "delete"): assert cli[(x["version"], t)] == x[t], (x, t)
+    for t in ("insert", "delete", "update_preimage", "update_postimage"): assert cli[(x["version"], t)] == x[t], (x, t)
 PY
 kill "$pid"; wait "$pid" 2>/dev/null; pid=
 
