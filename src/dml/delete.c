@@ -93,7 +93,12 @@ static int pass2_batch(void *ctx, const struct ArrowSchema *schema, const struct
   }
   if ((rc = delta_bitmap64_mask(st->fresh, (uint64_t)st->pos, (uint64_t)n, del))) goto done;
   if ((rc = delta_bitmap64_keep(st->old, (uint64_t)st->pos, (uint64_t)n, keep))) goto done;
-  for (int64_t i = 0; i < n; i++) keep[i] = keep[i] && !del[i];
+  /* A row the old DV already deleted is never deleted or updated again
+   * (`fresh` may hold the old DV's rows too: it becomes the new DV). */
+  for (int64_t i = 0; i < n; i++) {
+    del[i] = del[i] && keep[i];
+    keep[i] = keep[i] && !del[i];
+  }
   if (st->keep_w) {
     struct ArrowArray rest;
     if ((rc = arrow_filter(schema, batch, keep, &rest))) goto done;

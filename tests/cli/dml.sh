@@ -240,6 +240,17 @@ expect_error "--where" update --set "v = 'a'" --where "id = " "$tmp/nodv"
 run update --set "id = CAST(v AS long), v = CAST(id AS string) || 'x'" --where "id = 5" "$tmp/nodv"
 expect_eq "CAST" "$("$deltac" scan --format ndjson --filter "v = '5x'" "$tmp/nodv" | tr -d '\n')" '{"id":null,"p":"c","v":"5x"}'
 
+# UPDATE of a file that already has a deletion vector: the deleted rows stay deleted.
+printf '{"id":1,"v":"a"}\n{"id":2,"v":"b"}\n{"id":3,"v":"c"}\n{"id":4,"v":"d"}\n' >"$tmp/dvu.ndjson"
+run write --schema 'id long, v string' --property delta.enableDeletionVectors=true \
+  --property delta.enableChangeDataFeed=true --input "$tmp/dvu.ndjson" "$tmp/dvu"
+run delete --where "id = 2" "$tmp/dvu"
+run update --set "v = 'X'" --where "id >= 3" "$tmp/dvu"
+grep -q "2 rows updated" "$tmp/out" && ok || bad "update after DV delete count: $(cat "$tmp/out")"
+expect_eq "update after DV delete" "$("$deltac" scan --format csv "$tmp/dvu" | tr -d '\r' | tail -n +2 | sort | tr '\n' ' ')" "1,a 3,X 4,X "
+expect_eq "update after DV delete: change feed" "$(changes_of "$tmp/dvu" 2)" \
+  "['update_postimage:3', 'update_postimage:4', 'update_preimage:3', 'update_preimage:4']"
+
 # Division is Spark's: a double even for integers; into an integer column it truncates.
 printf '{"i":7,"d":0.0,"l":0}\n{"i":-7,"d":0.0,"l":0}\n' >"$tmp/div.ndjson"
 run write --schema 'i int, d double, l long' --input "$tmp/div.ndjson" "$tmp/div"
