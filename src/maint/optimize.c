@@ -55,13 +55,18 @@ static int cmp_file(const void *x, const void *y) {
   return a->a->size < b->a->size ? -1 : a->a->size > b->a->size;
 }
 
-/* The file's partition values in the table's column order, as one string. */
+/* The file's partition values in the table's column order, as one string.
+ * Under column mapping the log's keys are physical names. */
 static int partition_key(const delta_snapshot *s, const delta_add *a, delta_buf *keys) {
   int rc = 0;
   for (int i = 0; !rc && i < s->metadata.n_partition_columns; i++) {
-    const char *col = s->metadata.partition_columns[i], *v = NULL;
+    const char *col = s->metadata.partition_columns[i], *phys = col, *v = NULL;
+    for (int k = 0; k < s->schema->n_fields; k++)
+      if (strcmp(s->schema->fields[k].name, col) == 0 && s->schema->fields[k].physical_name)
+        phys = s->schema->fields[k].physical_name;
     for (int k = 0; k < a->n_partition_values; k++)
-      if (strcmp(a->partition_values[k].key, col) == 0) v = a->partition_values[k].value;
+      if (strcmp(a->partition_values[k].key, col) == 0 || strcmp(a->partition_values[k].key, phys) == 0)
+        v = a->partition_values[k].value;
     rc = v ? delta_buf_printf(keys, "v%s\x1f", v) : delta_buf_puts(keys, "n\x1f");
   }
   if (!rc) rc = delta_buf_putc(keys, 0);
