@@ -12,6 +12,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "log/segment.h"
 #include "log/snapshot.h"
@@ -86,7 +87,7 @@ int log_cleanup_run(delta_table *t, const delta_snapshot *s, const delta_log_cle
 
 int log_cleanup_after_checkpoint(delta_table *t, const delta_snapshot *s) {
   const char *v = delta_snapshot_config(s, "delta.enableExpiredLogCleanup");
-  if (v && strcmp(v, "false") == 0) return 0;
+  if (v && strcasecmp(v, "false") == 0) return 0;
   delta_log_cleanup_options o = DELTA_LOG_CLEANUP_OPTIONS_INIT;
   return log_cleanup_run(t, s, &o, NULL);
 }

@@ -13,7 +13,7 @@ static bool is_bool(const char *v) { return strcasecmp(v, "true") == 0 || strcas
 int table_check_properties(const char *const *keys, const char *const *values, int n) {
   static const char *const booleans[] = {"delta.enableChangeDataFeed", "delta.enableDeletionVectors",
                                          "delta.enableInCommitTimestamps", "delta.appendOnly",
-                                         "delta.checkpoint.writeStatsAsJson", NULL};
+                                         "delta.checkpoint.writeStatsAsJson", "delta.enableExpiredLogCleanup", NULL};
   static const char *const free_form[] = {"delta.logRetentionDuration", "delta.deletedFileRetentionDuration",
                                           "delta.dataSkippingNumIndexedCols", "delta.parquet.compression.codec",
                                           "delta.targetFileSize", NULL};
