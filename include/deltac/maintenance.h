@@ -56,10 +56,12 @@ typedef struct {
   const char *const *zorder_by;  /* column names (not partition columns); NULL: bin-packing */
   int n_zorder_by;
   int max_attempts;              /* commit attempts against racing appenders; 0: 1000 */
+  int64_t read_version;          /* the snapshot to optimize; -1: the latest (an older one makes
+                                  * the commit race everything after it, e.g. in tests) */
   delta_progress_cb progress;    /* may be NULL */
   void *progress_ctx;
 } delta_optimize_options;
-#define DELTA_OPTIMIZE_OPTIONS_INIT {DELTA_OPTIMIZE_OPTIONS_VERSION, NULL, 0, NULL, 0, 0, NULL, NULL}
+#define DELTA_OPTIMIZE_OPTIONS_INIT {DELTA_OPTIMIZE_OPTIONS_VERSION, NULL, 0, NULL, 0, 0, -1, NULL, NULL}
 
 typedef struct {
   int64_t version;               /* committed; the table's when nothing needed doing */

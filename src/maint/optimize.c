@@ -448,8 +448,13 @@ int delta_optimize(const char *location, const delta_optimize_options *o, delta_
   opt_file *files = NULL;
   int64_t n_files = 0;
   delta_buf keys = DELTA_BUF_INIT, params = DELTA_BUF_INIT, metrics = DELTA_BUF_INIT;
+  delta_snapshot_options so = DELTA_SNAPSHOT_OPTIONS_INIT;
+  if (o->read_version >= 0) {
+    so.at_version = true;
+    so.table_version = o->read_version;
+  }
   int rc = delta_table_open(&t, location);
-  if (!rc) rc = delta_snapshot_open(&c.s, t, NULL);
+  if (!rc) rc = delta_snapshot_open(&c.s, t, &so);
   if (rc) goto done;
   if ((rc = table_check_writable(&c.s->protocol, &c.s->metadata, c.s->schema))) goto done;
   if ((rc = dml_writers_new(&c.wr, c.s, false))) goto done;
