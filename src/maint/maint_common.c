@@ -38,3 +38,9 @@ int maint_dv_key(const delta_snapshot *s, const delta_dv *dv, delta_buf *out) {
   int rc = delta_dv_file_key(dv, delta_storage_location(s->table->storage), &kind, out);
   return terminate(out, rc, kind);
 }
+
+int maint_line_end(delta_buf *b, int rc, delta_json_writer *w) {
+  if (!rc) rc = delta_json_writer_finish(w);
+  if (!rc) rc = delta_buf_putc(b, '\n');
+  return rc;
+}

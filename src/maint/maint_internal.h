@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "deltac/maintenance.h"
+#include "json/json_writer.h"
 #include "log/snapshot.h"
 #include "util/buf.h"
 #include "write/commit.h"
@@ -22,6 +23,10 @@ int maint_path_key(const delta_snapshot *s, const char *path, delta_buf *out);
 /* The DV file key of a (u or p) deletion vector inside the table; 1 when
  * the DV is inline or outside the table. */
 int maint_dv_key(const delta_snapshot *s, const delta_dv *dv, delta_buf *out);
+
+/* Finish the action JSON w wrote into b (unless rc is an error) and end
+ * its line. */
+int maint_line_end(delta_buf *b, int rc, delta_json_writer *w);
 
 static inline void maint_progress(delta_progress_cb cb, void *ctx, const delta_progress *p) {
   if (cb) cb(ctx, p);

@@ -122,16 +122,10 @@ static int read_live(opt_ctx *c, const delta_add *a, rows_cb cb, void *ctx, bool
   return 0;
 }
 
-static int line_end(delta_buf *b, int rc, delta_json_writer *w) {
-  if (!rc) rc = delta_json_writer_finish(w);
-  if (!rc) rc = delta_buf_putc(b, '\n');
-  return rc;
-}
-
 static int remove_file(opt_ctx *c, const delta_add *a) {
   delta_json_writer w;
   delta_json_writer_init(&w, &c->actions, 0);
-  int rc = line_end(&c->actions, action_remove_of_add_json(&w, a, c->now, false), &w);
+  int rc = maint_line_end(&c->actions, action_remove_of_add_json(&w, a, c->now, false), &w);
   if (rc) return rc;
   c->removed[c->n_removed++] = a->path;
   c->res->files_removed++;

@@ -76,12 +76,6 @@ static int metadata_json(const delta_metadata *m, delta_buf *out) {
   return rc;
 }
 
-static int line_end(delta_buf *b, int rc, delta_json_writer *w) {
-  if (!rc) rc = delta_json_writer_finish(w);
-  if (!rc) rc = delta_buf_putc(b, '\n');
-  return rc;
-}
-
 int delta_restore(const char *location, const delta_restore_options *o, delta_restore_result *result) {
   if (!o || o->version != DELTA_RESTORE_OPTIONS_VERSION)
     return delta_error_set(DELTA_EINVAL, "restore options: unknown version");
@@ -131,7 +125,7 @@ int delta_restore(const char *location, const delta_restore_options *o, delta_re
     } else if (c < 0) { /* live now, not then: remove */
       const delta_add *a = cur[i++].a;
       delta_json_writer_init(&w, &actions, 0);
-      rc = line_end(&actions, action_remove_of_add_json(&w, a, ts, true), &w);
+      rc = maint_line_end(&actions, action_remove_of_add_json(&w, a, ts, true), &w);
       removed[n_removed++] = a->path;
       result->files_removed++;
       result->bytes_removed += a->size;
@@ -139,7 +133,7 @@ int delta_restore(const char *location, const delta_restore_options *o, delta_re
       const delta_add *a = then[j++].a;
       if ((rc = check_present(now, a, old->version, &tmp))) break;
       delta_json_writer_init(&w, &actions, 0);
-      rc = line_end(&actions, action_add_json(&w, a, true), &w);
+      rc = maint_line_end(&actions, action_add_json(&w, a, true), &w);
       result->files_restored++;
       result->bytes_restored += a->size;
     }
