@@ -84,7 +84,11 @@ int delta_optimize(const char *location, const delta_optimize_options *opts, del
  * and _change_data/ files; never _delta_log, nor other names starting with
  * '_' or '.' (other than partition directories of such columns). A
  * retention below the table's delta.deletedFileRetentionDuration (default
- * 168 hours) is refused (DELTA_EINVAL) unless `force`.
+ * 168 hours) is refused (DELTA_EINVAL) unless `force`. Unless a dry run
+ * or no_log_commits, the vacuum is logged as Delta Spark does on file
+ * systems: a "VACUUM START" commit before deleting (files and bytes to
+ * delete) and a "VACUUM END" commit after (files deleted); both hold only
+ * commitInfo, so they never conflict with anything.
  */
 #define DELTA_VACUUM_OPTIONS_VERSION 1
 typedef struct {
@@ -98,14 +102,16 @@ typedef struct {
   void *on_file_ctx;
   delta_progress_cb progress;
   void *progress_ctx;
+  bool no_log_commits;           /* skip the VACUUM START / VACUUM END commits */
 } delta_vacuum_options;
-#define DELTA_VACUUM_OPTIONS_INIT {DELTA_VACUUM_OPTIONS_VERSION, -1, false, false, NULL, NULL, NULL, NULL}
+#define DELTA_VACUUM_OPTIONS_INIT {DELTA_VACUUM_OPTIONS_VERSION, -1, false, false, NULL, NULL, NULL, NULL, false}
 
 typedef struct {
   int64_t files_deleted;         /* or, dry run, to delete */
   int64_t bytes_deleted;
   int64_t files_kept;            /* files listed and kept */
   int64_t cutoff_ms;             /* files older than this (ms since the epoch) were candidates */
+  int64_t start_version, end_version; /* the VACUUM START / END commits; -1: none */
 } delta_vacuum_result;
 
 int delta_vacuum(const char *location, const delta_vacuum_options *opts, delta_vacuum_result *result);

@@ -19,7 +19,8 @@ int cmd_optimize(int argc, char **argv) {
   const char *pos[1];
   int n_pos, rc = cli_parse(argc, argv, opts, 3, pos, 1, &n_pos, "optimize");
   if (rc) return rc;
-  if (n_pos != 1) return cli_usage_error("optimize", "expects [--where EXPR] [--target-size BYTES] [--zorder-by a,b] TABLE");
+  if (n_pos != 1)
+    return cli_usage_error("optimize", "expects [--where EXPR] [--target-size BYTES] [--zorder-by a,b] TABLE");
   delta_optimize_options o = DELTA_OPTIMIZE_OPTIONS_INIT;
   o.where = cli_get(opts, 3, "where");
   const char *v = cli_get(opts, 3, "target-size");
@@ -92,22 +93,25 @@ static int listing_format(const char *cmd, const char *v, cli_format *out) {
 }
 
 int cmd_vacuum(int argc, char **argv) {
-  cli_opt opts[] = {{"retain", true, NULL}, {"dry-run", false, NULL}, {"force", false, NULL}, {"format", true, NULL}};
+  cli_opt opts[] = {{"retain", true, NULL}, {"dry-run", false, NULL}, {"force", false, NULL}, {"format", true, NULL},
+                    {"no-log", false, NULL}};
   const char *pos[1];
-  int n_pos, rc = cli_parse(argc, argv, opts, 4, pos, 1, &n_pos, "vacuum");
+  int n_pos, rc = cli_parse(argc, argv, opts, 5, pos, 1, &n_pos, "vacuum");
   if (rc) return rc;
-  if (n_pos != 1) return cli_usage_error("vacuum", "expects [--retain HOURS] [--dry-run] [--force] TABLE");
+  if (n_pos != 1) return cli_usage_error("vacuum", "expects [--retain HOURS] [--dry-run] [--force] [--no-log] TABLE");
   delta_vacuum_options o = DELTA_VACUUM_OPTIONS_INIT;
-  const char *v = cli_get(opts, 4, "retain");
+  const char *v = cli_get(opts, 5, "retain");
   if (v) {
     char *end;
     o.retain_hours = strtod(v, &end);
-    if (end == v || *end || !(o.retain_hours >= 0)) return cli_usage_error("vacuum", "--retain needs a number of hours");
+    if (end == v || *end || !(o.retain_hours >= 0))
+      return cli_usage_error("vacuum", "--retain needs a number of hours");
   }
-  o.dry_run = cli_get(opts, 4, "dry-run") != NULL;
-  o.force = cli_get(opts, 4, "force") != NULL;
+  o.dry_run = cli_get(opts, 5, "dry-run") != NULL;
+  o.force = cli_get(opts, 5, "force") != NULL;
+  o.no_log_commits = cli_get(opts, 5, "no-log") != NULL;
   file_printer fp = {OUT_TABLE, DELTA_BUF_INIT};
-  if ((rc = listing_format("vacuum", cli_get(opts, 4, "format"), &fp.fmt))) return rc;
+  if ((rc = listing_format("vacuum", cli_get(opts, 5, "format"), &fp.fmt))) return rc;
   o.on_file = print_file;
   o.on_file_ctx = &fp;
   cli_progress bar;
@@ -120,8 +124,9 @@ int cmd_vacuum(int argc, char **argv) {
   delta_buf_dispose(&fp.line);
   if (rc) return cli_fail("vacuum");
   if (fp.fmt == OUT_TABLE)
-    printf("vacuum: %s %lld files (%lld bytes), kept %lld\n", o.dry_run ? "would delete" : "deleted",
-           (long long)r.files_deleted, (long long)r.bytes_deleted, (long long)r.files_kept);
+    printf("vacuum: %s %lld files (%lld bytes), kept %lld%s\n", o.dry_run ? "would delete" : "deleted",
+           (long long)r.files_deleted, (long long)r.bytes_deleted, (long long)r.files_kept,
+           r.end_version >= 0 ? "; logged as VACUUM START/END" : "");
   return 0;
 }
 

@@ -10,6 +10,7 @@
  */
 #include "deltac/maintenance.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,12 +154,41 @@ static int walk(walk_ctx *w, const char *dir) {
   return rc;
 }
 
+/* A commit holding only commitInfo (VACUUM START / END), after version
+ * `after`; its version into *version. */
+static int log_commit(const delta_snapshot *s, int64_t after, const char *op, const char *params, const char *metrics,
+                      int64_t *version) {
+  commit_request req;
+  maint_commit_request(&req, s, op);
+  req.read_version = after;
+  req.params_json = params;
+  req.metrics_json = metrics;
+  req.actions = "";
+  commit_outcome out;
+  int rc = commit_run(&req, &out);
+  if (!rc) *version = out.version;
+  return rc;
+}
+
+static int log_start(const delta_snapshot *s, const delta_vacuum_options *o, int64_t retain_ms, int64_t table_ms,
+                     int64_t files, int64_t bytes, int64_t *version) {
+  char params[256], metrics[128];
+  snprintf(params, sizeof params,
+           "{\"retentionCheckEnabled\":%s,\"defaultRetentionMillis\":%lld%s%lld}", o->force ? "false" : "true",
+           (long long)table_ms, o->retain_hours >= 0 ? ",\"specifiedRetentionMillis\":" : ",\"retentionMillis\":",
+           (long long)retain_ms);
+  snprintf(metrics, sizeof metrics, "{\"numFilesToDelete\":\"%lld\",\"sizeOfDataToDelete\":\"%lld\"}",
+           (long long)files, (long long)bytes);
+  return log_commit(s, s->version, "VACUUM START", params, metrics, version);
+}
+
 int delta_vacuum(const char *location, const delta_vacuum_options *o, delta_vacuum_result *result) {
   if (!o || o->version != DELTA_VACUUM_OPTIONS_VERSION)
     return delta_error_set(DELTA_EINVAL, "vacuum options: unknown version");
   delta_vacuum_result local;
   if (!result) result = &local;
   memset(result, 0, sizeof *result);
+  result->start_version = result->end_version = -1;
   delta_table *t = NULL;
   delta_snapshot *s = NULL;
   str_list keep = {0};
@@ -193,6 +223,9 @@ int delta_vacuum(const char *location, const delta_vacuum_options *o, delta_vacu
   result->files_kept = w.kept;
   delta_progress p = {"delete", 0, w.doomed.n, 0, 0};
   for (int64_t i = 0; i < w.doomed.n; i++) p.bytes_total += w.doomed_size[i];
+  bool logged = !o->dry_run && !o->no_log_commits;
+  if (logged && (rc = log_start(s, o, retain_ms, table_ms, w.doomed.n, p.bytes_total, &result->start_version)))
+    goto done;
   for (int64_t i = 0; !rc && i < w.doomed.n; i++) {
     if (!o->dry_run && (rc = delta_storage_delete(t->storage, w.doomed.v[i]))) break;
     result->files_deleted++;
@@ -201,6 +234,13 @@ int delta_vacuum(const char *location, const delta_vacuum_options *o, delta_vacu
     p.files_done++;
     p.bytes_done += w.doomed_size[i];
     maint_progress(o->progress, o->progress_ctx, &p);
+  }
+  if (!rc && logged) {
+    char metrics[128];
+    snprintf(metrics, sizeof metrics, "{\"numDeletedFiles\":\"%lld\",\"numVacuumedDirectories\":\"0\"}",
+             (long long)result->files_deleted);
+    rc = log_commit(s, result->start_version, "VACUUM END", "{\"status\":\"COMPLETED\"}", metrics,
+                    &result->end_version);
   }
 done:
   list_free(&keep);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # deltac vacuum end to end, on a partitioned table with deletion vectors and
-# on a change-data-feed table. Files are made to look old with touch -d, and
+# on a change-data-feed table (and the VACUUM START/END commits). Files are made to look old with touch -d, and
 # removes with an old deletionTimestamp by editing it in the commits, never
 # by sleeping. Checks: nothing young or needed is deleted; every version in
 # effect at or after the cutoff reads exactly as before (time travel to each
@@ -104,6 +104,24 @@ touch -d '10 days ago' "$t"/_change_data/* "$t"/*.parquet
 run vacuum --format ndjson "$t"
 expect_eq "cdc files vacuumed" "$(grep -c '"path":"_change_data/' "$tmp/out")" "$n_cdc"
 expect_eq "cdf rows" "$(rows "$t")" "$want_cdf"
-[ -d "$t/_delta_log" ] && [ "$(ls "$t/_delta_log" | grep -c json)" -eq 3 ] && ok || bad "log touched"
+# VACUUM START (v3, with what it is about to delete) and VACUUM END (v4)
+expect_eq "vacuum commits" "$(ls "$t/_delta_log" | grep -c json)" 5
+python3 - "$t" "$n_cdc" <<'PY' || bad "VACUUM START/END commits"
+import json, os, sys
+t, n = sys.argv[1], sys.argv[2]
+def ci(v):
+    acts = [json.loads(l) for l in open(os.path.join(t, "_delta_log", "%020d.json" % v))]
+    assert len(acts) == 1, acts  # commitInfo only
+    return acts[0]["commitInfo"]
+s, e = ci(3), ci(4)
+assert s["operation"] == "VACUUM START" and s["operationMetrics"]["numFilesToDelete"] == n, s
+assert s["operationParameters"]["defaultRetentionMillis"] == 604800000, s
+assert e["operation"] == "VACUUM END" and e["operationMetrics"]["numDeletedFiles"] == n, e
+assert e["operationParameters"]["status"] == "COMPLETED", e
+PY
+run history --format ndjson --limit 1 "$t" && { grep -q '"operation":"VACUUM END"' "$tmp/out" && ok || bad "history: $(cat "$tmp/out")"; }
+# --no-log and dry runs commit nothing
+run vacuum --no-log "$t" && run vacuum --dry-run "$t"
+expect_eq "no-log commits" "$(ls "$t/_delta_log" | grep -c json)" 5
 
 finish vacuum
