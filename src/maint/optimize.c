@@ -484,7 +484,7 @@ int delta_optimize(const char *location, const delta_optimize_options *o, delta_
   for (int64_t i = 0; i < n_files; i++) files[i].key = (const char *)keys.data + files[i].key_off;
   qsort(files, (size_t)n_files, sizeof *files, cmp_file);
   c.now = write_now_ms();
-  c.prog.phase = "optimize";
+  c.prog.phase = "rewrite";
   for (int64_t i = 0; i < n_files; i++) {
     c.prog.files_total++;
     c.prog.bytes_total += files[i].a->size;

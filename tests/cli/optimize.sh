@@ -140,6 +140,13 @@ run write --input "$tmp/z0.ndjson" "$t"
 run write --input "$tmp/z1.ndjson" "$t"
 DELTAC_PROGRESS=always "$deltac" optimize "$t" >/dev/null 2>"$tmp/err"
 grep -q "files" "$tmp/err" && ok || bad "no progress bar with DELTAC_PROGRESS=always"
+# on a real terminal (script gives the command a pseudo-terminal), the bar is drawn and wiped
+if command -v script >/dev/null; then
+  run write --input "$tmp/z2.ndjson" "$t"
+  script -qec "'$deltac' optimize '$t'" /dev/null >"$tmp/tty" 2>&1
+  grep -q "optimize rewrite \[#*\.*\] [0-9]*/2 files" "$tmp/tty" && grep -q "optimize: version" "$tmp/tty" && ok ||
+    bad "no progress bar on a terminal: $(cat -v "$tmp/tty")"
+fi
 
 # errors
 expect_error "partition column" optimize --zorder-by p "$tmp/where"
