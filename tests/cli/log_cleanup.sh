@@ -74,4 +74,14 @@ run checkpoint "$t"
 [ -e "$(logf "$t" 0 json)" ] && ok || bad "cleanup ran although disabled"
 expect_eq "off: v0" "$("$deltac" scan --format count --version 0 "$t")" 1
 
+# the automatic checkpoint of a write (delta.checkpointInterval=4) cleans up too
+t="$tmp/auto"
+make "$t" --property delta.checkpointInterval=4     # checkpoints at 3, 4, 6, 8
+age "$t" 0 9 '40 days ago'
+for v in 10 11 12; do run write --input "$tmp/row.ndjson" "$t"; done   # v12 is checkpointed
+[ -e "$(logf "$t" 12 checkpoint.parquet)" ] && ok || bad "no automatic checkpoint at 12"
+expect_eq "auto: oldest file" "$(ls "$t/_delta_log" | head -1)" "00000000000000000008.checkpoint.parquet"
+for v in 8 11; do "$deltac" scan --format count --version $v "$t" >/dev/null 2>&1 && ok || bad "auto: v$v unreadable"; done
+expect_eq "auto: rows" "$("$deltac" scan --format count "$t")" 13
+
 finish log_cleanup
