@@ -139,6 +139,11 @@ int delta_restore(const char *location, const delta_restore_options *o, delta_re
     }
   }
   if (rc) goto done;
+  if (n_removed && table_prop_true(now->metadata.configuration, now->metadata.n_configuration, "delta.appendOnly")) {
+    rc = delta_error_set(DELTA_EINVAL, "the table is append-only (delta.appendOnly): restoring version %lld would "
+                         "remove %lld files", (long long)old->version, (long long)n_removed);
+    goto done;
+  }
   result->files_after = old->n_files;
   for (int64_t k = 0; k < old->n_files; k++) result->bytes_after += old->files[k].size;
   delta_json_writer_init(&w, &params, 0);

@@ -78,6 +78,13 @@ expect_error "version 0 cannot be restored" restore --version 0 "$t"
 expect_eq "nothing committed" "$(latest "$t")" $n
 expect_eq "table intact" "$(rows "$t")" "${want[$last]}"
 
+# append-only tables: restoring a version with fewer files would remove some
+a="$tmp/append"
+run write --schema 'id long, p string, v string' --property delta.appendOnly=true --input "$tmp/in0.ndjson" "$a"
+run write --input "$tmp/in1.ndjson" "$a"
+expect_error "append-only" restore --version 0 "$a"
+expect_eq "append-only: nothing committed" "$(latest "$a")" 1
+
 # errors
 expect_error "version" restore --version 999 "$t"
 "$deltac" restore --version 1 --timestamp 2023-01-01 "$t" 2>/dev/null; expect_eq "both given" $? 2
