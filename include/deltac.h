@@ -8,6 +8,7 @@
 #include "deltac/alloc.h"
 #include "deltac/arrow_abi.h"
 #include "deltac/error.h"
+#include "deltac/maintenance.h"
 #include "deltac/parquet.h"
 #include "deltac/parquet_writer.h"
 #include "deltac/scan.h"

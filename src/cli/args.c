@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "deltac/error.h"
@@ -84,4 +85,15 @@ char **cli_split_list(const char *s, size_t *n) {
   v[k] = NULL;
   *n = k;
   return v;
+}
+
+int cli_parse_size(const char *v, int64_t *out) {
+  char *end;
+  double x = strtod(v, &end);
+  if (*end == 'k' || *end == 'K') x *= 1024, end++;
+  else if (*end == 'm' || *end == 'M') x *= 1048576, end++;
+  else if (*end == 'g' || *end == 'G') x *= 1073741824.0, end++;
+  if (end == v || *end || !(x >= 1) || x > 9e18) return -1;
+  *out = (int64_t)x;
+  return 0;
 }

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct {
   const char *name;   /* without the leading "--" */
@@ -23,6 +24,9 @@ const char *cli_get(const cli_opt *opts, int n_opts, const char *name);
  * (one allocation; free with delta_free). NULL when out of memory. */
 char **cli_split_list(const char *s, size_t *n);
 
+/* A size in bytes, "128M" style (K/M/G suffixes, powers of 1024) into
+ * *out; -1 when not a size of at least 1 byte. */
+int cli_parse_size(const char *v, int64_t *out);
 /* Exit status convention: 0 ok, 1 error, 2 usage. */
 int cli_usage_error(const char *command, const char *fmt, ...);
 /* Print "deltac: <what>: <delta_error_last()>" and return 1. */

@@ -212,17 +212,9 @@ static int write_common(const char *cmd, int argc, char **argv, bool create) {
     cli_usage_error(cmd, "--app-version needs --app-id");
     goto done;
   }
-  if ((v = cli_get(opts, n_opts, "target-file-size"))) {
-    char *end;
-    double x = strtod(v, &end);
-    if (*end == 'k' || *end == 'K') x *= 1024, end++;
-    else if (*end == 'm' || *end == 'M') x *= 1048576, end++;
-    else if (*end == 'g' || *end == 'G') x *= 1073741824.0, end++;
-    if (*end || x < 1) {
-      cli_usage_error(cmd, "--target-file-size needs a size (bytes, or with K/M/G)");
-      goto done;
-    }
-    o.target_file_size = (int64_t)x;
+  if ((v = cli_get(opts, n_opts, "target-file-size")) && cli_parse_size(v, &o.target_file_size)) {
+    cli_usage_error(cmd, "--target-file-size needs a size (bytes, or with K/M/G)");
+    goto done;
   }
   if ((v = cli_get(opts, n_opts, "codec")) && parse_codec(v, &o.codec)) {
     cli_usage_error(cmd, "unknown codec '%s' (snappy, zstd, gzip, lz4_raw, uncompressed)", v);

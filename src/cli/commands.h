@@ -23,5 +23,10 @@ int cmd_checkpoint(int argc, char **argv);
 /* delete, update (cmd_dml.c): row-level changes. */
 int cmd_delete(int argc, char **argv);
 int cmd_update(int argc, char **argv);
+/* optimize, vacuum, restore, cleanup-log (cmd_maint.c): table maintenance. */
+int cmd_optimize(int argc, char **argv);
+int cmd_vacuum(int argc, char **argv);
+int cmd_restore(int argc, char **argv);
+int cmd_cleanup_log(int argc, char **argv);
 
 #endif

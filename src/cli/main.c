@@ -35,6 +35,15 @@ static const char usage[] =
     "  delete --where EXPR [--no-deletion-vectors] TABLE  delete the matching rows (DVs when enabled)\n"
     "  update --set \"col = expr, ...\" [--where EXPR] [--no-deletion-vectors] TABLE  change matching rows\n"
     "\n"
+    "Maintenance (docs/maintenance.md; a progress bar on stderr when it is a terminal):\n"
+    "  optimize [--where EXPR] [--target-size 128M] [--zorder-by a,b] TABLE  compact small files (and purge\n"
+    "          deletion vectors) per partition; --zorder-by clusters the rows along a Z-order curve\n"
+    "  vacuum [--retain HOURS] [--dry-run] [--force] [--no-log] [--format table|ndjson] TABLE  delete files\n"
+    "          no retained version needs (a retention below the table's, 168 h by default, needs --force)\n"
+    "  restore --version N | --timestamp TS TABLE  commit the live files of an older version again\n"
+    "  cleanup-log [--dry-run] [--format table|ndjson] TABLE  delete log files older than\n"
+    "          delta.logRetentionDuration (30 days) before a checkpoint (also done after each checkpoint)\n"
+    "\n"
     "Server:\n"
     "  serve [--host 127.0.0.1] [--port 8080] [--table NAME=URI ...] [--config FILE]\n"
     "                                    serve tables read-only over HTTP (docs/server.md)\n"
@@ -98,6 +107,7 @@ int main(int argc, char **argv) {
     printf("delta: write: create, append, overwrite, replace-where, partitions, column mapping, in-commit timestamps, "
            "change data feed, app-id transactions, classic checkpoints\n");
     printf("delta: dml: delete, update (copy-on-write or deletion vectors, cdc files)\n");
+    printf("delta: maintenance: optimize (bin-packing, Z-order, DV purge), vacuum, restore, expired-log cleanup\n");
     printf("serve: JSON API, change-feed SSE tail, Delta Sharing (parquet), web page\n");
     return 0;
   }
@@ -109,6 +119,10 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "checkpoint") == 0) return cmd_checkpoint(argc - 2, argv + 2);
   if (strcmp(cmd, "delete") == 0) return cmd_delete(argc - 2, argv + 2);
   if (strcmp(cmd, "update") == 0) return cmd_update(argc - 2, argv + 2);
+  if (strcmp(cmd, "optimize") == 0) return cmd_optimize(argc - 2, argv + 2);
+  if (strcmp(cmd, "vacuum") == 0) return cmd_vacuum(argc - 2, argv + 2);
+  if (strcmp(cmd, "restore") == 0) return cmd_restore(argc - 2, argv + 2);
+  if (strcmp(cmd, "cleanup-log") == 0) return cmd_cleanup_log(argc - 2, argv + 2);
   int rc = cmd_table(cmd, argc - 2, argv + 2);
   if (rc >= 0) return rc;
   return cli_usage_error(cmd, "unknown command");

@@ -10,6 +10,7 @@
 #include "deltac/parquet_writer.h"
 #include "json/json.h"
 #include "log/snapshot.h"
+#include "maint/log_cleanup.h"
 #include "storage/storage_internal.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
@@ -17,6 +18,7 @@
 #include "write/column_builder.h"
 #include "write/commit.h"
 #include "write/schema_build.h"
+#include "write/table_setup.h"
 
 #define BATCH_ROWS 8192
 
@@ -39,23 +41,9 @@ static const char checkpoint_schema[] =
     " writerFeatures: array<string>>,"
     "domainMetadata struct<domain: string, configuration: string, removed: boolean>";
 
-/* delta.deletedFileRetentionDuration ("interval 1 week", "interval 36 hours") in ms. */
+/* delta.deletedFileRetentionDuration in ms (default a week). */
 static int64_t retention_ms(const delta_snapshot *s) {
-  int64_t week = 7LL * 86400 * 1000;
-  const char *v = delta_snapshot_config(s, "delta.deletedFileRetentionDuration");
-  if (!v) return week;
-  const char *p = v;
-  while (isspace((unsigned char)*p)) p++;
-  if (strncasecmp(p, "interval", 8) == 0) p += 8;
-  char *end;
-  double n = strtod(p, &end);
-  while (isspace((unsigned char)*end)) end++;
-  static const struct { const char *u; int64_t ms; } units[] = {
-      {"week", 7LL * 86400000}, {"day", 86400000}, {"hour", 3600000}, {"minute", 60000}, {"second", 1000},
-      {"millisecond", 1}};
-  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-    if (strncasecmp(end, units[i].u, strlen(units[i].u)) == 0) return (int64_t)(n * (double)units[i].ms);
-  return week;
+  return table_interval_ms(delta_snapshot_config(s, "delta.deletedFileRetentionDuration"), 7LL * 86400 * 1000);
 }
 
 typedef struct {
@@ -150,6 +138,9 @@ int checkpoint_write_snapshot(delta_table *t, const delta_snapshot *s) {
   rc = delta_buf_printf(&hint, "{\"version\":%lld,\"size\":%lld,\"sizeInBytes\":%llu,\"numOfAddFiles\":%lld}\n",
                         (long long)s->version, (long long)cs.rows, (unsigned long long)file.len, (long long)n_adds);
   if (!rc) rc = delta_storage_put(t->storage, "_delta_log/_last_checkpoint", hint.data, hint.len, true);
+  /* the new checkpoint may let expired commits go; the checkpoint stands
+   * whether or not that works */
+  if (!rc && log_cleanup_after_checkpoint(t, s) != 0) delta_error_clear();
 done:
   if (rc) delta_error_prefix("checkpoint of version %lld", (long long)s->version);
   delta_parquet_writer_free(cs.w);

@@ -286,7 +286,7 @@ static int close_file(data_writer *dw, part_file *pf) {
   delta_json_write_key(&w, "modificationTime");
   delta_json_write_int64(&w, now_ms());
   delta_json_write_key(&w, "dataChange");
-  delta_json_write_bool(&w, true);
+  delta_json_write_bool(&w, !dw->cfg.no_data_change);
   delta_json_write_key(&w, "stats");
   delta_json_write_string_n(&w, (const char *)stats.data, stats.len);
   delta_json_write_object_end(&w);

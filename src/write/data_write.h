@@ -29,6 +29,7 @@ typedef struct {
   bool column_mapping;                  /* mode name or id: physical names + field ids */
   int64_t target_file_size;             /* bytes; 0: 128 MiB */
   delta_parquet_codec codec;
+  bool no_data_change;                  /* dataChange false on the adds (OPTIMIZE rearranges rows) */
 } data_write_config;
 
 typedef struct data_writer data_writer;

@@ -1,6 +1,7 @@
 /* Protocol and properties for writes; see table_setup.h. */
 #include "write/table_setup.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -12,7 +13,7 @@ static bool is_bool(const char *v) { return strcasecmp(v, "true") == 0 || strcas
 int table_check_properties(const char *const *keys, const char *const *values, int n) {
   static const char *const booleans[] = {"delta.enableChangeDataFeed", "delta.enableDeletionVectors",
                                          "delta.enableInCommitTimestamps", "delta.appendOnly",
-                                         "delta.checkpoint.writeStatsAsJson", NULL};
+                                         "delta.checkpoint.writeStatsAsJson", "delta.enableExpiredLogCleanup", NULL};
   static const char *const free_form[] = {"delta.logRetentionDuration", "delta.deletedFileRetentionDuration",
                                           "delta.dataSkippingNumIndexedCols", "delta.parquet.compression.codec",
                                           "delta.targetFileSize", NULL};
@@ -162,4 +163,20 @@ int table_check_writable(const delta_protocol *p, const delta_metadata *m, const
   if (table_prop_true(m->configuration, m->n_configuration, "delta.enableRowTracking"))
     return delta_error_set(DELTA_EUNSUPPORTED, "table has row tracking, which deltac cannot maintain yet");
   return 0;
+}
+
+int64_t table_interval_ms(const char *v, int64_t default_ms) {
+  if (!v) return default_ms;
+  const char *p = v;
+  while (isspace((unsigned char)*p)) p++;
+  if (strncasecmp(p, "interval", 8) == 0) p += 8;
+  char *end;
+  double n = strtod(p, &end);
+  while (isspace((unsigned char)*end)) end++;
+  static const struct { const char *u; int64_t ms; } units[] = {
+      {"week", 7LL * 86400000}, {"day", 86400000}, {"hour", 3600000}, {"minute", 60000}, {"second", 1000},
+      {"millisecond", 1}};
+  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+    if (strncasecmp(end, units[i].u, strlen(units[i].u)) == 0) return (int64_t)(n * (double)units[i].ms);
+  return default_ms;
 }

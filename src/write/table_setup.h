@@ -24,6 +24,9 @@ int table_check_properties(const char *const *keys, const char *const *values, i
 bool table_prop_true(const delta_kv *kv, int n, const char *key);
 const char *table_prop(const delta_kv *kv, int n, const char *key);
 cm_mode table_cm_mode(const delta_kv *kv, int n);
+/* A duration property ("interval 1 week", "interval 36 hours", "30 days")
+ * in ms; default_ms when v is NULL or not understood. */
+int64_t table_interval_ms(const char *v, int64_t default_ms);
 
 /* The protocol a new table needs, in `arena`. */
 int table_derive_protocol(const delta_type *schema, const delta_kv *config, int n_config, delta_arena *arena,

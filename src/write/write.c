@@ -286,7 +286,7 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   /* data files */
   data_write_config dc = {c.table->storage, c.schema, c.partition_cols, c.n_partition_cols,
                           table_cm_mode(c.meta.configuration, c.meta.n_configuration) != CM_NONE,
-                          opts->target_file_size, opts->codec};
+                          opts->target_file_size, opts->codec, false};
   if (data && opts->replace_where) {
     /* every row written must fall inside what is replaced */
     if ((rc = expr_parse(opts->replace_where, &where))) goto done;

@@ -1,0 +1,46 @@
+/* Shared maintenance pieces; see maint_internal.h. */
+#include "maint/maint_internal.h"
+
+#include <string.h>
+
+#include "dv/dv.h"
+#include "storage/path.h"
+#include "write/table_setup.h"
+
+void maint_commit_request(commit_request *req, const delta_snapshot *s, const char *operation) {
+  memset(req, 0, sizeof *req);
+  req->storage = s->table->storage;
+  req->read_version = s->version;
+  req->read_timestamp_ms = s->timestamp_ms;
+  req->ict = table_prop_true(s->metadata.configuration, s->metadata.n_configuration,
+                             "delta.enableInCommitTimestamps");
+  req->operation = operation;
+}
+
+static int terminate(delta_buf *out, int rc, delta_path_kind kind) {
+  if (rc) return rc;
+  if ((rc = delta_buf_putc(out, 0))) return rc;
+  out->len--;
+  return kind == DELTA_PATH_KEY ? 0 : 1;
+}
+
+int maint_path_key(const delta_snapshot *s, const char *path, delta_buf *out) {
+  delta_path_kind kind = DELTA_PATH_KEY;
+  out->len = 0;
+  int rc = delta_path_resolve(&kind, out, path, strlen(path), delta_storage_location(s->table->storage));
+  return terminate(out, rc, kind);
+}
+
+int maint_dv_key(const delta_snapshot *s, const delta_dv *dv, delta_buf *out) {
+  out->len = 0;
+  if (!dv->present || dv->storage_type == 'i') return 1;
+  delta_path_kind kind = DELTA_PATH_KEY;
+  int rc = delta_dv_file_key(dv, delta_storage_location(s->table->storage), &kind, out);
+  return terminate(out, rc, kind);
+}
+
+int maint_line_end(delta_buf *b, int rc, delta_json_writer *w) {
+  if (!rc) rc = delta_json_writer_finish(w);
+  if (!rc) rc = delta_buf_putc(b, '\n');
+  return rc;
+}

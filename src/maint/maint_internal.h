@@ -1,0 +1,35 @@
+/* What the maintenance operations share: the commit request of a
+ * snapshot, storage keys of log paths, progress reports. */
+#ifndef DELTAC_MAINT_MAINT_INTERNAL_H
+#define DELTAC_MAINT_MAINT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "deltac/maintenance.h"
+#include "json/json_writer.h"
+#include "log/snapshot.h"
+#include "util/buf.h"
+#include "write/commit.h"
+
+/* A commit request reading snapshot s (operation, params and metrics to be
+ * filled in by the caller). */
+void maint_commit_request(commit_request *req, const delta_snapshot *s, const char *operation);
+
+/* The storage key of a path from the log (add/remove path, DV file) into
+ * out (NUL-terminated); 1 when the path lies outside the table (no key),
+ * 0 with a key, <0 on error. */
+int maint_path_key(const delta_snapshot *s, const char *path, delta_buf *out);
+/* The DV file key of a (u or p) deletion vector inside the table; 1 when
+ * the DV is inline or outside the table. */
+int maint_dv_key(const delta_snapshot *s, const delta_dv *dv, delta_buf *out);
+
+/* Finish the action JSON w wrote into b (unless rc is an error) and end
+ * its line. */
+int maint_line_end(delta_buf *b, int rc, delta_json_writer *w);
+
+static inline void maint_progress(delta_progress_cb cb, void *ctx, const delta_progress *p) {
+  if (cb) cb(ctx, p);
+}
+
+#endif

@@ -1,0 +1,201 @@
+/*
+ * RESTORE; see include/deltac/maintenance.h. The live files of the latest
+ * and the target version are matched by (path, deletion vector): a file
+ * whose DV changed since counts as another file, so its old DV comes back
+ * with it. Every file to add back (and its DV file) is checked to exist
+ * before anything is committed. The commit reads the whole table: a
+ * concurrent append conflicts with it (its rows would survive the restore).
+ */
+#include "deltac/maintenance.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "json/json_writer.h"
+#include "maint/maint_internal.h"
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
+#include "write/action_write.h"
+#include "write/table_setup.h"
+
+typedef struct {
+  const delta_add *a;
+  const char *id;              /* path + '\x1f' + DV unique id */
+} file_ref;
+
+static int cmp_ref(const void *x, const void *y) {
+  return strcmp(((const file_ref *)x)->id, ((const file_ref *)y)->id);
+}
+
+/* The snapshot's files with their ids, sorted; ids in `ids`. */
+static int refs_of(const delta_snapshot *s, delta_buf *ids, file_ref **out) {
+  file_ref *r = delta_calloc((size_t)s->n_files + 1, sizeof *r);
+  size_t *off = delta_calloc((size_t)s->n_files + 1, sizeof *off);
+  int rc = !r || !off ? DELTA_NOMEM() : 0;
+  for (int64_t i = 0; !rc && i < s->n_files; i++) {
+    const delta_add *a = &s->files[i];
+    off[i] = ids->len;
+    rc = delta_buf_printf(ids, "%s\x1f%s", a->path, a->dv.present && a->dv.unique_id ? a->dv.unique_id : "");
+    if (!rc) rc = delta_buf_putc(ids, 0);
+    r[i].a = a;
+  }
+  for (int64_t i = 0; !rc && i < s->n_files; i++) r[i].id = (const char *)ids->data + off[i];
+  delta_free(off);
+  if (rc) {
+    delta_free(r);
+    return rc;
+  }
+  qsort(r, (size_t)s->n_files, sizeof *r, cmp_ref);
+  *out = r;
+  return 0;
+}
+
+/* DELTA_ENOTFOUND when the file of a, or its DV file, is gone. */
+static int check_present(const delta_snapshot *s, const delta_add *a, int64_t version, delta_buf *tmp) {
+  delta_file_info fi;
+  for (int k = 0; k < 2; k++) {
+    int rc = k == 0 ? maint_path_key(s, a->path, tmp) : maint_dv_key(s, &a->dv, tmp);
+    if (rc < 0) return rc;
+    if (rc == 1) continue; /* outside the table or inline: not ours to check */
+    rc = delta_storage_head(s->table->storage, (const char *)tmp->data, &fi);
+    if (rc == DELTA_ENOTFOUND)
+      return delta_error_set(DELTA_ENOTFOUND,
+                             "version %lld cannot be restored: its %s %s no longer exists (removed by vacuum?)",
+                             (long long)version, k ? "deletion vector file" : "data file", (const char *)tmp->data);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+static int metadata_json(const delta_metadata *m, delta_buf *out) {
+  delta_json_writer w;
+  delta_json_writer_init(&w, out, 0);
+  int rc = action_metadata_json(&w, m);
+  if (!rc) rc = delta_json_writer_finish(&w);
+  if (!rc) rc = delta_buf_putc(out, '\n');
+  return rc;
+}
+
+int delta_restore(const char *location, const delta_restore_options *o, delta_restore_result *result) {
+  if (!o || o->version != DELTA_RESTORE_OPTIONS_VERSION)
+    return delta_error_set(DELTA_EINVAL, "restore options: unknown version");
+  delta_restore_result local;
+  if (!result) result = &local;
+  memset(result, 0, sizeof *result);
+  result->version = -1;
+  delta_table *t = NULL;
+  delta_snapshot *now = NULL, *old = NULL;
+  file_ref *cur = NULL, *then = NULL;
+  const char **removed = NULL;
+  int64_t n_removed = 0;
+  delta_buf ids_now = DELTA_BUF_INIT, ids_old = DELTA_BUF_INIT, actions = DELTA_BUF_INIT, tmp = DELTA_BUF_INIT;
+  delta_buf m_now = DELTA_BUF_INIT, m_old = DELTA_BUF_INIT, params = DELTA_BUF_INIT, metrics = DELTA_BUF_INIT;
+  delta_snapshot_options so = DELTA_SNAPSHOT_OPTIONS_INIT;
+  if (o->at_timestamp) {
+    so.at_timestamp = true;
+    so.timestamp_ms = o->timestamp_ms;
+  } else {
+    so.at_version = true;
+    so.table_version = o->table_version;
+  }
+  int rc = delta_table_open(&t, location);
+  if (!rc) rc = delta_snapshot_open(&now, t, NULL);
+  if (!rc && (rc = delta_snapshot_open(&old, t, &so))) delta_error_prefix("the version to restore");
+  if (rc) goto done;
+  if ((rc = table_check_writable(&now->protocol, &now->metadata, now->schema))) goto done;
+  result->restored_version = old->version;
+  if ((rc = refs_of(now, &ids_now, &cur)) || (rc = refs_of(old, &ids_old, &then))) goto done;
+  removed = delta_calloc((size_t)now->n_files + 1, sizeof *removed);
+  if (!removed) {
+    rc = DELTA_NOMEM();
+    goto done;
+  }
+  int64_t ts = write_now_ms();
+  if ((rc = metadata_json(&now->metadata, &m_now)) || (rc = metadata_json(&old->metadata, &m_old))) goto done;
+  bool meta = m_now.len != m_old.len || memcmp(m_now.data, m_old.data, m_now.len) != 0;
+  if (meta && (rc = delta_buf_append(&actions, m_old.data, m_old.len))) goto done;
+  /* merge the two sorted lists */
+  int64_t i = 0, j = 0;
+  delta_json_writer w;
+  while (!rc && (i < now->n_files || j < old->n_files)) {
+    int c = i == now->n_files ? 1 : j == old->n_files ? -1 : strcmp(cur[i].id, then[j].id);
+    if (c == 0) {
+      i++;
+      j++;
+    } else if (c < 0) { /* live now, not then: remove */
+      const delta_add *a = cur[i++].a;
+      delta_json_writer_init(&w, &actions, 0);
+      rc = maint_line_end(&actions, action_remove_of_add_json(&w, a, ts, true), &w);
+      removed[n_removed++] = a->path;
+      result->files_removed++;
+      result->bytes_removed += a->size;
+    } else { /* live then, not now: add back */
+      const delta_add *a = then[j++].a;
+      if ((rc = check_present(now, a, old->version, &tmp))) break;
+      delta_json_writer_init(&w, &actions, 0);
+      rc = maint_line_end(&actions, action_add_json(&w, a, true), &w);
+      result->files_restored++;
+      result->bytes_restored += a->size;
+    }
+  }
+  if (rc) goto done;
+  if (n_removed && table_prop_true(now->metadata.configuration, now->metadata.n_configuration, "delta.appendOnly")) {
+    rc = delta_error_set(DELTA_EINVAL, "the table is append-only (delta.appendOnly): restoring version %lld would "
+                         "remove %lld files", (long long)old->version, (long long)n_removed);
+    goto done;
+  }
+  result->files_after = old->n_files;
+  for (int64_t k = 0; k < old->n_files; k++) result->bytes_after += old->files[k].size;
+  delta_json_writer_init(&w, &params, 0);
+  delta_json_write_object_begin(&w);
+  if (o->at_timestamp) {
+    delta_json_write_key(&w, "timestamp");
+    delta_json_write_int64(&w, o->timestamp_ms);
+  } else {
+    delta_json_write_key(&w, "version");
+    delta_json_write_int64(&w, old->version);
+  }
+  delta_json_write_object_end(&w);
+  if (!rc) rc = delta_json_writer_finish(&w);
+  if (!rc) rc = delta_buf_putc(&params, 0);
+  if (!rc)
+    rc = delta_buf_printf(&metrics,
+                          "{\"tableSizeAfterRestore\":\"%lld\",\"numOfFilesAfterRestore\":\"%lld\","
+                          "\"numRemovedFiles\":\"%lld\",\"numRestoredFiles\":\"%lld\",\"removedFilesSize\":\"%lld\","
+                          "\"restoredFilesSize\":\"%lld\"}",
+                          (long long)result->bytes_after, (long long)result->files_after,
+                          (long long)result->files_removed, (long long)result->files_restored,
+                          (long long)result->bytes_removed, (long long)result->bytes_restored);
+  if (!rc) rc = delta_buf_putc(&metrics, 0);
+  if (rc) goto done;
+  commit_request req;
+  maint_commit_request(&req, now, "RESTORE");
+  req.params_json = (const char *)params.data;
+  req.metrics_json = (const char *)metrics.data;
+  req.reads_table = true;
+  req.changes_metadata = meta;
+  req.removed = removed;
+  req.n_removed = n_removed;
+  req.actions = actions.len ? (const char *)actions.data : "";
+  req.actions_len = actions.len;
+  req.max_attempts = o->max_attempts;
+  commit_outcome out;
+  if ((rc = commit_run(&req, &out))) goto done;
+  result->version = out.version;
+done:
+  delta_free(cur);
+  delta_free(then);
+  delta_free(removed);
+  delta_buf_dispose(&ids_now);
+  delta_buf_dispose(&ids_old);
+  delta_buf_dispose(&actions);
+  delta_buf_dispose(&tmp);
+  delta_buf_dispose(&m_now);
+  delta_buf_dispose(&m_old);
+  delta_buf_dispose(&params);
+  delta_buf_dispose(&metrics);
+  delta_snapshot_free(old);
+  delta_snapshot_free(now);
+  delta_table_free(t);
+  return rc;
+}

@@ -1,0 +1,253 @@
+/*
+ * VACUUM; see include/deltac/maintenance.h. The files still needed are the
+ * live files and their DV files plus the files (and DVs) of removes newer
+ * than the cutoff: every version committed after the cutoff, and the one in
+ * effect at it, reads only those. The table directory is then walked as
+ * Spark does (partition directories and _change_data/, never _delta_log or
+ * other '_'/'.' names) and every other file last modified before the cutoff
+ * is deleted. Files younger than the cutoff are kept whatever they are: a
+ * writer may be about to commit them.
+ */
+#include "deltac/maintenance.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "maint/maint_internal.h"
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
+#include "write/commit.h"
+#include "write/table_setup.h"
+
+#define WEEK_MS (7LL * 86400 * 1000)
+
+typedef struct {
+  char **v;
+  int64_t n, cap;
+} str_list;
+
+static int list_add(str_list *l, const char *s, size_t n) {
+  if (l->n == l->cap) {
+    int64_t cap = l->cap ? l->cap * 2 : 256;
+    char **nv = delta_realloc(l->v, (size_t)cap * sizeof *nv);
+    if (!nv) return DELTA_NOMEM();
+    l->v = nv;
+    l->cap = cap;
+  }
+  char *c = delta_malloc(n + 1);
+  if (!c) return DELTA_NOMEM();
+  memcpy(c, s, n);
+  c[n] = 0;
+  l->v[l->n++] = c;
+  return 0;
+}
+
+static void list_free(str_list *l) {
+  for (int64_t i = 0; i < l->n; i++) delta_free(l->v[i]);
+  delta_free(l->v);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static bool list_has(const str_list *l, const char *key) {
+  return bsearch(&key, l->v, (size_t)l->n, sizeof *l->v, cmp_str) != NULL;
+}
+
+/* The keys of a file's path and of its DV file, when inside the table. */
+static int keep_file(const delta_snapshot *s, const char *path, const delta_dv *dv, str_list *keep, delta_buf *tmp) {
+  int rc = maint_path_key(s, path, tmp);
+  if (rc == 0) rc = list_add(keep, (const char *)tmp->data, tmp->len);
+  if (rc < 0) return rc;
+  rc = maint_dv_key(s, dv, tmp);
+  if (rc == 0) rc = list_add(keep, (const char *)tmp->data, tmp->len);
+  return rc < 0 ? rc : 0;
+}
+
+typedef struct {
+  str_list names;              /* entries of one directory: 'd' or 'f' + name */
+  int64_t *mtime, *size;
+  int64_t cap;
+} dir_listing;
+
+static int on_entry(const delta_storage_entry *e, void *payload) {
+  dir_listing *d = payload;
+  if (d->names.n == d->cap) {
+    int64_t cap = d->cap ? d->cap * 2 : 64;
+    int64_t *m = delta_realloc(d->mtime, (size_t)cap * sizeof *m);
+    if (!m) return DELTA_NOMEM();
+    d->mtime = m;
+    int64_t *z = delta_realloc(d->size, (size_t)cap * sizeof *z);
+    if (!z) return DELTA_NOMEM();
+    d->size = z;
+    d->cap = cap;
+  }
+  d->mtime[d->names.n] = e->mtime_ms;
+  d->size[d->names.n] = (int64_t)e->size;
+  char tagged[e->name_len + 2];
+  tagged[0] = e->is_dir ? 'd' : 'f';
+  memcpy(tagged + 1, e->name, e->name_len + 1);
+  return list_add(&d->names, tagged, e->name_len + 1);
+}
+
+typedef struct {
+  const delta_snapshot *s;
+  const str_list *keep;
+  int64_t cutoff;
+  str_list doomed;
+  int64_t *doomed_size;
+  int64_t doomed_cap;
+  int64_t kept;
+} walk_ctx;
+
+/* Spark's hidden names: '_' or '.' first, except _change_data at the root
+ * and partition directories of columns whose names start with '_'. */
+static bool hidden(const delta_snapshot *s, const char *name, bool dir, bool root) {
+  if (name[0] == '.') return true;
+  if (name[0] != '_') return false;
+  if (dir && root && strcmp(name, "_change_data") == 0) return false;
+  for (int i = 0; dir && i < s->metadata.n_partition_columns; i++) {
+    size_t n = strlen(s->metadata.partition_columns[i]);
+    if (strncmp(name, s->metadata.partition_columns[i], n) == 0 && name[n] == '=') return false;
+  }
+  return true;
+}
+
+static int walk(walk_ctx *w, const char *dir) {
+  dir_listing d = {0};
+  int rc = delta_storage_list(w->s->table->storage, dir, NULL, on_entry, &d);
+  if (rc == DELTA_ENOTFOUND && !*dir) rc = 0;
+  delta_buf key = DELTA_BUF_INIT;
+  for (int64_t i = 0; !rc && i < d.names.n; i++) {
+    const char *name = d.names.v[i] + 1;
+    bool is_dir = d.names.v[i][0] == 'd';
+    if (hidden(w->s, name, is_dir, !*dir)) continue;
+    key.len = 0;
+    rc = *dir ? delta_buf_printf(&key, "%s/%s", dir, name) : delta_buf_puts(&key, name);
+    if (!rc) rc = delta_buf_putc(&key, 0);
+    if (rc) break;
+    if (is_dir) {
+      rc = walk(w, (const char *)key.data);
+      continue;
+    }
+    if (list_has(w->keep, (const char *)key.data) || d.mtime[i] >= w->cutoff) {
+      w->kept++;
+      continue;
+    }
+    if (w->doomed.n == w->doomed_cap) {
+      int64_t cap = w->doomed_cap ? w->doomed_cap * 2 : 64;
+      int64_t *z = delta_realloc(w->doomed_size, (size_t)cap * sizeof *z);
+      if (!z) {
+        rc = DELTA_NOMEM();
+        break;
+      }
+      w->doomed_size = z;
+      w->doomed_cap = cap;
+    }
+    w->doomed_size[w->doomed.n] = d.size[i];
+    rc = list_add(&w->doomed, (const char *)key.data, key.len - 1);
+  }
+  delta_buf_dispose(&key);
+  list_free(&d.names);
+  delta_free(d.mtime);
+  delta_free(d.size);
+  return rc;
+}
+
+/* A commit holding only commitInfo (VACUUM START / END), after version
+ * `after`; its version into *version. */
+static int log_commit(const delta_snapshot *s, int64_t after, const char *op, const char *params, const char *metrics,
+                      int64_t *version) {
+  commit_request req;
+  maint_commit_request(&req, s, op);
+  req.read_version = after;
+  req.params_json = params;
+  req.metrics_json = metrics;
+  req.actions = "";
+  commit_outcome out;
+  int rc = commit_run(&req, &out);
+  if (!rc) *version = out.version;
+  return rc;
+}
+
+static int log_start(const delta_snapshot *s, const delta_vacuum_options *o, int64_t retain_ms, int64_t table_ms,
+                     int64_t files, int64_t bytes, int64_t *version) {
+  char params[256], metrics[128];
+  snprintf(params, sizeof params,
+           "{\"retentionCheckEnabled\":%s,\"defaultRetentionMillis\":%lld%s%lld}", o->force ? "false" : "true",
+           (long long)table_ms, o->retain_hours >= 0 ? ",\"specifiedRetentionMillis\":" : ",\"retentionMillis\":",
+           (long long)retain_ms);
+  snprintf(metrics, sizeof metrics, "{\"numFilesToDelete\":\"%lld\",\"sizeOfDataToDelete\":\"%lld\"}",
+           (long long)files, (long long)bytes);
+  return log_commit(s, s->version, "VACUUM START", params, metrics, version);
+}
+
+int delta_vacuum(const char *location, const delta_vacuum_options *o, delta_vacuum_result *result) {
+  if (!o || o->version != DELTA_VACUUM_OPTIONS_VERSION)
+    return delta_error_set(DELTA_EINVAL, "vacuum options: unknown version");
+  delta_vacuum_result local;
+  if (!result) result = &local;
+  memset(result, 0, sizeof *result);
+  result->start_version = result->end_version = -1;
+  delta_table *t = NULL;
+  delta_snapshot *s = NULL;
+  str_list keep = {0};
+  delta_buf tmp = DELTA_BUF_INIT;
+  walk_ctx w;
+  memset(&w, 0, sizeof w);
+  int rc = delta_table_open(&t, location);
+  if (!rc) rc = delta_snapshot_open(&s, t, NULL);
+  if (rc) goto done;
+  int64_t table_ms = table_interval_ms(delta_snapshot_config(s, "delta.deletedFileRetentionDuration"), WEEK_MS);
+  int64_t retain_ms = o->retain_hours >= 0 ? (int64_t)(o->retain_hours * 3600000.0) : table_ms;
+  if (retain_ms < table_ms && !o->force) {
+    rc = delta_error_set(DELTA_EINVAL,
+                         "a retention of %g hours is below the table's delta.deletedFileRetentionDuration (%g hours): "
+                         "readers and writers of older versions could lose files; --force to do it anyway",
+                         (double)retain_ms / 3600000.0, (double)table_ms / 3600000.0);
+    goto done;
+  }
+  result->cutoff_ms = write_now_ms() - retain_ms;
+  for (int64_t i = 0; !rc && i < s->n_files; i++) rc = keep_file(s, s->files[i].path, &s->files[i].dv, &keep, &tmp);
+  for (int64_t i = 0; !rc && i < s->n_tombstones; i++) {
+    const delta_remove *r = &s->tombstones[i];
+    if (r->has_deletion_timestamp && r->deletion_timestamp > result->cutoff_ms)
+      rc = keep_file(s, r->path, &r->dv, &keep, &tmp);
+  }
+  if (rc) goto done;
+  qsort(keep.v, (size_t)keep.n, sizeof *keep.v, cmp_str);
+  w.s = s;
+  w.keep = &keep;
+  w.cutoff = result->cutoff_ms;
+  if ((rc = walk(&w, ""))) goto done;
+  result->files_kept = w.kept;
+  delta_progress p = {"delete", 0, w.doomed.n, 0, 0};
+  for (int64_t i = 0; i < w.doomed.n; i++) p.bytes_total += w.doomed_size[i];
+  bool logged = !o->dry_run && !o->no_log_commits;
+  if (logged && (rc = log_start(s, o, retain_ms, table_ms, w.doomed.n, p.bytes_total, &result->start_version)))
+    goto done;
+  for (int64_t i = 0; !rc && i < w.doomed.n; i++) {
+    if (!o->dry_run && (rc = delta_storage_delete(t->storage, w.doomed.v[i]))) break;
+    result->files_deleted++;
+    result->bytes_deleted += w.doomed_size[i];
+    if (o->on_file && (rc = o->on_file(o->on_file_ctx, w.doomed.v[i], w.doomed_size[i]))) break;
+    p.files_done++;
+    p.bytes_done += w.doomed_size[i];
+    maint_progress(o->progress, o->progress_ctx, &p);
+  }
+  if (!rc && logged) {
+    char metrics[128];
+    snprintf(metrics, sizeof metrics, "{\"numDeletedFiles\":\"%lld\",\"numVacuumedDirectories\":\"0\"}",
+             (long long)result->files_deleted);
+    rc = log_commit(s, result->start_version, "VACUUM END", "{\"status\":\"COMPLETED\"}", metrics,
+                    &result->end_version);
+  }
+done:
+  list_free(&keep);
+  list_free(&w.doomed);
+  delta_free(w.doomed_size);
+  delta_buf_dispose(&tmp);
+  delta_snapshot_free(s);
+  delta_table_free(t);
+  return rc;
+}
