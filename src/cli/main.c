@@ -34,6 +34,10 @@ static const char usage[] =
     "  checkpoint [--version N] TABLE    write a checkpoint and _last_checkpoint\n"
     "  delete --where EXPR [--no-deletion-vectors] TABLE  delete the matching rows (DVs when enabled)\n"
     "  update --set \"col = expr, ...\" [--where EXPR] [--no-deletion-vectors] TABLE  change matching rows\n"
+    "  merge --source INPUT|TABLE --on \"t.k = s.k\" CLAUSE [--if COND] ... TABLE  upsert (MERGE INTO); clauses,\n"
+    "        in order: --when-matched-update \"c = s.c, ...\" | --when-matched-update-all | --when-matched-delete |\n"
+    "        --when-not-matched-insert \"c = s.c, ...\" | --when-not-matched-insert-all |\n"
+    "        --when-not-matched-by-source-update \"c = expr\" | --when-not-matched-by-source-delete\n"
     "\n"
     "Server:\n"
     "  serve [--host 127.0.0.1] [--port 8080] [--table NAME=URI ...] [--config FILE]\n"
@@ -97,7 +101,7 @@ int main(int argc, char **argv) {
     printf("delta: log: log compaction files\n");
     printf("delta: write: create, append, overwrite, replace-where, partitions, column mapping, in-commit timestamps, "
            "change data feed, app-id transactions, classic checkpoints\n");
-    printf("delta: dml: delete, update (copy-on-write or deletion vectors, cdc files)\n");
+    printf("delta: dml: delete, update, merge (copy-on-write or deletion vectors, cdc files)\n");
     printf("serve: JSON API, change-feed SSE tail, Delta Sharing (parquet), web page\n");
     return 0;
   }
@@ -109,6 +113,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "checkpoint") == 0) return cmd_checkpoint(argc - 2, argv + 2);
   if (strcmp(cmd, "delete") == 0) return cmd_delete(argc - 2, argv + 2);
   if (strcmp(cmd, "update") == 0) return cmd_update(argc - 2, argv + 2);
+  if (strcmp(cmd, "merge") == 0) return cmd_merge(argc - 2, argv + 2);
   int rc = cmd_table(cmd, argc - 2, argv + 2);
   if (rc >= 0) return rc;
   return cli_usage_error(cmd, "unknown command");
