@@ -82,3 +82,6 @@ bash "$ROOT/bench/log_run.sh" "$DELTAC"
 
 # Change data feed vs plain scan (100 commits of 100k-row appends/updates/deletes).
 bash "$ROOT/bench/cdf_run.sh" "$DELTAC"
+
+# MERGE: a 10k-row upsert into a 10 M-row table, against DuckDB over the same Parquet files.
+bash "$ROOT/bench/merge_run.sh" "$DELTAC"
