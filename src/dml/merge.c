@@ -556,7 +556,7 @@ done:
 static int scan_targets(merge_ctx *c, const struct ArrowSchema *logical) {
   delta_merge_result *r = c->res;
   r->files_considered = c->s->n_files;
-  expr_node *prune = NULL;
+  expr_node *prune = NULL, *key_col = NULL;
   delta_buf text = DELTA_BUF_INIT;
   bool none = false;
   int rc = 0;
@@ -568,18 +568,24 @@ static int scan_targets(merge_ctx *c, const struct ArrowSchema *logical) {
       goto done;
     }
   }
+  /* then each file's [min, max] of a key against the source's values of it */
+  if (!c->n_nmbs && !none && !rc && !(rc = merge_join_keyset(&c->join)) && c->join.set_key >= 0)
+    rc = merge_join_key_column(&c->join, logical, &key_col);
+  if (rc) goto done;
   scan_pruner pruner = {c->s->schema, (const char *const *)c->s->metadata.partition_columns,
                         c->s->metadata.n_partition_columns, scan_mapping_mode(c->s), prune};
   for (int64_t i = 0; i < c->s->n_files && !rc; i++) {
     const delta_add *a = &c->s->files[i];
     scan_prune_input in = {a->partition_values, a->n_partition_values, a->stats, false, NULL, 0, 0};
     int may = none ? 0 : scan_prune_file(&pruner, &in);
+    if (may > 0 && key_col) may = scan_file_column_check(&pruner, &in, key_col->args[0], merge_join_keyset_check, &c->join);
     if (may < 0) rc = may;
     else if (!may) r->files_skipped++;
     else rc = merge_file(c, a);
   }
 done:
   expr_free(prune);
+  expr_free(key_col);
   delta_buf_dispose(&text);
   return rc;
 }

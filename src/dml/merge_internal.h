@@ -8,6 +8,7 @@
 
 #include "deltac/arrow_abi.h"
 #include "expr/expr.h"
+#include "expr/skip.h"
 #include "util/buf.h"
 
 typedef enum { KEY_HASH_EXACT, KEY_HASH_DOUBLE, KEY_HASH_NONE } key_hash_mode;
@@ -30,6 +31,9 @@ typedef struct {
   int64_t *head, *next;        /* chains of source rows per bucket; -1 ends */
   uint64_t mask;
   int64_t n_keyed;             /* source rows without a null key */
+  int set_key;                 /* the key of `set`, -1: none */
+  expr_value *set;             /* its distinct source values, sorted */
+  int64_t n_set;
 } merge_join;
 
 /* The equalities of `on` (bound to the joined schema {t, s}: a column
@@ -50,6 +54,17 @@ int merge_join_probe(const merge_join *j, const struct ArrowArray *batch, int64_
  * (integers and strings). Empty when nothing can be said; "none" set when
  * no source row can match anything. */
 int merge_join_prune_text(const merge_join *j, const struct ArrowSchema *logical, delta_buf *out, bool *none);
+
+/* The sorted distinct source values of the first key of a type both sides
+ * share (integers, strings, dates, timestamps): set_key -1 when none. */
+int merge_join_keyset(merge_join *j);
+/* For scan_file_column_check on the target's column of that key: 1 when
+ * some source value lies within the file's [min, max] (0: the file cannot
+ * hold a match; stats (the range of a partition value too) are exact enough). */
+int merge_join_keyset_check(void *ctx, const expr_col_stats *st);
+/* "`col` IS NULL" of the target column of set_key, bound to `logical`: its
+ * args[0] is the column node scan_file_column_check takes. */
+int merge_join_key_column(const merge_join *j, const struct ArrowSchema *logical, expr_node **out);
 
 /* Read a stream to the end into one array (offset 0) and its schema. */
 int merge_read_source(struct ArrowArrayStream *in, struct ArrowSchema *schema, struct ArrowArray *out);

@@ -3,6 +3,7 @@
  * equalities accept; hashing only has to agree on equal values. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arrow/array.h"
@@ -138,6 +139,7 @@ int merge_join_build(merge_join *j) {
 
 void merge_join_free(merge_join *j) {
   delta_free(j->keys);
+  delta_free(j->set);
   delta_free(j->hashes);
   delta_free(j->head);
   delta_free(j->next);
@@ -267,5 +269,55 @@ int merge_read_source(struct ArrowArrayStream *in, struct ArrowSchema *schema, s
 done:
   for (int c = 0; c < n; c++) chunks[c].release(&chunks[c]);
   delta_free(chunks);
+  return rc;
+}
+
+static int cmp_values(const void *a, const void *b) { return value_cmp(a, b); }
+
+int merge_join_keyset(merge_join *j) {
+  j->set_key = -1;
+  for (int i = 0; i < j->n_keys && j->set_key < 0; i++) {
+    value_type t = j->keys[i].t_type;
+    if (t == j->keys[i].s_type && (t == VT_INT || t == VT_STRING || t == VT_DATE || t == VT_TIMESTAMP ||
+                                   t == VT_TIMESTAMP_NTZ))
+      j->set_key = i;
+  }
+  if (j->set_key < 0) return 0;
+  const merge_key *k = &j->keys[j->set_key];
+  int64_t n = j->source->length;
+  if (!(j->set = delta_malloc((size_t)n * sizeof *j->set + 1))) return DELTA_NOMEM();
+  j->n_set = 0;
+  for (int64_t g = 0; g < n; g++)
+    if (key_value(k, false, j->source, g, &j->set[j->n_set])) j->n_set++;
+  qsort(j->set, (size_t)j->n_set, sizeof *j->set, cmp_values);
+  int64_t m = 0;
+  for (int64_t i = 0; i < j->n_set; i++)
+    if (m == 0 || value_cmp(&j->set[i], &j->set[m - 1]) != 0) j->set[m++] = j->set[i];
+  j->n_set = m;
+  return 0;
+}
+
+int merge_join_keyset_check(void *ctx, const expr_col_stats *st) {
+  const merge_join *j = ctx;
+  if (st->has_values == 0) return 0; /* the key is null in every row */
+  int64_t lo = 0, hi = j->n_set;
+  if (st->has_min) /* the first value >= min */
+    while (lo < hi) {
+      int64_t mid = lo + (hi - lo) / 2;
+      if (value_cmp(&j->set[mid], &st->min) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+  if (lo >= j->n_set) return 0;
+  return !st->has_max || value_cmp(&j->set[lo], &st->max) <= 0;
+}
+
+int merge_join_key_column(const merge_join *j, const struct ArrowSchema *logical, expr_node **out) {
+  delta_buf text = DELTA_BUF_INIT;
+  int rc = quoted_name(logical->children[j->keys[j->set_key].t_col]->name, &text);
+  if (!rc) rc = delta_buf_puts(&text, " IS NULL");
+  if (!rc) rc = delta_buf_putc(&text, 0);
+  if (!rc) rc = expr_parse((const char *)text.data, out);
+  if (!rc) rc = expr_bind(*out, logical);
+  delta_buf_dispose(&text);
   return rc;
 }

@@ -98,6 +98,23 @@ cp "$(ls "$tmp"/srctable/*.parquet | head -n1)" "$tmp/s.parquet" &&
   run merge "$t" --source "$tmp/s.parquet" --on "t.id = s.id AND s.v = 'delta6'" --when-matched-update "v = 'pq'" &&
   expect_eq "parquet source" "$(rows "$t" | tr ' ' '\n' | grep -E '^(6|20):' | tr '\n' ' ')" "6:pq 20:delta20+ "
 
+# pruning: three files (ids 1-10, 11-20, 21-30); source keys 5 and 25 span
+# all three by min/max, but the middle file holds neither: it is not read
+pr="$tmp/pr"
+for k in 0 1 2; do
+  python3 -c "
+import json
+for i in range($k * 10 + 1, $k * 10 + 11): print(json.dumps({'id': i, 'v': 'x%d' % i}))" >"$tmp/pr$k.ndjson"
+  run write --schema 'id long, v string' --input "$tmp/pr$k.ndjson" "$pr" || break
+done
+printf '{"id":5,"v":"u5"}\n{"id":25,"v":"u25"}\n' >"$tmp/pr_src.ndjson"
+run merge "$pr" --source "$tmp/pr_src.ndjson" --on "t.id = s.id" --when-matched-update-all &&
+  { grep -q "2 updated.*1 of 3 files skipped" "$tmp/out" && ok || bad "pruning: $(cat "$tmp/out")"; }
+# with a not-matched-by-source clause every file is read
+run merge "$pr" --source "$tmp/pr_src.ndjson" --on "t.id = s.id" --when-not-matched-by-source-delete --if "t.id = 15" &&
+  { grep -q "1 deleted.*0 of 2 files skipped" "$tmp/out" && ok || bad "nmbs reads all: $(cat "$tmp/out")"; }
+expect_eq "pruning rows" "$(rows "$pr" | tr ' ' '\n' | grep -cE '^(5:u5|25:u25)$')" 2
+
 # column mapping (name mode): physical names differ from the logical ones
 cm="$tmp/cm"
 run write --schema 'id long, p string, v string' --partition-by p --property delta.columnMapping.mode=name \
