@@ -82,8 +82,9 @@ int delta_update(const char *location, const delta_update_options *opts, delta_d
  * The source is an Arrow stream (read whole into memory: it is assumed to
  * fit) and is hashed on the ON condition's equalities t.col = s.col (at
  * least one is required; the rest of the condition is checked per pair).
- * Target files are pruned with the source keys' min/max (unless a
- * not-matched-by-source clause needs every row), then read one by one and
+ * A target file is read only when each key's source values meet its
+ * min/max or partition value (unless a not-matched-by-source clause needs
+ * every row); candidates are read one by one and
  * probed against the hash table, so memory is the source plus one file.
  * Clauses are tried in order per group, the first whose condition holds
  * wins; a target row matched by several source rows is DELTA_EINVAL (unless

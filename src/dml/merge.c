@@ -556,37 +556,20 @@ done:
 static int scan_targets(merge_ctx *c, const struct ArrowSchema *logical) {
   delta_merge_result *r = c->res;
   r->files_considered = c->s->n_files;
-  expr_node *prune = NULL, *key_col = NULL;
-  delta_buf text = DELTA_BUF_INIT;
-  bool none = false;
-  int rc = 0;
-  /* a not-matched-by-source clause needs every target row */
-  if (!c->n_nmbs) {
-    if ((rc = merge_join_prune_text(&c->join, logical, &text, &none))) goto done;
-    if (text.len && ((rc = expr_parse((const char *)text.data, &prune)) || (rc = expr_bind(prune, logical)))) {
-      delta_error_prefix("internal: the pruning predicate %s", (const char *)text.data);
-      goto done;
-    }
-  }
-  /* then each file's [min, max] of a key against the source's values of it */
-  if (!c->n_nmbs && !none && !rc && !(rc = merge_join_keyset(&c->join)) && c->join.set_key >= 0)
-    rc = merge_join_key_column(&c->join, logical, &key_col);
-  if (rc) goto done;
+  /* pruning by the source's key values, unless a not-matched-by-source
+   * clause needs every target row; no source row with a key: no match */
+  bool prune = !c->n_nmbs, none = prune && c->join.n_keyed == 0;
+  int rc = prune ? merge_join_keysets(&c->join, logical) : 0;
   scan_pruner pruner = {c->s->schema, (const char *const *)c->s->metadata.partition_columns,
-                        c->s->metadata.n_partition_columns, scan_mapping_mode(c->s), prune};
+                        c->s->metadata.n_partition_columns, scan_mapping_mode(c->s), NULL};
   for (int64_t i = 0; i < c->s->n_files && !rc; i++) {
     const delta_add *a = &c->s->files[i];
     scan_prune_input in = {a->partition_values, a->n_partition_values, a->stats, false, NULL, 0, 0};
-    int may = none ? 0 : scan_prune_file(&pruner, &in);
-    if (may > 0 && key_col) may = scan_file_column_check(&pruner, &in, key_col->args[0], merge_join_keyset_check, &c->join);
+    int may = none ? 0 : prune ? merge_join_file_may_match(&c->join, &pruner, &in) : 1;
     if (may < 0) rc = may;
     else if (!may) r->files_skipped++;
     else rc = merge_file(c, a);
   }
-done:
-  expr_free(prune);
-  expr_free(key_col);
-  delta_buf_dispose(&text);
   return rc;
 }
 

@@ -9,6 +9,7 @@
 #include "deltac/arrow_abi.h"
 #include "expr/expr.h"
 #include "expr/skip.h"
+#include "scan/prune.h"
 #include "util/buf.h"
 
 typedef enum { KEY_HASH_EXACT, KEY_HASH_DOUBLE, KEY_HASH_NONE } key_hash_mode;
@@ -19,6 +20,9 @@ typedef struct {
   int t_scale, s_scale;
   const char *t_fmt, *s_fmt;
   key_hash_mode mode;          /* how both sides hash to agree on equal values */
+  expr_value *set;             /* pruning: the distinct source values, sorted (NULL: not kept) */
+  int64_t n_set;
+  expr_node *column;           /* "`col` IS NULL" bound to the target's schema (with set) */
 } merge_key;
 
 typedef struct {
@@ -31,9 +35,6 @@ typedef struct {
   int64_t *head, *next;        /* chains of source rows per bucket; -1 ends */
   uint64_t mask;
   int64_t n_keyed;             /* source rows without a null key */
-  int set_key;                 /* the key of `set`, -1: none */
-  expr_value *set;             /* its distinct source values, sorted */
-  int64_t n_set;
 } merge_join;
 
 /* The equalities of `on` (bound to the joined schema {t, s}: a column
@@ -49,22 +50,13 @@ void merge_join_free(merge_join *j);
 int merge_join_probe(const merge_join *j, const struct ArrowArray *batch, int64_t row, int64_t **pairs_t,
                      int64_t **pairs_s, int64_t *n, int64_t *cap);
 
-/* A predicate on the target (filter-language text) that every matching
- * row satisfies: the range [min, max] of the source's keys per key column
- * (integers and strings). Empty when nothing can be said; "none" set when
- * no source row can match anything. */
-int merge_join_prune_text(const merge_join *j, const struct ArrowSchema *logical, delta_buf *out, bool *none);
-
-/* The sorted distinct source values of the first key of a type both sides
- * share (integers, strings, dates, timestamps): set_key -1 when none. */
-int merge_join_keyset(merge_join *j);
-/* For scan_file_column_check on the target's column of that key: 1 when
- * some source value lies within the file's [min, max] (0: the file cannot
- * hold a match; stats (the range of a partition value too) are exact enough). */
-int merge_join_keyset_check(void *ctx, const expr_col_stats *st);
-/* "`col` IS NULL" of the target column of set_key, bound to `logical`: its
- * args[0] is the column node scan_file_column_check takes. */
-int merge_join_key_column(const merge_join *j, const struct ArrowSchema *logical, expr_node **out);
+/* For every key of a type both sides share (integers, strings, dates,
+ * timestamps): the sorted distinct source values, to prune files. */
+int merge_join_keysets(merge_join *j, const struct ArrowSchema *logical);
+/* 0 when, for some such key, no source value lies within the file's
+ * [min, max] of it (its partition value, for a partition column: an exact
+ * IN-list), so the file holds no match; 1 when it may; <0 on error. */
+int merge_join_file_may_match(const merge_join *j, const scan_pruner *p, const scan_prune_input *in);
 
 /* Read a stream to the end into one array (offset 0) and its schema. */
 int merge_read_source(struct ArrowArrayStream *in, struct ArrowSchema *schema, struct ArrowArray *out);

@@ -138,8 +138,11 @@ int merge_join_build(merge_join *j) {
 }
 
 void merge_join_free(merge_join *j) {
+  for (int i = 0; i < j->n_keys; i++) {
+    delta_free(j->keys[i].set);
+    expr_free(j->keys[i].column);
+  }
   delta_free(j->keys);
-  delta_free(j->set);
   delta_free(j->hashes);
   delta_free(j->head);
   delta_free(j->next);
@@ -176,51 +179,10 @@ int merge_join_probe(const merge_join *j, const struct ArrowArray *batch, int64_
   return 0;
 }
 
-static int literal(const expr_value *v, delta_buf *out) {
-  if (v->type == VT_INT) return delta_buf_printf(out, "%lld", (long long)v->u.i);
-  int rc = delta_buf_putc(out, '\'');
-  for (size_t i = 0; i < v->u.s.n && !rc; i++)
-    rc = v->u.s.p[i] == '\'' ? delta_buf_puts(out, "''") : delta_buf_putc(out, v->u.s.p[i]);
-  if (!rc) rc = delta_buf_putc(out, '\'');
-  return rc;
-}
-
 static int quoted_name(const char *name, delta_buf *out) {
   int rc = delta_buf_putc(out, '`');
   for (const char *p = name; *p && !rc; p++) rc = *p == '`' ? delta_buf_puts(out, "``") : delta_buf_putc(out, *p);
   if (!rc) rc = delta_buf_putc(out, '`');
-  return rc;
-}
-
-int merge_join_prune_text(const merge_join *j, const struct ArrowSchema *logical, delta_buf *out, bool *none) {
-  *none = false;
-  int64_t n = j->source->length;
-  if (j->n_keyed == 0) {
-    *none = true;
-    return 0;
-  }
-  int rc = 0;
-  for (int i = 0; i < j->n_keys && !rc; i++) {
-    const merge_key *k = &j->keys[i];
-    if (k->t_type != k->s_type || (k->t_type != VT_INT && k->t_type != VT_STRING)) continue;
-    expr_value lo = {0}, hi = {0}, v;
-    bool have = false;
-    for (int64_t g = 0; g < n; g++) {
-      if (!key_value(k, false, j->source, g, &v)) continue;
-      if (!have || value_cmp(&v, &lo) < 0) lo = v;
-      if (!have || value_cmp(&v, &hi) > 0) hi = v;
-      have = true;
-    }
-    if (!have) continue;
-    if (out->len) rc = delta_buf_puts(out, " AND ");
-    if (!rc) rc = quoted_name(logical->children[k->t_col]->name, out);
-    if (!rc) rc = delta_buf_puts(out, " BETWEEN ");
-    if (!rc) rc = literal(&lo, out);
-    if (!rc) rc = delta_buf_puts(out, " AND ");
-    if (!rc) rc = literal(&hi, out);
-  }
-  if (!rc) rc = delta_buf_putc(out, 0);
-  if (!rc) out->len--;
   return rc;
 }
 
@@ -274,50 +236,62 @@ done:
 
 static int cmp_values(const void *a, const void *b) { return value_cmp(a, b); }
 
-int merge_join_keyset(merge_join *j) {
-  j->set_key = -1;
-  for (int i = 0; i < j->n_keys && j->set_key < 0; i++) {
-    value_type t = j->keys[i].t_type;
-    if (t == j->keys[i].s_type && (t == VT_INT || t == VT_STRING || t == VT_DATE || t == VT_TIMESTAMP ||
-                                   t == VT_TIMESTAMP_NTZ))
-      j->set_key = i;
-  }
-  if (j->set_key < 0) return 0;
-  const merge_key *k = &j->keys[j->set_key];
-  int64_t n = j->source->length;
-  if (!(j->set = delta_malloc((size_t)n * sizeof *j->set + 1))) return DELTA_NOMEM();
-  j->n_set = 0;
-  for (int64_t g = 0; g < n; g++)
-    if (key_value(k, false, j->source, g, &j->set[j->n_set])) j->n_set++;
-  qsort(j->set, (size_t)j->n_set, sizeof *j->set, cmp_values);
-  int64_t m = 0;
-  for (int64_t i = 0; i < j->n_set; i++)
-    if (m == 0 || value_cmp(&j->set[i], &j->set[m - 1]) != 0) j->set[m++] = j->set[i];
-  j->n_set = m;
-  return 0;
-}
-
-int merge_join_keyset_check(void *ctx, const expr_col_stats *st) {
-  const merge_join *j = ctx;
-  if (st->has_values == 0) return 0; /* the key is null in every row */
-  int64_t lo = 0, hi = j->n_set;
-  if (st->has_min) /* the first value >= min */
-    while (lo < hi) {
-      int64_t mid = lo + (hi - lo) / 2;
-      if (value_cmp(&j->set[mid], &st->min) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-  if (lo >= j->n_set) return 0;
-  return !st->has_max || value_cmp(&j->set[lo], &st->max) <= 0;
-}
-
-int merge_join_key_column(const merge_join *j, const struct ArrowSchema *logical, expr_node **out) {
+/* "`col` IS NULL" of a key's target column, bound: its args[0] is the
+ * column node scan_file_column_check takes. */
+static int key_column(const merge_key *k, const struct ArrowSchema *logical, expr_node **out) {
   delta_buf text = DELTA_BUF_INIT;
-  int rc = quoted_name(logical->children[j->keys[j->set_key].t_col]->name, &text);
+  int rc = quoted_name(logical->children[k->t_col]->name, &text);
   if (!rc) rc = delta_buf_puts(&text, " IS NULL");
   if (!rc) rc = delta_buf_putc(&text, 0);
   if (!rc) rc = expr_parse((const char *)text.data, out);
   if (!rc) rc = expr_bind(*out, logical);
   delta_buf_dispose(&text);
   return rc;
+}
+
+int merge_join_keysets(merge_join *j, const struct ArrowSchema *logical) {
+  int64_t n = j->source->length;
+  int rc = 0;
+  for (int i = 0; i < j->n_keys && !rc; i++) {
+    merge_key *k = &j->keys[i];
+    value_type t = k->t_type;
+    if (t != k->s_type || !(t == VT_INT || t == VT_STRING || t == VT_DATE || t == VT_TIMESTAMP || t == VT_TIMESTAMP_NTZ))
+      continue;
+    if (!(k->set = delta_malloc((size_t)n * sizeof *k->set + 1))) return DELTA_NOMEM();
+    k->n_set = 0;
+    for (int64_t g = 0; g < n; g++)
+      if (key_value(k, false, j->source, g, &k->set[k->n_set])) k->n_set++;
+    qsort(k->set, (size_t)k->n_set, sizeof *k->set, cmp_values);
+    int64_t m = 0;
+    for (int64_t r = 0; r < k->n_set; r++)
+      if (m == 0 || value_cmp(&k->set[r], &k->set[m - 1]) != 0) k->set[m++] = k->set[r];
+    k->n_set = m;
+    rc = key_column(k, logical, &k->column);
+  }
+  return rc;
+}
+
+/* 1 when some source value of the key lies within the file's [min, max]. */
+static int keyset_check(void *ctx, const expr_col_stats *st) {
+  const merge_key *k = ctx;
+  if (st->has_values == 0) return 0; /* the key is null in every row */
+  int64_t lo = 0, hi = k->n_set;
+  if (st->has_min) /* the first value >= min */
+    while (lo < hi) {
+      int64_t mid = lo + (hi - lo) / 2;
+      if (value_cmp(&k->set[mid], &st->min) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+  if (lo >= k->n_set) return 0;
+  return !st->has_max || value_cmp(&k->set[lo], &st->max) <= 0;
+}
+
+int merge_join_file_may_match(const merge_join *j, const scan_pruner *p, const scan_prune_input *in) {
+  for (int i = 0; i < j->n_keys; i++) {
+    const merge_key *k = &j->keys[i];
+    if (!k->column) continue;
+    int may = scan_file_column_check(p, in, k->column->args[0], keyset_check, (void *)k);
+    if (may <= 0) return may;
+  }
+  return 1;
 }

@@ -121,4 +121,10 @@ run write --schema 'id long, p string, v string' --partition-by p --property del
   --property delta.enableDeletionVectors=true --input "$tmp/in.ndjson" "$cm" &&
   run merge "$cm" --source "$tmp/src.ndjson" --on "t.id = s.id" --when-matched-update-all --when-not-matched-insert-all &&
   expect_eq "column mapping rows" "$(rows "$cm")" "1:x1 2:DEL 3:y3 4:y4 5:x5 6:x6 7:x7 8:x8 9:x9 10:x10 11:new11 12:skip"
+# a partition key: the other partition's files are not read (an exact IN-list)
+printf '{"id":2,"p":"a","v":"pp"}\n' >"$tmp/pp.ndjson"
+run merge "$cm" --source "$tmp/pp.ndjson" --on "t.id = s.id AND t.p = s.p" --when-matched-update-all &&
+  { grep -qE "1 updated.*[1-9][0-9]* of [0-9]+ files skipped" "$tmp/out" && ! grep -q " 0 of " "$tmp/out" && ok ||
+    bad "partition pruning: $(cat "$tmp/out")"; }
+expect_eq "partition key merge" "$(rows "$cm" | tr ' ' '\n' | grep '^2:')" "2:pp"
 finish merge
