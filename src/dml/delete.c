@@ -211,7 +211,7 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
   c.cdf = table_prop_true(c.s->metadata.configuration, c.s->metadata.n_configuration, "delta.enableChangeDataFeed");
   c.now = write_now_ms();
   if ((rc = dml_writers_new(&c.wr, c.s, c.cdf && (!c.use_dv || set_text)))) goto done;
-  if (set_text && (rc = dml_set_new(&c.set, set_text, "--set", &c.wr->logical, &c.wr->logical, NULL, false))) goto done;
+  if (set_text && (rc = dml_set_new(&c.set, set_text, "--set", &c.wr->logical, &c.wr->logical, NULL, false, NULL, NULL))) goto done;
   if (c.use_dv) {
     uint8_t uuid[16];
     dml_random_uuid(uuid);

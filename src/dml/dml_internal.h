@@ -11,6 +11,7 @@
 #include "deltac/storage.h"
 #include "deltac/table.h"
 #include "dv/dv.h"
+#include "expr/expr.h"
 #include "json/json_writer.h"
 #include "log/actions.h"
 #include "util/buf.h"
@@ -67,10 +68,12 @@ int dml_dv_file_put(delta_storage *storage, const delta_buf *dv_path, const delt
  * MERGE's clauses), the expressions bound to `bind` (UPDATE: the logical
  * schema; MERGE: the joined row {t, s}). `prefix`: a qualifier the assigned
  * names may carry (MERGE's target alias). `fill_nulls`: unassigned columns
- * are NULL (INSERT) instead of copied. `what` names the option in errors. */
+ * are NULL (INSERT) instead of copied. `what` names the option in errors.
+ * `qualify` (may be NULL) rewrites the expressions' references first. */
 typedef struct dml_set dml_set;
 int dml_set_new(dml_set **out, const char *text, const char *what, const struct ArrowSchema *logical,
-                const struct ArrowSchema *bind, const char *prefix, bool fill_nulls);
+                const struct ArrowSchema *bind, const char *prefix, bool fill_nulls, expr_qualify_fn qualify,
+                void *qctx);
 /* A new array of logical rows: the unassigned columns copied from `copy`
  * (logical rows; NULL with fill_nulls), the assigned ones evaluated over
  * `eval` (rows of `bind`, as many). */

@@ -112,6 +112,32 @@ static const char *group_name(delta_merge_when w) {
                                                                                     : "when not matched by source";
 }
 
+/* Unqualified references: to t or s, whichever has the column (Spark's
+ * resolution); a name both have is ambiguous. */
+typedef struct {
+  merge_ctx *c;
+  bool t, s;                   /* the sides the clause sees */
+} qualifier;
+
+static bool has_column(const struct ArrowSchema *s, const char *name) {
+  for (int64_t i = 0; i < s->n_children; i++)
+    if (strcasecmp(s->children[i]->name, name) == 0) return true;
+  return false;
+}
+
+static int qualify_name(void *ctx, const char *first, const char **prefix) {
+  qualifier *q = ctx;
+  merge_ctx *c = q->c;
+  *prefix = NULL;
+  if ((q->t && strcasecmp(first, c->talias) == 0) || (q->s && strcasecmp(first, c->salias) == 0)) return 0;
+  bool in_t = q->t && has_column(&c->wr->logical, first), in_s = q->s && has_column(&c->source_schema, first);
+  if (in_t && in_s)
+    return delta_error_set(DELTA_EINVAL, "column %s is ambiguous: write %s.%s or %s.%s", first, c->talias, first,
+                           c->salias, first);
+  *prefix = in_t ? c->talias : in_s ? c->salias : NULL;
+  return 0;
+}
+
 /* "`c` = `s`.`c`, ..." for the target columns the source has. */
 static int star_text(merge_ctx *c, delta_buf *out) {
   const struct ArrowSchema *l = &c->wr->logical, *src = &c->source_schema;
@@ -151,7 +177,9 @@ static int clauses_setup(merge_ctx *c, const delta_merge_options *o) {
     if (sp->when == DELTA_MERGE_MATCHED) c->n_matched++;
     else if (sp->when == DELTA_MERGE_NOT_MATCHED) c->n_insert++;
     else c->n_nmbs++;
-    if (sp->condition && ((rc = expr_parse(sp->condition, &k->cond)) || (rc = expr_bind(k->cond, bind)))) {
+    qualifier q = {c, sp->when != DELTA_MERGE_NOT_MATCHED, sp->when != DELTA_MERGE_NOT_MATCHED_BY_SOURCE};
+    if (sp->condition && ((rc = expr_parse(sp->condition, &k->cond)) || (rc = expr_qualify(k->cond, qualify_name, &q)) ||
+                          (rc = expr_bind(k->cond, bind)))) {
       delta_error_prefix("%s condition", g);
       return rc;
     }
@@ -165,7 +193,7 @@ static int clauses_setup(merge_ctx *c, const delta_merge_options *o) {
     snprintf(what, sizeof what, "%s %s", g, sp->action == DELTA_MERGE_INSERT ? "insert" : "update");
     if (!rc)
       rc = dml_set_new(&k->set, text, what, &c->wr->logical, bind, sp->action == DELTA_MERGE_UPDATE ? c->talias : NULL,
-                       sp->action == DELTA_MERGE_INSERT);
+                       sp->action == DELTA_MERGE_INSERT, qualify_name, &q);
     delta_buf_dispose(&star);
   }
   /* several source rows per target row are fine when all they can do is
@@ -611,7 +639,9 @@ int delta_merge(const char *location, const delta_merge_options *o, delta_merge_
       (rc = joined_schema(&c.j_t, &c.wr->logical, c.talias, NULL, NULL)) ||
       (rc = joined_schema(&c.j_s, NULL, NULL, &c.source_schema, c.salias)))
     goto done;
-  if ((rc = expr_parse(o->on, &c.on)) || (rc = expr_bind(c.on, &c.j_both))) {
+  qualifier q = {&c, true, true};
+  if ((rc = expr_parse(o->on, &c.on)) || (rc = expr_qualify(c.on, qualify_name, &q)) ||
+      (rc = expr_bind(c.on, &c.j_both))) {
     delta_error_prefix("--on");
     goto done;
   }

@@ -27,7 +27,8 @@ void dml_set_free(dml_set *s) {
 }
 
 int dml_set_new(dml_set **out, const char *text, const char *what, const struct ArrowSchema *logical,
-                const struct ArrowSchema *bind, const char *prefix, bool fill_nulls) {
+                const struct ArrowSchema *bind, const char *prefix, bool fill_nulls, expr_qualify_fn qualify,
+                void *qctx) {
   *out = NULL;
   dml_set *s = delta_calloc(1, sizeof *s);
   if (!s) return DELTA_NOMEM();
@@ -77,6 +78,7 @@ int dml_set_new(dml_set **out, const char *text, const char *what, const struct 
   }
   for (int i = 0; i < s->n && !rc; i++) {
     const struct ArrowSchema *col = logical->children[s->target[i]];
+    if (qualify && (rc = vexpr_qualify(s->exprs[i], qualify, qctx))) break;
     if ((rc = vexpr_bind(s->exprs[i], bind, col->format, col->name))) delta_error_prefix("%s %s", what, s->names[i]);
   }
   if (rc) {

@@ -486,6 +486,23 @@ int vexpr_parse(const char *text, vexpr **out) {
   return 0;
 }
 
+int vexpr_qualify(vexpr *e, expr_qualify_fn fn, void *ctx) {
+  int rc = 0;
+  for (int i = 0; i < e->n_args && !rc; i++) rc = vexpr_qualify(e->args[i], fn, ctx);
+  for (int i = 0; i < e->n_conds && !rc; i++) rc = expr_qualify(e->conds[i], fn, ctx);
+  if (rc || e->kind != V_COL) return rc;
+  const char *prefix = NULL;
+  if ((rc = fn(ctx, e->path[0], &prefix)) || !prefix) return rc;
+  if ((rc = expr_path_prepend(&e->path, &e->depth, prefix))) return rc;
+  delta_buf b = DELTA_BUF_INIT;
+  if (!(rc = delta_buf_printf(&b, "%s.%s", prefix, e->name)) && !(rc = delta_buf_putc(&b, 0))) {
+    delta_free(e->name);
+    e->name = (char *)delta_buf_detach(&b);
+  }
+  delta_buf_dispose(&b);
+  return rc;
+}
+
 /* ------------------------------------------------------------------- bind */
 
 static rtype rtype_of_format(const char *f) {

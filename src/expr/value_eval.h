@@ -26,11 +26,15 @@
 #include <stdint.h>
 
 #include "deltac/arrow_abi.h"
+#include "expr/expr.h"
 
 typedef struct vexpr vexpr;
 
 int vexpr_parse(const char *text, vexpr **out);
 void vexpr_free(vexpr *e);
+/* expr_qualify for value expressions (CASE conditions included). */
+int vexpr_qualify(vexpr *e, expr_qualify_fn fn, void *ctx);
+
 /* Resolve columns (through struct fields, case-insensitive fallback) against `schema`
  * (borrowed, must outlive e) and check the result fits `target_format`. */
 int vexpr_bind(vexpr *e, const struct ArrowSchema *schema, const char *target_format, const char *target_name);

@@ -98,6 +98,14 @@ cp "$(ls "$tmp"/srctable/*.parquet | head -n1)" "$tmp/s.parquet" &&
   run merge "$t" --source "$tmp/s.parquet" --on "t.id = s.id AND s.v = 'delta6'" --when-matched-update "v = 'pq'" &&
   expect_eq "parquet source" "$(rows "$t" | tr ' ' '\n' | grep -E '^(6|20):' | tr '\n' ' ')" "6:pq 20:delta20+ "
 
+# unqualified names resolve to the side that has them; a name both have is ambiguous
+printf '{"key":7,"val":"k7"}\n{"key":70,"val":"k70"}\n' >"$tmp/kv.ndjson"
+run merge "$t" --source "$tmp/kv.ndjson" --on "id = key" --when-matched-update "v = val || CASE WHEN id > 5 THEN '>' ELSE '<' END" \
+  --when-not-matched-insert "id = key, v = val" --if "val <> ''" &&
+  expect_eq "unqualified" "$(rows "$t" | tr ' ' '\n' | grep -E '^(7|70):' | tr '\n' ' ')" "7:k7> 70:k70 "
+expect_error "column id is ambiguous: write t.id or s.id" merge "$t" --source "$tmp/src.ndjson" --on "id = s.id" \
+  --when-matched-delete
+
 # pruning: three files (ids 1-10, 11-20, 21-30); source keys 5 and 25 span
 # all three by min/max, but the middle file holds neither: it is not read
 pr="$tmp/pr"
