@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // Data of the MERGE benchmark (bench/merge_run.sh), made once into DIR:
 //   base.parquet  ROWS rows: id 0..ROWS-1, grp int, amount double, name string
-//   src.parquet   UPD updates (ids spread over one tenth of the table, every
-//                 199th id from 40%) and INS inserts (new ids from ROWS on)
+//   src.parquet   UPD updates (ids spread over one tenth of the table, from
+//                 40%) and INS inserts (new ids from ROWS on)
+//   src_spread.parquet  the same with the updates spread over all ids (every
+//                 file of the table holds some)
 // Prints DIR.
 //
 //   node bench/gen_merge.mjs [--rows 10000000] [--changes 10000] [--dir bench/data/merge]
@@ -17,7 +19,7 @@ for (let i = 0; i < argv.length; i++) {
   else if (argv[i] === '--dir') dir = argv[++i];
 }
 const upd = Math.floor(changes / 2), ins = changes - upd;
-const tag = `${rows}-${changes}`;
+const tag = `${rows}-${changes}-2`;
 fs.mkdirSync(dir, { recursive: true });
 if (!fs.existsSync(`${dir}/done-${tag}`)) {
   const db = await DuckDBInstance.create(':memory:');
@@ -31,6 +33,12 @@ if (!fs.existsSync(`${dir}/done-${tag}`)) {
                     UNION ALL
                     SELECT (${rows} + i)::BIGINT, 8::INTEGER, 2.0::DOUBLE, 'inserted-' || i::VARCHAR FROM range(${ins}) t(i))
                TO '${dir}/src.parquet' (FORMAT parquet)`);
+  const wide = Math.max(1, Math.floor(rows / upd));
+  await c.run(`COPY (SELECT (i * ${wide})::BIGINT AS id, 7::INTEGER AS grp, -1.0::DOUBLE AS amount,
+                      'updated-' || i::VARCHAR AS name FROM range(${upd}) t(i)
+                    UNION ALL
+                    SELECT (${rows} + i)::BIGINT, 8::INTEGER, 2.0::DOUBLE, 'inserted-' || i::VARCHAR FROM range(${ins}) t(i))
+               TO '${dir}/src_spread.parquet' (FORMAT parquet)`);
   fs.writeFileSync(`${dir}/done-${tag}`, '');
 }
 console.log(dir);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # MERGE benchmark: an upsert of 10k source rows (5k updates spread over a
-# tenth of the ids, 5k inserts) into a 10 M-row Delta table (bench/gen_merge.mjs,
+# tenth of the ids, or over all of them ("spread": every file touched), 5k inserts) into a 10 M-row Delta table (bench/gen_merge.mjs,
 # written once with `deltac write` into ~10 files; a second copy with
 # deletion vectors on), against the same upsert
 # done by DuckDB over the table's Parquet files (bench/duckdb_merge.mjs: the
@@ -36,16 +36,18 @@ source "$ROOT/bench/timing.sh"
 files=$(ls "$BASE" | grep -c '\.parquet$')
 size_mb=$(du -sm "$BASE" | cut -f1)
 printf '\n%-30s %10s %10s %8s %12s %12s\n' "MERGE 10k rows (upsert)" "deltac s" "duckdb s" ratio "deltac RSS" "duckdb RSS"
-for mode in cow dv; do
+for mode in cow dv cow-spread dv-spread; do
   rm -rf "$tmp/t"
-  if [ $mode = dv ]; then cp -r "$DIR/table_dv" "$tmp/t"; else cp -r "$BASE" "$tmp/t"; fi
-  read -r d_s d_rss _ < <(time_cmd "$DELTAC" merge "$tmp/t" --source "$DIR/src.parquet" --on "t.id = s.id" \
+  case $mode in dv*) cp -r "$DIR/table_dv" "$tmp/t" ;; *) cp -r "$BASE" "$tmp/t" ;; esac
+  src="$DIR/src.parquet"
+  case $mode in *spread) src="$DIR/src_spread.parquet" ;; esac
+  read -r d_s d_rss _ < <(time_cmd "$DELTAC" merge "$tmp/t" --source "$src" --on "t.id = s.id" \
     --when-matched-update-all --when-not-matched-insert-all)
   summary=$(cat "$tmp/out")
   n=$("$DELTAC" scan --format count "$tmp/t")
   [ "$n" = "$((ROWS + 5000))" ] || echo "bench: warning: $n rows after the merge, expected $((ROWS + 5000))" >&2
-  if [ $mode = cow ]; then
-    j=$(node bench/duckdb_merge.mjs "$BASE" "$DIR/src.parquet" "$tmp/duck.parquet")
+  if [ $mode = cow ] || [ $mode = cow-spread ]; then
+    j=$(node bench/duckdb_merge.mjs "$BASE" "$src" "$tmp/duck.parquet")
     rm -f "$tmp/duck.parquet"
     k_s=$(node -e 'console.log(JSON.parse(process.argv[1]).seconds.toFixed(3))' "$j")
     k_rows=$(node -e 'console.log(JSON.parse(process.argv[1]).rows)' "$j")
@@ -58,4 +60,4 @@ for mode in cow dv; do
 done
 echo "table: $ROWS rows in $files files, $size_mb MB on disk; source: 10000 rows (5000 updates, 5000 inserts)."
 echo "DuckDB rewrites the whole table (plain Parquet has no row-level changes); deltac rewrites only the files"
-echo "holding updated rows and reads only the files the source keys' min/max leave in. Both single-threaded."
+echo "holding updated rows and reads only the files whose id min/max holds a source id. Both single-threaded."
