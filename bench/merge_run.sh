@@ -18,13 +18,15 @@ case "$DELTAC" in /*) ;; *) DELTAC="$PWD/$DELTAC" ;; esac
 ROWS="${BENCH_MERGE_ROWS:-10000000}"
 cd "$ROOT"
 DIR=$(node bench/gen_merge.mjs --rows "$ROWS" --changes 10000 --dir "bench/data/merge-$ROWS")
-BASE="$DIR/table"
-for b in table table_dv; do
+BASE="$DIR/table2"
+for b in table2 table_dv2; do
   if [ ! -d "$DIR/$b/_delta_log" ]; then
     rm -rf "${DIR:?}/$b"
     props=()
-    [ $b = table_dv ] && props=(--property delta.enableDeletionVectors=true)
-    "$DELTAC" write "${props[@]}" --input "$DIR/base.parquet" --target-file-size 16M "$DIR/$b" >/dev/null
+    [ $b = table_dv2 ] && props=(--property delta.enableDeletionVectors=true)
+    # delta.targetFileSize: rewritten files are cut at the same size
+    "$DELTAC" write "${props[@]}" --property delta.targetFileSize=16777216 --input "$DIR/base.parquet" \
+      --target-file-size 16M "$DIR/$b" >/dev/null
   fi
 done
 tmp="$(mktemp -d)"
@@ -38,7 +40,7 @@ size_mb=$(du -sm "$BASE" | cut -f1)
 printf '\n%-30s %10s %10s %8s %12s %12s\n' "MERGE 10k rows (upsert)" "deltac s" "duckdb s" ratio "deltac RSS" "duckdb RSS"
 for mode in cow dv cow-spread dv-spread; do
   rm -rf "$tmp/t"
-  case $mode in dv*) cp -r "$DIR/table_dv" "$tmp/t" ;; *) cp -r "$BASE" "$tmp/t" ;; esac
+  case $mode in dv*) cp -r "$DIR/table_dv2" "$tmp/t" ;; *) cp -r "$BASE" "$tmp/t" ;; esac
   src="$DIR/src.parquet"
   case $mode in *spread) src="$DIR/src_spread.parquet" ;; esac
   read -r d_s d_rss _ < <(time_cmd "$DELTAC" merge "$tmp/t" --source "$src" --on "t.id = s.id" \

@@ -84,6 +84,14 @@ int dml_writers_new(dml_writers **out, delta_snapshot *s, bool cdc) {
   w->cfg.n_partition_columns = s->metadata.n_partition_columns;
   w->cfg.column_mapping = table_cm_mode(s->metadata.configuration, s->metadata.n_configuration) != CM_NONE;
   w->cfg.codec = DELTA_PARQUET_CODEC_DEFAULT;
+  /* rewritten files are buffered whole until put: delta.targetFileSize
+   * (bytes) bounds them, and with them the memory of a rewrite */
+  const char *tfs = table_prop(s->metadata.configuration, s->metadata.n_configuration, "delta.targetFileSize");
+  if (tfs) {
+    char *end = NULL;
+    long long v = strtoll(tfs, &end, 10);
+    if (end != tfs && *end == 0 && v > 0) w->cfg.target_file_size = v;
+  }
   if (!cdc) return 0;
   /* the change data schema: the table's columns and _change_type */
   delta_buf j = DELTA_BUF_INIT, loc = DELTA_BUF_INIT;

@@ -123,6 +123,11 @@ run merge "$pr" --source "$tmp/pr_src.ndjson" --on "t.id = s.id" --when-not-matc
   { grep -q "1 deleted.*0 of 2 files skipped" "$tmp/out" && ok || bad "nmbs reads all: $(cat "$tmp/out")"; }
 expect_eq "pruning rows" "$(rows "$pr" | tr ' ' '\n' | grep -cE '^(5:u5|25:u25)$')" 2
 
+# delta.targetFileSize cuts rewritten files (and bounds a rewrite's memory)
+run write --schema 'id long, v string' --property delta.targetFileSize=1 --input "$tmp/pr0.ndjson" "$tmp/tfs" &&
+  run merge "$tmp/tfs" --source "$tmp/pr_src.ndjson" --on "t.id = s.id" --when-matched-update-all &&
+  { grep -q "1 updated.*1 files removed, 2 added" "$tmp/out" && ok || bad "targetFileSize: $(cat "$tmp/out")"; }
+
 # column mapping (name mode): physical names differ from the logical ones
 cm="$tmp/cm"
 run write --schema 'id long, p string, v string' --partition-by p --property delta.columnMapping.mode=name \
