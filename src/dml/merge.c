@@ -548,7 +548,8 @@ static int commit_merge(merge_ctx *c, delta_table *t, const delta_merge_options 
         (long long)c->matched_deleted, (long long)c->nmbs_deleted, (long long)r->rows_copied,
         (long long)(r->rows_inserted + r->rows_updated + r->rows_copied), (long long)r->files_added,
         (long long)(r->files_removed - r->dvs_added), (long long)r->cdc_files,
-        (long long)(r->dvs_added - c->dvs_updated), (long long)c->dvs_removed, (long long)c->dvs_updated,
+        /* as Spark reports them: added and removed include the replaced DVs */
+        (long long)r->dvs_added, (long long)(c->dvs_removed + c->dvs_updated), (long long)c->dvs_updated,
         (long long)r->files_considered, (long long)(r->files_considered - r->files_skipped));
   if (!rc) rc = delta_buf_putc(&metrics, 0);
   if (rc) goto done;
