@@ -85,3 +85,5 @@ bash "$ROOT/bench/cdf_run.sh" "$DELTAC"
 
 # deltac serve under load (wrk, 50 connections, 20 s per endpoint).
 bash "$ROOT/bench/serve_load.sh" "$DELTAC"
+# MERGE: a 10k-row upsert into a 10 M-row table, against DuckDB over the same Parquet files.
+bash "$ROOT/bench/merge_run.sh" "$DELTAC"

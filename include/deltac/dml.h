@@ -1,5 +1,5 @@
 /*
- * Row-level changes to a Delta table: DELETE and UPDATE.
+ * Row-level changes to a Delta table: DELETE, UPDATE and MERGE.
  *
  *   delta_delete_options o = DELTA_DELETE_OPTIONS_INIT;
  *   o.where = "country = 'NL' AND amount < 0";
@@ -24,6 +24,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "deltac/arrow_abi.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,6 +75,65 @@ typedef struct {
 #define DELTA_UPDATE_OPTIONS_INIT {DELTA_UPDATE_OPTIONS_VERSION, NULL, NULL, false, 0, -1}
 
 int delta_update(const char *location, const delta_update_options *opts, delta_dml_result *result);
+
+/*
+ * MERGE INTO target t USING source s ON cond WHEN ... (Spark's semantics).
+ *
+ * The source is an Arrow stream (read whole into memory: it is assumed to
+ * fit) and is hashed on the ON condition's equalities t.col = s.col (at
+ * least one is required; the rest of the condition is checked per pair).
+ * A target file is read only when each key's source values meet its
+ * min/max or partition value (unless a not-matched-by-source clause needs
+ * every row); candidates are read one by one and
+ * probed against the hash table, so memory is the source plus one file.
+ * Clauses are tried in order per group, the first whose condition holds
+ * wins; a target row matched by several source rows is DELTA_EINVAL (unless
+ * the only matched clause is an unconditional delete). Conditions and SET
+ * expressions are the filter/value-expression languages with columns
+ * qualified by the aliases: t.col, s.col. Changed rows are rewritten
+ * copy-on-write or, with deletion vectors, the old file gets a DV; with
+ * CDF, cdc files hold delete, update_preimage/postimage and insert rows.
+ * Nothing matched, updated, deleted or inserted: nothing is committed.
+ * A concurrent commit removing a file MERGE rewrites is DELTA_ECONFLICT; a
+ * MERGE with insert or not-matched-by-source clauses also conflicts with
+ * concurrent appends (they could hold rows it should have matched).
+ */
+typedef enum { DELTA_MERGE_MATCHED, DELTA_MERGE_NOT_MATCHED, DELTA_MERGE_NOT_MATCHED_BY_SOURCE } delta_merge_when;
+typedef enum { DELTA_MERGE_UPDATE, DELTA_MERGE_DELETE, DELTA_MERGE_INSERT } delta_merge_action;
+
+typedef struct {
+  delta_merge_when when;
+  delta_merge_action action;  /* MATCHED, NOT_MATCHED_BY_SOURCE: update/delete; NOT_MATCHED: insert */
+  const char *condition;      /* NULL: always */
+  const char *set;            /* "col = expr, ..."; NULL for update/insert: every column from the source
+                               * by name (UPDATE SET * / INSERT *) */
+} delta_merge_clause;
+
+#define DELTA_MERGE_OPTIONS_VERSION 1
+typedef struct {
+  unsigned int version;              /* DELTA_MERGE_OPTIONS_VERSION */
+  struct ArrowArrayStream *source;   /* required; read to the end (not released) */
+  const char *on;                    /* required */
+  const char *target_alias;          /* NULL: "t" */
+  const char *source_alias;          /* NULL: "s" */
+  const delta_merge_clause *clauses;
+  int n_clauses;
+  bool no_deletion_vectors;
+  int max_attempts;
+  int64_t read_version;              /* -1: latest */
+} delta_merge_options;
+#define DELTA_MERGE_OPTIONS_INIT {DELTA_MERGE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0, false, 0, -1}
+
+typedef struct {
+  int64_t version;             /* committed; the table's when noop */
+  bool noop;
+  int64_t source_rows;
+  int64_t rows_inserted, rows_updated, rows_deleted, rows_copied;
+  int64_t files_considered, files_skipped;
+  int64_t files_removed, files_added, dvs_added, cdc_files;
+} delta_merge_result;
+
+int delta_merge(const char *location, const delta_merge_options *opts, delta_merge_result *result);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
-/* The filter kernel. Each array is copied row by row into fresh buffers
- * (offset 0); lists and maps filter their children by expanding the row mask
- * over each kept row's elements. */
+/* The filter and take kernels (filter is a take of the kept rows). Each
+ * array is copied row by row into fresh buffers (offset 0); lists and maps
+ * take their children by expanding each taken row into its elements. */
 #include "arrow/filter.h"
 
 #include <stdbool.h>
@@ -34,20 +34,43 @@ static int fixed_width(const char *f) {
   }
 }
 
-static int filter_rows(const struct ArrowSchema *schema, const struct ArrowArray *in, int64_t start, int64_t n,
-                       const uint8_t *keep, struct ArrowArray *out);
+/* Rows to take, as physical slots (offset applied) of one of the inputs. */
+typedef struct {
+  int32_t chunk;
+  int64_t slot;
+} slot_ref;
+
+static int take_slots(const struct ArrowSchema *schema, const struct ArrowArray *const *in, int n_in,
+                      const slot_ref *refs, int64_t m, struct ArrowArray *out);
 
 int arrow_filter(const struct ArrowSchema *schema, const struct ArrowArray *in, const uint8_t *keep,
                  struct ArrowArray *out) {
-  return filter_rows(schema, in, 0, in->length, keep, out);
+  int64_t m = 0;
+  for (int64_t i = 0; i < in->length; i++) m += keep[i] != 0;
+  slot_ref *refs = delta_malloc((size_t)m * sizeof *refs + 1);
+  if (!refs) return DELTA_NOMEM();
+  for (int64_t i = 0, j = 0; i < in->length; i++)
+    if (keep[i]) refs[j++] = (slot_ref){0, in->offset + i};
+  int rc = take_slots(schema, &in, 1, refs, m, out);
+  delta_free(refs);
+  return rc;
 }
 
-/* Filter logical rows [start, start+n) of `in` with keep[0..n). */
-static int filter_rows(const struct ArrowSchema *schema, const struct ArrowArray *in, int64_t start, int64_t n,
-                       const uint8_t *keep, struct ArrowArray *out) {
+int arrow_take(const struct ArrowSchema *schema, const struct ArrowArray *const *in, int n_in,
+               const arrow_row_ref *rows, int64_t m, struct ArrowArray *out) {
+  slot_ref *refs = delta_malloc((size_t)m * sizeof *refs + 1);
+  if (!refs) return DELTA_NOMEM();
+  for (int64_t i = 0; i < m; i++) refs[i] = (slot_ref){rows[i].chunk, in[rows[i].chunk]->offset + rows[i].row};
+  int rc = take_slots(schema, in, n_in, refs, m, out);
+  delta_free(refs);
+  return rc;
+}
+
+/* The rows refs[0..m) of the inputs (all of Arrow type `schema`) into a new
+ * array. */
+static int take_slots(const struct ArrowSchema *schema, const struct ArrowArray *const *in, int n_in,
+                      const slot_ref *refs, int64_t m, struct ArrowArray *out) {
   const char *f = schema->format;
-  int64_t m = 0;
-  for (int64_t i = 0; i < n; i++) m += keep[i] != 0;
   bool is_list = strcmp(f, "+l") == 0 || strcmp(f, "+m") == 0;
   bool is_struct = strcmp(f, "+s") == 0;
   bool is_binary = strcmp(f, "u") == 0 || strcmp(f, "z") == 0;
@@ -55,90 +78,105 @@ static int filter_rows(const struct ArrowSchema *schema, const struct ArrowArray
   if (!is_list && !is_struct && !is_binary && w == 0 && strcmp(f, "n") != 0)
     return delta_error_set(DELTA_EUNSUPPORTED, "filter: Arrow type %s", f);
   int n_buffers = is_struct ? 1 : is_binary ? 3 : strcmp(f, "n") == 0 ? 0 : 2;
-  int rc = arrow_array_new(out, n_buffers, is_struct ? (int)in->n_children : is_list ? 1 : 0);
+  int n_children = is_struct ? (int)schema->n_children : is_list ? 1 : 0;
+  int rc = arrow_array_new(out, n_buffers, n_children);
   if (rc) return rc;
   out->length = m;
-  int64_t base = in->offset + start;
-  const uint8_t *valid = in->null_count != 0 && n_buffers > 0 ? in->buffers[0] : NULL;
-  if (valid) {
-    uint8_t *bits = delta_calloc((size_t)(m + 7) / 8 + 1, 1);
-    if (!bits) goto nomem;
-    int64_t j = 0, nulls = 0;
-    for (int64_t i = 0; i < n; i++) {
-      if (!keep[i]) continue;
-      if (arrow_bit_get(valid, base + i)) arrow_bit_set(bits, j);
-      else nulls++;
-      j++;
-    }
-    arrow_array_set_buffer(out, 0, bits);
-    out->null_count = nulls;
-  }
+  const struct ArrowArray **kids = NULL;
+  slot_ref *krefs = NULL;
   if (strcmp(f, "n") == 0) {
     out->null_count = m;
     return 0;
   }
-  if (is_struct) {
-    for (int64_t c = 0; c < in->n_children; c++) {
-      /* A struct's child row i is the struct's physical slot. */
-      rc = filter_rows(schema->children[c], in->children[c], base, n, keep, out->children[c]);
-      if (rc) goto fail;
+  bool any_nulls = false;
+  for (int c = 0; c < n_in; c++) any_nulls = any_nulls || (in[c]->null_count != 0 && in[c]->buffers[0]);
+  if (any_nulls) {
+    uint8_t *bits = delta_calloc((size_t)(m + 7) / 8 + 1, 1);
+    if (!bits) goto nomem;
+    int64_t nulls = 0;
+    for (int64_t j = 0; j < m; j++) {
+      const struct ArrowArray *a = in[refs[j].chunk];
+      const uint8_t *valid = a->null_count != 0 ? a->buffers[0] : NULL;
+      if (!valid || arrow_bit_get(valid, refs[j].slot)) arrow_bit_set(bits, j);
+      else nulls++;
     }
-    return 0;
+    arrow_array_set_buffer(out, 0, bits);
+    out->null_count = nulls;
+  }
+  if (is_struct || is_list) {
+    kids = delta_malloc((size_t)n_in * sizeof *kids + 1);
+    if (!kids) goto nomem;
+  }
+  if (is_struct) {
+    krefs = delta_malloc((size_t)m * sizeof *krefs + 1);
+    if (!krefs) goto nomem;
+    for (int64_t k = 0; k < schema->n_children; k++) {
+      /* a struct's child row i is the struct's physical slot */
+      for (int c = 0; c < n_in; c++) kids[c] = in[c]->children[k];
+      for (int64_t j = 0; j < m; j++)
+        krefs[j] = (slot_ref){refs[j].chunk, refs[j].slot + kids[refs[j].chunk]->offset};
+      if ((rc = take_slots(schema->children[k], kids, n_in, krefs, m, out->children[k]))) goto fail;
+    }
+    goto ok;
   }
   if (w == -1 || w > 0) {
-    const uint8_t *src = in->buffers[1];
     uint8_t *dst = w == -1 ? delta_calloc((size_t)(m + 7) / 8 + 1, 1) : delta_malloc((size_t)m * (size_t)w + 1);
     if (!dst) goto nomem;
-    int64_t j = 0;
-    for (int64_t i = 0; i < n; i++) {
-      if (!keep[i]) continue;
+    for (int64_t j = 0; j < m; j++) {
+      const uint8_t *src = in[refs[j].chunk]->buffers[1];
       if (w == -1) {
-        if (arrow_bit_get(src, base + i)) arrow_bit_set(dst, j);
+        if (arrow_bit_get(src, refs[j].slot)) arrow_bit_set(dst, j);
       } else {
-        memcpy(dst + j * w, src + (base + i) * w, (size_t)w);
+        memcpy(dst + j * w, src + refs[j].slot * w, (size_t)w);
       }
-      j++;
     }
     arrow_array_set_buffer(out, 1, dst);
     return 0;
   }
-  const int32_t *off = in->buffers[1];
   int32_t *noff = delta_malloc(((size_t)m + 1) * 4);
   if (!noff) goto nomem;
   arrow_array_set_buffer(out, 1, noff);
   noff[0] = 0;
-  int64_t j = 0, total = 0;
-  for (int64_t i = 0; i < n; i++) {
-    if (!keep[i]) continue;
-    total += off[base + i + 1] - off[base + i];
-    noff[++j] = (int32_t)total;
+  int64_t total = 0;
+  for (int64_t j = 0; j < m; j++) {
+    const int32_t *off = in[refs[j].chunk]->buffers[1];
+    total += off[refs[j].slot + 1] - off[refs[j].slot];
+    if (total > INT32_MAX) {
+      rc = delta_error_set(DELTA_ELIMIT, "filter: a column over 2 GiB");
+      goto fail;
+    }
+    noff[j + 1] = (int32_t)total;
   }
   if (is_binary) {
-    const uint8_t *bytes = in->buffers[2];
     uint8_t *nb = delta_malloc((size_t)total + 1);
     if (!nb) goto nomem;
     arrow_array_set_buffer(out, 2, nb);
-    for (int64_t i = 0, k = 0; i < n; i++) {
-      if (!keep[i]) continue;
-      int32_t s = off[base + i], l = off[base + i + 1] - s;
-      if (l) memcpy(nb + noff[k], bytes + s, (size_t)l);
-      k++;
+    for (int64_t j = 0; j < m; j++) {
+      const int32_t *off = in[refs[j].chunk]->buffers[1];
+      int32_t s = off[refs[j].slot], l = off[refs[j].slot + 1] - s;
+      if (l) memcpy(nb + noff[j], (const uint8_t *)in[refs[j].chunk]->buffers[2] + s, (size_t)l);
     }
     return 0;
   }
-  /* list / map: keep the elements of kept rows */
-  int64_t first = off[base], last = off[base + n];
-  uint8_t *ekeep = delta_calloc((size_t)(last - first) + 1, 1);
-  if (!ekeep) goto nomem;
-  for (int64_t i = 0; i < n; i++)
-    if (keep[i]) memset(ekeep + (off[base + i] - first), 1, (size_t)(off[base + i + 1] - off[base + i]));
-  rc = filter_rows(schema->children[0], in->children[0], first, last - first, ekeep, out->children[0]);
-  delta_free(ekeep);
-  if (rc) goto fail;
+  /* list / map: the elements of the taken rows */
+  krefs = delta_malloc((size_t)total * sizeof *krefs + 1);
+  if (!krefs) goto nomem;
+  for (int c = 0; c < n_in; c++) kids[c] = in[c]->children[0];
+  for (int64_t j = 0, k = 0; j < m; j++) {
+    const int32_t *off = in[refs[j].chunk]->buffers[1];
+    for (int32_t e = off[refs[j].slot]; e < off[refs[j].slot + 1]; e++)
+      krefs[k++] = (slot_ref){refs[j].chunk, kids[refs[j].chunk]->offset + e};
+  }
+  if ((rc = take_slots(schema->children[0], kids, n_in, krefs, total, out->children[0]))) goto fail;
+ok:
+  delta_free(kids);
+  delta_free(krefs);
   return 0;
 nomem:
   rc = DELTA_NOMEM();
 fail:
+  delta_free(kids);
+  delta_free(krefs);
   arrow_array_release(out);
   return rc;
 }

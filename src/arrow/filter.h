@@ -1,4 +1,5 @@
-/* Keeping a subset of an array's rows: the "filter" kernel, for any nesting
+/* Keeping a subset of an array's rows (the "filter" kernel) or gathering
+ * rows in any order ("take"), for any nesting
  * of the types the Parquet reader and the scan produce. */
 #ifndef DELTAC_ARROW_FILTER_H
 #define DELTAC_ARROW_FILTER_H
@@ -11,5 +12,16 @@
  * `schema`) where keep[i] != 0. `in` is not modified. */
 int arrow_filter(const struct ArrowSchema *schema, const struct ArrowArray *in, const uint8_t *keep,
                  struct ArrowArray *out);
+
+/* Gathering rows from one or more arrays of the same type (the chunks of
+ * a stream): out row k is row rows[k].row (logical, 0-based) of
+ * in[rows[k].chunk]. Any order, repeats allowed. */
+typedef struct {
+  int32_t chunk;
+  int64_t row;
+} arrow_row_ref;
+
+int arrow_take(const struct ArrowSchema *schema, const struct ArrowArray *const *in, int n_in,
+               const arrow_row_ref *rows, int64_t m, struct ArrowArray *out);
 
 #endif

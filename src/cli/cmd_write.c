@@ -81,9 +81,7 @@ static int read_file(const char *path, char **text, size_t *len) {
   return 0;
 }
 
-/* The input as an Arrow stream; text formats take the table's column types
- * when the table exists. `pf` keeps a Parquet file open for the stream. */
-static int open_input(const char *path, const char *format, const char *table, const char *schema_text,
+int cli_open_input(const char *path, const char *format, const char *table, const char *schema_text,
                       struct ArrowArrayStream *out, delta_parquet_file **pf) {
   bool parquet = format ? strcasecmp(format, "parquet") == 0 : ends_with(path, ".parquet");
   bool csv = format ? strcasecmp(format, "csv") == 0 : ends_with(path, ".csv");
@@ -224,7 +222,7 @@ static int write_common(const char *cmd, int argc, char **argv, bool create) {
   o.property_keys = (const char *const *)keys;
   o.property_values = (const char *const *)values;
   o.n_properties = (size_t)n_props;
-  if (input && open_input(input, cli_get(opts, n_opts, "format"), pos[0], o.schema, &in, &pf)) {
+  if (input && cli_open_input(input, cli_get(opts, n_opts, "format"), pos[0], o.schema, &in, &pf)) {
     status = cli_fail(cmd);
     goto done;
   }

@@ -20,6 +20,14 @@ int cmd_demo(int argc, char **argv);
 int cmd_create(int argc, char **argv);
 int cmd_write(int argc, char **argv);
 int cmd_checkpoint(int argc, char **argv);
+/* write's input (and merge's source) as an Arrow stream: NDJSON, CSV or
+ * Parquet by `format` or the file name; text formats take the column types
+ * of `table` when it exists (else of `schema_text`, may be NULL). `pf` keeps
+ * a Parquet file open for the stream (free it after the stream). */
+struct ArrowArrayStream;
+struct delta_parquet_file;
+int cli_open_input(const char *path, const char *format, const char *table, const char *schema_text,
+                   struct ArrowArrayStream *out, struct delta_parquet_file **pf);
 /* delete, update (cmd_dml.c): row-level changes. */
 int cmd_delete(int argc, char **argv);
 int cmd_update(int argc, char **argv);
@@ -28,5 +36,7 @@ int cmd_optimize(int argc, char **argv);
 int cmd_vacuum(int argc, char **argv);
 int cmd_restore(int argc, char **argv);
 int cmd_cleanup_log(int argc, char **argv);
+/* merge (cmd_merge.c) */
+int cmd_merge(int argc, char **argv);
 
 #endif

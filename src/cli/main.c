@@ -34,6 +34,10 @@ static const char usage[] =
     "  checkpoint [--version N] TABLE    write a checkpoint and _last_checkpoint\n"
     "  delete --where EXPR [--no-deletion-vectors] TABLE  delete the matching rows (DVs when enabled)\n"
     "  update --set \"col = expr, ...\" [--where EXPR] [--no-deletion-vectors] TABLE  change matching rows\n"
+    "  merge --source INPUT|TABLE --on \"t.k = s.k\" CLAUSE [--if COND] ... TABLE  upsert (MERGE INTO); clauses,\n"
+    "        in order: --when-matched-update \"c = s.c, ...\" | --when-matched-update-all | --when-matched-delete |\n"
+    "        --when-not-matched-insert \"c = s.c, ...\" | --when-not-matched-insert-all |\n"
+    "        --when-not-matched-by-source-update \"c = expr\" | --when-not-matched-by-source-delete\n"
     "\n"
     "Maintenance (docs/maintenance.md; a progress bar on stderr when it is a terminal):\n"
     "  optimize [--where EXPR] [--target-size 128M] [--zorder-by a,b] TABLE  compact small files (and purge\n"
@@ -106,7 +110,7 @@ int main(int argc, char **argv) {
     printf("delta: log: log compaction files\n");
     printf("delta: write: create, append, overwrite, replace-where, partitions, column mapping, in-commit timestamps, "
            "change data feed, app-id transactions, classic checkpoints\n");
-    printf("delta: dml: delete, update (copy-on-write or deletion vectors, cdc files)\n");
+    printf("delta: dml: delete, update, merge (copy-on-write or deletion vectors, cdc files)\n");
     printf("delta: maintenance: optimize (bin-packing, Z-order, DV purge), vacuum, restore, expired-log cleanup\n");
     printf("serve: JSON API, change-feed SSE tail, Delta Sharing (parquet), web page\n");
     return 0;
@@ -123,6 +127,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "vacuum") == 0) return cmd_vacuum(argc - 2, argv + 2);
   if (strcmp(cmd, "restore") == 0) return cmd_restore(argc - 2, argv + 2);
   if (strcmp(cmd, "cleanup-log") == 0) return cmd_cleanup_log(argc - 2, argv + 2);
+  if (strcmp(cmd, "merge") == 0) return cmd_merge(argc - 2, argv + 2);
   int rc = cmd_table(cmd, argc - 2, argv + 2);
   if (rc >= 0) return rc;
   return cli_usage_error(cmd, "unknown command");

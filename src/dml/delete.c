@@ -111,7 +111,7 @@ static int pass2_batch(void *ctx, const struct ArrowSchema *schema, const struct
     struct ArrowArray gone, upd = {0};
     if ((rc = arrow_filter(schema, batch, del, &gone))) goto done;
     data_writer *uw = NULL;
-    if (gone.length && !(rc = dml_set_apply(st->set, &gone, &upd)) && !(rc = dml_writers_data(st->wr, &uw)))
+    if (gone.length && !(rc = dml_set_apply(st->set, &gone, &gone, &upd)) && !(rc = dml_writers_data(st->wr, &uw)))
       rc = data_writer_write(uw, &upd);
     if (!rc && gone.length && st->wr->cdc) {
       rc = dml_cdc_write(st->wr, &gone, "update_preimage");
@@ -132,18 +132,9 @@ done:
   return rc;
 }
 
-static int add_row(uint64_t row, void *b) { return delta_bitmap64_add(b, row); }
-
-static int line_end(delta_buf *b, int rc, delta_json_writer *w) {
-  if (!rc) rc = delta_json_writer_finish(w);
-  if (!rc) rc = delta_buf_putc(b, '\n');
-  return rc;
-}
-
 static int delete_file(delete_ctx *c, const delta_add *a) {
   delta_dv_bitmap *old = NULL;
   delta_bitmap64 *fresh = NULL;
-  delta_buf stats = DELTA_BUF_INIT;
   int rc = 0;
   if (a->dv.present && (rc = delta_dv_load(c->s->table->storage, &a->dv, &old))) return rc;
   if ((rc = delta_bitmap64_new(&fresh))) goto done;
@@ -153,9 +144,7 @@ static int delete_file(delete_ctx *c, const delta_add *a) {
   int64_t live = p1.pos - (int64_t)(old ? delta_dv_bitmap_cardinality(old) : 0);
   bool whole = p1.n_new >= live;
   c->res->rows_deleted += p1.n_new;
-  delta_json_writer w;
-  delta_json_writer_init(&w, &c->actions, 0);
-  if ((rc = line_end(&c->actions, action_remove_of_add_json(&w, a, c->now, true), &w))) goto done;
+  if ((rc = dml_remove_action(&c->actions, a, c->now))) goto done;
   c->removed[c->n_removed++] = a->path;
   c->res->files_removed++;
   if (whole) {
@@ -167,25 +156,7 @@ static int delete_file(delete_ctx *c, const delta_add *a) {
     goto done;
   }
   if (c->use_dv) {
-    /* the new DV: the old one's rows and the fresh ones */
-    if (old && (rc = delta_bitmap64_iterate(old, add_row, fresh))) goto done;
-    delta_bitmap64_optimize(fresh);
-    delta_add na = *a;
-    memset(&na.dv, 0, sizeof na.dv);
-    na.dv.present = true;
-    na.dv.storage_type = 'u';
-    na.dv.has_offset = true;
-    na.dv.cardinality = (int64_t)delta_bitmap64_cardinality(fresh);
-    if ((rc = delta_dv_file_append(&c->dv_file, fresh, &na.dv.offset, &na.dv.size_in_bytes))) goto done;
-    if ((rc = delta_buf_putc(&c->dv_path, 0))) goto done;
-    c->dv_path.len--;
-    na.dv.path_or_inline = (const char *)c->dv_path.data;
-    if ((rc = dml_stats_loose(a->stats, &stats))) goto done;
-    na.stats = stats.len ? (const char *)stats.data : NULL;
-    na.modification_time = c->now;
-    na.data_change = true;
-    delta_json_writer_init(&w, &c->actions, 0);
-    if ((rc = line_end(&c->actions, action_add_json(&w, &na, true), &w))) goto done;
+    if ((rc = dml_add_with_dv(a, old, fresh, &c->dv_file, &c->dv_path, c->now, &c->actions))) goto done;
     c->res->dvs_added++;
     if (a->dv.present) c->dvs_updated++;
     if (c->set) {
@@ -203,7 +174,6 @@ static int delete_file(delete_ctx *c, const delta_add *a) {
 done:
   delta_dv_bitmap_free(old);
   delta_bitmap64_free(fresh);
-  delta_buf_dispose(&stats);
   return rc;
 }
 
@@ -220,7 +190,7 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
   delta_table *t = NULL;
   expr_node *prune_pred = NULL;
   struct ArrowSchema logical = {0};
-  delta_buf params = DELTA_BUF_INIT, metrics = DELTA_BUF_INIT, dv_key = DELTA_BUF_INIT;
+  delta_buf params = DELTA_BUF_INIT, metrics = DELTA_BUF_INIT;
   int rc = delta_table_open(&t, location);
   delta_snapshot_options so = DELTA_SNAPSHOT_OPTIONS_INIT;
   if (read_version >= 0) {
@@ -242,7 +212,7 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
   c.cdf = table_prop_true(c.s->metadata.configuration, c.s->metadata.n_configuration, "delta.enableChangeDataFeed");
   c.now = write_now_ms();
   if ((rc = dml_writers_new(&c.wr, c.s, c.cdf && (!c.use_dv || set_text)))) goto done;
-  if (set_text && (rc = dml_set_new(&c.set, set_text, &c.wr->logical))) goto done;
+  if (set_text && (rc = dml_set_new(&c.set, set_text, "--set", &c.wr->logical, &c.wr->logical, NULL, false, NULL, NULL))) goto done;
   if (c.use_dv) {
     uint8_t uuid[16];
     dml_random_uuid(uuid);
@@ -271,17 +241,7 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
     goto done;
   }
   /* files first: the DV file, the rewritten data, the change data */
-  if (c.dv_file.len) {
-    delta_dv dv = {0};
-    dv.present = true;
-    dv.storage_type = 'u';
-    dv.path_or_inline = (const char *)c.dv_path.data;
-    delta_path_kind kind;
-    if ((rc = delta_dv_file_key(&dv, delta_storage_location(t->storage), &kind, &dv_key))) goto done;
-    if ((rc = delta_buf_putc(&dv_key, 0))) goto done;
-    if ((rc = delta_storage_put(t->storage, (const char *)dv_key.data, c.dv_file.data, c.dv_file.len, false)))
-      goto done;
-  }
+  if ((rc = dml_dv_file_put(t->storage, &c.dv_path, &c.dv_file))) goto done;
   if ((rc = dml_writers_finish(c.wr, &c.actions, &result->files_added, &result->cdc_files))) goto done;
 
   delta_json_writer w;
@@ -350,7 +310,6 @@ done:
   delta_buf_dispose(&c.actions);
   delta_buf_dispose(&params);
   delta_buf_dispose(&metrics);
-  delta_buf_dispose(&dv_key);
   delta_snapshot_free(c.s);
   delta_table_free(t);
   return rc;

@@ -12,6 +12,8 @@
 #include "scan/scan_internal.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
+#include "dv/dv.h"
+#include "write/action_write.h"
 #include "write/schema_build.h"
 #include "write/table_setup.h"
 
@@ -82,6 +84,14 @@ int dml_writers_new(dml_writers **out, delta_snapshot *s, bool cdc) {
   w->cfg.n_partition_columns = s->metadata.n_partition_columns;
   w->cfg.column_mapping = table_cm_mode(s->metadata.configuration, s->metadata.n_configuration) != CM_NONE;
   w->cfg.codec = DELTA_PARQUET_CODEC_DEFAULT;
+  /* rewritten files are buffered whole until put: delta.targetFileSize
+   * (bytes) bounds them, and with them the memory of a rewrite */
+  const char *tfs = table_prop(s->metadata.configuration, s->metadata.n_configuration, "delta.targetFileSize");
+  if (tfs) {
+    char *end = NULL;
+    long long v = strtoll(tfs, &end, 10);
+    if (end != tfs && *end == 0 && v > 0) w->cfg.target_file_size = v;
+  }
   if (!cdc) return 0;
   /* the change data schema: the table's columns and _change_type */
   delta_buf j = DELTA_BUF_INIT, loc = DELTA_BUF_INIT;
@@ -264,5 +274,63 @@ int dml_predicate_param(const char *where, delta_json_writer *w) {
   int rc = delta_json_writer_finish(&aw);
   if (!rc) rc = delta_json_write_string_n(w, (const char *)arr.data, arr.len);
   delta_buf_dispose(&arr);
+  return rc;
+}
+
+static int line_end(delta_buf *b, int rc, delta_json_writer *w) {
+  if (!rc) rc = delta_json_writer_finish(w);
+  if (!rc) rc = delta_buf_putc(b, '\n');
+  return rc;
+}
+
+int dml_remove_action(delta_buf *actions, const delta_add *a, int64_t now) {
+  delta_json_writer w;
+  delta_json_writer_init(&w, actions, 0);
+  return line_end(actions, action_remove_of_add_json(&w, a, now, true), &w);
+}
+
+static int add_row(uint64_t row, void *b) { return delta_bitmap64_add(b, row); }
+
+int dml_add_with_dv(const delta_add *a, const delta_dv_bitmap *old, delta_bitmap64 *fresh, delta_buf *dv_file,
+                    delta_buf *dv_path, int64_t now, delta_buf *actions) {
+  /* the new DV: the old one's rows and the fresh ones */
+  int rc = 0;
+  if (old && (rc = delta_bitmap64_iterate(old, add_row, fresh))) return rc;
+  delta_bitmap64_optimize(fresh);
+  delta_add na = *a;
+  memset(&na.dv, 0, sizeof na.dv);
+  na.dv.present = true;
+  na.dv.storage_type = 'u';
+  na.dv.has_offset = true;
+  na.dv.cardinality = (int64_t)delta_bitmap64_cardinality(fresh);
+  if ((rc = delta_dv_file_append(dv_file, fresh, &na.dv.offset, &na.dv.size_in_bytes))) return rc;
+  if ((rc = delta_buf_putc(dv_path, 0))) return rc;
+  dv_path->len--;
+  na.dv.path_or_inline = (const char *)dv_path->data;
+  delta_buf stats = DELTA_BUF_INIT;
+  if ((rc = dml_stats_loose(a->stats, &stats))) goto done;
+  na.stats = stats.len ? (const char *)stats.data : NULL;
+  na.modification_time = now;
+  na.data_change = true;
+  delta_json_writer w;
+  delta_json_writer_init(&w, actions, 0);
+  rc = line_end(actions, action_add_json(&w, &na, true), &w);
+done:
+  delta_buf_dispose(&stats);
+  return rc;
+}
+
+int dml_dv_file_put(delta_storage *storage, const delta_buf *dv_path, const delta_buf *dv_file) {
+  if (!dv_file->len) return 0;
+  delta_dv dv = {0};
+  dv.present = true;
+  dv.storage_type = 'u';
+  dv.path_or_inline = (const char *)dv_path->data;
+  delta_path_kind kind;
+  delta_buf key = DELTA_BUF_INIT;
+  int rc = delta_dv_file_key(&dv, delta_storage_location(storage), &kind, &key);
+  if (!rc) rc = delta_buf_putc(&key, 0);
+  if (!rc) rc = delta_storage_put(storage, (const char *)key.data, dv_file->data, dv_file->len, false);
+  delta_buf_dispose(&key);
   return rc;
 }

@@ -8,7 +8,10 @@
 
 #include "deltac/arrow_abi.h"
 #include "deltac/dml.h"
+#include "deltac/storage.h"
 #include "deltac/table.h"
+#include "dv/dv.h"
+#include "expr/expr.h"
 #include "json/json_writer.h"
 #include "log/actions.h"
 #include "util/buf.h"
@@ -51,11 +54,30 @@ void dml_random_uuid(uint8_t out[16]);
 /* operationParameters.predicate as Spark writes it: a JSON array in a string. */
 int dml_predicate_param(const char *where, delta_json_writer *w);
 
-/* UPDATE's assignments, bound to the logical schema. */
+/* A remove line for `a` (dataChange true) appended to actions. */
+int dml_remove_action(delta_buf *actions, const delta_add *a, int64_t now);
+/* The add line of `a` with a new deletion vector: `fresh` (this
+ * transaction's rows; the old DV's rows are added to it) appended to the
+ * commit's DV file `dv_file` named by `dv_path`; stats get tightBounds false. */
+int dml_add_with_dv(const delta_add *a, const delta_dv_bitmap *old, delta_bitmap64 *fresh, delta_buf *dv_file,
+                    delta_buf *dv_path, int64_t now, delta_buf *actions);
+/* Put the commit's DV file (nothing when it is empty). */
+int dml_dv_file_put(delta_storage *storage, const delta_buf *dv_path, const delta_buf *dv_file);
+
+/* Assignments "col = expr, ..." to the columns of `logical` (UPDATE's SET,
+ * MERGE's clauses), the expressions bound to `bind` (UPDATE: the logical
+ * schema; MERGE: the joined row {t, s}). `prefix`: a qualifier the assigned
+ * names may carry (MERGE's target alias). `fill_nulls`: unassigned columns
+ * are NULL (INSERT) instead of copied. `what` names the option in errors.
+ * `qualify` (may be NULL) rewrites the expressions' references first. */
 typedef struct dml_set dml_set;
-int dml_set_new(dml_set **out, const char *text, const struct ArrowSchema *logical);
-/* rows (logical columns) with the assignments applied: a new array. */
-int dml_set_apply(dml_set *s, const struct ArrowArray *rows, struct ArrowArray *out);
+int dml_set_new(dml_set **out, const char *text, const char *what, const struct ArrowSchema *logical,
+                const struct ArrowSchema *bind, const char *prefix, bool fill_nulls, expr_qualify_fn qualify,
+                void *qctx);
+/* A new array of logical rows: the unassigned columns copied from `copy`
+ * (logical rows; NULL with fill_nulls), the assigned ones evaluated over
+ * `eval` (rows of `bind`, as many). */
+int dml_set_apply(dml_set *s, const struct ArrowArray *copy, const struct ArrowArray *eval, struct ArrowArray *out);
 void dml_set_free(dml_set *s);
 
 /* DELETE (set_text NULL) or UPDATE of the rows matching `where`. */

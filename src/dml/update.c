@@ -1,4 +1,4 @@
-/* UPDATE's assignments (the rest of UPDATE is delete.c's dml_run). */
+/* Assignments of UPDATE and MERGE (the rest of UPDATE is delete.c's dml_run). */
 #include <string.h>
 #include <strings.h>
 
@@ -16,6 +16,7 @@ struct dml_set {
   int *target;          /* column index in the logical schema */
   int n_columns;
   const struct ArrowSchema *logical;
+  bool fill;
 };
 
 void dml_set_free(dml_set *s) {
@@ -25,29 +26,60 @@ void dml_set_free(dml_set *s) {
   delta_free(s);
 }
 
-int dml_set_new(dml_set **out, const char *text, const struct ArrowSchema *logical) {
+int dml_set_new(dml_set **out, const char *text, const char *what, const struct ArrowSchema *logical,
+                const struct ArrowSchema *bind, const char *prefix, bool fill_nulls, expr_qualify_fn qualify,
+                void *qctx) {
   *out = NULL;
   dml_set *s = delta_calloc(1, sizeof *s);
   if (!s) return DELTA_NOMEM();
-  int rc = vexpr_parse_set(text, &s->names, &s->exprs, &s->n);
-  if (!rc && !(s->target = delta_calloc((size_t)s->n + 1, sizeof *s->target))) rc = DELTA_NOMEM();
+  int rc = text ? vexpr_parse_set(text, &s->names, &s->exprs, &s->n) : 0;
+  if (rc) delta_error_prefix("%s", what);
+  int room = s->n + (int)logical->n_children + 1;
+  if (!rc && !(s->target = delta_calloc((size_t)room, sizeof *s->target))) rc = DELTA_NOMEM();
   s->n_columns = (int)logical->n_children;
   s->logical = logical;
+  s->fill = fill_nulls;
+  size_t pl = prefix ? strlen(prefix) : 0;
   for (int i = 0; i < s->n && !rc; i++) {
+    const char *name = s->names[i];
+    if (pl && strncasecmp(name, prefix, pl) == 0 && name[pl] == '.') name += pl + 1;
     int t = -1;
     for (int64_t c = 0; c < logical->n_children && t < 0; c++)
-      if (strcmp(logical->children[c]->name, s->names[i]) == 0) t = (int)c;
+      if (strcmp(logical->children[c]->name, name) == 0) t = (int)c;
     for (int64_t c = 0; c < logical->n_children && t < 0; c++)
-      if (strcasecmp(logical->children[c]->name, s->names[i]) == 0) t = (int)c;
+      if (strcasecmp(logical->children[c]->name, name) == 0) t = (int)c;
     if (t < 0) {
-      rc = delta_error_set(DELTA_EINVAL, "--set: no column named %s", s->names[i]);
+      rc = delta_error_set(DELTA_EINVAL, "%s: no column named %s", what, s->names[i]);
       break;
     }
     for (int j = 0; j < i; j++)
-      if (s->target[j] == t) rc = delta_error_set(DELTA_EINVAL, "--set: column %s is assigned twice", s->names[i]);
+      if (s->target[j] == t) rc = delta_error_set(DELTA_EINVAL, "%s: column %s is assigned twice", what, name);
     s->target[i] = t;
-    if (!rc && (rc = vexpr_bind(s->exprs[i], logical, logical->children[t]->format, logical->children[t]->name)))
-      delta_error_prefix("--set %s", s->names[i]);
+  }
+  /* INSERT: every column not assigned is NULL */
+  for (int c = 0; fill_nulls && !rc && c < s->n_columns; c++) {
+    bool set = false;
+    for (int i = 0; i < s->n; i++) set = set || s->target[i] == c;
+    if (set) continue;
+    char **nn = delta_realloc(s->names, (size_t)(s->n + 1) * sizeof *nn);
+    vexpr **ne = nn ? delta_realloc(s->exprs, (size_t)(s->n + 1) * sizeof *ne) : NULL;
+    if (nn) s->names = nn;
+    if (ne) s->exprs = ne;
+    if (!nn || !ne) {
+      rc = DELTA_NOMEM();
+      break;
+    }
+    s->names[s->n] = delta_strdup(logical->children[c]->name);
+    s->exprs[s->n] = NULL;
+    s->target[s->n] = c;
+    s->n++;
+    if (!s->names[s->n - 1]) rc = DELTA_NOMEM();
+    else rc = vexpr_parse("NULL", &s->exprs[s->n - 1]);
+  }
+  for (int i = 0; i < s->n && !rc; i++) {
+    const struct ArrowSchema *col = logical->children[s->target[i]];
+    if (qualify && (rc = vexpr_qualify(s->exprs[i], qualify, qctx))) break;
+    if ((rc = vexpr_bind(s->exprs[i], bind, col->format, col->name))) delta_error_prefix("%s %s", what, s->names[i]);
   }
   if (rc) {
     dml_set_free(s);
@@ -57,22 +89,29 @@ int dml_set_new(dml_set **out, const char *text, const struct ArrowSchema *logic
   return 0;
 }
 
-int dml_set_apply(dml_set *s, const struct ArrowArray *rows, struct ArrowArray *out) {
-  /* a copy of the rows, with the assigned columns replaced */
+int dml_set_apply(dml_set *s, const struct ArrowArray *copy, const struct ArrowArray *eval, struct ArrowArray *out) {
   memset(out, 0, sizeof *out);
-  uint8_t *all = delta_malloc((size_t)rows->length + 1);
-  if (!all) return DELTA_NOMEM();
-  memset(all, 1, (size_t)rows->length + 1);
-  int rc = arrow_filter(s->logical, rows, all, out);
-  delta_free(all);
+  int rc;
+  if (copy) {
+    /* a copy of the rows, with the assigned columns replaced */
+    uint8_t *all = delta_malloc((size_t)copy->length + 1);
+    if (!all) return DELTA_NOMEM();
+    memset(all, 1, (size_t)copy->length + 1);
+    rc = arrow_filter(s->logical, copy, all, out);
+    delta_free(all);
+  } else {
+    /* every column is assigned (fill_nulls) */
+    rc = arrow_array_new(out, 1, s->n_columns);
+    if (!rc) out->length = eval->length;
+  }
   for (int i = 0; i < s->n && !rc; i++) {
     struct ArrowArray v;
-    if ((rc = vexpr_eval(s->exprs[i], rows, &v))) break;
+    if ((rc = vexpr_eval(s->exprs[i], eval, &v))) break;
     struct ArrowArray *slot = out->children[s->target[i]];
     arrow_array_release(slot);
     *slot = v;
   }
-  if (rc) arrow_array_release(out);
+  if (rc && out->release) arrow_array_release(out);
   return rc;
 }
 

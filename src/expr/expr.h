@@ -82,6 +82,15 @@ void expr_free(expr_node *e);
 /* Deep copy of an unbound expression. */
 int expr_copy(const expr_node *e, expr_node **out);
 
+/* Qualifying column references before binding (MERGE resolves an
+ * unqualified `v` to t.v or s.v): fn gets each reference's first name and
+ * sets *prefix to a name to put in front of it (NULL: leave it), or
+ * returns an error. */
+typedef int (*expr_qualify_fn)(void *ctx, const char *first, const char **prefix);
+int expr_qualify(expr_node *e, expr_qualify_fn fn, void *ctx);
+/* Put `prefix` in front of a path of `*depth` names (for both languages). */
+int expr_path_prepend(char ***path, int *depth, const char *prefix);
+
 /* Resolve columns against a struct schema ("+s": the batch's columns;
  * exact names first, then case-insensitive as Spark does) and type the
  * literals. DELTA_EINVAL naming the column or the mismatch otherwise.

@@ -539,3 +539,26 @@ int expr_copy(const expr_node *e, expr_node **out) {
   *out = n;
   return 0;
 }
+
+int expr_path_prepend(char ***path, int *depth, const char *prefix) {
+  char *first = delta_strdup(prefix);
+  char **np = first ? delta_realloc(*path, (size_t)(*depth + 1) * sizeof *np) : NULL;
+  if (!np) {
+    delta_free(first);
+    return DELTA_NOMEM();
+  }
+  memmove(np + 1, np, (size_t)*depth * sizeof *np);
+  np[0] = first;
+  *path = np;
+  (*depth)++;
+  return 0;
+}
+
+int expr_qualify(expr_node *e, expr_qualify_fn fn, void *ctx) {
+  int rc = 0;
+  for (int i = 0; i < e->n_args && !rc; i++) rc = expr_qualify(e->args[i], fn, ctx);
+  if (rc || e->kind != EX_COLUMN || e->depth == 0) return rc;
+  const char *prefix = NULL;
+  if ((rc = fn(ctx, e->path[0], &prefix)) || !prefix) return rc;
+  return expr_path_prepend(&e->path, &e->depth, prefix);
+}

@@ -35,9 +35,12 @@ struct vexpr {
   bool lb;
   char *ls;
   size_t ls_len;
-  /* V_COL */
-  char *name;
-  int col;
+  /* V_COL: name(.name)* */
+  char *name;              /* as written, for messages */
+  char **path;             /* the parts */
+  int depth;
+  int *cols;               /* child index at each depth */
+  int col;                 /* cols[0]; >= 0 once bound */
   const char *col_format;
   const struct ArrowSchema *col_schema;
   /* V_CASE */
@@ -114,6 +117,9 @@ void vexpr_free(vexpr *e) {
   delta_free(e->masks);
   delta_free(e->ls);
   delta_free(e->name);
+  for (int i = 0; i < e->depth; i++) delta_free(e->path[i]);
+  delta_free(e->path);
+  delta_free(e->cols);
   delta_free(e);
 }
 
@@ -169,6 +175,43 @@ static int p_type(vparser *p, rtype *t) {
       return 0;
     }
   return verr(p, "CAST to an unsupported type");
+}
+
+/* One part of a column name: [A-Za-z0-9_]+ or `quoted` (`` escapes `). */
+static int p_name(vparser *p, char **out) {
+  ws(p);
+  const char *s = p->s + p->pos;
+  delta_buf b = DELTA_BUF_INIT;
+  size_t i = 0;
+  int rc = 0;
+  if (*s == '`') {
+    for (i = 1;; i++) {
+      if (!s[i]) {
+        rc = verr(p, "unterminated quoted name");
+        break;
+      }
+      if (s[i] == '`') {
+        if (s[i + 1] != '`') {
+          i++;
+          break;
+        }
+        i++;
+      }
+      if ((rc = delta_buf_putc(&b, s[i]))) break;
+    }
+  } else {
+    while (isalnum((unsigned char)s[i]) || s[i] == '_') i++;
+    if (i == 0) rc = verr(p, "expected a column name");
+    else rc = delta_buf_append(&b, s, i);
+  }
+  if (!rc) rc = delta_buf_putc(&b, 0);
+  if (rc) {
+    delta_buf_dispose(&b);
+    return rc;
+  }
+  *out = (char *)delta_buf_detach(&b);
+  p->pos += i;
+  return 0;
 }
 
 static int p_primary(vparser *p, vexpr **out) {
@@ -332,39 +375,31 @@ static int p_primary(vparser *p, vexpr **out) {
       return 0;
     }
     p->pos = save;
-    ws(p);
-    s = p->s + p->pos;
     vexpr *e = vnew(V_COL);
     if (!e) return DELTA_NOMEM();
-    delta_buf b = DELTA_BUF_INIT;
-    size_t i = 0;
-    if (*s == '`') {
-      for (i = 1;; i++) {
-        if (!s[i]) {
-          rc = verr(p, "unterminated quoted name");
-          break;
+    delta_buf full = DELTA_BUF_INIT;
+    /* name(.name)*: a nested field, or in MERGE a column of t or s */
+    do {
+      char *part = NULL;
+      if (!(rc = p_name(p, &part))) {
+        char **np = delta_realloc(e->path, (size_t)(e->depth + 1) * sizeof *np);
+        if (!np) {
+          delta_free(part);
+          rc = DELTA_NOMEM();
+        } else {
+          e->path = np;
+          e->path[e->depth++] = part;
+          rc = delta_buf_printf(&full, "%s%s", e->depth > 1 ? "." : "", part);
         }
-        if (s[i] == '`') {
-          if (s[i + 1] != '`') {
-            i++;
-            break;
-          }
-          i++;
-        }
-        if ((rc = delta_buf_putc(&b, s[i]))) break;
       }
-    } else {
-      while (isalnum((unsigned char)s[i]) || s[i] == '_') i++;
-      rc = delta_buf_append(&b, s, i);
-    }
-    if (!rc) rc = delta_buf_putc(&b, 0);
+    } while (!rc && p->s[p->pos] == '.' && (p->pos++, true));
+    if (!rc) rc = delta_buf_putc(&full, 0);
     if (rc) {
       vexpr_free(e);
-      delta_buf_dispose(&b);
+      delta_buf_dispose(&full);
       return rc;
     }
-    e->name = (char *)delta_buf_detach(&b);
-    p->pos += i;
+    e->name = (char *)delta_buf_detach(&full);
     *out = e;
     return 0;
   }
@@ -451,6 +486,23 @@ int vexpr_parse(const char *text, vexpr **out) {
   return 0;
 }
 
+int vexpr_qualify(vexpr *e, expr_qualify_fn fn, void *ctx) {
+  int rc = 0;
+  for (int i = 0; i < e->n_args && !rc; i++) rc = vexpr_qualify(e->args[i], fn, ctx);
+  for (int i = 0; i < e->n_conds && !rc; i++) rc = expr_qualify(e->conds[i], fn, ctx);
+  if (rc || e->kind != V_COL) return rc;
+  const char *prefix = NULL;
+  if ((rc = fn(ctx, e->path[0], &prefix)) || !prefix) return rc;
+  if ((rc = expr_path_prepend(&e->path, &e->depth, prefix))) return rc;
+  delta_buf b = DELTA_BUF_INIT;
+  if (!(rc = delta_buf_printf(&b, "%s.%s", prefix, e->name)) && !(rc = delta_buf_putc(&b, 0))) {
+    delta_free(e->name);
+    e->name = (char *)delta_buf_detach(&b);
+  }
+  delta_buf_dispose(&b);
+  return rc;
+}
+
 /* ------------------------------------------------------------------- bind */
 
 static rtype rtype_of_format(const char *f) {
@@ -474,16 +526,28 @@ static int bind_rec(vexpr *e, const struct ArrowSchema *s) {
   if (rc) return rc;
   switch (e->kind) {
   case V_LIT: e->type = e->lt; return 0;
-  case V_COL:
-    for (int64_t i = 0; i < s->n_children && e->col < 0; i++)
-      if (strcmp(s->children[i]->name, e->name) == 0) e->col = (int)i;
-    for (int64_t i = 0; i < s->n_children && e->col < 0; i++)
-      if (strcasecmp(s->children[i]->name, e->name) == 0) e->col = (int)i;
-    if (e->col < 0) return delta_error_set(DELTA_EINVAL, "expression: no column named %s", e->name);
-    e->col_format = s->children[e->col]->format;
-    e->col_schema = s->children[e->col];
+  case V_COL: {
+    delta_free(e->cols);
+    if (!(e->cols = delta_calloc((size_t)e->depth, sizeof *e->cols))) return DELTA_NOMEM();
+    const struct ArrowSchema *at = s;
+    for (int d = 0; d < e->depth; d++) {
+      int k = -1;
+      if (strcmp(at->format, "+s") != 0)
+        return delta_error_set(DELTA_EINVAL, "expression: %s: %s is not a struct", e->name, e->path[d - 1]);
+      for (int64_t i = 0; i < at->n_children && k < 0; i++)
+        if (strcmp(at->children[i]->name, e->path[d]) == 0) k = (int)i;
+      for (int64_t i = 0; i < at->n_children && k < 0; i++)
+        if (strcasecmp(at->children[i]->name, e->path[d]) == 0) k = (int)i;
+      if (k < 0) return delta_error_set(DELTA_EINVAL, "expression: no column named %s", e->name);
+      e->cols[d] = k;
+      at = at->children[k];
+    }
+    e->col = e->cols[0];
+    e->col_format = at->format;
+    e->col_schema = at;
     e->type = rtype_of_format(e->col_format);
     return 0;
+  }
   case V_NEG:
     if (e->args[0]->type != R_INT && e->args[0]->type != R_FLOAT && e->args[0]->type != R_NULL)
       return delta_error_set(DELTA_EINVAL, "expression: cannot negate a %s", rtype_name(e->args[0]->type));
@@ -570,6 +634,19 @@ static int to_string(ectx *c, sval *v) {
   return delta_buf_append(&c->scratch, b, (size_t)n);
 }
 
+/* The leaf array of a column reference and the row of it that row *row of
+ * the batch is (a struct child's row i is the struct's slot offset + i);
+ * a null struct on the way is a null value (*row = -1). */
+static const struct ArrowArray *col_array(const vexpr *e, const struct ArrowArray *batch, int64_t *row) {
+  const struct ArrowArray *a = batch->children[e->cols[0]];
+  for (int d = 1; d < e->depth; d++) {
+    if (*row >= 0 && !arrow_is_valid(a, *row)) *row = -1;
+    if (*row >= 0) *row += a->offset;
+    a = a->children[e->cols[d]];
+  }
+  return a;
+}
+
 static int eval_row(ectx *c, const vexpr *e, int64_t r, sval *out);
 
 static int cast_value(ectx *c, sval *v, rtype to) {
@@ -631,7 +708,10 @@ static int eval_row(ectx *c, const vexpr *e, int64_t r, sval *out) {
   case V_COL: {
     expr_value v;
     value_type vt = value_type_of_arrow(e->col_format, NULL, NULL);
-    value_from_array(c->batch->children[e->col], e->col_format, vt, 0, r, &v);
+    int64_t row = r;
+    const struct ArrowArray *a = col_array(e, c->batch, &row);
+    if (row < 0) return 0;
+    value_from_array(a, e->col_format, vt, 0, row, &v);
     if (v.is_null) return 0;
     out->t = e->type;
     if (e->type == R_INT) out->i = v.u.i;
@@ -747,7 +827,16 @@ int vexpr_eval(vexpr *e, const struct ArrowArray *batch, struct ArrowArray *out)
     uint8_t *all = delta_malloc((size_t)n + 1);
     if (!all) return DELTA_NOMEM();
     memset(all, 1, (size_t)n + 1);
-    int rc = arrow_filter(e->col_schema, batch->children[e->col], all, out);
+    /* a nested leaf lines up with the batch when the structs above it have
+     * no offset and no nulls */
+    const struct ArrowArray *a = batch->children[e->cols[0]];
+    int rc = 0;
+    for (int d = 1; d < e->depth && !rc; d++) {
+      if (a->offset || a->null_count)
+        rc = delta_error_set(DELTA_EUNSUPPORTED, "copying %s: a struct with an offset or nulls", e->name);
+      a = a->children[e->cols[d]];
+    }
+    if (!rc) rc = arrow_filter(e->col_schema, a, all, out);
     delta_free(all);
     return rc;
   }
@@ -867,7 +956,10 @@ int vexpr_parse_set(const char *text, char ***names_out, vexpr ***exprs_out, int
         i++;
       }
     } else {
-      while (isalnum((unsigned char)text[i]) || text[i] == '_') i++;
+      /* a.b stays whole: MERGE takes "t.col" for its target's column */
+      while (isalnum((unsigned char)text[i]) || text[i] == '_' ||
+             (text[i] == '.' && i > ns && (isalpha((unsigned char)text[i + 1]) || text[i + 1] == '_')))
+        i++;
       if (i > ns && (name = delta_malloc(i - ns + 1))) {
         memcpy(name, text + ns, i - ns);
         name[i - ns] = 0;

@@ -10,6 +10,7 @@
  *   primary  := number | 'text' | TRUE | FALSE | NULL | column | ( vexpr )
  *             | CASE WHEN predicate THEN vexpr [WHEN ...] [ELSE vexpr] END
  *             | COALESCE(vexpr, ...) | CAST(vexpr AS type)
+ *   column   := name(.name)*   (a nested field; MERGE's t.col / s.col)
  * predicate is the filter language (expr.h); type one of byte, short, int,
  * long, float, double, string, boolean. Values are computed as long,
  * double, string or boolean with SQL null propagation; '/' gives a double
@@ -26,12 +27,16 @@
 #include <stdint.h>
 
 #include "deltac/arrow_abi.h"
+#include "expr/expr.h"
 
 typedef struct vexpr vexpr;
 
 int vexpr_parse(const char *text, vexpr **out);
 void vexpr_free(vexpr *e);
-/* Resolve columns (top-level, case-insensitive fallback) against `schema`
+/* expr_qualify for value expressions (CASE conditions included). */
+int vexpr_qualify(vexpr *e, expr_qualify_fn fn, void *ctx);
+
+/* Resolve columns (through struct fields, case-insensitive fallback) against `schema`
  * (borrowed, must outlive e) and check the result fits `target_format`. */
 int vexpr_bind(vexpr *e, const struct ArrowSchema *schema, const char *target_format, const char *target_name);
 /* Evaluate over a batch of the bound schema into *out (a new array of the

@@ -160,21 +160,40 @@ static int file_provider(void *ctx, const expr_node *c, expr_col_stats *out) {
   return json_stats(fc, c, chain, out);
 }
 
+/* The parsed stats of a file (absent when it has none or they are unreadable). */
+static int file_ctx_open(file_ctx *fc, const scan_pruner *p, const scan_prune_input *in, delta_json_doc **doc) {
+  *fc = (file_ctx){p, in, in->partition_values, in->n_partition_values, {NULL, -1}, -1};
+  *doc = NULL;
+  const char *stats = in->stats;
+  if (!stats || !stats[0]) return 0;
+  if (delta_json_doc_new(doc)) return DELTA_NOMEM();
+  /* unreadable stats only mean nothing is known */
+  if (delta_json_parse(*doc, stats, strlen(stats)) == 0) {
+    fc->stats = delta_json_root(*doc);
+    int64_t n;
+    if (delta_json_int64(delta_json_get(fc->stats, "numRecords"), &n) == 0) fc->num_records = n;
+  }
+  return 0;
+}
+
+int scan_file_column_check(const scan_pruner *p, const scan_prune_input *in, const expr_node *column,
+                           scan_stats_check fn, void *ctx) {
+  file_ctx fc;
+  delta_json_doc *doc = NULL;
+  expr_col_stats st = EXPR_COL_STATS_UNKNOWN;
+  int rc = file_ctx_open(&fc, p, in, &doc);
+  if (!rc) rc = file_provider(&fc, column, &st);
+  if (!rc) rc = fn(ctx, &st);
+  delta_json_doc_free(doc);
+  return rc;
+}
+
 int scan_prune_file(const scan_pruner *p, const scan_prune_input *in) {
   if (!p->pred) return 1;
-  const char *stats = in->stats;
-  file_ctx fc = {p, in, in->partition_values, in->n_partition_values, {NULL, -1}, -1};
+  file_ctx fc;
   delta_json_doc *doc = NULL;
-  if (stats && stats[0]) {
-    if (delta_json_doc_new(&doc)) return DELTA_NOMEM();
-    /* unreadable stats only mean nothing is known */
-    if (delta_json_parse(doc, stats, strlen(stats)) == 0) {
-      fc.stats = delta_json_root(doc);
-      int64_t n;
-      if (delta_json_int64(delta_json_get(fc.stats, "numRecords"), &n) == 0) fc.num_records = n;
-    }
-  }
-  int rc = expr_may_match(p->pred, file_provider, &fc);
+  int rc = file_ctx_open(&fc, p, in, &doc);
+  if (!rc) rc = expr_may_match(p->pred, file_provider, &fc);
   delta_json_doc_free(doc);
   return rc;
 }

@@ -15,6 +15,7 @@
 
 #include "deltac/parquet.h"
 #include "expr/expr.h"
+#include "expr/skip.h"
 #include "log/actions.h"
 #include "log/table_schema.h"
 #include "scan/conform.h"
@@ -42,6 +43,14 @@ typedef struct {
 
 /* 1 when the file may hold matching rows, 0 when it cannot, <0 on error. */
 int scan_prune_file(const scan_pruner *p, const scan_prune_input *in);
+
+/* fn's result for what a file's partition values or stats say of
+ * `column` (a column node bound like the predicate; p->pred is not used):
+ * for tests a predicate cannot express, e.g. MERGE's "some source key lies
+ * in [min, max]". The stats' strings live only during the call. */
+typedef int (*scan_stats_check)(void *ctx, const expr_col_stats *st);
+int scan_file_column_check(const scan_pruner *p, const scan_prune_input *in, const expr_node *column,
+                           scan_stats_check fn, void *ctx);
 
 /* The row groups of an open data file that may hold matching rows, in file
  * order, into rgs (room for every row group); their count in *n. */

@@ -1,0 +1,64 @@
+/* MERGE's join: the source read into one array and hashed on the ON
+ * condition's equalities t.col = s.col, probed with target rows. */
+#ifndef DELTAC_DML_MERGE_INTERNAL_H
+#define DELTAC_DML_MERGE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "deltac/arrow_abi.h"
+#include "expr/expr.h"
+#include "expr/skip.h"
+#include "scan/prune.h"
+#include "util/buf.h"
+
+typedef enum { KEY_HASH_EXACT, KEY_HASH_DOUBLE, KEY_HASH_NONE } key_hash_mode;
+
+typedef struct {
+  int t_col, s_col;            /* top-level column indexes in the target's / source's schema */
+  value_type t_type, s_type;
+  int t_scale, s_scale;
+  const char *t_fmt, *s_fmt;
+  key_hash_mode mode;          /* how both sides hash to agree on equal values */
+  expr_value *set;             /* pruning: the distinct source values, sorted (NULL: not kept) */
+  int64_t n_set;
+  expr_node *column;           /* "`col` IS NULL" bound to the target's schema (with set) */
+} merge_key;
+
+typedef struct {
+  const struct ArrowSchema *source_schema; /* "+s" */
+  const struct ArrowArray *source;         /* every source row, offset 0 */
+  merge_key *keys;
+  int n_keys;
+  bool residual;               /* the ON condition has more than the equalities */
+  uint64_t *hashes;            /* per source row */
+  int64_t *head, *next;        /* chains of source rows per bucket; -1 ends */
+  uint64_t mask;
+  int64_t n_keyed;             /* source rows without a null key */
+} merge_join;
+
+/* The equalities of `on` (bound to the joined schema {t, s}: a column
+ * node's child_index[0] is 0 for t, 1 for s), checked and typed.
+ * DELTA_EINVAL when there is none. */
+int merge_join_keys(merge_join *j, const expr_node *on, const struct ArrowSchema *joined);
+/* Hash every source row (rows with a null key never match). */
+int merge_join_build(merge_join *j);
+void merge_join_free(merge_join *j);
+
+/* The source rows whose keys equal target row `row` of `batch` (logical
+ * columns): appended to *pairs_t / *pairs_s (grown with *cap). */
+int merge_join_probe(const merge_join *j, const struct ArrowArray *batch, int64_t row, int64_t **pairs_t,
+                     int64_t **pairs_s, int64_t *n, int64_t *cap);
+
+/* For every key of a type both sides share (integers, strings, dates,
+ * timestamps): the sorted distinct source values, to prune files. */
+int merge_join_keysets(merge_join *j, const struct ArrowSchema *logical);
+/* 0 when, for some such key, no source value lies within the file's
+ * [min, max] of it (its partition value, for a partition column: an exact
+ * IN-list), so the file holds no match; 1 when it may; <0 on error. */
+int merge_join_file_may_match(const merge_join *j, const scan_pruner *p, const scan_prune_input *in);
+
+/* Read a stream to the end into one array (offset 0) and its schema. */
+int merge_read_source(struct ArrowArrayStream *in, struct ArrowSchema *schema, struct ArrowArray *out);
+
+#endif

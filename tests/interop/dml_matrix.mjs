@@ -1,0 +1,139 @@
+#!/usr/bin/env node
+// The DML matrix (see dml_matrix.sh). Per combination a fresh table of 30
+// rows in three appends (three files, or nine with partitions); two
+// statements per DML, the second over the first's deletion vectors. DuckDB
+// holds the expected table: it runs the equivalent SQL (DELETE, UPDATE,
+// MERGE INTO) on its copy; the expected change rows are the difference by
+// id of its table before and after (every statement here changes the
+// values of the rows it updates, so an update is a pre/post image pair).
+import { DuckDBInstance } from '@duckdb/node-api';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const argv = process.argv.slice(2);
+const deltac = path.resolve(argv[argv.indexOf('--deltac') + 1]);
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dml-matrix-'));
+let failures = 0, checks = 0;
+const fail = (m) => { failures++; console.log(`FAIL: ${m}`); };
+const run = (...a) => execFileSync(deltac, a, { encoding: 'utf8', maxBuffer: 1 << 26 });
+
+const inst = await DuckDBInstance.create(':memory:');
+const con = await inst.connect();
+const rows = async (sql) => (await con.runAndReadAll(sql)).getRowObjectsJson();
+const COLS = `columns={id: 'BIGINT', p: 'VARCHAR', v: 'BIGINT', s: 'VARCHAR'}`;
+
+// input: ids 1..30 in three files; s null for every 7th row
+const row = (i) => ({ id: i, p: 'abc'[i % 3], v: i, s: i % 7 === 0 ? null : `s${i}` });
+for (let k = 0; k < 3; k++) {
+  const lines = [];
+  for (let i = k * 10 + 1; i <= k * 10 + 10; i++) lines.push(JSON.stringify(row(i)));
+  fs.writeFileSync(path.join(tmp, `in${k}.ndjson`), lines.join('\n') + '\n');
+}
+// MERGE sources: matched rows to update (new values, one moves partition)
+// or delete (op 'D'), new rows, rows with a null key (never match)
+const src1 = [
+  { id: 3, p: 'a', v: 1003, s: 'm3', op: 'U' }, { id: 8, p: 'c', v: 1008, s: null, op: 'U' },
+  { id: 14, p: 'c', v: 1014, s: 'm14', op: 'D' }, { id: 20, p: 'c', v: 1020, s: 'm20', op: 'U' },
+  { id: 27, p: 'a', v: 1027, s: 'm27', op: 'D' }, { id: 31, p: 'b', v: 1031, s: 'n31', op: 'U' },
+  { id: 40, p: 'a', v: 1040, s: null, op: 'U' }, { id: null, p: 'a', v: 1099, s: 'nokey', op: 'U' },
+];
+const src2 = [
+  { id: 3, p: 'b', v: 2003, s: 'r3' }, { id: 5, p: 'c', v: 2005, s: 'r5' }, { id: 22, p: 'b', v: 2022, s: null },
+  { id: 31, p: 'b', v: 2031, s: 'r31' }, { id: 33, p: 'a', v: 2033, s: 'n33' },
+];
+for (const [n, rs] of [['src1', src1], ['src2', src2]])
+  fs.writeFileSync(path.join(tmp, `${n}.ndjson`), rs.map((r) => JSON.stringify(r)).join('\n') + '\n');
+
+// per DML: [deltac arguments, DuckDB SQL over table cur] x 2
+const src = (n) => `read_json('${path.join(tmp, n)}.ndjson', ${COLS.replace('}', ", op: 'VARCHAR'}")})`;
+const ops = {
+  delete: [
+    [['delete', '--where', "v > 12 AND p = 'b'"], "DELETE FROM cur WHERE v > 12 AND p = 'b'"],
+    [['delete', '--where', 'id <= 5 OR s IS NULL'], 'DELETE FROM cur WHERE id <= 5 OR s IS NULL'],
+  ],
+  update: [
+    [['update', '--set', "v = v + 100, s = s || '!'", '--where', 'id BETWEEN 3 AND 12'],
+      "UPDATE cur SET v = v + 100, s = s || '!' WHERE id BETWEEN 3 AND 12"],
+    [['update', '--set', "s = COALESCE(s, '') || 'u'", '--where', "p = 'a' OR id > 25"],
+      "UPDATE cur SET s = COALESCE(s, '') || 'u' WHERE p = 'a' OR id > 25"],
+  ],
+  merge: [
+    [['merge', '--source', path.join(tmp, 'src1.ndjson'), '--on', 't.id = s.id',
+      '--when-matched-delete', '--if', "s.op = 'D'", '--when-matched-update', 'v = s.v, s = s.s, p = s.p',
+      '--when-not-matched-insert', 'id = s.id, p = s.p, v = s.v, s = s.s',
+      '--when-not-matched-by-source-update', 'v = t.v + 1', '--if', 't.id > 28'],
+      `MERGE INTO cur t USING ${src('src1')} s ON t.id = s.id
+       WHEN MATCHED AND s.op = 'D' THEN DELETE WHEN MATCHED THEN UPDATE SET v = s.v, s = s.s, p = s.p
+       WHEN NOT MATCHED THEN INSERT (id, p, v, s) VALUES (s.id, s.p, s.v, s.s)
+       WHEN NOT MATCHED BY SOURCE AND t.id > 28 THEN UPDATE SET v = t.v + 1`],
+    [['merge', '--source', path.join(tmp, 'src2.ndjson'), '--on', 't.id = s.id AND s.v > 2004',
+      '--when-matched-update-all', '--when-not-matched-insert-all', '--if', 's.v > 2004',
+      '--when-not-matched-by-source-delete', '--if', 't.v < 5'],
+      `MERGE INTO cur t USING ${src('src2')} s ON t.id = s.id AND s.v > 2004
+       WHEN MATCHED THEN UPDATE SET p = s.p, v = s.v, s = s.s
+       WHEN NOT MATCHED AND s.v > 2004 THEN INSERT (id, p, v, s) VALUES (s.id, s.p, s.v, s.s)
+       WHEN NOT MATCHED BY SOURCE AND t.v < 5 THEN DELETE`],
+  ],
+};
+
+const key = (r) => JSON.stringify([r.id, r.p, r.v, r.s].map((x) => (x === null || x === undefined ? null : String(x))));
+const sorted = (a) => a.slice().sort();
+const deltacRows = (t) => sorted(run('scan', '--format', 'ndjson', t).split('\n').filter(Boolean).map((l) => key(JSON.parse(l))));
+const deltacChanges = (t, v) => sorted(run('changes', '--from', String(v), '--to', String(v), '--format', 'ndjson', t)
+  .split('\n').filter(Boolean).map((l) => { const r = JSON.parse(l); return `${r._change_type} ${key(r)}`; }));
+function expectedChanges(before, after) {
+  const b = new Map(before.map((r) => [String(r.id), r])), a = new Map(after.map((r) => [String(r.id), r]));
+  const out = [];
+  for (const [id, r] of b) {
+    if (!a.has(id)) out.push(`delete ${key(r)}`);
+    else if (key(a.get(id)) !== key(r)) out.push(`update_preimage ${key(r)}`, `update_postimage ${key(a.get(id))}`);
+  }
+  for (const [id, r] of a) if (!b.has(id)) out.push(`insert ${key(r)}`);
+  return sorted(out);
+}
+const same = (what, got, want) => {
+  checks++;
+  if (JSON.stringify(got) !== JSON.stringify(want))
+    fail(`${what}:\n  got  ${got.join(' | ')}\n  want ${want.join(' | ')}`);
+};
+
+for (const part of [false, true]) for (const dv of [false, true]) for (const cdf of [false, true]) {
+  const base = path.join(tmp, `base_${+part}${+dv}${+cdf}`);
+  for (let k = 0; k < 3; k++) {
+    const args = ['write', '--schema', 'id long, p string, v long, s string', '--input', path.join(tmp, `in${k}.ndjson`)];
+    if (k === 0) {
+      if (part) args.push('--partition-by', 'p');
+      if (dv) args.push('--property', 'delta.enableDeletionVectors=true');
+      if (cdf) args.push('--property', 'delta.enableChangeDataFeed=true');
+    }
+    run(...args, base);
+  }
+  for (const dml of Object.keys(ops)) {
+    const name = `${dml} part=${part} dv=${dv} cdf=${cdf}`;
+    const t = `${base}_${dml}`;
+    fs.cpSync(base, t, { recursive: true });
+    await con.run(`CREATE OR REPLACE TABLE cur AS SELECT * FROM read_json([${[0, 1, 2].map((k) => `'${path.join(tmp, `in${k}.ndjson`)}'`).join(', ')}], ${COLS})`);
+    let version = 2;
+    for (const [i, [args, sql]] of ops[dml].entries()) {
+      const before = await rows('SELECT * FROM cur');
+      try {
+        run(...args, t);
+      } catch (e) {
+        fail(`${name} #${i + 1}: deltac failed: ${e.stderr || e.message}`);
+        break;
+      }
+      version++;
+      await con.run(sql);
+      const after = await rows('SELECT * FROM cur');
+      same(`${name} #${i + 1} rows`, deltacRows(t), sorted(after.map(key)));
+      if (cdf) same(`${name} #${i + 1} changes`, deltacChanges(t, version), expectedChanges(before, after));
+      // with DVs some file kept rows beside changed ones: a DV was written
+      if (dv && i === 1 && !fs.readdirSync(t).some((f) => f.startsWith('deletion_vector_'))) fail(`${name}: no DV file`);
+    }
+  }
+}
+fs.rmSync(tmp, { recursive: true, force: true });
+console.log(`dml_matrix: ${checks} checks, ${failures} failed`);
+process.exit(failures ? 1 : 0);
