@@ -1,7 +1,7 @@
 /* deltac demo: writes a small orders table with a realistic history (daily
- * appends, an UPDATE and a DELETE with deletion vectors, a day's orders
- * corrected by an overwrite with replace_where, late orders) through the
- * public write and DML APIs, then serves it like
+ * appends, UPDATEs and a DELETE with deletion vectors, a day's orders
+ * corrected by an overwrite with replace_where, late orders, a MERGE of a
+ * status feed, an OPTIMIZE) through the public write, DML and maintenance APIs, then serves it like
  * `deltac serve --table demo=DIR`.
  *
  * Step N of the history is version N. Appends carry the transaction id
@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "deltac/dml.h"
 #include "deltac/error.h"
+#include "deltac/maintenance.h"
 #include "deltac/table.h"
 #include "deltac/write.h"
 #include "serve/serve.h"
@@ -82,7 +83,7 @@ static int64_t first_id(int day) {
 }
 
 /* The history, one commit per step (step N is version N). */
-typedef enum { STEP_APPEND, STEP_CORRECT_DAY, STEP_LATE, STEP_UPDATE, STEP_DELETE } step_kind;
+typedef enum { STEP_APPEND, STEP_CORRECT_DAY, STEP_LATE, STEP_UPDATE, STEP_DELETE, STEP_MERGE, STEP_OPTIMIZE } step_kind;
 typedef struct {
   step_kind kind;
   int day;                /* STEP_APPEND: the day's orders */
@@ -103,16 +104,14 @@ static const demo_step_def demo_history[] = {
     /* the 3rd's orders re-sent with corrected prices and refunds (replace_where) */
     {STEP_CORRECT_DAY, DEMO_CORRECTED_DAY, NULL, NULL},
     {STEP_APPEND, 7, NULL, NULL},
-    /* a price drop on monitors, applied to the open orders of the last day
-     * (kept off the files the DELETE gave deletion vectors: an UPDATE of
-     * such a file resurrects the deleted rows, a DML bug reported upstream) */
+    /* a price drop on monitors, applied to the open orders of the last day */
     {STEP_UPDATE, 0, "amount = amount * 0.9",
      "product = 'monitor' AND status = 'placed' AND order_date >= DATE '2024-05-07'"},
     {STEP_LATE, 0, NULL, NULL},
-    /* MERGE and OPTIMIZE commits go here (versions 12 and 13) once the
-     * library has them: a MERGE of late status changes by order_id, then an
-     * OPTIMIZE compacting the small daily files. Append them at the end so
-     * the versions above stay what tests and docs describe. */
+    /* the carrier's status feed upserted by order_id: updates and new orders */
+    {STEP_MERGE, 0, NULL, NULL},
+    /* the small daily files compacted (no change data) */
+    {STEP_OPTIMIZE, 0, NULL, NULL},
 };
 #define DEMO_STEPS ((int)(sizeof demo_history / sizeof *demo_history))
 
@@ -135,6 +134,57 @@ static int demo_dml(const char *dir, const demo_step_def *d, int64_t *version, i
   return rc;
 }
 
+/* The carrier's feed: the last days' first orders delivered or returned,
+ * and three orders the shop's feed had missed. */
+static int demo_merge(const char *dir, const delta_type *schema, int64_t *version, int64_t *updated,
+                      int64_t *inserted) {
+  delta_buf b = DELTA_BUF_INIT;
+  int rc = 0;
+  for (int day = DEMO_DAYS - 1; day <= DEMO_DAYS && !rc; day++) {
+    uint32_t seed = (uint32_t)day * 31u;
+    delta_buf one = DELTA_BUF_INIT;
+    rc = gen_orders(&one, day, first_id(day), 6, 0, 0);
+    /* the same orders with a new status (the rest of the row as generated) */
+    if (!rc) rc = delta_buf_putc(&one, 0); /* the lines as one C string */
+    for (char *line = (char *)one.data; !rc && line && *line;) {
+      char *nl = strchr(line, '\n');
+      char *st = strstr(line, "\"status\":\"");
+      if (!nl || !st || st > nl) break;
+      char *end = strchr(st + 10, '"');
+      const char *now = next_rand(&seed) % 4 ? "delivered" : "returned";
+      rc = delta_buf_printf(&b, "%.*s%s%.*s\n", (int)(st + 10 - line), line, now, (int)(nl - end), end);
+      line = nl + 1;
+    }
+    delta_buf_dispose(&one);
+  }
+  if (!rc) rc = gen_orders(&b, DEMO_DAYS, first_id(DEMO_DAYS + 1) + 7, 3, 2, 0);
+  if (rc) {
+    delta_buf_dispose(&b);
+    return rc;
+  }
+  size_t len = b.len;
+  char *text = (char *)delta_buf_detach(&b);
+  struct ArrowArrayStream source;
+  if ((rc = input_text_stream(text, len, INPUT_NDJSON, schema, 0, &source))) return rc;
+  static const delta_merge_clause clauses[] = {
+      {DELTA_MERGE_MATCHED, DELTA_MERGE_UPDATE, "t.status <> s.status", "status = s.status"},
+      {DELTA_MERGE_NOT_MATCHED, DELTA_MERGE_INSERT, NULL, NULL},
+  };
+  delta_merge_options o = DELTA_MERGE_OPTIONS_INIT;
+  o.source = &source;
+  o.on = "t.order_id = s.order_id";
+  o.clauses = clauses;
+  o.n_clauses = 2;
+  delta_merge_result r;
+  rc = delta_merge(dir, &o, &r);
+  if (source.release) source.release(&source);
+  if (!rc && r.noop) rc = delta_error_set(DELTA_ERROR, "demo MERGE changed nothing");
+  *version = r.version;
+  *updated = r.rows_updated;
+  *inserted = r.rows_inserted;
+  return rc;
+}
+
 static int64_t table_version(const char *dir) {
   delta_table *t = NULL;
   delta_snapshot *s = NULL;
@@ -152,6 +202,24 @@ static int64_t table_version(const char *dir) {
 static int demo_step(const char *dir, int step, const delta_type *schema, int *written) {
   const demo_step_def *d = &demo_history[step];
   int64_t have = table_version(dir);
+  if (d->kind == STEP_MERGE || d->kind == STEP_OPTIMIZE) {
+    if (have >= step) return 0;
+    int64_t v, a, b;
+    int rc;
+    if (d->kind == STEP_MERGE) {
+      if ((rc = demo_merge(dir, schema, &v, &a, &b))) return rc;
+      printf("  version %" PRId64 ": MERGE, %" PRId64 " rows updated, %" PRId64 " inserted\n", v, a, b);
+    } else {
+      delta_optimize_options o = DELTA_OPTIMIZE_OPTIONS_INIT;
+      delta_optimize_result r;
+      if ((rc = delta_optimize(dir, &o, &r))) return rc;
+      if (r.noop) return delta_error_set(DELTA_ERROR, "demo OPTIMIZE had nothing to do");
+      printf("  version %" PRId64 ": OPTIMIZE, %" PRId64 " files compacted into %" PRId64 "\n", r.version,
+             r.files_removed, r.files_added);
+    }
+    ++*written;
+    return 0;
+  }
   if (d->kind == STEP_UPDATE || d->kind == STEP_DELETE) {
     if (have >= step) return 0;
     int64_t v, rows;

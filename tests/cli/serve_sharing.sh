@@ -67,7 +67,8 @@ client cdf parquet snapshot >"$tmp/rows" && same_rows "parquet snapshot = deltac
 client cdf parquet changes --from 0 >"$tmp/rows" && same_rows "parquet changes = deltac changes" "$tmp/rows" changes --from 0 "$tmp/cdf"
 
 # --------------------------------------------------------- delta format
-client demo delta snapshot >"$tmp/rows" && same_rows "delta snapshot (DVs) = deltac scan" "$tmp/rows" scan "$tmp/demo"
+client demo delta snapshot --version 11 >"$tmp/rows" && same_rows "delta snapshot (DVs, before the OPTIMIZE) = deltac scan" "$tmp/rows" scan --version 11 "$tmp/demo"
+client demo delta snapshot >"$tmp/rows" && same_rows "delta snapshot = deltac scan" "$tmp/rows" scan "$tmp/demo"
 client demo delta changes --from 0 >"$tmp/rows" && same_rows "delta changes 0.. = deltac changes" "$tmp/rows" changes --from 0 "$tmp/demo"
 client dvcm delta snapshot >"$tmp/rows" && same_rows "delta snapshot, column mapping + DVs" "$tmp/rows" scan "$CM"
 # a client offering both formats gets parquet for a plain table, delta for the DV table
@@ -85,11 +86,11 @@ req() { # req OUT URL [curl args]: body in OUT, headers in OUT.h, status echoed
   curl -s -o "$out" -D "$out.h" -w '%{http_code}' -H "$AUTH" "$@" "$url"
 }
 format_of() { tr -d '\r' <"$1.h" | awk -F': ' 'tolower($1) == "delta-sharing-capabilities" { print $2 }'; }
-check "parquet query of a DV table: 400" test "$(req "$tmp/b" "$TB/demo/query" -d '{}')" = 400
+check "parquet query of a DV table: 400" test "$(req "$tmp/b" "$TB/demo/query" -d '{"version":11}')" = 400
 check "... says why and what to ask for" grep -q "deletion vectors.*responseformat=delta" "$tmp/b"
 check "parquet query of a column-mapping table: 400" test "$(req "$tmp/b" "$TB/dvcm/query" -d '{}')" = 400
 check "parquet changes over DV commits: 400" test "$(req "$tmp/b" "$TB/demo/changes?startingVersion=7&endingVersion=7")" = 400
-check "delta query: 200" test "$(req "$tmp/b" "$TB/demo/query" -H "$CAP" -d '{}')" = 200
+check "delta query: 200" test "$(req "$tmp/b" "$TB/demo/query" -H "$CAP" -d '{"version":11}')" = 200
 check "delta query: format echoed" test "$(format_of "$tmp/b")" = "responseformat=delta"
 check "delta query: protocol and metadata wrap the log's" python3 - "$tmp/b" <<'PY'
 import json, sys
@@ -105,11 +106,11 @@ check "delta metadata: 200" test "$(req "$tmp/b" "$TB/demo/metadata" -H "$CAP")"
 check "delta metadata lines" python3 -c "
 import json; l=[json.loads(x) for x in open('$tmp/b')]
 assert len(l) == 2 and 'deltaProtocol' in l[0]['protocol'] and l[1]['metaData']['deltaMetadata']['name'] == 'orders'"
-check "both formats offered, DV table: delta" test "$(req "$tmp/b" "$TB/demo/query" -d '{}' \
+check "both formats offered, DV table: delta" test "$(req "$tmp/b" "$TB/demo/query" -d '{"version":11}' \
   -H "delta-sharing-capabilities: responseFormat=parquet,delta; readerFeatures=DeletionVectors")-$(format_of "$tmp/b")" = "200-responseformat=delta"
 check "both formats offered, plain table: parquet" test "$(req "$tmp/b" "$TB/cdf/query" -d '{}' \
   -H "delta-sharing-capabilities: responseformat=delta,parquet")-$(format_of "$tmp/b")" = "200-responseformat=parquet"
-check "delta without readerfeatures deletionvectors: 400" test "$(req "$tmp/b" "$TB/demo/query" -d '{}' \
+check "delta without readerfeatures deletionvectors: 400" test "$(req "$tmp/b" "$TB/demo/query" -d '{"version":11}' \
   -H "delta-sharing-capabilities: responseformat=delta;readerfeatures=columnmapping")" = 400
 check "... names the feature" grep -q "deletionVectors" "$tmp/b"
 check "delta without columnmapping: 400" test "$(req "$tmp/b" "$TB/dvcm/query" -d '{}' \
@@ -117,7 +118,7 @@ check "delta without columnmapping: 400" test "$(req "$tmp/b" "$TB/dvcm/query" -
 check "unknown response format: 400" test "$(req "$tmp/b" "$TB/cdf/query" -d '{}' -H "delta-sharing-capabilities: responseformat=avro")" = 400
 
 # signed DV links: the DV file is served, a tampered link is not
-req "$tmp/b" "$TB/demo/query" -H "$CAP" -d '{}' >/dev/null
+req "$tmp/b" "$TB/demo/query" -H "$CAP" -d '{"version":11}' >/dev/null
 dvurl=$(python3 -c "
 import json
 for x in open('$tmp/b'):

@@ -116,15 +116,15 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert "error" not in d, d["error"]
 assert d["tables"] == ["demo"] and d["name"] == "demo"
-assert "change data feedon" in d["info"] and "partition columnsorder_date" in d["info"] and "rows174" in d["info"]
-assert d["schemaColumns"] == 7 and d["summaryVersions"] == list(range(11, -1, -1))
-assert d["rows"] == 174 and d["history"] == 12
-assert d["changesTitle"] == "Changes of version 11" and d["changeRows"] == 7 and "_change_type" in d["changeHeader"]
-assert d["rangeTitle"] == "Changes of versions 0 to 11" and d["rangeRows"] == 250
+assert "change data feedon" in d["info"] and "partition columnsorder_date" in d["info"] and "rows177" in d["info"]
+assert d["schemaColumns"] == 7 and d["summaryVersions"] == list(range(13, -1, -1))
+assert d["rows"] == 177 and d["history"] == 14
+assert d["changesTitle"] == "Changes of version 12" and d["changeRows"] == 27 and "_change_type" in d["changeHeader"]
+assert d["rangeTitle"] == "Changes of versions 0 to 12" and d["rangeRows"] == 277
 assert d["filteredTypes"] == ["delete"]
 assert "ON t.`order_id` = s.`order_id`" in d["merge"] and "THEN DELETE" in d["merge"]
 assert d["badFilter"].startswith("filter:")
-assert d["liveVersion"] == 12
+assert d["liveVersion"] == 14
 PY
 fi
 

@@ -90,8 +90,9 @@ const out = {};
   out.rows = dataRows('t-rows');
   out.history = dataRows('t-history');
   if (process.env.UI_TOKEN) { console.log(JSON.stringify(out)); process.exit(0); }
-  // a click on the newest version shows its change rows; shift-click on the oldest extends the range
-  summary.rows[1].fire('click');
+  // a click on a version shows its change rows (the newest, an OPTIMIZE, has none: the MERGE
+  // before it); shift-click on the oldest extends the range
+  summary.rows[2].fire('click');
   await until('changes', () => !$('changes-sec').hidden && dataRows('t-changes') > 0);
   out.changesTitle = $('changes-title').textContent;
   out.changeRows = dataRows('t-changes');
