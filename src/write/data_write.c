@@ -13,6 +13,8 @@
 #include "storage/path.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
+#include "log/snapshot.h"
+#include "write/constraints.h"
 #include "write/file_stats.h"
 #include "write/schema_build.h"
 
@@ -41,6 +43,7 @@ struct data_writer {
   delta_buf adds;
   int64_t files, rows, bytes;
   delta_buf tmp;
+  write_constraints *constraints; /* NULL: nothing to check */
 };
 
 static int64_t now_ms(void) {
@@ -126,6 +129,28 @@ static int phys_schema(const struct ArrowSchema *in, const delta_type *t, const 
     } else
       rc = delta_error_set(DELTA_EINVAL, "column %s: input type does not match the table", name ? name : "?");
   }
+  return rc;
+}
+
+/* The constraints of the table, from the configuration given or else from
+ * the table's latest metadata. */
+static int bind_constraints(data_writer *dw) {
+  const data_write_config *cfg = &dw->cfg;
+  if (cfg->has_configuration)
+    return constraints_new(&dw->constraints, cfg->schema, cfg->configuration, cfg->n_configuration, &dw->input);
+  delta_table *t = NULL;
+  delta_snapshot *s = NULL;
+  int rc = delta_table_open(&t, delta_storage_location(cfg->storage));
+  if (!rc) rc = delta_snapshot_open(&s, t, NULL);
+  if (rc == DELTA_ENOTFOUND) {
+    delta_error_clear();
+    rc = constraints_new(&dw->constraints, cfg->schema, NULL, 0, &dw->input);
+  } else if (!rc) {
+    rc = constraints_new(&dw->constraints, cfg->schema, s->metadata.configuration, s->metadata.n_configuration,
+                         &dw->input);
+  }
+  delta_snapshot_free(s);
+  delta_table_free(t);
   return rc;
 }
 
@@ -220,6 +245,7 @@ int data_writer_new(data_writer **out, const data_write_config *cfg, const struc
       }
     }
   }
+  if (!rc) rc = bind_constraints(dw);
   if (rc) goto fail;
   *out = dw;
   return 0;
@@ -424,22 +450,11 @@ static int widen(const struct ArrowArray *a, char from, char to, struct ArrowArr
 
 int data_writer_write(data_writer *dw, const struct ArrowArray *batch) {
   if (batch->length == 0) return 0;
-  const delta_type *st = dw->cfg.schema;
-  /* non-nullable columns must hold no nulls */
-  for (int f = 0; f < st->n_fields; f++) {
-    int c = dw->input_of_field[f];
-    if (c >= 0 && !st->fields[f].nullable && batch->children[c]->null_count != 0) {
-      const struct ArrowArray *a = batch->children[c];
-      for (int64_t i = 0; i < batch->length; i++)
-        if (!arrow_is_valid(a, batch->offset + i))
-          return delta_error_set(DELTA_EINVAL, "column %s is not nullable but the input has a null in it",
-                                 st->fields[f].name);
-    }
-  }
+  int rc = constraints_check(dw->constraints, batch);
+  if (rc) return rc;
   /* the data columns as a struct array borrowing the input's children */
   struct ArrowArray *kids[dw->n_data + 1];
   struct ArrowArray widened[dw->n_data + 1];
-  int rc = 0;
   int64_t n = batch->length;
   int *group = NULL;
   uint8_t *keep = NULL;
@@ -559,6 +574,7 @@ void data_writer_free(data_writer *dw) {
   delta_free(dw->cast_to);
   delta_buf_dispose(&dw->adds);
   delta_buf_dispose(&dw->tmp);
+  constraints_free(dw->constraints);
   delta_free(dw);
 }
 

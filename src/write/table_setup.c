@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "util/error_internal.h"
+#include "write/constraints.h"
 
 static bool is_bool(const char *v) { return strcasecmp(v, "true") == 0 || strcasecmp(v, "false") == 0; }
 
@@ -38,9 +39,14 @@ int table_check_properties(const char *const *keys, const char *const *values, i
       if (*v == 0 || *end || x <= 0) return delta_error_set(DELTA_EINVAL, "property %s must be a positive integer", k);
     }
     if (strcmp(k, "delta.enableRowTracking") == 0 || strcmp(k, "delta.checkpoint.writeStatsAsStruct") == 0 ||
-        strncmp(k, "delta.constraints.", 18) == 0 || strcmp(k, "delta.enableTypeWidening") == 0 ||
+        strcmp(k, "delta.enableTypeWidening") == 0 ||
         strncmp(k, "delta.enableIcebergCompat", 25) == 0)
       return delta_error_set(DELTA_EUNSUPPORTED, "property %s: deltac cannot write tables that use it yet", k);
+    if (strncmp(k, CONSTRAINT_PREFIX, strlen(CONSTRAINT_PREFIX)) == 0) {
+      /* the expression is checked against the schema when the table is set up */
+      known = true;
+      if (!k[strlen(CONSTRAINT_PREFIX)]) return delta_error_set(DELTA_EINVAL, "property %s: a constraint needs a name", k);
+    }
     if (!known) return delta_error_set(DELTA_EINVAL, "unknown table property %s", k);
   }
   return 0;
@@ -72,6 +78,12 @@ static bool uses_kind(const delta_type *t, delta_type_kind k) {
   return uses_kind(t->element, k) || uses_kind(t->key, k) || uses_kind(t->value, k);
 }
 
+static bool has_not_null(const delta_type *t) {
+  for (int i = 0; t && i < t->n_fields; i++)
+    if (!t->fields[i].nullable || has_not_null(t->fields[i].type)) return true;
+  return false;
+}
+
 int table_derive_protocol(const delta_type *schema, const delta_kv *config, int n_config, delta_arena *arena,
                           delta_protocol *out) {
   memset(out, 0, sizeof *out);
@@ -81,9 +93,10 @@ int table_derive_protocol(const delta_type *schema, const delta_kv *config, int 
   bool dv = table_prop_true(config, n_config, "delta.enableDeletionVectors");
   bool ict = table_prop_true(config, n_config, "delta.enableInCommitTimestamps");
   bool ntz = uses_kind(schema, DT_TIMESTAMP_NTZ);
+  bool checks = constraints_any(config, n_config);
   /* legacy versions while they suffice (every reader knows them) */
   int reader = cm ? 2 : 1;
-  int writer = cm ? 5 : cdf ? 4 : 2;
+  int writer = cm ? 5 : cdf ? 4 : checks ? 3 : 2;
   (void)append_only; /* writer 2 covers appendOnly */
   if (!dv && !ict && !ntz) {
     out->min_reader_version = reader;
@@ -91,10 +104,12 @@ int table_derive_protocol(const delta_type *schema, const delta_kv *config, int 
     return 0;
   }
   /* table features: list exactly what is used */
-  const char **rf = delta_arena_alloc(arena, 8 * sizeof *rf), **wf = delta_arena_alloc(arena, 8 * sizeof *wf);
+  const char **rf = delta_arena_alloc(arena, 8 * sizeof *rf), **wf = delta_arena_alloc(arena, 10 * sizeof *wf);
   if (!rf || !wf) return DELTA_NOMEM();
   int nr = 0, nw = 0;
   if (append_only) wf[nw++] = "appendOnly";
+  if (has_not_null(schema)) wf[nw++] = "invariants"; /* NOT NULL columns are invariants to Spark */
+  if (checks) wf[nw++] = "checkConstraints";
   if (cdf) wf[nw++] = "changeDataFeed";
   if (cm) wf[nw++] = "columnMapping", rf[nr++] = "columnMapping";
   if (dv) wf[nw++] = "deletionVectors", rf[nr++] = "deletionVectors";
@@ -152,9 +167,6 @@ int table_check_writable(const delta_protocol *p, const delta_metadata *m, const
     }
   if (has_invariants(schema))
     return delta_error_set(DELTA_EUNSUPPORTED, "table has column invariants, which deltac cannot enforce yet");
-  for (int i = 0; i < m->n_configuration; i++)
-    if (strncmp(m->configuration[i].key, "delta.constraints.", 18) == 0)
-      return delta_error_set(DELTA_EUNSUPPORTED, "table has CHECK constraints, which deltac cannot enforce yet");
   if (has_generated(schema, false))
     return delta_error_set(DELTA_EUNSUPPORTED, "table has generated columns, which deltac cannot compute yet");
   if (has_generated(schema, true))

@@ -21,6 +21,7 @@
 #include "write/action_write.h"
 #include "write/checkpoint_write.h"
 #include "write/commit.h"
+#include "write/constraints.h"
 #include "write/data_write.h"
 #include "write/replace_where.h"
 #include "write/schema_build.h"
@@ -132,6 +133,12 @@ static int setup_new_table(write_ctx *c) {
     return delta_error_set(DELTA_EINVAL, "every column is a partition column; a table needs one data column");
   m->partition_columns = c->partition_cols;
   m->n_partition_columns = c->n_partition_cols;
+  for (int i = 0; i < m->n_configuration; i++) {
+    const char *k = m->configuration[i].key;
+    if (strncmp(k, CONSTRAINT_PREFIX, strlen(CONSTRAINT_PREFIX)) == 0 &&
+        (rc = constraint_validate(k + strlen(CONSTRAINT_PREFIX), m->configuration[i].value, c->schema)))
+      return rc;
+  }
   if ((rc = schema_string(c))) return rc;
   if ((rc = table_derive_protocol(c->schema, m->configuration, m->n_configuration, &c->arena, &c->protocol)))
     return rc;
@@ -286,7 +293,7 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   /* data files */
   data_write_config dc = {c.table->storage, c.schema, c.partition_cols, c.n_partition_cols,
                           table_cm_mode(c.meta.configuration, c.meta.n_configuration) != CM_NONE,
-                          opts->target_file_size, opts->codec};
+                          opts->target_file_size, opts->codec, c.meta.configuration, c.meta.n_configuration, true};
   if (data && opts->replace_where) {
     /* every row written must fall inside what is replaced */
     if ((rc = expr_parse(opts->replace_where, &where))) goto done;
