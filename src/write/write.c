@@ -250,6 +250,8 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   struct ArrowArray batch = {0};
   expr_node *where = NULL;
   replace_where_outcome rw = {0};
+  replace_where_cdc *cdc = NULL;
+  int64_t cdc_files = 0;
   int rc = delta_table_open(&c.table, location);
   if (rc) goto done;
   if (opts->app_id && opts->app_version < 0) {
@@ -302,6 +304,14 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
       goto done;
     }
   }
+  if (opts->replace_where && c.snap &&
+      table_prop_true(c.meta.configuration, c.meta.n_configuration, "delta.enableChangeDataFeed")) {
+    if (c.new_metadata) {
+      rc = delta_error_set(DELTA_EUNSUPPORTED, "--replace-where with a schema change on a change-data-feed table");
+      goto done;
+    }
+    if ((rc = replace_where_cdc_new(&cdc, c.snap, data ? &c.in_schema : NULL))) goto done;
+  }
   if (data) {
     if ((rc = data_writer_new(&dw, &dc, &c.in_schema))) goto done;
     for (;;) {
@@ -313,6 +323,7 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
       if (!batch.release) break;
       rc = where ? replace_where_check(where, &batch, opts->replace_where) : 0;
       if (!rc) rc = data_writer_write(dw, &batch);
+      if (!rc && cdc) rc = replace_where_cdc_insert(cdc, &batch);
       batch.release(&batch);
       if (rc) goto done;
     }
@@ -336,15 +347,7 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   }
   int64_t removed_rows = 0, removed_bytes = 0;
   if (opts->replace_where && c.snap) {
-    if ((rc = replace_where_apply(c.snap, opts->replace_where, &dc, now, &c.actions, &rw))) goto done;
-    /* copied rows would read as deleted and re-inserted in the change feed
-     * unless cdc files say otherwise, and deltac does not write those yet */
-    if (rw.rows_copied && table_prop_true(c.meta.configuration, c.meta.n_configuration, "delta.enableChangeDataFeed")) {
-      rc = delta_error_set(DELTA_EUNSUPPORTED, "--replace-where matches only part of %lld file(s); on a change-data-feed "
-                           "table that needs cdc files, which deltac does not write yet (replace whole partitions)",
-                           (long long)rw.n_removed);
-      goto done;
-    }
+    if ((rc = replace_where_apply(c.snap, opts->replace_where, &dc, now, cdc, &c.actions, &rw))) goto done;
     removed = rw.removed;
     rw.removed = NULL;
     n_removed = rw.n_removed;
@@ -366,6 +369,7 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
     }
   }
   if (dw && (rc = data_writer_finish(dw, &c.actions))) goto done;
+  if (cdc && (rc = replace_where_cdc_finish(cdc, &c.actions, &cdc_files))) goto done;
 
   /* commit */
   const char *mode_name = opts->mode == DELTA_WRITE_OVERWRITE ? "Overwrite" : opts->mode == DELTA_WRITE_CREATE ? "ErrorIfExists" : "Append";
@@ -380,6 +384,7 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   if (!rc && opts->replace_where)
     rc = delta_buf_printf(&metrics, ",\"numDeletedRows\":\"%lld\",\"numCopiedRows\":\"%lld\"", (long long)removed_rows,
                           (long long)rw.rows_copied);
+  if (!rc && cdc) rc = delta_buf_printf(&metrics, ",\"numAddedChangeFiles\":\"%lld\"", (long long)cdc_files);
   if (!rc) rc = delta_buf_puts(&metrics, "}");
   if (!rc) rc = delta_buf_putc(&params, 0);
   if (!rc) rc = delta_buf_putc(&metrics, 0);
@@ -435,6 +440,7 @@ done:
   if (batch.release) batch.release(&batch);
   if (data && data->release) data->release(data);
   data_writer_free(dw);
+  replace_where_cdc_free(cdc);
   expr_free(where);
   delta_free(rw.removed);
   delta_free(removed);
