@@ -325,7 +325,9 @@ static int close_file(data_writer *dw, part_file *pf) {
     dw->bytes += (int64_t)pf->bytes.len;
   }
 done:
-  delta_buf_dispose(&pf->bytes);
+  /* the next file of this partition reuses the memory: growing a buffer of
+   * a hundred megabytes again costs copies and page faults */
+  delta_buf_reset(&pf->bytes);
   delta_buf_dispose(&key);
   delta_buf_dispose(&stats);
   delta_buf_dispose(&line);
