@@ -114,8 +114,12 @@ static int phys_schema(const struct ArrowSchema *in, const delta_type *t, const 
   }
   for (int64_t i = 0; i < in->n_children && !rc; i++) {
     const struct ArrowSchema *c = in->children[i];
-    if (t->kind == DT_STRUCT && i < t->n_fields)
-      rc = phys_schema(c, t->fields[i].type, &t->fields[i], cm, NULL, out->children[i]);
+    const delta_field *tf = NULL;
+    /* struct fields by name: the input may lack some or order them otherwise */
+    for (int k = 0; t->kind == DT_STRUCT && !tf && k < t->n_fields; k++)
+      if (strcasecmp(t->fields[k].name, c->name) == 0) tf = &t->fields[k];
+    if (tf)
+      rc = phys_schema(c, tf->type, tf, cm, NULL, out->children[i]);
     else if (t->kind == DT_ARRAY)
       rc = phys_schema(c, t->element, NULL, cm, c->name, out->children[i]);
     else if (t->kind == DT_MAP) {

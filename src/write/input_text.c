@@ -258,7 +258,15 @@ static int infer_ndjson(text_stream *ts, inf_set *s) {
         }
         case DELTA_JSON_OBJECT: case DELTA_JSON_ARRAY:
           k = INF_NESTED;
-          if (!col->nested && !(col->nested = json_type(m, 0))) rc = DELTA_NOMEM();
+          if (!col->nested) {
+            if (!(col->nested = json_type(m, 0))) rc = DELTA_NOMEM();
+          } else {
+            /* struct members differ between rows: the union of them all */
+            delta_type *t = json_type(m, 0);
+            int added = 0;
+            rc = t ? schema_add_fields(col->nested, t, &added) : DELTA_NOMEM();
+            delta_type_free(t);
+          }
           break;
         default: k = INF_STRING;
         }
@@ -300,8 +308,13 @@ static int build_type(text_stream *ts, inf_set *s, const delta_type *table) {
     f->name = delta_strdup(tf ? tf->name : s->cols[i].name);
     f->metadata = delta_strdup("{}");
     f->nullable = tf ? tf->nullable : true;
-    if (tf) f->type = schema_copy(tf->type);
-    else if (s->cols[i].kind == INF_NESTED && s->cols[i].nested) {
+    if (tf) {
+      /* the table's types; struct fields only the input has are added with
+       * their inferred types (for --schema-mode merge, or its error) */
+      f->type = schema_copy(tf->type);
+      int added = 0;
+      if (f->type && s->cols[i].nested && schema_add_fields(f->type, s->cols[i].nested, &added)) return DELTA_NOMEM();
+    } else if (s->cols[i].kind == INF_NESTED && s->cols[i].nested) {
       f->type = s->cols[i].nested;
       s->cols[i].nested = NULL;
     } else {
