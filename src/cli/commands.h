@@ -16,10 +16,11 @@ int cmd_changes(int argc, char **argv);  /* cmd_changes.c */
 int cmd_serve(int argc, char **argv);
 /* demo (cmd_demo.c): writes a demo table and serves it. */
 int cmd_demo(int argc, char **argv);
-/* create, write, checkpoint (cmd_write.c): making and growing tables. */
+/* create, write, checkpoint, constraint (cmd_write.c): making and growing tables. */
 int cmd_create(int argc, char **argv);
 int cmd_write(int argc, char **argv);
 int cmd_checkpoint(int argc, char **argv);
+int cmd_constraint(int argc, char **argv);
 /* delete, update (cmd_dml.c): row-level changes. */
 int cmd_delete(int argc, char **argv);
 int cmd_update(int argc, char **argv);

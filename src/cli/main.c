@@ -32,6 +32,7 @@ static const char usage[] =
     "        [--property k=v ...] [--app-id A --app-version N] [--target-file-size 128M]\n"
     "        --input FILE(.ndjson|.csv|.parquet) TABLE  append or overwrite rows (creates the table)\n"
     "  checkpoint [--version N] TABLE    write a checkpoint and _last_checkpoint\n"
+    "  constraint add NAME EXPR TABLE | drop [--if-exists] NAME TABLE  CHECK constraints\n"
     "  delete --where EXPR [--no-deletion-vectors] TABLE  delete the matching rows (DVs when enabled)\n"
     "  update --set \"col = expr, ...\" [--where EXPR] [--no-deletion-vectors] TABLE  change matching rows\n"
     "\n"
@@ -107,6 +108,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "create") == 0) return cmd_create(argc - 2, argv + 2);
   if (strcmp(cmd, "write") == 0) return cmd_write(argc - 2, argv + 2);
   if (strcmp(cmd, "checkpoint") == 0) return cmd_checkpoint(argc - 2, argv + 2);
+  if (strcmp(cmd, "constraint") == 0) return cmd_constraint(argc - 2, argv + 2);
   if (strcmp(cmd, "delete") == 0) return cmd_delete(argc - 2, argv + 2);
   if (strcmp(cmd, "update") == 0) return cmd_update(argc - 2, argv + 2);
   int rc = cmd_table(cmd, argc - 2, argv + 2);

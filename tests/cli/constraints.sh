@@ -97,4 +97,36 @@ expect_error 'CHECK constraint bad' create --schema 'a long' --property 'delta.c
 expect_error 'a constraint needs a name' create --schema 'a long' --property 'delta.constraints.=a > 1' "$tmp/t5"
 [ ! -e "$tmp/t5/_delta_log" ] && ok || bad "refused create left a log"
 
+# deltac constraint add / drop
+t6="$tmp/t6"
+printf '{"id":1,"amount":5}\n{"id":2,"amount":-1}\n' >"$tmp/t6.ndjson"
+run write --input "$tmp/t6.ndjson" "$t6"
+expect_error 'constraint add: existing rows: CHECK constraint positive (amount > 0) violated by row {"id":2,"amount":-1}' \
+  constraint add positive "amount > 0" "$t6"
+expect_eq "refused add: versions" "$(versions "$t6")" 1
+run delete --where "id = 2" "$t6"
+run constraint add positive "amount > 0" "$t6"
+python3 - "$t6" <<'PY' && ok || bad "add: protocol, metadata, commitInfo"
+import json, sys
+acts = [json.loads(l) for l in open(sys.argv[1] + "/_delta_log/00000000000000000002.json")]
+ci = acts[0]["commitInfo"]
+assert ci["operation"] == "ADD CONSTRAINT" and ci["operationParameters"] == {"name": "positive", "expr": "amount > 0"}, ci
+assert next(a["protocol"] for a in acts if "protocol" in a)["minWriterVersion"] == 3
+m = next(a["metaData"] for a in acts if "metaData" in a)
+assert m["configuration"]["delta.constraints.positive"] == "amount > 0", m
+PY
+expect_error 'constraint Positive already exists' constraint add Positive "amount > 1" "$t6"
+printf '{"id":3,"amount":-7}\n' >"$tmp/neg7.ndjson"
+expect_error 'CHECK constraint positive (amount > 0) violated by row {"id":3,"amount":-7}' write --input "$tmp/neg7.ndjson" "$t6"
+expect_error 'no column named nope' constraint add c2 "nope > 1" "$t6"
+run constraint drop positive "$t6"
+run write --input "$tmp/neg7.ndjson" "$t6"
+expect_error 'the table has no constraint positive' constraint drop positive "$t6"
+run constraint drop --if-exists positive "$t6"
+expect_eq "drops and writes" "$(versions "$t6")" 5
+# a table-features protocol gets checkConstraints
+run create --schema 'id long' --property delta.enableDeletionVectors=true "$tmp/t7"
+run constraint add small "id < 5" "$tmp/t7"
+grep -q '"checkConstraints"' "$tmp/t7/_delta_log/00000000000000000001.json" && ok || bad "checkConstraints added"
+
 finish constraints
