@@ -97,7 +97,8 @@ int main(int argc, char **argv) {
            "(scan, plan, changes, serve)\n");
     printf("delta: log: log compaction files\n");
     printf("delta: write: create, append, overwrite, replace-where, partitions, column mapping, in-commit timestamps, "
-           "change data feed, app-id transactions, classic checkpoints\n");
+           "change data feed (cdc files for replace-where), app-id transactions, nested schema merge, "
+           "NOT NULL and CHECK constraints, classic and V2 checkpoints (sidecars, stats_parsed)\n");
     printf("delta: dml: delete, update (copy-on-write or deletion vectors, cdc files)\n");
     printf("serve: JSON API, change-feed SSE tail, Delta Sharing (parquet), web page\n");
     return 0;

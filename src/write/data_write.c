@@ -15,6 +15,7 @@
 #include "util/error_internal.h"
 #include "log/snapshot.h"
 #include "write/constraints.h"
+#include "write/file_out.h"
 #include "write/file_stats.h"
 #include "write/schema_build.h"
 
@@ -24,7 +25,7 @@ typedef struct {
   char *key;                /* partition key (values joined), owns */
   char *dir;                /* "a=1/b=x/" (Hive-escaped) or "" */
   char *values_json;        /* the partitionValues object */
-  delta_buf bytes;          /* the open file's bytes so far */
+  file_out out;             /* the open file */
   delta_parquet_writer *w;  /* NULL when no file is open */
 } part_file;
 
@@ -44,6 +45,8 @@ struct data_writer {
   int64_t files, rows, bytes;
   delta_buf tmp;
   write_constraints *constraints; /* NULL: nothing to check */
+  file_out_pending pending;       /* files to fsync before the commit */
+  int64_t opened;                 /* files opened: their part numbers */
 };
 
 static int64_t now_ms(void) {
@@ -258,20 +261,6 @@ fail:
   return rc;
 }
 
-static int sink_write(void *ctx, const void *data, size_t len) {
-  return delta_buf_append(ctx, data, len);
-}
-
-static int open_file(data_writer *dw, part_file *pf) {
-  delta_parquet_write_options o = DELTA_PARQUET_WRITE_OPTIONS_INIT;
-  o.codec = dw->cfg.codec;
-  int64_t rg = dw->cfg.target_file_size / 2;
-  o.row_group_bytes = rg < (16 << 10) ? (16 << 10) : rg > ((int64_t)128 << 20) ? ((int64_t)128 << 20) : rg;
-  delta_parquet_sink sink = {sink_write, &pf->bytes};
-  delta_buf_reset(&pf->bytes);
-  return delta_parquet_writer_open_sink(&pf->w, &sink, &dw->file_schema, &o);
-}
-
 static const char *codec_ext(delta_parquet_codec c) {
   switch (c) {
   case DELTA_PARQUET_UNCOMPRESSED: return "";
@@ -282,21 +271,31 @@ static const char *codec_ext(delta_parquet_codec c) {
   }
 }
 
+static int open_file(data_writer *dw, part_file *pf) {
+  delta_parquet_write_options o = DELTA_PARQUET_WRITE_OPTIONS_INIT;
+  o.codec = dw->cfg.codec;
+  int64_t rg = dw->cfg.target_file_size / 2;
+  o.row_group_bytes = rg < (16 << 10) ? (16 << 10) : rg > ((int64_t)128 << 20) ? ((int64_t)128 << 20) : rg;
+  char uuid[37];
+  write_uuid(uuid);
+  delta_buf key = DELTA_BUF_INIT;
+  int rc = delta_buf_printf(&key, "%spart-%05lld-%s.c000%s.parquet", pf->dir, (long long)dw->opened++, uuid,
+                            codec_ext(dw->cfg.codec));
+  if (!rc) rc = delta_buf_putc(&key, 0);
+  if (!rc) rc = file_out_open(&pf->out, dw->cfg.storage, (const char *)key.data);
+  delta_buf_dispose(&key);
+  delta_parquet_sink sink = {file_out_write, &pf->out};
+  if (!rc) rc = delta_parquet_writer_open_sink(&pf->w, &sink, &dw->file_schema, &o);
+  return rc;
+}
+
 static int close_file(data_writer *dw, part_file *pf) {
   delta_parquet_write_result *r = NULL;
-  delta_buf key = DELTA_BUF_INIT, stats = DELTA_BUF_INIT, line = DELTA_BUF_INIT;
+  delta_buf stats = DELTA_BUF_INIT, line = DELTA_BUF_INIT;
   int rc = delta_parquet_writer_close(pf->w, &r);
   delta_parquet_writer_free(pf->w);
   pf->w = NULL;
-  if (rc) goto done;
-  char uuid[37];
-  write_uuid(uuid);
-  rc = delta_buf_printf(&key, "%spart-%05lld-%s.c000%s.parquet", pf->dir, (long long)dw->files, uuid,
-                        codec_ext(dw->cfg.codec));
-  if (!rc) rc = delta_buf_putc(&key, 0);
-  if (rc) goto done;
-  key.len--;
-  rc = delta_storage_put(dw->cfg.storage, (const char *)key.data, pf->bytes.data, pf->bytes.len, false);
+  if (!rc) rc = file_out_close(&pf->out, &dw->pending);
   if (rc) goto done;
   if ((rc = file_stats_json(r, &stats))) goto done;
   delta_json_writer w;
@@ -306,13 +305,13 @@ static int close_file(data_writer *dw, part_file *pf) {
   delta_json_write_object_begin(&w);
   delta_json_write_key(&w, "path");
   delta_buf enc = DELTA_BUF_INIT;
-  rc = delta_path_encode(&enc, (const char *)key.data, key.len);
+  rc = delta_path_encode(&enc, pf->out.key, strlen(pf->out.key));
   delta_json_write_string_n(&w, (const char *)enc.data, enc.len);
   delta_buf_dispose(&enc);
   delta_json_write_key(&w, "partitionValues");
   delta_json_write_raw(&w, pf->values_json, strlen(pf->values_json));
   delta_json_write_key(&w, "size");
-  delta_json_write_int64(&w, (int64_t)pf->bytes.len);
+  delta_json_write_int64(&w, pf->out.size);
   delta_json_write_key(&w, "modificationTime");
   delta_json_write_int64(&w, now_ms());
   delta_json_write_key(&w, "dataChange");
@@ -326,13 +325,10 @@ static int close_file(data_writer *dw, part_file *pf) {
   if (!rc) rc = delta_buf_append(&dw->adds, line.data, line.len);
   if (!rc) {
     dw->files++;
-    dw->bytes += (int64_t)pf->bytes.len;
+    dw->bytes += pf->out.size;
   }
 done:
-  /* the next file of this partition reuses the memory: growing a buffer of
-   * a hundred megabytes again costs copies and page faults */
-  delta_buf_reset(&pf->bytes);
-  delta_buf_dispose(&key);
+  file_out_abort(&pf->out); /* closed: only frees */
   delta_buf_dispose(&stats);
   delta_buf_dispose(&line);
   delta_parquet_write_result_free(r);
@@ -407,7 +403,7 @@ static int write_rows(data_writer *dw, part_file *pf, const struct ArrowArray *d
   if (!pf->w && (rc = open_file(dw, pf))) return rc;
   if ((rc = delta_parquet_writer_write(pf->w, data))) return rc;
   dw->rows += data->length;
-  if ((int64_t)pf->bytes.len >= dw->cfg.target_file_size) rc = close_file(dw, pf);
+  if (pf->out.size >= dw->cfg.target_file_size) rc = close_file(dw, pf);
   return rc;
 }
 
@@ -557,7 +553,8 @@ int data_writer_finish(data_writer *dw, delta_buf *adds) {
       int rc = close_file(dw, dw->parts[i]);
       if (rc) return rc;
     }
-  return delta_buf_append(adds, dw->adds.data, dw->adds.len);
+  int rc = file_out_sync(&dw->pending);
+  return rc ? rc : delta_buf_append(adds, dw->adds.data, dw->adds.len);
 }
 
 void data_writer_free(data_writer *dw) {
@@ -565,7 +562,7 @@ void data_writer_free(data_writer *dw) {
   for (int i = 0; i < dw->n_parts; i++) {
     part_file *pf = dw->parts[i];
     delta_parquet_writer_free(pf->w);
-    delta_buf_dispose(&pf->bytes);
+    file_out_abort(&pf->out);
     delta_free(pf->key);
     delta_free(pf->dir);
     delta_free(pf->values_json);
@@ -581,6 +578,7 @@ void data_writer_free(data_writer *dw) {
   delta_buf_dispose(&dw->adds);
   delta_buf_dispose(&dw->tmp);
   constraints_free(dw->constraints);
+  file_out_pending_dispose(&dw->pending);
   delta_free(dw);
 }
 

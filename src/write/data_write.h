@@ -6,8 +6,9 @@
  * to the directory names and partitionValues, the others to the file in the
  * table's column order under their physical names (with field ids) when
  * the table uses column mapping. A file is closed once it reaches the
- * target size. Files are put whole through the storage handle, so nothing
- * half-written is ever visible, and each has a fresh UUID name.
+ * target size. Each file has a fresh UUID name and appears whole (on local
+ * storage renamed from a hidden temporary, elsewhere put whole: file_out.h);
+ * data_writer_finish makes them durable before the caller commits.
  */
 #ifndef DELTAC_WRITE_DATA_WRITE_H
 #define DELTAC_WRITE_DATA_WRITE_H
@@ -49,7 +50,8 @@ int data_writer_new(data_writer **out, const data_write_config *cfg, const struc
 /* DELTA_EINVAL naming the constraint and a row when the batch violates one
  * (constraints.h); nothing of that batch is written then. */
 int data_writer_write(data_writer *dw, const struct ArrowArray *batch);
-/* Close every open file and append one {"add":...} line per file to `adds`. */
+/* Close every open file, fsync the files written, and append one
+ * {"add":...} line per file to `adds`. */
 int data_writer_finish(data_writer *dw, delta_buf *adds);
 void data_writer_free(data_writer *dw);
 
