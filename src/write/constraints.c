@@ -7,6 +7,7 @@
 #include "arrow/array.h"
 #include "arrow/format.h"
 #include "expr/expr.h"
+#include "json/json.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 
@@ -17,7 +18,7 @@ typedef struct {
 } not_null_rule;
 
 typedef struct {
-  char *name;
+  char *name;        /* "CHECK constraint positive", "invariant of column a.b" */
   char *text;        /* the expression as the table holds it */
   expr_node *violated; /* NOT (expression), bound: TRUE exactly where the constraint is FALSE */
 } check_rule;
@@ -45,6 +46,30 @@ static int find_input(const struct ArrowSchema *s, const char *name) {
   return -1;
 }
 
+static int add_check(write_constraints *c, char *name, char *text);
+
+/* A column invariant (legacy writer 2: field metadata "delta.invariants" =
+ * "{\"expression\":{\"expression\":\"x > 3\"}}"): a CHECK on that column. */
+static int add_invariant(write_constraints *c, const delta_field *fd, const char *path) {
+  delta_json_doc *d = NULL;
+  delta_buf inv = DELTA_BUF_INIT, expr = DELTA_BUF_INIT, name = DELTA_BUF_INIT;
+  int rc = delta_json_doc_new(&d);
+  if (!rc) rc = delta_json_parse(d, fd->metadata, strlen(fd->metadata));
+  if (!rc) rc = delta_json_string(delta_json_get(delta_json_root(d), "delta.invariants"), &inv);
+  if (!rc) rc = delta_json_parse(d, (const char *)inv.data, inv.len);
+  if (!rc) rc = delta_json_string(delta_json_get(delta_json_get(delta_json_root(d), "expression"), "expression"), &expr);
+  if (rc) rc = delta_error_set(DELTA_EUNSUPPORTED, "column %s: cannot read its invariant", path);
+  if (!rc) rc = delta_buf_printf(&name, "invariant of column %s", path);
+  if (!rc) rc = delta_buf_putc(&name, 0);
+  if (!rc) rc = delta_buf_putc(&expr, 0);
+  if (!rc) rc = add_check(c, (char *)delta_buf_detach(&name), (char *)delta_buf_detach(&expr));
+  delta_buf_dispose(&inv);
+  delta_buf_dispose(&expr);
+  delta_buf_dispose(&name);
+  delta_json_doc_free(d);
+  return rc;
+}
+
 /* The NOT NULL fields of struct `t` under the input struct `in`, depth-first. */
 static int collect_not_null(write_constraints *c, const delta_type *t, const struct ArrowSchema *in, int *path,
                             int depth, delta_buf *name) {
@@ -65,6 +90,9 @@ static int collect_not_null(write_constraints *c, const delta_type *t, const str
       continue;
     }
     path[depth] = k;
+    if (fd->metadata && strstr(fd->metadata, "\"delta.invariants\"") &&
+        (rc = add_invariant(c, fd, (const char *)name->data)))
+      return rc;
     if (!fd->nullable) {
       not_null_rule *r = delta_realloc(c->nn, (size_t)(c->n_nn + 1) * sizeof *r);
       if (!r) return DELTA_NOMEM();
@@ -118,7 +146,7 @@ static int parse_violation(const char *name, const char *text, expr_node **out) 
     not->args[0] = e;
     not->n_args = 1;
   }
-  if (rc) delta_error_prefix("CHECK constraint %s", name);
+  if (rc) delta_error_prefix("%s", name);
   *out = not;
   return rc;
 }
@@ -136,23 +164,11 @@ int constraints_new(write_constraints **out, const delta_type *schema, const del
   size_t pl = strlen(CONSTRAINT_PREFIX);
   for (int i = 0; i < n_config && !rc; i++) {
     if (strncmp(config[i].key, CONSTRAINT_PREFIX, pl) != 0) continue;
-    check_rule *r = delta_realloc(c->checks, (size_t)(c->n_checks + 1) * sizeof *r);
-    if (!r) {
-      rc = DELTA_NOMEM();
-      break;
-    }
-    c->checks = r;
-    r = &c->checks[c->n_checks++];
-    r->name = delta_strdup(config[i].key + pl);
-    r->text = delta_strdup(config[i].value);
-    r->violated = NULL;
-    if (!r->name || !r->text) {
-      rc = DELTA_NOMEM();
-      break;
-    }
-    if ((rc = parse_violation(r->name, r->text, &r->violated))) break;
-    null_missing(r->violated, input);
-    if ((rc = expr_bind(r->violated, input))) delta_error_prefix("CHECK constraint %s (%s)", r->name, r->text);
+    delta_buf what = DELTA_BUF_INIT;
+    rc = delta_buf_printf(&what, "CHECK constraint %s", config[i].key + pl);
+    if (!rc) rc = delta_buf_putc(&what, 0);
+    if (!rc) rc = add_check(c, (char *)delta_buf_detach(&what), delta_strdup(config[i].value));
+    delta_buf_dispose(&what);
   }
   if (!rc && (c->n_nn || c->n_checks)) rc = arrow_type_parse(input, &c->row_type);
   if (rc || (!c->n_nn && !c->n_checks)) {
@@ -161,6 +177,26 @@ int constraints_new(write_constraints **out, const delta_type *schema, const del
   }
   *out = c;
   return 0;
+}
+
+/* Add a rule (taking `name` and `text`), bound to c->input. */
+static int add_check(write_constraints *c, char *name, char *text) {
+  check_rule *r = name && text ? delta_realloc(c->checks, (size_t)(c->n_checks + 1) * sizeof *r) : NULL;
+  if (!r) {
+    delta_free(name);
+    delta_free(text);
+    return DELTA_NOMEM();
+  }
+  c->checks = r;
+  r = &c->checks[c->n_checks++];
+  r->name = name;
+  r->text = text;
+  r->violated = NULL;
+  int rc = parse_violation(r->name, r->text, &r->violated);
+  if (rc) return rc;
+  null_missing(r->violated, c->input);
+  if ((rc = expr_bind(r->violated, c->input))) delta_error_prefix("%s (%s)", r->name, r->text);
+  return rc;
 }
 
 /* Whether value i of the rule's field is null while every struct above it
@@ -217,7 +253,7 @@ int constraints_check(write_constraints *c, const struct ArrowArray *batch) {
     const uint8_t *hit = memchr(c->keep, 1, (size_t)n);
     if (!hit) continue;
     delta_buf what = DELTA_BUF_INIT;
-    rc = delta_buf_printf(&what, "CHECK constraint %s (%s)", r->name, r->text);
+    rc = delta_buf_printf(&what, "%s (%s)", r->name, r->text);
     if (!rc) rc = delta_buf_putc(&what, 0);
     if (!rc) rc = row_error(c, batch, hit - c->keep, (const char *)what.data);
     delta_buf_dispose(&what);
@@ -248,9 +284,13 @@ int constraint_validate(const char *name, const char *text, const delta_type *sc
   if (!*name) return delta_error_set(DELTA_EINVAL, "a CHECK constraint needs a name");
   struct ArrowSchema s = {0};
   expr_node *e = NULL;
-  int rc = delta_schema_to_arrow(schema, &s);
-  if (!rc) rc = parse_violation(name, text, &e);
-  if (!rc && (rc = expr_bind(e, &s))) delta_error_prefix("CHECK constraint %s (%s)", name, text);
+  delta_buf what = DELTA_BUF_INIT;
+  int rc = delta_buf_printf(&what, "CHECK constraint %s", name);
+  if (!rc) rc = delta_buf_putc(&what, 0);
+  if (!rc) rc = delta_schema_to_arrow(schema, &s);
+  if (!rc) rc = parse_violation((const char *)what.data, text, &e);
+  if (!rc && (rc = expr_bind(e, &s))) delta_error_prefix("%s (%s)", (const char *)what.data, text);
+  delta_buf_dispose(&what);
   expr_free(e);
   if (s.release) s.release(&s);
   return rc;

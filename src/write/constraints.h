@@ -4,7 +4,8 @@
  * (metaData.configuration "delta.constraints.<name>" = a boolean SQL
  * expression, in the filter language of src/expr). The data writer checks
  * them on each batch, so appends, overwrites and the rewrites of DML all
- * fail before anything is committed.
+ * fail before anything is committed. Column invariants (field metadata
+ * "delta.invariants", legacy writer 2) are checked as CHECKs of their own.
  *
  * As in Spark: a CHECK constraint is violated only when it is FALSE (NULL
  * passes); a NOT NULL field inside a struct that is itself null is not

@@ -144,15 +144,6 @@ int table_derive_protocol(const delta_type *schema, const delta_kv *config, int 
   return 0;
 }
 
-static bool has_invariants(const delta_type *t) {
-  if (!t) return false;
-  for (int i = 0; i < t->n_fields; i++)
-    if ((t->fields[i].metadata && strstr(t->fields[i].metadata, "\"delta.invariants\"")) ||
-        has_invariants(t->fields[i].type))
-      return true;
-  return has_invariants(t->element) || has_invariants(t->key) || has_invariants(t->value);
-}
-
 static bool has_generated(const delta_type *t, bool identity) {
   if (!t) return false;
   for (int i = 0; i < t->n_fields; i++)
@@ -178,8 +169,6 @@ int table_check_writable(const delta_protocol *p, const delta_metadata *m, const
         return delta_error_set(DELTA_EUNSUPPORTED, "table uses writer feature %s, which deltac cannot write yet",
                                p->writer_features[i]);
     }
-  if (has_invariants(schema))
-    return delta_error_set(DELTA_EUNSUPPORTED, "table has column invariants, which deltac cannot enforce yet");
   if (has_generated(schema, false))
     return delta_error_set(DELTA_EUNSUPPORTED, "table has generated columns, which deltac cannot compute yet");
   if (has_generated(schema, true))

@@ -129,4 +129,14 @@ run create --schema 'id long' --property delta.enableDeletionVectors=true "$tmp/
 run constraint add small "id < 5" "$tmp/t7"
 grep -q '"checkConstraints"' "$tmp/t7/_delta_log/00000000000000000001.json" && ok || bad "checkConstraints added"
 
+# column invariants (legacy writer 2): field metadata delta.invariants
+inv='{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},{"name":"x","type":"long","nullable":true,"metadata":{"delta.invariants":"{\"expression\":{\"expression\":\"x > 3\"}}"}}]}'
+run create --schema "$inv" "$tmp/t8"
+printf '{"id":1,"x":5}\n{"id":2,"x":null}\n' >"$tmp/inv_ok.ndjson"
+run write --input "$tmp/inv_ok.ndjson" "$tmp/t8"
+printf '{"id":3,"x":1}\n' >"$tmp/inv_bad.ndjson"
+expect_error 'invariant of column x (x > 3) violated by row {"id":3,"x":1}' write --input "$tmp/inv_bad.ndjson" "$tmp/t8"
+expect_error 'invariant of column x (x > 3) violated' update --set "x = 0" --where "id = 1" "$tmp/t8"
+expect_eq "invariants: versions" "$(versions "$tmp/t8")" 2
+
 finish constraints
