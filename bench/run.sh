@@ -77,6 +77,9 @@ echo "DuckDB RSS is the node process's peak, including ~${baselines} MB for node
 # Delta table scan, full and with a selective filter (10 files of the SNAPPY data).
 bash "$ROOT/bench/table_scan_run.sh" "$DELTAC" "${FILES[0]}"
 
+# Writing: the SNAPPY data into a new Delta table vs DuckDB COPY ... TO parquet.
+bash "$ROOT/bench/write_run.sh" "$DELTAC" "${FILES[0]}"
+
 # Log replay (deltac info on a 1M-file checkpoint table and a 20,000-commit table).
 bash "$ROOT/bench/log_run.sh" "$DELTAC"
 

@@ -1,5 +1,5 @@
 /*
- * Writing Delta tables: create, append, overwrite, checkpoint.
+ * Writing Delta tables: create, append, overwrite, checkpoint, constraints.
  *
  *   delta_write_options o = DELTA_WRITE_OPTIONS_INIT;
  *   o.mode = DELTA_WRITE_APPEND;
@@ -81,6 +81,16 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
 /* Write a classic checkpoint of the latest version (or `version` >= 0) and
  * then _last_checkpoint. *version_out (may be NULL) gets the version. */
 int delta_checkpoint_create(const char *location, int64_t version, int64_t *version_out);
+
+/* ALTER TABLE ADD CONSTRAINT name CHECK (expr): `expr` in the filter
+ * language. Every live row is checked first (DELTA_EINVAL naming a row that
+ * violates it); DELTA_EEXISTS when the name is taken. The protocol is raised
+ * to writer 3 (or gets the checkConstraints feature) when needed. Every
+ * later write enforces it. *version_out (may be NULL) gets the version. */
+int delta_constraint_add(const char *location, const char *name, const char *expr, int64_t *version_out);
+/* DROP CONSTRAINT: DELTA_ENOTFOUND when there is none of that name, unless
+ * `if_exists` (then nothing is committed and *version_out is -1). */
+int delta_constraint_drop(const char *location, const char *name, bool if_exists, int64_t *version_out);
 
 #ifdef __cplusplus
 }

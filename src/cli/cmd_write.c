@@ -265,3 +265,26 @@ int cmd_checkpoint(int argc, char **argv) {
   printf("checkpoint: version %lld\n", (long long)done);
   return 0;
 }
+
+/* deltac constraint add NAME EXPR TABLE | drop [--if-exists] NAME TABLE */
+int cmd_constraint(int argc, char **argv) {
+  cli_opt opts[] = {{"if-exists", false, NULL}};
+  const char *pos[4];
+  int n_pos, rc = cli_parse(argc, argv, opts, 1, pos, 4, &n_pos, "constraint");
+  if (rc) return rc;
+  int64_t version = -1;
+  if (n_pos == 4 && strcmp(pos[0], "add") == 0) {
+    if (cli_get(opts, 1, "if-exists")) return cli_usage_error("constraint", "--if-exists is for drop");
+    if (delta_constraint_add(pos[3], pos[1], pos[2], &version)) return cli_fail("constraint add");
+    printf("constraint add: version %lld: %s CHECK (%s)\n", (long long)version, pos[1], pos[2]);
+    return 0;
+  }
+  if (n_pos == 3 && strcmp(pos[0], "drop") == 0) {
+    if (delta_constraint_drop(pos[2], pos[1], cli_get(opts, 1, "if-exists") != NULL, &version))
+      return cli_fail("constraint drop");
+    if (version < 0) printf("constraint drop: no constraint %s: nothing to do\n", pos[1]);
+    else printf("constraint drop: version %lld: %s\n", (long long)version, pos[1]);
+    return 0;
+  }
+  return cli_usage_error("constraint", "expects add NAME EXPR TABLE or drop [--if-exists] NAME TABLE");
+}

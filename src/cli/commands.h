@@ -16,7 +16,7 @@ int cmd_changes(int argc, char **argv);  /* cmd_changes.c */
 int cmd_serve(int argc, char **argv);
 /* demo (cmd_demo.c): writes a demo table and serves it. */
 int cmd_demo(int argc, char **argv);
-/* create, write, checkpoint (cmd_write.c): making and growing tables. */
+/* create, write, checkpoint, constraint (cmd_write.c): making and growing tables. */
 int cmd_create(int argc, char **argv);
 int cmd_write(int argc, char **argv);
 int cmd_checkpoint(int argc, char **argv);
@@ -28,6 +28,7 @@ struct ArrowArrayStream;
 struct delta_parquet_file;
 int cli_open_input(const char *path, const char *format, const char *table, const char *schema_text,
                    struct ArrowArrayStream *out, struct delta_parquet_file **pf);
+int cmd_constraint(int argc, char **argv);
 /* delete, update (cmd_dml.c): row-level changes. */
 int cmd_delete(int argc, char **argv);
 int cmd_update(int argc, char **argv);

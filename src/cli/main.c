@@ -32,6 +32,7 @@ static const char usage[] =
     "        [--property k=v ...] [--app-id A --app-version N] [--target-file-size 128M]\n"
     "        --input FILE(.ndjson|.csv|.parquet) TABLE  append or overwrite rows (creates the table)\n"
     "  checkpoint [--version N] TABLE    write a checkpoint and _last_checkpoint\n"
+    "  constraint add NAME EXPR TABLE | drop [--if-exists] NAME TABLE  CHECK constraints\n"
     "  delete --where EXPR [--no-deletion-vectors] TABLE  delete the matching rows (DVs when enabled)\n"
     "  update --set \"col = expr, ...\" [--where EXPR] [--no-deletion-vectors] TABLE  change matching rows\n"
     "  merge --source INPUT|TABLE --on \"t.k = s.k\" CLAUSE [--if COND] ... TABLE  upsert (MERGE INTO); clauses,\n"
@@ -107,12 +108,13 @@ int main(int argc, char **argv) {
     printf("delta: changes: cdc files, add/remove rows, deletion-vector diffs, in-commit timestamps, schema checks\n");
     printf("delta: filters: partition pruning, file-statistics and row-group skipping, exact row filtering "
            "(scan, plan, changes, serve)\n");
-    printf("delta: log: log compaction files\n");
+    printf("delta: log: log compaction files, _last_checkpoint listing hint, .crc version checksums (verified by info)\n");
     printf("delta: write: create, append, overwrite, replace-where, partitions, column mapping, in-commit timestamps, "
-           "change data feed, app-id transactions, classic checkpoints\n");
-    printf("delta: dml: delete, update, merge (copy-on-write or deletion vectors, cdc files)\n");
+           "change data feed (cdc files for replace-where), app-id transactions, nested schema merge, "
+           "NOT NULL and CHECK constraints, classic and V2 checkpoints (sidecars, stats_parsed)\n");
+    printf("delta: dml: delete, update, merge (copy-on-write or deletion vectors, inline or file DVs, cdc files)\n");
     printf("delta: maintenance: optimize (bin-packing, Z-order, DV purge), vacuum, restore, expired-log cleanup\n");
-    printf("serve: JSON API, change-feed SSE tail, Delta Sharing (parquet), web page\n");
+    printf("serve: JSON API, change-feed SSE tail, Delta Sharing (parquet and delta response formats), web page\n");
     return 0;
   }
   if (strcmp(cmd, "parquet") == 0) return cmd_parquet(argc - 2, argv + 2);
@@ -121,6 +123,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "create") == 0) return cmd_create(argc - 2, argv + 2);
   if (strcmp(cmd, "write") == 0) return cmd_write(argc - 2, argv + 2);
   if (strcmp(cmd, "checkpoint") == 0) return cmd_checkpoint(argc - 2, argv + 2);
+  if (strcmp(cmd, "constraint") == 0) return cmd_constraint(argc - 2, argv + 2);
   if (strcmp(cmd, "delete") == 0) return cmd_delete(argc - 2, argv + 2);
   if (strcmp(cmd, "update") == 0) return cmd_update(argc - 2, argv + 2);
   if (strcmp(cmd, "optimize") == 0) return cmd_optimize(argc - 2, argv + 2);

@@ -84,6 +84,10 @@ int dml_writers_new(dml_writers **out, delta_snapshot *s, bool cdc) {
   w->cfg.n_partition_columns = s->metadata.n_partition_columns;
   w->cfg.column_mapping = table_cm_mode(s->metadata.configuration, s->metadata.n_configuration) != CM_NONE;
   w->cfg.codec = DELTA_PARQUET_CODEC_DEFAULT;
+  /* the snapshot's constraints, so that the writer needs no replay of its own */
+  w->cfg.configuration = s->metadata.configuration;
+  w->cfg.n_configuration = s->metadata.n_configuration;
+  w->cfg.has_configuration = true;
   /* rewritten files are buffered whole until put: delta.targetFileSize
    * (bytes) bounds them, and with them the memory of a rewrite */
   const char *tfs = table_prop(s->metadata.configuration, s->metadata.n_configuration, "delta.targetFileSize");

@@ -13,6 +13,9 @@
 #include "storage/path.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
+#include "log/snapshot.h"
+#include "write/constraints.h"
+#include "write/file_out.h"
 #include "write/file_stats.h"
 #include "write/schema_build.h"
 
@@ -22,7 +25,7 @@ typedef struct {
   char *key;                /* partition key (values joined), owns */
   char *dir;                /* "a=1/b=x/" (Hive-escaped) or "" */
   char *values_json;        /* the partitionValues object */
-  delta_buf bytes;          /* the open file's bytes so far */
+  file_out out;             /* the open file */
   delta_parquet_writer *w;  /* NULL when no file is open */
 } part_file;
 
@@ -41,6 +44,9 @@ struct data_writer {
   delta_buf adds;
   int64_t files, rows, bytes;
   delta_buf tmp;
+  write_constraints *constraints; /* NULL: nothing to check */
+  file_out_pending pending;       /* files to fsync before the commit */
+  int64_t opened;                 /* files opened: their part numbers */
 };
 
 static int64_t now_ms(void) {
@@ -111,8 +117,12 @@ static int phys_schema(const struct ArrowSchema *in, const delta_type *t, const 
   }
   for (int64_t i = 0; i < in->n_children && !rc; i++) {
     const struct ArrowSchema *c = in->children[i];
-    if (t->kind == DT_STRUCT && i < t->n_fields)
-      rc = phys_schema(c, t->fields[i].type, &t->fields[i], cm, NULL, out->children[i]);
+    const delta_field *tf = NULL;
+    /* struct fields by name: the input may lack some or order them otherwise */
+    for (int k = 0; t->kind == DT_STRUCT && !tf && k < t->n_fields; k++)
+      if (strcasecmp(t->fields[k].name, c->name) == 0) tf = &t->fields[k];
+    if (tf)
+      rc = phys_schema(c, tf->type, tf, cm, NULL, out->children[i]);
     else if (t->kind == DT_ARRAY)
       rc = phys_schema(c, t->element, NULL, cm, c->name, out->children[i]);
     else if (t->kind == DT_MAP) {
@@ -126,6 +136,28 @@ static int phys_schema(const struct ArrowSchema *in, const delta_type *t, const 
     } else
       rc = delta_error_set(DELTA_EINVAL, "column %s: input type does not match the table", name ? name : "?");
   }
+  return rc;
+}
+
+/* The constraints of the table, from the configuration given or else from
+ * the table's latest metadata. */
+static int bind_constraints(data_writer *dw) {
+  const data_write_config *cfg = &dw->cfg;
+  if (cfg->has_configuration)
+    return constraints_new(&dw->constraints, cfg->schema, cfg->configuration, cfg->n_configuration, &dw->input);
+  delta_table *t = NULL;
+  delta_snapshot *s = NULL;
+  int rc = delta_table_open(&t, delta_storage_location(cfg->storage));
+  if (!rc) rc = delta_snapshot_open(&s, t, NULL);
+  if (rc == DELTA_ENOTFOUND) {
+    delta_error_clear();
+    rc = constraints_new(&dw->constraints, cfg->schema, NULL, 0, &dw->input);
+  } else if (!rc) {
+    rc = constraints_new(&dw->constraints, cfg->schema, s->metadata.configuration, s->metadata.n_configuration,
+                         &dw->input);
+  }
+  delta_snapshot_free(s);
+  delta_table_free(t);
   return rc;
 }
 
@@ -220,26 +252,13 @@ int data_writer_new(data_writer **out, const data_write_config *cfg, const struc
       }
     }
   }
+  if (!rc) rc = bind_constraints(dw);
   if (rc) goto fail;
   *out = dw;
   return 0;
 fail:
   data_writer_free(dw);
   return rc;
-}
-
-static int sink_write(void *ctx, const void *data, size_t len) {
-  return delta_buf_append(ctx, data, len);
-}
-
-static int open_file(data_writer *dw, part_file *pf) {
-  delta_parquet_write_options o = DELTA_PARQUET_WRITE_OPTIONS_INIT;
-  o.codec = dw->cfg.codec;
-  int64_t rg = dw->cfg.target_file_size / 2;
-  o.row_group_bytes = rg < (16 << 10) ? (16 << 10) : rg > ((int64_t)128 << 20) ? ((int64_t)128 << 20) : rg;
-  delta_parquet_sink sink = {sink_write, &pf->bytes};
-  delta_buf_reset(&pf->bytes);
-  return delta_parquet_writer_open_sink(&pf->w, &sink, &dw->file_schema, &o);
 }
 
 static const char *codec_ext(delta_parquet_codec c) {
@@ -252,21 +271,31 @@ static const char *codec_ext(delta_parquet_codec c) {
   }
 }
 
+static int open_file(data_writer *dw, part_file *pf) {
+  delta_parquet_write_options o = DELTA_PARQUET_WRITE_OPTIONS_INIT;
+  o.codec = dw->cfg.codec;
+  int64_t rg = dw->cfg.target_file_size / 2;
+  o.row_group_bytes = rg < (16 << 10) ? (16 << 10) : rg > ((int64_t)128 << 20) ? ((int64_t)128 << 20) : rg;
+  char uuid[37];
+  write_uuid(uuid);
+  delta_buf key = DELTA_BUF_INIT;
+  int rc = delta_buf_printf(&key, "%spart-%05lld-%s.c000%s.parquet", pf->dir, (long long)dw->opened++, uuid,
+                            codec_ext(dw->cfg.codec));
+  if (!rc) rc = delta_buf_putc(&key, 0);
+  if (!rc) rc = file_out_open(&pf->out, dw->cfg.storage, (const char *)key.data);
+  delta_buf_dispose(&key);
+  delta_parquet_sink sink = {file_out_write, &pf->out};
+  if (!rc) rc = delta_parquet_writer_open_sink(&pf->w, &sink, &dw->file_schema, &o);
+  return rc;
+}
+
 static int close_file(data_writer *dw, part_file *pf) {
   delta_parquet_write_result *r = NULL;
-  delta_buf key = DELTA_BUF_INIT, stats = DELTA_BUF_INIT, line = DELTA_BUF_INIT;
+  delta_buf stats = DELTA_BUF_INIT, line = DELTA_BUF_INIT;
   int rc = delta_parquet_writer_close(pf->w, &r);
   delta_parquet_writer_free(pf->w);
   pf->w = NULL;
-  if (rc) goto done;
-  char uuid[37];
-  write_uuid(uuid);
-  rc = delta_buf_printf(&key, "%spart-%05lld-%s.c000%s.parquet", pf->dir, (long long)dw->files, uuid,
-                        codec_ext(dw->cfg.codec));
-  if (!rc) rc = delta_buf_putc(&key, 0);
-  if (rc) goto done;
-  key.len--;
-  rc = delta_storage_put(dw->cfg.storage, (const char *)key.data, pf->bytes.data, pf->bytes.len, false);
+  if (!rc) rc = file_out_close(&pf->out, &dw->pending);
   if (rc) goto done;
   if ((rc = file_stats_json(r, &stats))) goto done;
   delta_json_writer w;
@@ -276,13 +305,13 @@ static int close_file(data_writer *dw, part_file *pf) {
   delta_json_write_object_begin(&w);
   delta_json_write_key(&w, "path");
   delta_buf enc = DELTA_BUF_INIT;
-  rc = delta_path_encode(&enc, (const char *)key.data, key.len);
+  rc = delta_path_encode(&enc, pf->out.key, strlen(pf->out.key));
   delta_json_write_string_n(&w, (const char *)enc.data, enc.len);
   delta_buf_dispose(&enc);
   delta_json_write_key(&w, "partitionValues");
   delta_json_write_raw(&w, pf->values_json, strlen(pf->values_json));
   delta_json_write_key(&w, "size");
-  delta_json_write_int64(&w, (int64_t)pf->bytes.len);
+  delta_json_write_int64(&w, pf->out.size);
   delta_json_write_key(&w, "modificationTime");
   delta_json_write_int64(&w, now_ms());
   delta_json_write_key(&w, "dataChange");
@@ -296,11 +325,10 @@ static int close_file(data_writer *dw, part_file *pf) {
   if (!rc) rc = delta_buf_append(&dw->adds, line.data, line.len);
   if (!rc) {
     dw->files++;
-    dw->bytes += (int64_t)pf->bytes.len;
+    dw->bytes += pf->out.size;
   }
 done:
-  delta_buf_dispose(&pf->bytes);
-  delta_buf_dispose(&key);
+  file_out_abort(&pf->out); /* closed: only frees */
   delta_buf_dispose(&stats);
   delta_buf_dispose(&line);
   delta_parquet_write_result_free(r);
@@ -375,7 +403,7 @@ static int write_rows(data_writer *dw, part_file *pf, const struct ArrowArray *d
   if (!pf->w && (rc = open_file(dw, pf))) return rc;
   if ((rc = delta_parquet_writer_write(pf->w, data))) return rc;
   dw->rows += data->length;
-  if ((int64_t)pf->bytes.len >= dw->cfg.target_file_size) rc = close_file(dw, pf);
+  if (pf->out.size >= dw->cfg.target_file_size) rc = close_file(dw, pf);
   return rc;
 }
 
@@ -424,22 +452,11 @@ static int widen(const struct ArrowArray *a, char from, char to, struct ArrowArr
 
 int data_writer_write(data_writer *dw, const struct ArrowArray *batch) {
   if (batch->length == 0) return 0;
-  const delta_type *st = dw->cfg.schema;
-  /* non-nullable columns must hold no nulls */
-  for (int f = 0; f < st->n_fields; f++) {
-    int c = dw->input_of_field[f];
-    if (c >= 0 && !st->fields[f].nullable && batch->children[c]->null_count != 0) {
-      const struct ArrowArray *a = batch->children[c];
-      for (int64_t i = 0; i < batch->length; i++)
-        if (!arrow_is_valid(a, batch->offset + i))
-          return delta_error_set(DELTA_EINVAL, "column %s is not nullable but the input has a null in it",
-                                 st->fields[f].name);
-    }
-  }
+  int rc = constraints_check(dw->constraints, batch);
+  if (rc) return rc;
   /* the data columns as a struct array borrowing the input's children */
   struct ArrowArray *kids[dw->n_data + 1];
   struct ArrowArray widened[dw->n_data + 1];
-  int rc = 0;
   int64_t n = batch->length;
   int *group = NULL;
   uint8_t *keep = NULL;
@@ -536,7 +553,8 @@ int data_writer_finish(data_writer *dw, delta_buf *adds) {
       int rc = close_file(dw, dw->parts[i]);
       if (rc) return rc;
     }
-  return delta_buf_append(adds, dw->adds.data, dw->adds.len);
+  int rc = file_out_sync(&dw->pending);
+  return rc ? rc : delta_buf_append(adds, dw->adds.data, dw->adds.len);
 }
 
 void data_writer_free(data_writer *dw) {
@@ -544,7 +562,7 @@ void data_writer_free(data_writer *dw) {
   for (int i = 0; i < dw->n_parts; i++) {
     part_file *pf = dw->parts[i];
     delta_parquet_writer_free(pf->w);
-    delta_buf_dispose(&pf->bytes);
+    file_out_abort(&pf->out);
     delta_free(pf->key);
     delta_free(pf->dir);
     delta_free(pf->values_json);
@@ -559,6 +577,8 @@ void data_writer_free(data_writer *dw) {
   delta_free(dw->cast_to);
   delta_buf_dispose(&dw->adds);
   delta_buf_dispose(&dw->tmp);
+  constraints_free(dw->constraints);
+  file_out_pending_dispose(&dw->pending);
   delta_free(dw);
 }
 

@@ -6,8 +6,9 @@
  * to the directory names and partitionValues, the others to the file in the
  * table's column order under their physical names (with field ids) when
  * the table uses column mapping. A file is closed once it reaches the
- * target size. Files are put whole through the storage handle, so nothing
- * half-written is ever visible, and each has a fresh UUID name.
+ * target size. Each file has a fresh UUID name and appears whole (on local
+ * storage renamed from a hidden temporary, elsewhere put whole: file_out.h);
+ * data_writer_finish makes them durable before the caller commits.
  */
 #ifndef DELTAC_WRITE_DATA_WRITE_H
 #define DELTAC_WRITE_DATA_WRITE_H
@@ -18,6 +19,7 @@
 #include "deltac/arrow_abi.h"
 #include "deltac/parquet_writer.h"
 #include "deltac/storage.h"
+#include "log/actions.h"
 #include "log/table_schema.h"
 #include "util/buf.h"
 
@@ -30,16 +32,27 @@ typedef struct {
   int64_t target_file_size;             /* bytes; 0: 128 MiB */
   delta_parquet_codec codec;
   bool no_data_change;                  /* dataChange false on the adds (OPTIMIZE rearranges rows) */
+  /* The table's metaData.configuration: its CHECK constraints (and the
+   * schema's NOT NULL fields) are checked on every batch written. When
+   * has_configuration is false the writer reads the configuration of the
+   * latest version of the table at `storage` itself (none when there is no
+   * table there), so that no writer skips the checks by leaving it out. */
+  const delta_kv *configuration;
+  int n_configuration;
+  bool has_configuration;
 } data_write_config;
 
 typedef struct data_writer data_writer;
 
 /* `input` is the schema of the batches (copied). DELTA_EINVAL when a
- * non-nullable table column is missing or a partition column has a type
- * that cannot be partitioned on. */
+ * non-nullable table column is missing, a partition column has a type
+ * that cannot be partitioned on or a constraint does not bind to the input. */
 int data_writer_new(data_writer **out, const data_write_config *cfg, const struct ArrowSchema *input);
+/* DELTA_EINVAL naming the constraint and a row when the batch violates one
+ * (constraints.h); nothing of that batch is written then. */
 int data_writer_write(data_writer *dw, const struct ArrowArray *batch);
-/* Close every open file and append one {"add":...} line per file to `adds`. */
+/* Close every open file, fsync the files written, and append one
+ * {"add":...} line per file to `adds`. */
 int data_writer_finish(data_writer *dw, delta_buf *adds);
 void data_writer_free(data_writer *dw);
 

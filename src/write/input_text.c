@@ -221,6 +221,36 @@ static delta_type *json_type(delta_json_val v, int depth) {
   }
 }
 
+/* Whether type `t` already has every object member of `v` (nested): then
+ * the value adds no field and needs no type of its own. */
+static bool covers(const delta_type *t, delta_json_val v, int depth) {
+  if (depth > 32) return true;
+  switch (delta_json_typeof(v)) {
+  case DELTA_JSON_OBJECT:
+    if (t->kind != DT_STRUCT) return true; /* a mismatch, reported later */
+    for (delta_json_val m = delta_json_first(v); delta_json_present(m); m = delta_json_next(m)) {
+      const char *k;
+      size_t n;
+      bool escaped = false, found = false;
+      if (delta_json_key_raw(m, &k, &n, &escaped) || escaped) return false;
+      for (int i = 0; i < t->n_fields && !found; i++)
+        if (strlen(t->fields[i].name) == n && strncasecmp(t->fields[i].name, k, n) == 0) {
+          found = true;
+          if (!covers(t->fields[i].type, m, depth + 1)) return false;
+        }
+      if (!found) return false;
+    }
+    return true;
+  case DELTA_JSON_ARRAY:
+    if (t->kind != DT_ARRAY) return true;
+    for (delta_json_val e = delta_json_first(v); delta_json_present(e); e = delta_json_next(e))
+      if (!covers(t->element, e, depth + 1)) return false;
+    return true;
+  default:
+    return true;
+  }
+}
+
 static int infer_ndjson(text_stream *ts, inf_set *s) {
   size_t pos = 0;
   int64_t line = 1;
@@ -258,7 +288,15 @@ static int infer_ndjson(text_stream *ts, inf_set *s) {
         }
         case DELTA_JSON_OBJECT: case DELTA_JSON_ARRAY:
           k = INF_NESTED;
-          if (!col->nested && !(col->nested = json_type(m, 0))) rc = DELTA_NOMEM();
+          if (!col->nested) {
+            if (!(col->nested = json_type(m, 0))) rc = DELTA_NOMEM();
+          } else if (!covers(col->nested, m, 0)) {
+            /* struct members differ between rows: the union of them all */
+            delta_type *t = json_type(m, 0);
+            int added = 0;
+            rc = t ? schema_add_fields(col->nested, t, &added) : DELTA_NOMEM();
+            delta_type_free(t);
+          }
           break;
         default: k = INF_STRING;
         }
@@ -300,8 +338,13 @@ static int build_type(text_stream *ts, inf_set *s, const delta_type *table) {
     f->name = delta_strdup(tf ? tf->name : s->cols[i].name);
     f->metadata = delta_strdup("{}");
     f->nullable = tf ? tf->nullable : true;
-    if (tf) f->type = schema_copy(tf->type);
-    else if (s->cols[i].kind == INF_NESTED && s->cols[i].nested) {
+    if (tf) {
+      /* the table's types; struct fields only the input has are added with
+       * their inferred types (for --schema-mode merge, or its error) */
+      f->type = schema_copy(tf->type);
+      int added = 0;
+      if (f->type && s->cols[i].nested && schema_add_fields(f->type, s->cols[i].nested, &added)) return DELTA_NOMEM();
+    } else if (s->cols[i].kind == INF_NESTED && s->cols[i].nested) {
       f->type = s->cols[i].nested;
       s->cols[i].nested = NULL;
     } else {

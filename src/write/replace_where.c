@@ -5,6 +5,7 @@
 
 #include "arrow/array.h"
 #include "arrow/filter.h"
+#include "dml/dml_internal.h"
 #include "log/snapshot.h"
 #include "scan/prune.h"
 #include "scan/scan_internal.h"
@@ -25,10 +26,60 @@ int replace_where_check(const expr_node *e, const struct ArrowArray *batch, cons
   return rc;
 }
 
+/* The change data writers of DML (dml_internal.h): `deletes` takes rows of
+ * the table's logical schema, `inserts` rows of the input's. */
+struct replace_where_cdc {
+  dml_writers *deletes;
+  dml_writers inserts;  /* only .cdc is used */
+  struct ArrowSchema insert_input;
+};
+
+int replace_where_cdc_new(replace_where_cdc **out, delta_snapshot *s, const struct ArrowSchema *input) {
+  replace_where_cdc *c = *out = delta_calloc(1, sizeof *c);
+  if (!c) return DELTA_NOMEM();
+  int rc = dml_writers_new(&c->deletes, s, true);
+  if (rc || !input) return rc;
+  rc = arrow_schema_new(&c->insert_input, "+s", "", 0, (int)input->n_children + 1);
+  for (int64_t i = 0; !rc && i < input->n_children; i++) {
+    arrow_schema_release(c->insert_input.children[i]);
+    rc = arrow_schema_copy(c->insert_input.children[i], input->children[i]);
+  }
+  if (!rc) {
+    struct ArrowSchema *ct = c->insert_input.children[input->n_children];
+    arrow_schema_release(ct);
+    rc = arrow_schema_new(ct, "u", "_change_type", 2, 0);
+  }
+  if (rc) return rc;
+  data_write_config cc = c->deletes->cfg;
+  cc.storage = c->deletes->cdc_storage;
+  cc.schema = c->deletes->cdc_schema;
+  return data_writer_new(&c->inserts.cdc, &cc, &c->insert_input);
+}
+
+int replace_where_cdc_insert(replace_where_cdc *c, const struct ArrowArray *batch) {
+  return dml_cdc_write(&c->inserts, batch, "insert");
+}
+
+int replace_where_cdc_finish(replace_where_cdc *c, delta_buf *actions, int64_t *n_files) {
+  int64_t ignored = 0;
+  *n_files = 0;
+  int rc = dml_writers_finish(c->deletes, actions, &ignored, n_files);
+  return rc ? rc : dml_writers_finish(&c->inserts, actions, &ignored, n_files);
+}
+
+void replace_where_cdc_free(replace_where_cdc *c) {
+  if (!c) return;
+  dml_writers_free(c->deletes);
+  data_writer_free(c->inserts.cdc);
+  if (c->insert_input.release) c->insert_input.release(&c->insert_input);
+  delta_free(c);
+}
+
 /* Read one live file's rows and count those matching the predicate; with
- * `dw` non-NULL, also write the others through *dw (made on first use). */
+ * `dw` non-NULL, also write the others through *dw (made on first use) and
+ * the matching ones to `cdc` as deletes. */
 static int split_file(delta_snapshot *s, const delta_add *a, const char *predicate, data_writer **dw,
-                      const data_write_config *cfg, int64_t *matched, int64_t *kept) {
+                      const data_write_config *cfg, replace_where_cdc *cdc, int64_t *matched, int64_t *kept) {
   scan_task *task = delta_calloc(1, sizeof *task);
   if (!task) return DELTA_NOMEM();
   task->path = a->path;
@@ -65,10 +116,15 @@ static int split_file(delta_snapshot *s, const delta_add *a, const char *predica
     }
     if ((rc = expr_eval_batch(e, &batch, keep))) goto done;
     int64_t m = 0;
-    for (int64_t i = 0; i < batch.length; i++) {
-      m += keep[i] != 0;
-      keep[i] = !keep[i];
+    for (int64_t i = 0; i < batch.length; i++) m += keep[i] != 0;
+    if (dw && cdc && m > 0) {
+      struct ArrowArray gone;
+      if ((rc = arrow_filter(&schema, &batch, keep, &gone))) goto done;
+      rc = dml_cdc_write(cdc->deletes, &gone, "delete");
+      gone.release(&gone);
+      if (rc) goto done;
     }
+    for (int64_t i = 0; i < batch.length; i++) keep[i] = !keep[i];
     *matched += m;
     if (dw && m < batch.length) {
       /* the rows that stay: written again (the file goes if any row matched) */
@@ -92,7 +148,7 @@ done:
 }
 
 int replace_where_apply(delta_snapshot *s, const char *predicate, const data_write_config *cfg, int64_t now,
-                        delta_buf *actions, replace_where_outcome *out) {
+                        replace_where_cdc *cdc, delta_buf *actions, replace_where_outcome *out) {
   memset(out, 0, sizeof *out);
   expr_node *pred = NULL;
   struct ArrowSchema logical = {0};
@@ -120,10 +176,10 @@ int replace_where_apply(delta_snapshot *s, const char *predicate, const data_wri
     /* count first: a file without matching rows stays and nothing of it is
      * written; one with matches is read again to copy its other rows */
     int64_t matched = 0, ignored = 0;
-    if ((rc = split_file(s, a, predicate, NULL, cfg, &matched, &ignored))) break;
+    if ((rc = split_file(s, a, predicate, NULL, cfg, NULL, &matched, &ignored))) break;
     if (matched == 0) continue;
     matched = 0;
-    if ((rc = split_file(s, a, predicate, &keep_dw, cfg, &matched, &out->rows_copied))) break;
+    if ((rc = split_file(s, a, predicate, &keep_dw, cfg, cdc, &matched, &out->rows_copied))) break;
     delta_json_writer w;
     delta_json_writer_init(&w, actions, 0);
     action_remove_of_add_json(&w, a, now, true);

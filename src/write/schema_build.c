@@ -499,50 +499,120 @@ static int type_text(const delta_type *t, char *buf, size_t n) {
   return 0;
 }
 
-int schema_check_input(const delta_type *table, const delta_type *in, bool merge, delta_type **merged) {
-  *merged = NULL;
-  delta_type *m = NULL;
-  for (int i = 0; i < in->n_fields; i++) {
-    const delta_field *f = &in->fields[i];
-    for (int j = 0; j < i; j++)
-      if (strcasecmp(in->fields[j].name, f->name) == 0)
-        return delta_error_set(DELTA_EINVAL, "input has column %s twice", f->name);
-    const delta_field *tf = delta_schema_find(table, f->name);
-    if (tf) {
-      if (!schema_type_equal(tf->type, f->type) && !schema_safe_widening(tf->type, f->type)) {
-        char a[128], b[128];
-        type_text(tf->type, a, sizeof a);
-        type_text(f->type, b, sizeof b);
-        delta_type_free(m);
-        return delta_error_set(DELTA_EINVAL, "schema mismatch: column %s is %s in the table but %s in the input",
-                               tf->name, a, b);
-      }
+static const delta_field *find_field(const delta_type *st, const char *name) {
+  for (int i = 0; i < st->n_fields; i++)
+    if (strcasecmp(st->fields[i].name, name) == 0) return &st->fields[i];
+  return NULL;
+}
+
+int schema_add_fields(delta_type *into, const delta_type *from, int *added) {
+  if (into->kind == DT_ARRAY && from->kind == DT_ARRAY) return schema_add_fields(into->element, from->element, added);
+  if (into->kind == DT_MAP && from->kind == DT_MAP) return schema_add_fields(into->value, from->value, added);
+  if (into->kind != DT_STRUCT || from->kind != DT_STRUCT) return 0;
+  for (int i = 0; i < from->n_fields; i++) {
+    const delta_field *f = &from->fields[i];
+    const delta_field *have = find_field(into, f->name);
+    if (have) {
+      int rc = schema_add_fields(have->type, f->type, added);
+      if (rc) return rc;
       continue;
     }
-    if (!merge) {
-      delta_type_free(m);
-      return delta_error_set(DELTA_EINVAL,
-                             "schema mismatch: input column %s is not in the table (use --schema-mode merge to add it)",
-                             f->name);
-    }
-    if (!m && !(m = schema_copy(table))) return DELTA_NOMEM();
-    delta_field *nf = delta_realloc(m->fields, (size_t)(m->n_fields + 1) * sizeof *nf);
-    if (!nf) {
-      delta_type_free(m);
-      return DELTA_NOMEM();
-    }
-    m->fields = nf;
-    delta_field *g = &m->fields[m->n_fields];
+    delta_field *nf = delta_realloc(into->fields, (size_t)(into->n_fields + 1) * sizeof *nf);
+    if (!nf) return DELTA_NOMEM();
+    into->fields = nf;
+    delta_field *g = &into->fields[into->n_fields++];
     memset(g, 0, sizeof *g);
-    m->n_fields++;
     g->name = delta_strdup(f->name);
     g->metadata = delta_strdup("{}");
     g->nullable = true;
     g->type = schema_copy(f->type);
-    if (!g->name || !g->metadata || !g->type) {
-      delta_type_free(m);
-      return DELTA_NOMEM();
+    if (!g->name || !g->metadata || !g->type) return DELTA_NOMEM();
+    (*added)++;
+  }
+  return 0;
+}
+
+/* Whether input type `in` can be written into table type `t`: the same
+ * type, a safe widening at the top level (the data writer widens top-level
+ * columns only), or structs (also as array elements and map values) whose
+ * input fields each fit a table field of the same name; table fields the
+ * input lacks are null, input fields the table lacks are new (*new_fields
+ * counts them; an error unless merging). `path` names the column. */
+static int fits(const delta_type *t, const delta_type *in, bool top, bool merge, delta_buf *path, int *new_fields) {
+  if (schema_type_equal(t, in) || (top && schema_safe_widening(t, in))) return 0;
+  size_t at = path->len;
+  if (t->kind == DT_STRUCT && in->kind == DT_STRUCT) {
+    for (int i = 0; i < in->n_fields; i++) {
+      const delta_field *f = &in->fields[i];
+      path->len = at;
+      if (delta_buf_putc(path, '.') || delta_buf_puts(path, f->name) || delta_buf_putc(path, 0)) return DELTA_NOMEM();
+      path->len--;
+      const delta_field *tf = find_field(t, f->name);
+      if (!tf) {
+        if (!merge)
+          return delta_error_set(DELTA_EINVAL,
+                                 "schema mismatch: input field %s is not in the table (use --schema-mode merge to add it)",
+                                 (const char *)path->data);
+        (*new_fields)++;
+        continue;
+      }
+      int rc = fits(tf->type, f->type, false, merge, path, new_fields);
+      if (rc) return rc;
     }
+    path->len = at;
+    return 0;
+  }
+  if (t->kind == DT_ARRAY && in->kind == DT_ARRAY) {
+    if (delta_buf_puts(path, ".element") || delta_buf_putc(path, 0)) return DELTA_NOMEM();
+    path->len--;
+    int rc = fits(t->element, in->element, false, merge, path, new_fields);
+    path->len = at;
+    return rc;
+  }
+  if (t->kind == DT_MAP && in->kind == DT_MAP && schema_type_equal(t->key, in->key)) {
+    if (delta_buf_puts(path, ".value") || delta_buf_putc(path, 0)) return DELTA_NOMEM();
+    path->len--;
+    int rc = fits(t->value, in->value, false, merge, path, new_fields);
+    path->len = at;
+    return rc;
+  }
+  char a[128], b[128];
+  type_text(t, a, sizeof a);
+  type_text(in, b, sizeof b);
+  return delta_error_set(DELTA_EINVAL, "schema mismatch: column %s is %s in the table but %s in the input",
+                         (const char *)path->data, a, b);
+}
+
+int schema_check_input(const delta_type *table, const delta_type *in, bool merge, delta_type **merged) {
+  *merged = NULL;
+  for (int i = 0; i < in->n_fields; i++)
+    for (int j = 0; j < i; j++)
+      if (strcasecmp(in->fields[j].name, in->fields[i].name) == 0)
+        return delta_error_set(DELTA_EINVAL, "input has column %s twice", in->fields[i].name);
+  /* the whole input as one struct: top-level columns are its fields */
+  delta_buf path = DELTA_BUF_INIT;
+  int new_fields = 0, rc = 0;
+  for (int i = 0; i < in->n_fields && !rc; i++) {
+    const delta_field *f = &in->fields[i];
+    const delta_field *tf = delta_schema_find(table, f->name);
+    delta_buf_reset(&path);
+    if ((rc = delta_buf_puts(&path, tf ? tf->name : f->name)) || (rc = delta_buf_putc(&path, 0))) break;
+    path.len--;
+    if (tf) rc = fits(tf->type, f->type, true, merge, &path, &new_fields);
+    else if (!merge)
+      rc = delta_error_set(DELTA_EINVAL,
+                           "schema mismatch: input column %s is not in the table (use --schema-mode merge to add it)",
+                           f->name);
+    else new_fields++;
+  }
+  delta_buf_dispose(&path);
+  if (rc || !new_fields) return rc;
+  delta_type *m = schema_copy(table);
+  int added = 0;
+  if (!m) return DELTA_NOMEM();
+  if ((rc = schema_add_fields(m, in, &added))) {
+    delta_type_free(m);
+    return rc;
   }
   *merged = m;
   return 0;

@@ -49,11 +49,18 @@ bool schema_safe_widening(const delta_type *to, const delta_type *from);
 
 /* Compare the data's schema `in` with the table's `table`: every input
  * column must exist in the table with the same type (names matched case-
- * insensitively, or a safe widening), unless `merge`, where new columns are added (nullable)
- * to a copy returned in *merged (NULL when nothing was added). Errors are
- * DELTA_EINVAL with the column and both types. */
+ * insensitively, or a safe widening of a top-level column); struct fields
+ * (also inside arrays and map values) the same way, by name, where the
+ * input may lack fields (they are null). With `merge`, new columns and new
+ * struct fields are added (nullable) to a copy returned in *merged (NULL
+ * when nothing was added). Errors are DELTA_EINVAL with the column (a.b.c)
+ * and both types. */
 int schema_check_input(const delta_type *table, const delta_type *in, bool merge, delta_type **merged);
 
+/* Add to `into` (recursively through structs, array elements and map
+ * values) the struct fields of `from` it lacks, as nullable copies;
+ * *added counts them. Types of fields both have are left as they are. */
+int schema_add_fields(delta_type *into, const delta_type *from, int *added);
 /* A random version 4 UUID in canonical text (37 bytes with the NUL). */
 void write_uuid(char out[37]);
 

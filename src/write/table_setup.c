@@ -7,13 +7,15 @@
 #include <strings.h>
 
 #include "util/error_internal.h"
+#include "write/constraints.h"
 
 static bool is_bool(const char *v) { return strcasecmp(v, "true") == 0 || strcasecmp(v, "false") == 0; }
 
 int table_check_properties(const char *const *keys, const char *const *values, int n) {
   static const char *const booleans[] = {"delta.enableChangeDataFeed", "delta.enableDeletionVectors",
                                          "delta.enableInCommitTimestamps", "delta.appendOnly",
-                                         "delta.checkpoint.writeStatsAsJson", "delta.enableExpiredLogCleanup", NULL};
+                                         "delta.checkpoint.writeStatsAsJson", "delta.enableExpiredLogCleanup",
+                                         "delta.checkpoint.writeStatsAsStruct", NULL};
   static const char *const free_form[] = {"delta.logRetentionDuration", "delta.deletedFileRetentionDuration",
                                           "delta.dataSkippingNumIndexedCols", "delta.parquet.compression.codec",
                                           "delta.targetFileSize", NULL};
@@ -32,16 +34,26 @@ int table_check_properties(const char *const *keys, const char *const *values, i
       if (strcmp(v, "none") && strcmp(v, "name") && strcmp(v, "id"))
         return delta_error_set(DELTA_EINVAL, "property %s must be none, name or id, not '%s'", k, v);
     }
+    if (strcmp(k, "delta.checkpointPolicy") == 0) {
+      known = true;
+      if (strcmp(v, "classic") && strcmp(v, "v2"))
+        return delta_error_set(DELTA_EINVAL, "property %s must be classic or v2, not '%s'", k, v);
+    }
     if (strcmp(k, "delta.checkpointInterval") == 0) {
       known = true;
       char *end;
       long x = strtol(v, &end, 10);
       if (*v == 0 || *end || x <= 0) return delta_error_set(DELTA_EINVAL, "property %s must be a positive integer", k);
     }
-    if (strcmp(k, "delta.enableRowTracking") == 0 || strcmp(k, "delta.checkpoint.writeStatsAsStruct") == 0 ||
-        strncmp(k, "delta.constraints.", 18) == 0 || strcmp(k, "delta.enableTypeWidening") == 0 ||
+    if (strcmp(k, "delta.enableRowTracking") == 0 ||
+        strcmp(k, "delta.enableTypeWidening") == 0 ||
         strncmp(k, "delta.enableIcebergCompat", 25) == 0)
       return delta_error_set(DELTA_EUNSUPPORTED, "property %s: deltac cannot write tables that use it yet", k);
+    if (strncmp(k, CONSTRAINT_PREFIX, strlen(CONSTRAINT_PREFIX)) == 0) {
+      /* the expression is checked against the schema when the table is set up */
+      known = true;
+      if (!k[strlen(CONSTRAINT_PREFIX)]) return delta_error_set(DELTA_EINVAL, "property %s: a constraint needs a name", k);
+    }
     if (!known) return delta_error_set(DELTA_EINVAL, "unknown table property %s", k);
   }
   return 0;
@@ -73,6 +85,12 @@ static bool uses_kind(const delta_type *t, delta_type_kind k) {
   return uses_kind(t->element, k) || uses_kind(t->key, k) || uses_kind(t->value, k);
 }
 
+static bool has_not_null(const delta_type *t) {
+  for (int i = 0; t && i < t->n_fields; i++)
+    if (!t->fields[i].nullable || has_not_null(t->fields[i].type)) return true;
+  return false;
+}
+
 int table_derive_protocol(const delta_type *schema, const delta_kv *config, int n_config, delta_arena *arena,
                           delta_protocol *out) {
   memset(out, 0, sizeof *out);
@@ -82,31 +100,40 @@ int table_derive_protocol(const delta_type *schema, const delta_kv *config, int 
   bool dv = table_prop_true(config, n_config, "delta.enableDeletionVectors");
   bool ict = table_prop_true(config, n_config, "delta.enableInCommitTimestamps");
   bool ntz = uses_kind(schema, DT_TIMESTAMP_NTZ);
+  bool checks = constraints_any(config, n_config);
+  const char *policy = table_prop(config, n_config, "delta.checkpointPolicy");
+  bool v2 = policy && strcmp(policy, "v2") == 0;
+  /* writer 3 is where the checkpoint stats properties start to bind */
+  bool stats_props = table_prop(config, n_config, "delta.checkpoint.writeStatsAsJson") ||
+                     table_prop(config, n_config, "delta.checkpoint.writeStatsAsStruct");
   /* legacy versions while they suffice (every reader knows them) */
   int reader = cm ? 2 : 1;
-  int writer = cm ? 5 : cdf ? 4 : 2;
+  int writer = cm ? 5 : cdf ? 4 : checks || stats_props ? 3 : 2;
   (void)append_only; /* writer 2 covers appendOnly */
-  if (!dv && !ict && !ntz) {
+  if (!dv && !ict && !ntz && !v2) {
     out->min_reader_version = reader;
     out->min_writer_version = writer;
     return 0;
   }
   /* table features: list exactly what is used */
-  const char **rf = delta_arena_alloc(arena, 8 * sizeof *rf), **wf = delta_arena_alloc(arena, 8 * sizeof *wf);
+  const char **rf = delta_arena_alloc(arena, 10 * sizeof *rf), **wf = delta_arena_alloc(arena, 12 * sizeof *wf);
   if (!rf || !wf) return DELTA_NOMEM();
   int nr = 0, nw = 0;
   if (append_only) wf[nw++] = "appendOnly";
+  if (has_not_null(schema)) wf[nw++] = "invariants"; /* NOT NULL columns are invariants to Spark */
+  if (checks) wf[nw++] = "checkConstraints";
   if (cdf) wf[nw++] = "changeDataFeed";
   if (cm) wf[nw++] = "columnMapping", rf[nr++] = "columnMapping";
   if (dv) wf[nw++] = "deletionVectors", rf[nr++] = "deletionVectors";
   if (ict) wf[nw++] = "inCommitTimestamp";
   if (ntz) wf[nw++] = "timestampNtz", rf[nr++] = "timestampNtz";
+  if (v2) wf[nw++] = "v2Checkpoint", rf[nr++] = "v2Checkpoint";
   out->min_writer_version = 7;
   out->writer_features = wf;
   out->n_writer_features = nw;
   out->has_writer_features = true;
   /* reader features need reader 3; column mapping alone is reader 2 */
-  bool need_r3 = dv || ntz;
+  bool need_r3 = dv || ntz || v2;
   if (need_r3) {
     out->min_reader_version = 3;
     out->reader_features = rf;
@@ -116,15 +143,6 @@ int table_derive_protocol(const delta_type *schema, const delta_kv *config, int 
     out->min_reader_version = reader;
   }
   return 0;
-}
-
-static bool has_invariants(const delta_type *t) {
-  if (!t) return false;
-  for (int i = 0; i < t->n_fields; i++)
-    if ((t->fields[i].metadata && strstr(t->fields[i].metadata, "\"delta.invariants\"")) ||
-        has_invariants(t->fields[i].type))
-      return true;
-  return has_invariants(t->element) || has_invariants(t->key) || has_invariants(t->value);
 }
 
 static bool has_generated(const delta_type *t, bool identity) {
@@ -139,7 +157,8 @@ static bool has_generated(const delta_type *t, bool identity) {
 int table_check_writable(const delta_protocol *p, const delta_metadata *m, const delta_type *schema) {
   static const char *const ok[] = {"appendOnly", "changeDataFeed", "columnMapping", "deletionVectors",
                                    "inCommitTimestamp", "timestampNtz", "domainMetadata", "vacuumProtocolCheck",
-                                   "invariants", "checkConstraints", "generatedColumns", "identityColumns", NULL};
+                                   "invariants", "checkConstraints", "generatedColumns", "identityColumns",
+                                   "v2Checkpoint", NULL};
   if (p->min_writer_version > 7)
     return delta_error_set(DELTA_EUNSUPPORTED, "table needs writer version %d; deltac writes up to 7",
                            p->min_writer_version);
@@ -151,11 +170,6 @@ int table_check_writable(const delta_protocol *p, const delta_metadata *m, const
         return delta_error_set(DELTA_EUNSUPPORTED, "table uses writer feature %s, which deltac cannot write yet",
                                p->writer_features[i]);
     }
-  if (has_invariants(schema))
-    return delta_error_set(DELTA_EUNSUPPORTED, "table has column invariants, which deltac cannot enforce yet");
-  for (int i = 0; i < m->n_configuration; i++)
-    if (strncmp(m->configuration[i].key, "delta.constraints.", 18) == 0)
-      return delta_error_set(DELTA_EUNSUPPORTED, "table has CHECK constraints, which deltac cannot enforce yet");
   if (has_generated(schema, false))
     return delta_error_set(DELTA_EUNSUPPORTED, "table has generated columns, which deltac cannot compute yet");
   if (has_generated(schema, true))

@@ -21,6 +21,7 @@
 #include "write/action_write.h"
 #include "write/checkpoint_write.h"
 #include "write/commit.h"
+#include "write/constraints.h"
 #include "write/data_write.h"
 #include "write/replace_where.h"
 #include "write/schema_build.h"
@@ -132,6 +133,12 @@ static int setup_new_table(write_ctx *c) {
     return delta_error_set(DELTA_EINVAL, "every column is a partition column; a table needs one data column");
   m->partition_columns = c->partition_cols;
   m->n_partition_columns = c->n_partition_cols;
+  for (int i = 0; i < m->n_configuration; i++) {
+    const char *k = m->configuration[i].key;
+    if (strncmp(k, CONSTRAINT_PREFIX, strlen(CONSTRAINT_PREFIX)) == 0 &&
+        (rc = constraint_validate(k + strlen(CONSTRAINT_PREFIX), m->configuration[i].value, c->schema)))
+      return rc;
+  }
   if ((rc = schema_string(c))) return rc;
   if ((rc = table_derive_protocol(c->schema, m->configuration, m->n_configuration, &c->arena, &c->protocol)))
     return rc;
@@ -243,6 +250,8 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   struct ArrowArray batch = {0};
   expr_node *where = NULL;
   replace_where_outcome rw = {0};
+  replace_where_cdc *cdc = NULL;
+  int64_t cdc_files = 0;
   int rc = delta_table_open(&c.table, location);
   if (rc) goto done;
   if (opts->app_id && opts->app_version < 0) {
@@ -286,7 +295,8 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   /* data files */
   data_write_config dc = {c.table->storage, c.schema, c.partition_cols, c.n_partition_cols,
                           table_cm_mode(c.meta.configuration, c.meta.n_configuration) != CM_NONE,
-                          opts->target_file_size, opts->codec, false};
+                          opts->target_file_size, opts->codec, false, c.meta.configuration, c.meta.n_configuration,
+                          true};
   if (data && opts->replace_where) {
     /* every row written must fall inside what is replaced */
     if ((rc = expr_parse(opts->replace_where, &where))) goto done;
@@ -294,6 +304,14 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
       delta_error_prefix("--replace-where");
       goto done;
     }
+  }
+  if (opts->replace_where && c.snap &&
+      table_prop_true(c.meta.configuration, c.meta.n_configuration, "delta.enableChangeDataFeed")) {
+    if (c.new_metadata) {
+      rc = delta_error_set(DELTA_EUNSUPPORTED, "--replace-where with a schema change on a change-data-feed table");
+      goto done;
+    }
+    if ((rc = replace_where_cdc_new(&cdc, c.snap, data ? &c.in_schema : NULL))) goto done;
   }
   if (data) {
     if ((rc = data_writer_new(&dw, &dc, &c.in_schema))) goto done;
@@ -306,6 +324,7 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
       if (!batch.release) break;
       rc = where ? replace_where_check(where, &batch, opts->replace_where) : 0;
       if (!rc) rc = data_writer_write(dw, &batch);
+      if (!rc && cdc) rc = replace_where_cdc_insert(cdc, &batch);
       batch.release(&batch);
       if (rc) goto done;
     }
@@ -329,15 +348,7 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   }
   int64_t removed_rows = 0, removed_bytes = 0;
   if (opts->replace_where && c.snap) {
-    if ((rc = replace_where_apply(c.snap, opts->replace_where, &dc, now, &c.actions, &rw))) goto done;
-    /* copied rows would read as deleted and re-inserted in the change feed
-     * unless cdc files say otherwise, and deltac does not write those yet */
-    if (rw.rows_copied && table_prop_true(c.meta.configuration, c.meta.n_configuration, "delta.enableChangeDataFeed")) {
-      rc = delta_error_set(DELTA_EUNSUPPORTED, "--replace-where matches only part of %lld file(s); on a change-data-feed "
-                           "table that needs cdc files, which deltac does not write yet (replace whole partitions)",
-                           (long long)rw.n_removed);
-      goto done;
-    }
+    if ((rc = replace_where_apply(c.snap, opts->replace_where, &dc, now, cdc, &c.actions, &rw))) goto done;
     removed = rw.removed;
     rw.removed = NULL;
     n_removed = rw.n_removed;
@@ -359,6 +370,7 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
     }
   }
   if (dw && (rc = data_writer_finish(dw, &c.actions))) goto done;
+  if (cdc && (rc = replace_where_cdc_finish(cdc, &c.actions, &cdc_files))) goto done;
 
   /* commit */
   const char *mode_name = opts->mode == DELTA_WRITE_OVERWRITE ? "Overwrite" : opts->mode == DELTA_WRITE_CREATE ? "ErrorIfExists" : "Append";
@@ -373,6 +385,7 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   if (!rc && opts->replace_where)
     rc = delta_buf_printf(&metrics, ",\"numDeletedRows\":\"%lld\",\"numCopiedRows\":\"%lld\"", (long long)removed_rows,
                           (long long)rw.rows_copied);
+  if (!rc && cdc) rc = delta_buf_printf(&metrics, ",\"numAddedChangeFiles\":\"%lld\"", (long long)cdc_files);
   if (!rc) rc = delta_buf_puts(&metrics, "}");
   if (!rc) rc = delta_buf_putc(&params, 0);
   if (!rc) rc = delta_buf_putc(&metrics, 0);
@@ -428,6 +441,7 @@ done:
   if (batch.release) batch.release(&batch);
   if (data && data->release) data->release(data);
   data_writer_free(dw);
+  replace_where_cdc_free(cdc);
   expr_free(where);
   delta_free(rw.removed);
   delta_free(removed);

@@ -1,0 +1,187 @@
+/* Adding and dropping CHECK constraints (ALTER TABLE ADD/DROP CONSTRAINT):
+ * a metadata commit. Adding first checks every live row, as Spark does, and
+ * raises the protocol to where CHECK constraints are known (writer 3, or the
+ * checkConstraints feature on a table-features protocol); the commit then
+ * conflicts with any concurrent change of the rows it checked. */
+#include <string.h>
+#include <strings.h>
+
+#include "deltac/scan.h"
+#include "deltac/write.h"
+#include "json/json_writer.h"
+#include "log/snapshot.h"
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
+#include "write/action_write.h"
+#include "write/commit.h"
+#include "write/constraints.h"
+#include "write/table_setup.h"
+
+/* Every live row against the one constraint `kv`. */
+static int check_rows(delta_snapshot *s, const delta_kv *kv) {
+  struct ArrowArrayStream st = {0};
+  struct ArrowSchema schema = {0};
+  struct ArrowArray batch = {0};
+  write_constraints *c = NULL;
+  delta_scan_options so = DELTA_SCAN_OPTIONS_INIT;
+  int rc = delta_scan_read(s, &so, &st);
+  if (rc) return rc;
+  if (st.get_schema(&st, &schema)) {
+    rc = delta_error_set(DELTA_EIO, "%s", st.get_last_error(&st));
+    goto done;
+  }
+  /* NOT NULL is the table's already: only the new CHECK is looked at */
+  delta_type none = {.kind = DT_STRUCT};
+  if ((rc = constraints_new(&c, &none, kv, 1, &schema))) goto done;
+  for (;;) {
+    if (st.get_next(&st, &batch)) {
+      const char *m = st.get_last_error(&st);
+      rc = delta_error_set(DELTA_EIO, "%s", m ? m : "reading the table failed");
+      goto done;
+    }
+    if (!batch.release) break;
+    rc = constraints_check(c, &batch);
+    batch.release(&batch);
+    if (rc) {
+      delta_error_prefix("existing rows");
+      goto done;
+    }
+  }
+done:
+  constraints_free(c);
+  if (batch.release) batch.release(&batch);
+  if (schema.release) schema.release(&schema);
+  if (st.release) st.release(&st);
+  return rc;
+}
+
+/* The protocol with CHECK constraints known; *changed when it differs. */
+static int protocol_with_checks(const delta_protocol *p, delta_arena *a, delta_protocol *out, bool *changed) {
+  *out = *p;
+  *changed = false;
+  if (p->min_writer_version < 7) {
+    if (p->min_writer_version < 3) out->min_writer_version = 3, *changed = true;
+    return 0;
+  }
+  for (int i = 0; i < p->n_writer_features; i++)
+    if (strcmp(p->writer_features[i], "checkConstraints") == 0) return 0;
+  const char **wf = delta_arena_alloc(a, (size_t)(p->n_writer_features + 1) * sizeof *wf);
+  if (!wf) return DELTA_NOMEM();
+  for (int i = 0; i < p->n_writer_features; i++) wf[i] = p->writer_features[i];
+  wf[p->n_writer_features] = "checkConstraints";
+  out->writer_features = wf;
+  out->n_writer_features = p->n_writer_features + 1;
+  out->has_writer_features = true;
+  *changed = true;
+  return 0;
+}
+
+static int alter(const char *location, const char *name, const char *expr, bool if_exists, int64_t *version_out) {
+  delta_table *t = NULL;
+  delta_snapshot *s = NULL;
+  delta_arena arena = {0};
+  delta_buf key = DELTA_BUF_INIT, actions = DELTA_BUF_INIT, params = DELTA_BUF_INIT;
+  int rc = delta_table_open(&t, location);
+  if (!rc) rc = delta_snapshot_open(&s, t, NULL);
+  if (!rc) rc = table_check_writable(&s->protocol, &s->metadata, s->schema);
+  if (rc) goto done;
+  if (!*name) {
+    rc = delta_error_set(DELTA_EINVAL, "a constraint needs a name");
+    goto done;
+  }
+  if ((rc = delta_buf_printf(&key, "%s%s", CONSTRAINT_PREFIX, name)) || (rc = delta_buf_putc(&key, 0))) goto done;
+  /* constraint names are case-insensitive in Spark */
+  const delta_metadata *m = &s->metadata;
+  int found = -1;
+  for (int i = 0; i < m->n_configuration; i++)
+    if (strcasecmp(m->configuration[i].key, (const char *)key.data) == 0) found = i;
+  if (expr && found >= 0) {
+    rc = delta_error_set(DELTA_EEXISTS, "constraint %s already exists (%s)", name, m->configuration[found].value);
+    goto done;
+  }
+  if (!expr && found < 0) {
+    if (if_exists) {
+      if (version_out) *version_out = -1;
+    } else {
+      rc = delta_error_set(DELTA_ENOTFOUND, "the table has no constraint %s", name);
+    }
+    goto done;
+  }
+  delta_metadata meta = *m;
+  delta_protocol proto = s->protocol;
+  bool new_protocol = false;
+  delta_kv *kv = delta_arena_alloc(&arena, (size_t)(m->n_configuration + 1) * sizeof *kv);
+  if (!kv) {
+    rc = DELTA_NOMEM();
+    goto done;
+  }
+  int n = 0;
+  for (int i = 0; i < m->n_configuration; i++)
+    if (i != found) kv[n++] = m->configuration[i];
+  if (expr) {
+    kv[n].key = (const char *)key.data;
+    kv[n].value = expr;
+    if ((rc = constraint_validate(name, expr, s->schema)) || (rc = check_rows(s, &kv[n]))) goto done;
+    n++;
+    if ((rc = protocol_with_checks(&s->protocol, &arena, &proto, &new_protocol))) goto done;
+  }
+  meta.configuration = kv;
+  meta.n_configuration = n;
+  delta_json_writer w;
+  if (new_protocol) {
+    delta_json_writer_init(&w, &actions, 0);
+    rc = action_protocol_json(&w, &proto);
+    if (!rc) rc = delta_json_writer_finish(&w);
+    if (!rc) rc = delta_buf_putc(&actions, '\n');
+    if (rc) goto done;
+  }
+  delta_json_writer_init(&w, &actions, 0);
+  rc = action_metadata_json(&w, &meta);
+  if (!rc) rc = delta_json_writer_finish(&w);
+  if (!rc) rc = delta_buf_putc(&actions, '\n');
+  delta_json_writer_init(&w, &params, 0);
+  delta_json_write_object_begin(&w);
+  delta_json_write_key(&w, "name");
+  delta_json_write_string(&w, name);
+  if (expr) {
+    delta_json_write_key(&w, "expr");
+    delta_json_write_string(&w, expr);
+  }
+  delta_json_write_object_end(&w);
+  if (!rc) rc = delta_json_writer_finish(&w);
+  if (!rc) rc = delta_buf_putc(&params, 0);
+  if (rc) goto done;
+  commit_request req;
+  memset(&req, 0, sizeof req);
+  req.storage = t->storage;
+  req.read_version = s->version;
+  req.read_timestamp_ms = s->timestamp_ms;
+  req.ict = table_prop_true(kv, n, "delta.enableInCommitTimestamps");
+  req.operation = expr ? "ADD CONSTRAINT" : "DROP CONSTRAINT";
+  req.params_json = (const char *)params.data;
+  /* rows appended meanwhile were not checked: they conflict */
+  req.reads_table = expr != NULL;
+  req.changes_metadata = true;
+  req.actions = (const char *)actions.data;
+  req.actions_len = actions.len;
+  commit_outcome out;
+  if ((rc = commit_run(&req, &out))) goto done;
+  if (version_out) *version_out = out.version;
+done:
+  delta_buf_dispose(&key);
+  delta_buf_dispose(&actions);
+  delta_buf_dispose(&params);
+  delta_arena_dispose(&arena);
+  delta_snapshot_free(s);
+  delta_table_free(t);
+  return rc;
+}
+
+int delta_constraint_add(const char *location, const char *name, const char *expr, int64_t *version_out) {
+  if (!expr) return delta_error_set(DELTA_EINVAL, "a CHECK constraint needs an expression");
+  return alter(location, name, expr, false, version_out);
+}
+
+int delta_constraint_drop(const char *location, const char *name, bool if_exists, int64_t *version_out) {
+  return alter(location, name, NULL, if_exists, version_out);
+}
