@@ -156,7 +156,8 @@ static int delete_file(delete_ctx *c, const delta_add *a) {
     goto done;
   }
   if (c->use_dv) {
-    if ((rc = dml_add_with_dv(a, old, fresh, &c->dv_file, &c->dv_path, c->now, &c->actions))) goto done;
+    if ((rc = dml_add_with_dv(a, old, fresh, dml_dv_inline(c->s), &c->dv_file, &c->dv_path, c->now, &c->actions)))
+      goto done;
     c->res->dvs_added++;
     if (a->dv.present) c->dvs_updated++;
     if (c->set) {

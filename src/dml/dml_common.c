@@ -71,6 +71,13 @@ bool dml_dv_enabled(const delta_snapshot *s) {
   return false;
 }
 
+bool dml_dv_inline(const delta_snapshot *s) {
+  const char *v = NULL;
+  for (int i = 0; i < s->metadata.n_configuration; i++)
+    if (strcmp(s->metadata.configuration[i].key, DML_DV_INLINE_PROPERTY) == 0) v = s->metadata.configuration[i].value;
+  return !v || strcasecmp(v, "false") != 0;
+}
+
 int dml_writers_new(dml_writers **out, delta_snapshot *s, bool cdc) {
   dml_writers *w = delta_calloc(1, sizeof *w);
   if (!w) return DELTA_NOMEM();
@@ -295,8 +302,8 @@ int dml_remove_action(delta_buf *actions, const delta_add *a, int64_t now) {
 
 static int add_row(uint64_t row, void *b) { return delta_bitmap64_add(b, row); }
 
-int dml_add_with_dv(const delta_add *a, const delta_dv_bitmap *old, delta_bitmap64 *fresh, delta_buf *dv_file,
-                    delta_buf *dv_path, int64_t now, delta_buf *actions) {
+int dml_add_with_dv(const delta_add *a, const delta_dv_bitmap *old, delta_bitmap64 *fresh, bool inline_ok,
+                    delta_buf *dv_file, delta_buf *dv_path, int64_t now, delta_buf *actions) {
   /* the new DV: the old one's rows and the fresh ones */
   int rc = 0;
   if (old && (rc = delta_bitmap64_iterate(old, add_row, fresh))) return rc;
@@ -304,14 +311,27 @@ int dml_add_with_dv(const delta_add *a, const delta_dv_bitmap *old, delta_bitmap
   delta_add na = *a;
   memset(&na.dv, 0, sizeof na.dv);
   na.dv.present = true;
-  na.dv.storage_type = 'u';
-  na.dv.has_offset = true;
-  na.dv.cardinality = (int64_t)delta_bitmap64_cardinality(fresh);
-  if ((rc = delta_dv_file_append(dv_file, fresh, &na.dv.offset, &na.dv.size_in_bytes))) return rc;
-  if ((rc = delta_buf_putc(dv_path, 0))) return rc;
-  dv_path->len--;
-  na.dv.path_or_inline = (const char *)dv_path->data;
-  delta_buf stats = DELTA_BUF_INIT;
+  delta_buf stats = DELTA_BUF_INIT, inline_dv = DELTA_BUF_INIT;
+  /* A few deleted rows fit in the log itself (storageType 'i'): no DV file
+   * to write, read or vacuum. Bigger bitmaps go to the commit's DV file. */
+  int32_t size;
+  int64_t card;
+  if ((rc = delta_dv_encode_inline(fresh, &inline_dv, &size, &card))) goto done;
+  if (inline_ok && size <= DML_INLINE_DV_MAX_BYTES) {
+    if ((rc = delta_buf_putc(&inline_dv, 0))) goto done;
+    na.dv.storage_type = 'i';
+    na.dv.size_in_bytes = size;
+    na.dv.cardinality = card;
+    na.dv.path_or_inline = (const char *)inline_dv.data;
+  } else {
+    na.dv.storage_type = 'u';
+    na.dv.has_offset = true;
+    na.dv.cardinality = (int64_t)delta_bitmap64_cardinality(fresh);
+    if ((rc = delta_dv_file_append(dv_file, fresh, &na.dv.offset, &na.dv.size_in_bytes))) goto done;
+    if ((rc = delta_buf_putc(dv_path, 0))) goto done;
+    dv_path->len--;
+    na.dv.path_or_inline = (const char *)dv_path->data;
+  }
   if ((rc = dml_stats_loose(a->stats, &stats))) goto done;
   na.stats = stats.len ? (const char *)stats.data : NULL;
   na.modification_time = now;
@@ -321,6 +341,7 @@ int dml_add_with_dv(const delta_add *a, const delta_dv_bitmap *old, delta_bitmap
   rc = line_end(actions, action_add_json(&w, &na, true), &w);
 done:
   delta_buf_dispose(&stats);
+  delta_buf_dispose(&inline_dv);
   return rc;
 }
 

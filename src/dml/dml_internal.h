@@ -56,11 +56,18 @@ int dml_predicate_param(const char *where, delta_json_writer *w);
 
 /* A remove line for `a` (dataChange true) appended to actions. */
 int dml_remove_action(delta_buf *actions, const delta_add *a, int64_t now);
+/* DVs whose serialized bitmap is at most this many bytes (a handful of
+ * deleted rows) are written inline in the log, unless the table property
+ * below is "false" (for readers without inline-DV support). */
+#define DML_INLINE_DV_MAX_BYTES 64
+#define DML_DV_INLINE_PROPERTY "deltac.deletionVectors.inline"
+bool dml_dv_inline(const delta_snapshot *s);
 /* The add line of `a` with a new deletion vector: `fresh` (this
- * transaction's rows; the old DV's rows are added to it) appended to the
- * commit's DV file `dv_file` named by `dv_path`; stats get tightBounds false. */
-int dml_add_with_dv(const delta_add *a, const delta_dv_bitmap *old, delta_bitmap64 *fresh, delta_buf *dv_file,
-                    delta_buf *dv_path, int64_t now, delta_buf *actions);
+ * transaction's rows; the old DV's rows are added to it), inline when it is
+ * small, else appended to the commit's DV file `dv_file` named by
+ * `dv_path`; stats get tightBounds false. */
+int dml_add_with_dv(const delta_add *a, const delta_dv_bitmap *old, delta_bitmap64 *fresh, bool inline_ok,
+                    delta_buf *dv_file, delta_buf *dv_path, int64_t now, delta_buf *actions);
 /* Put the commit's DV file (nothing when it is empty). */
 int dml_dv_file_put(delta_storage *storage, const delta_buf *dv_path, const delta_buf *dv_file);
 

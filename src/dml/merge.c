@@ -452,7 +452,8 @@ static int merge_file(merge_ctx *c, const delta_add *a) {
   if (whole) {
     if (a->dv.present) c->dvs_removed++;
   } else if (c->use_dv) {
-    if ((rc = dml_add_with_dv(a, old, fresh, &c->dv_file, &c->dv_path, c->now, &c->actions))) goto done;
+    if ((rc = dml_add_with_dv(a, old, fresh, dml_dv_inline(c->s), &c->dv_file, &c->dv_path, c->now, &c->actions)))
+      goto done;
     c->res->dvs_added++;
     if (a->dv.present) c->dvs_updated++;
   } else if ((rc = dml_writers_data(c->wr, &st.keep_w))) {

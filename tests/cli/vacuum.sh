@@ -28,8 +28,9 @@ done
 
 # ---- a partitioned DV table: appends, DV deletes, an optimize, another delete
 t="$tmp/dv"
+# (DVs in files, not inline in the log: vacuum must keep and delete DV files)
 run write --schema 'id long, p string, v string' --partition-by p --property delta.enableDeletionVectors=true \
-  --input "$tmp/in0.ndjson" "$t"
+  --property deltac.deletionVectors.inline=false --input "$tmp/in0.ndjson" "$t"
 run write --input "$tmp/in1.ndjson" "$t"                      # v1
 run delete --where "id = 1 OR id = 12" "$t"                   # v2: DVs
 run optimize --where "p = 'b'" "$t"                           # v3: b compacted, its DV purged
