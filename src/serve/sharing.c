@@ -119,6 +119,18 @@ static int check_parquet_format(const delta_snapshot *s) {
 
 void sharing_protocol_line(delta_buf *b) { delta_buf_puts(b, "{\"protocol\":{\"minReaderVersion\":1}}\n"); }
 
+void sharing_version_members(delta_json_writer *w, int64_t version, const delta_snapshot *counts) {
+  delta_json_write_key(w, "version");
+  delta_json_write_int64(w, version);
+  if (!counts) return;
+  int64_t size = 0;
+  for (int64_t i = 0; i < counts->n_files; i++) size += counts->files[i].size;
+  delta_json_write_key(w, "size");
+  delta_json_write_int64(w, size);
+  delta_json_write_key(w, "numFiles");
+  delta_json_write_int64(w, counts->n_files);
+}
+
 void sharing_metadata_line(delta_buf *b, const delta_metadata *m, int64_t version, const delta_snapshot *counts) {
   delta_json_writer w;
   delta_json_writer_init(&w, b, 0);
@@ -143,16 +155,7 @@ void sharing_metadata_line(delta_buf *b, const delta_metadata *m, int64_t versio
   delta_json_write_string_array(&w, m->partition_columns, m->n_partition_columns);
   delta_json_write_key(&w, "configuration");
   delta_kv_write_json(&w, m->configuration, m->n_configuration);
-  delta_json_write_key(&w, "version");
-  delta_json_write_int64(&w, version);
-  if (counts) {
-    int64_t size = 0;
-    for (int64_t i = 0; i < counts->n_files; i++) size += counts->files[i].size;
-    delta_json_write_key(&w, "size");
-    delta_json_write_int64(&w, size);
-    delta_json_write_key(&w, "numFiles");
-    delta_json_write_int64(&w, counts->n_files);
-  }
+  sharing_version_members(&w, version, counts);
   delta_json_write_object_end(&w);
   delta_json_write_object_end(&w);
   delta_json_writer_finish(&w);

@@ -24,6 +24,9 @@ void sharing_protocol_line(delta_buf *b);
 /* {"metaData":{...,"version"}} in parquet format; with size and numFiles
  * of `counts` when given. */
 void sharing_metadata_line(delta_buf *b, const delta_metadata *m, int64_t version, const delta_snapshot *counts);
+/* "version", and with `counts` (a snapshot) "size" and "numFiles", as
+ * members of the metaData object being written (both response formats). */
+void sharing_version_members(delta_json_writer *w, int64_t version, const delta_snapshot *counts);
 void sharing_file_id(const char *path, char hex[33]);
 void sharing_file_members(delta_json_writer *w, const sharing_ctx *sc, const char *path, int64_t size);
 /* A parquet-format data change file line, {"add"|"remove"|"cdf":{url, id,

@@ -139,16 +139,7 @@ void sharing_delta_metadata_line(delta_buf *b, const delta_metadata *m, int64_t 
   delta_json_write_object_begin(&w);
   delta_json_write_key(&w, "metaData");
   delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "version");
-  delta_json_write_int64(&w, version);
-  if (counts) {
-    int64_t size = 0;
-    for (int64_t i = 0; i < counts->n_files; i++) size += counts->files[i].size;
-    delta_json_write_key(&w, "size");
-    delta_json_write_int64(&w, size);
-    delta_json_write_key(&w, "numFiles");
-    delta_json_write_int64(&w, counts->n_files);
-  }
+  sharing_version_members(&w, version, counts);
   wrap_inner(&w, "deltaMetadata", &a);
   delta_json_write_object_end(&w);
   delta_json_write_object_end(&w);

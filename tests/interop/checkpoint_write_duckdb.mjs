@@ -5,23 +5,12 @@
 // checkpointMetadata, sidecar rows); deltac's own reader replays the table
 // from the checkpoint alone (the commits before it deleted) to the same rows,
 // and skips files by stats_parsed when the JSON stats are not written.
-import { DuckDBInstance } from '@duckdb/node-api';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { harness } from './harness.mjs';
 
-const argv = process.argv.slice(2);
-const deltac = path.resolve(argv[argv.indexOf('--deltac') + 1]);
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ckpt-duckdb-'));
-let failures = 0, checks = 0;
-const fail = (m) => { failures++; console.log(`FAIL: ${m}`); };
-const check = (c, m) => { checks++; if (!c) fail(m); };
-const run = (...a) => execFileSync(deltac, a, { encoding: 'utf8', maxBuffer: 1 << 28 });
-
-const inst = await DuckDBInstance.create(':memory:');
-const con = await inst.connect();
-const rows = async (sql) => (await con.runAndReadAll(sql)).getRowObjectsJson();
+const h = await harness('checkpoint_write_duckdb');
+const { deltac, tmp, fail, check, run, con, rows } = h;
 
 const N = 60;
 const lines = [];
@@ -122,6 +111,4 @@ for (const c of cases) {
   check(run('scan', '--format', 'count', t).trim() === String(2 * N - 6), `${c.name}: rows after another write`);
 }
 
-console.log(`checkpoint_write_duckdb: ${checks - failures} passed, ${failures} failed`);
-fs.rmSync(tmp, { recursive: true, force: true });
-process.exit(failures ? 1 : 0);
+h.finish();

@@ -6,22 +6,12 @@
 // MERGE INTO) on its copy; the expected change rows are the difference by
 // id of its table before and after (every statement here changes the
 // values of the rows it updates, so an update is a pre/post image pair).
-import { DuckDBInstance } from '@duckdb/node-api';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { harness } from './harness.mjs';
 
-const argv = process.argv.slice(2);
-const deltac = path.resolve(argv[argv.indexOf('--deltac') + 1]);
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dml-matrix-'));
-let failures = 0, checks = 0;
-const fail = (m) => { failures++; console.log(`FAIL: ${m}`); };
-const run = (...a) => execFileSync(deltac, a, { encoding: 'utf8', maxBuffer: 1 << 26 });
-
-const inst = await DuckDBInstance.create(':memory:');
-const con = await inst.connect();
-const rows = async (sql) => (await con.runAndReadAll(sql)).getRowObjectsJson();
+const h = await harness('dml_matrix', { maxBuffer: 1 << 26 });
+const { deltac, tmp, fail, check, run, con, rows } = h;
 const COLS = `columns={id: 'BIGINT', p: 'VARCHAR', v: 'BIGINT', s: 'VARCHAR'}`;
 
 // input: ids 1..30 in three files; s null for every 7th row
@@ -94,7 +84,7 @@ function expectedChanges(before, after) {
   return sorted(out);
 }
 const same = (what, got, want) => {
-  checks++;
+  h.checks++;
   if (JSON.stringify(got) !== JSON.stringify(want))
     fail(`${what}:\n  got  ${got.join(' | ')}\n  want ${want.join(' | ')}`);
 };
@@ -136,6 +126,4 @@ for (const part of [false, true]) for (const dv of [false, true]) for (const cdf
     }
   }
 }
-fs.rmSync(tmp, { recursive: true, force: true });
-console.log(`dml_matrix: ${checks} checks, ${failures} failed`);
-process.exit(failures ? 1 : 0);
+h.finish();

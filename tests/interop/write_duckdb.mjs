@@ -3,23 +3,12 @@
 // file's rows (unioned) equal `deltac scan` (column-mapped files by physical
 // name), the per-file stats agree with DuckDB's min/max/null counts, and the
 // checkpoint's add/metaData/protocol/txn rows match the log.
-import { DuckDBInstance } from '@duckdb/node-api';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { harness } from './harness.mjs';
 
-const argv = process.argv.slice(2);
-const deltac = path.resolve(argv[argv.indexOf('--deltac') + 1]);
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'write-duckdb-'));
-let failures = 0, checks = 0;
-const fail = (m) => { failures++; console.log(`FAIL: ${m}`); };
-const check = (c, m) => { checks++; if (!c) fail(m); };
-const run = (...a) => execFileSync(deltac, a, { encoding: 'utf8', maxBuffer: 1 << 28 });
-
-const inst = await DuckDBInstance.create(':memory:');
-const con = await inst.connect();
-const rows = async (sql) => (await con.runAndReadAll(sql)).getRowObjectsJson();
+const h = await harness('write_duckdb');
+const { deltac, tmp, fail, check, run, con, rows } = h;
 
 // Input: 2000 rows of many types, written through NDJSON.
 const N = 2000;
@@ -112,6 +101,4 @@ for (const v of variants) {
   const [{ n }] = await rows(`SELECT count(*) AS n FROM read_parquet('${cp}')`);
   check(Number(n) === last.size, `${v.name}: _last_checkpoint size ${last.size} vs ${n} rows`);
 }
-fs.rmSync(tmp, { recursive: true, force: true });
-console.log(`write_duckdb: ${checks - failures}/${checks} checks passed`);
-process.exit(failures ? 1 : 0);
+h.finish();
