@@ -14,6 +14,7 @@
 #include "arrow/array.h"
 #include "arrow/filter.h"
 #include "expr/expr.h"
+#include "expr/value.h"
 #include "util/alloc_internal.h"
 #include "util/buf.h"
 #include "util/error_internal.h"
@@ -35,6 +36,10 @@ struct vexpr {
   bool lb;
   char *ls;
   size_t ls_len;
+  char ltext[64];          /* a number literal as written (exact decimals) */
+  char ltyped;             /* 'd' DATE '..', 't' TIMESTAMP '..', 'n' TIMESTAMP_NTZ '..', else 0 */
+  bool has_const;          /* bound to a date/timestamp/decimal column: the value, parsed once */
+  expr_value konst;
   /* V_COL: name(.name)* */
   char *name;              /* as written, for messages */
   char **path;             /* the parts */
@@ -249,6 +254,7 @@ static int p_primary(vparser *p, vexpr **out) {
     }
     memcpy(buf, s, n);
     buf[n] = 0;
+    memcpy(e->ltext, buf, n + 1);
     errno = 0;
     if (flt) {
       e->lt = R_FLOAT;
@@ -296,6 +302,18 @@ static int p_primary(vparser *p, vexpr **out) {
     return 0;
   }
   if (*s == '`' || isalpha((unsigned char)*s) || *s == '_') {
+    /* DATE '...', TIMESTAMP '...', TIMESTAMP_NTZ '...': typed literals */
+    size_t at = p->pos;
+    char typed = kw(p, "date") ? 'd' : kw(p, "timestamp_ntz") ? 'n' : kw(p, "timestamp") ? 't' : 0;
+    if (typed) {
+      ws(p);
+      if (p->s[p->pos] == '\'') {
+        if ((rc = p_primary(p, out))) return rc;
+        (*out)->ltyped = typed;
+        return 0;
+      }
+      p->pos = at; /* a column of that name */
+    }
     if (kw(p, "null") || kw(p, "true") || kw(p, "false")) {
       vexpr *e = vnew(V_LIT);
       if (!e) return DELTA_NOMEM();
@@ -593,15 +611,65 @@ static int bind_rec(vexpr *e, const struct ArrowSchema *s) {
   return 0;
 }
 
+/* A literal's text as a value of the column's class. Decimals with more
+ * fractional digits than the column are rounded half up (Spark's store
+ * assignment); ones that do not fit the precision fail. */
+static int parse_const(value_type vt, const char *format, int scale, const char *text, size_t len, expr_value *out) {
+  if (vt != VT_DECIMAL) return value_parse(vt, scale, text, len, out);
+  int precision = 0;
+  value_type_of_arrow(format, &precision, NULL);
+  const char *dot = memchr(text, '.', len);
+  int digits = dot ? (int)(len - (size_t)(dot - text) - 1) : 0;
+  if (digits > 38 || memchr(text, 'e', len) || memchr(text, 'E', len)) return -1;
+  int at = digits > scale ? digits : scale;
+  if (value_parse(VT_DECIMAL, at, text, len, out) != 0) return -1;
+  __int128 v = out->u.dec;
+  for (int i = at; i > scale; i--) {
+    __int128 q = v / 10, rem = v % 10;
+    if (i == scale + 1 && (rem >= 5 || rem <= -5)) q += v < 0 ? -1 : 1;
+    v = q;
+  }
+  __int128 limit = 1;
+  for (int i = 0; i < precision; i++) limit *= 10;
+  if (v >= limit || v <= -limit) return -1;
+  out->u.dec = v;
+  out->scale = scale;
+  return 0;
+}
+
 int vexpr_bind(vexpr *e, const struct ArrowSchema *schema, const char *target_format, const char *target_name) {
   int rc = bind_rec(e, schema);
   if (rc) return rc;
   e->target_format = target_format;
   rtype want = rtype_of_format(target_format);
   if (want == R_NULL) {
-    /* other types: the same column's type, or NULL */
+    /* other types: the same column's type, NULL, or a literal of the
+     * column's type (a date, timestamp or exact decimal), parsed once */
     if ((e->kind == V_COL && strcmp(e->col_format, target_format) == 0) || (e->kind == V_LIT && e->lt == R_NULL))
       return 0;
+    int scale = 0;
+    value_type vt = value_type_of_arrow(target_format, NULL, &scale);
+    bool temporal = vt == VT_DATE || vt == VT_TIMESTAMP || vt == VT_TIMESTAMP_NTZ;
+    /* -literal: a negative number */
+    vexpr *lit = e->kind == V_NEG && e->args[0]->kind == V_LIT && e->args[0]->lt != R_STRING ? e->args[0] : e;
+    if (lit->kind == V_LIT && (temporal || vt == VT_DECIMAL) && lit->lt != R_BOOL) {
+      bool ok_kind = temporal ? lit->lt == R_STRING : lit->lt != R_STRING || !lit->ltyped;
+      char neg[80];
+      const char *text = lit->lt == R_STRING ? lit->ls : lit->ltext;
+      size_t len = lit->lt == R_STRING ? lit->ls_len : strlen(lit->ltext);
+      if (lit != e) {
+        snprintf(neg, sizeof neg, "-%s", lit->ltext);
+        text = neg;
+        len = strlen(neg);
+      }
+      if (ok_kind && parse_const(vt, target_format, scale, text, len, &e->konst) == 0) {
+        e->has_const = true;
+        return 0;
+      }
+      return delta_error_set(DELTA_EINVAL, "column %s is %s: cannot assign %s%.*s%s", target_name,
+                             value_type_name(vt), e->lt == R_STRING ? "'" : "", (int)len, text,
+                             e->lt == R_STRING ? "'" : "");
+    }
     return delta_error_set(DELTA_EINVAL, "column %s: only a column of the same type or NULL can be assigned to it",
                            target_name);
   }
@@ -817,6 +885,27 @@ static size_t width_of(char f) {
   }
 }
 
+/* n copies of a bound date, timestamp or decimal literal. */
+static int const_array(const vexpr *e, const char *f, int64_t n, struct ArrowArray *out) {
+  size_t w = f[0] == 'd' ? 16 : (f[0] == 't' && f[1] == 'd' && f[2] == 'D') ? 4 : 8;
+  uint8_t *vals = delta_malloc((size_t)n * w + 16);
+  if (!vals) return DELTA_NOMEM();
+  for (int64_t r = 0; r < n; r++) {
+    if (w == 16) memcpy(vals + (size_t)r * 16, &e->konst.u.dec, 16); /* little-endian, as Arrow's decimal128 */
+    else if (w == 4) ((int32_t *)vals)[r] = (int32_t)e->konst.u.i;
+    else ((int64_t *)vals)[r] = e->konst.u.i;
+  }
+  int rc = arrow_array_new(out, 2, 0);
+  if (rc) {
+    delta_free(vals);
+    return rc;
+  }
+  out->length = n;
+  out->null_count = 0;
+  arrow_array_set_buffer(out, 1, vals);
+  return 0;
+}
+
 int vexpr_eval(vexpr *e, const struct ArrowArray *batch, struct ArrowArray *out) {
   const char *f = e->target_format;
   int64_t n = batch->length;
@@ -840,6 +929,7 @@ int vexpr_eval(vexpr *e, const struct ArrowArray *batch, struct ArrowArray *out)
     delta_free(all);
     return rc;
   }
+  if (want == R_NULL && e->has_const) return const_array(e, f, n, out);
   if (want == R_NULL) return delta_error_set(DELTA_EUNSUPPORTED, "assigning NULL to a column of Arrow type %s", f);
   int rc = prepare(e, batch);
   if (rc) return rc;

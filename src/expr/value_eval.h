@@ -16,7 +16,10 @@
  * double, string or boolean with SQL null propagation; '/' gives a double
  * (as in Spark) and division by zero gives null. Results convert to
  * integer, float, string and boolean columns (a double into an integer
- * column truncates toward zero; NaN or out of range is an error); any other column type takes only a column of that same type or
+ * column truncates toward zero; NaN or out of range is an error); date,
+ * timestamp and decimal columns take a literal of their type (DATE '..',
+ * TIMESTAMP '..', a string in those forms, a number rounded half up to the
+ * decimal's scale), parsed once at bind time; any other column type takes only a column of that same type or
  * NULL.
  *
  * An assignment list "a = expr, b = expr" is split by vexpr_parse_set.

@@ -232,4 +232,15 @@ expect_eq "division" "$("$deltac" scan --format csv "$tmp/div" | tr -d '\r' | ta
 expect_error "does not fit the column" update --set "i = 1e300" "$tmp/div"
 expect_error "does not fit the column" update --set "l = CAST('NaN' AS double)" "$tmp/div"
 
+# Literals into date, timestamp and decimal columns (decimals rounded half up to the scale).
+printf '{"id":1,"d":"2024-01-01","ts":"2024-01-01T00:00:00Z","amt":"1.50"}\n{"id":2,"d":null,"ts":null,"amt":null}\n' >"$tmp/typed.ndjson"
+run write --schema 'id long, d date, ts timestamp, amt decimal(10,2)' --input "$tmp/typed.ndjson" "$tmp/typed"
+run update --set "d = DATE '2024-05-02', ts = TIMESTAMP '2024-05-02 10:00:00', amt = 12.345" --where "id = 2" "$tmp/typed"
+run update --set "amt = -0.005, d = '2025-12-31'" --where "id = 1" "$tmp/typed"
+expect_eq "typed literals" "$("$deltac" scan --format csv "$tmp/typed" | tr -d '\r' | tail -n +2 | sort | tr '\n' ' ')" \
+  "1,2025-12-31,2024-01-01T00:00:00.000000Z,-0.01 2,2024-05-02,2024-05-02T10:00:00.000000Z,12.35 "
+expect_error "column d is date: cannot assign 'nope'" update --set "d = 'nope'" "$tmp/typed"
+expect_error "column amt is decimal: cannot assign 123456789012" update --set "amt = 123456789012" "$tmp/typed"
+expect_error "column d is date: cannot assign 5" update --set "d = 5" "$tmp/typed"
+
 finish dml
