@@ -161,12 +161,12 @@ static int write_common(const char *cmd, int argc, char **argv, bool create) {
   delta_write_options o = DELTA_WRITE_OPTIONS_INIT;
   const char *v, *input = cli_get(opts, n_opts, "input");
   if (n_pos == 2 && !input) input = pos[1];
-  /* an Arrow stream is read from stdin when no INPUT is named */
-  if (!input && !create && (v = cli_get(opts, n_opts, "format")) && strcasecmp(v, "arrow") == 0) input = "-";
   else if (n_pos != 1) {
     cli_usage_error(cmd, create ? "expects TABLE" : "expects TABLE (and --input FILE)");
     goto done;
   }
+  /* an Arrow stream is read from stdin when no INPUT is named */
+  if (!input && !create && (v = cli_get(opts, n_opts, "format")) && strcasecmp(v, "arrow") == 0) input = "-";
   if (create) {
     o.mode = DELTA_WRITE_CREATE;
     if (cli_get(opts, n_opts, "mode")) {
