@@ -139,7 +139,7 @@ typedef struct {
 static void schema_release(struct ArrowSchema *s) {
   schema_priv *p = s->private_data;
   for (int64_t i = 0; i < s->n_children; i++) {
-    s->children[i]->release(s->children[i]);
+    if (s->children[i]->release) s->children[i]->release(s->children[i]);
     delta_free(s->children[i]);
   }
   if (p) {
@@ -254,6 +254,7 @@ static int read_type(fbr *r, const fbt *f, const char *name, char *fmt, size_t c
   case T_DECIMAL: {
     int64_t p = fb_int(r, &t, 0, 4, 0), s = fb_int(r, &t, 1, 4, 0), bits = fb_int(r, &t, 2, 4, 128);
     if (bits != 128 && bits != 256) return corrupt("bad decimal width");
+    if (p < 1 || p > (bits == 128 ? 38 : 76) || s > p || s < -p) return corrupt("bad decimal precision or scale");
     snprintf(fmt, cap, bits == 128 ? "d:%lld,%lld" : "d:%lld,%lld,256", (long long)p, (long long)s);
     n->width = bits / 8;
     break;
