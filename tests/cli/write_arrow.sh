@@ -36,6 +36,12 @@ JSON
 )
     if [ "$got" = "$want" ]; then ok; else bad "apache-arrow stream: got $got"; fi
   else bad "apache-arrow stream: $(cat "$tmp/err")"; fi
+  # merge --source - --format arrow: two rows match on i, the null key and a new row insert
+  "$deltac" scan --format arrow "$tmp/typed" >"$tmp/typed2.arrows"
+  if "$deltac" merge --source - --format arrow --on "t.i = s.i" --when-matched-update-all \
+       --when-not-matched-insert-all "$tmp/typed" <"$tmp/typed2.arrows" >"$tmp/out" 2>"$tmp/err" &&
+     grep -q "1 rows inserted, 2 updated" "$tmp/out" && [ "$(rows "$tmp/typed" | wc -l)" -eq 4 ]; then ok
+  else bad "merge from an arrow stream: $(cat "$tmp/out" "$tmp/err")"; fi
   node tests/cli/write_arrow_make.mjs dict >"$tmp/dict.arrows"
   expect_error 'field "c": a dictionary-encoded field is not supported' write --format arrow "$p" <"$tmp/dict.arrows"
 else
