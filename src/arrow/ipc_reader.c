@@ -23,6 +23,15 @@ enum { RB_LENGTH = 0, RB_NODES = 1, RB_BUFFERS = 2, RB_COMPRESSION = 3 };
 
 #define MAX_DEPTH 64
 
+/* Rows a batch may claim beyond one bit of body per row: only null-typed
+ * (or childless struct) columns take no body, and a tiny message claiming
+ * 2^62 such rows would have consumers loop for ages. */
+#define FREE_ROWS 65536
+
+static int too_many_rows(int64_t rows, uint64_t body_len) {
+  return (uint64_t)rows > FREE_ROWS + (body_len > UINT64_MAX / 16 ? UINT64_MAX / 2 : 8 * body_len);
+}
+
 /* ------------------------------------------------------------------ */
 /* A bounds-checked flatbuffer reader over one message's metadata.     */
 
@@ -475,6 +484,9 @@ static int read_array(batch_ctx *c, const lnode *n, struct ArrowArray *a, int64_
   int64_t length = (int64_t)rd(c->r, at, 8), nulls = (int64_t)rd(c->r, at + 8, 8);
   if (c->r->bad || length < 0 || nulls < 0 || nulls > length || length < min_len)
     return corrupt("bad field node");
+  if (too_many_rows(length, c->body_len))
+    return delta_error_set(DELTA_ELIMIT, "arrow ipc: an array claims %lld rows in a %llu-byte body",
+                           (long long)length, (unsigned long long)c->body_len);
   a->length = length;
   a->null_count = nulls;
   int nb = n->kind == L_NULL ? 0 : n->kind == L_FSL || n->kind == L_STRUCT ? 1
@@ -639,6 +651,9 @@ static int read_batch(stream_priv *p, fbr *r, const fbt *rb, const uint8_t *body
   c.n_bufs = fb_vector(r, rb, RB_BUFFERS, 16, &c.bufs);
   int64_t length = fb_int(r, rb, RB_LENGTH, 8, 0);
   if (r->bad || length < 0) return corrupt("bad record batch");
+  if (too_many_rows(length, body_len))
+    return delta_error_set(DELTA_ELIMIT, "arrow ipc: a batch claims %lld rows in a %llu-byte body",
+                           (long long)length, (unsigned long long)body_len);
   if (p->n_batches == p->cap_batches) {
     size_t cap = p->cap_batches ? 2 * p->cap_batches : 8;
     struct ArrowArray *b = delta_realloc(p->batches, cap * sizeof *b);
