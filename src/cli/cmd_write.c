@@ -9,6 +9,7 @@
 #include "deltac/error.h"
 #include "deltac/parquet.h"
 #include "deltac/write.h"
+#include "arrow/ipc_reader.h"
 #include "log/snapshot.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
@@ -85,8 +86,9 @@ int cli_open_input(const char *path, const char *format, const char *table, cons
                       struct ArrowArrayStream *out, delta_parquet_file **pf) {
   bool parquet = format ? strcasecmp(format, "parquet") == 0 : ends_with(path, ".parquet");
   bool csv = format ? strcasecmp(format, "csv") == 0 : ends_with(path, ".csv");
-  if (format && !parquet && !csv && strcasecmp(format, "ndjson") && strcasecmp(format, "json"))
-    return delta_error_set(DELTA_EINVAL, "unknown input format '%s' (ndjson, csv, parquet)", format);
+  bool arrow = format ? strcasecmp(format, "arrow") == 0 : ends_with(path, ".arrow") || ends_with(path, ".arrows");
+  if (format && !parquet && !csv && !arrow && strcasecmp(format, "ndjson") && strcasecmp(format, "json"))
+    return delta_error_set(DELTA_EINVAL, "unknown input format '%s' (ndjson, csv, parquet, arrow)", format);
   if (parquet) {
     int rc = delta_parquet_open(pf, path);
     return rc ? rc : delta_parquet_read(*pf, NULL, out);
@@ -97,6 +99,12 @@ int cli_open_input(const char *path, const char *format, const char *table, cons
   size_t len = 0;
   int rc = read_file(path, &text, &len);
   if (rc) return rc;
+  if (arrow) { /* an Arrow IPC stream carries its own schema, as Parquet does */
+    rc = arrow_ipc_read((const uint8_t *)text, len, out);
+    delta_free(text);
+    if (rc) delta_error_prefix("%s", strcmp(path, "-") == 0 ? "stdin" : path);
+    return rc;
+  }
   /* a missing table is fine: the write creates it */
   if (delta_table_open(&t, table) == 0 && delta_snapshot_open(&s, t, NULL) != 0) {
     delta_snapshot_free(s);
@@ -157,6 +165,8 @@ static int write_common(const char *cmd, int argc, char **argv, bool create) {
     cli_usage_error(cmd, create ? "expects TABLE" : "expects TABLE (and --input FILE)");
     goto done;
   }
+  /* an Arrow stream is read from stdin when no INPUT is named */
+  if (!input && !create && (v = cli_get(opts, n_opts, "format")) && strcasecmp(v, "arrow") == 0) input = "-";
   if (create) {
     o.mode = DELTA_WRITE_CREATE;
     if (cli_get(opts, n_opts, "mode")) {
@@ -172,7 +182,7 @@ static int write_common(const char *cmd, int argc, char **argv, bool create) {
     }
   }
   if (!create && !input) {
-    cli_usage_error(cmd, "needs --input FILE (.ndjson, .csv or .parquet; - for NDJSON/CSV on stdin)");
+    cli_usage_error(cmd, "needs --input FILE (.ndjson, .csv, .parquet or .arrows; - for stdin)");
     goto done;
   }
   o.replace_where = cli_get(opts, n_opts, "replace-where");

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# deltac write --format arrow: Arrow IPC streams on stdin. Round trips of
+# tables with many types (scan --format arrow | write --format arrow, rows
+# compared), a stream written by the npm apache-arrow package, and malformed
+# or unsupported streams failing with one line and no commit.
+source "$(dirname "$0")/../lib.sh"
+
+rows() { "$deltac" scan --format ndjson "$1" | sort; }
+commits() { ls "$1/_delta_log" | grep -c '\.json$'; }
+
+# (a) round trips
+for name in delta-golden.data-reader-primitives delta-golden.data-reader-nested-struct \
+            delta-golden.data-reader-array-primitives delta-golden.data-reader-map; do
+  src="$T/$name"; dst="$tmp/$name"
+  if ! "$deltac" scan --format arrow "$src" | "$deltac" write --format arrow "$dst" >/dev/null 2>"$tmp/err"; then
+    bad "$name: write failed: $(cat "$tmp/err")"; continue
+  fi
+  if [ "$(rows "$src")" = "$(rows "$dst")" ] && [ -n "$(rows "$src")" ]; then ok; else bad "$name: rows differ after the round trip"; fi
+done
+# a file named .arrows is read as a stream too, and appends match by name
+"$deltac" scan --format arrow "$T/delta-golden.data-reader-primitives" >"$tmp/p.arrows"
+p="$tmp/delta-golden.data-reader-primitives"
+if "$deltac" write "$p" "$tmp/p.arrows" >/dev/null 2>"$tmp/err" &&
+   [ "$("$deltac" scan --format ndjson "$p" | wc -l)" -eq 22 ]; then ok; else bad "append from .arrows file: $(cat "$tmp/err")"; fi
+
+# (b) a stream from apache-arrow (skipped without node and the package)
+if command -v node >/dev/null && [ -d node_modules/apache-arrow ]; then
+  node tests/cli/write_arrow_make.mjs typed >"$tmp/typed.arrows"
+  if "$deltac" write --format arrow "$tmp/typed" <"$tmp/typed.arrows" >/dev/null 2>"$tmp/err"; then
+    got=$(rows "$tmp/typed")
+    want=$(sort <<'JSON'
+{"i":1,"l":10,"f":1.5,"s":"a","b":true,"d":"2024-01-02","ts":"2023-11-14T22:13:20.000000Z","li":[1,2],"st":{"x":1,"y":"p"}}
+{"i":null,"l":20,"f":null,"s":"héllo","b":false,"d":null,"ts":null,"li":[],"st":{"x":null,"y":"q"}}
+{"i":3,"l":null,"f":-2.25,"s":null,"b":null,"d":"1970-01-01","ts":"1970-01-01T00:00:00.000000Z","li":null,"st":null}
+JSON
+)
+    if [ "$got" = "$want" ]; then ok; else bad "apache-arrow stream: got $got"; fi
+  else bad "apache-arrow stream: $(cat "$tmp/err")"; fi
+  # merge --source - --format arrow: two rows match on i, the null key and a new row insert
+  "$deltac" scan --format arrow "$tmp/typed" >"$tmp/typed2.arrows"
+  if "$deltac" merge --source - --format arrow --on "t.i = s.i" --when-matched-update-all \
+       --when-not-matched-insert-all "$tmp/typed" <"$tmp/typed2.arrows" >"$tmp/out" 2>"$tmp/err" &&
+     grep -q "1 rows inserted, 2 updated" "$tmp/out" && [ "$(rows "$tmp/typed" | wc -l)" -eq 4 ]; then ok
+  else bad "merge from an arrow stream: $(cat "$tmp/out" "$tmp/err")"; fi
+  node tests/cli/write_arrow_make.mjs dict >"$tmp/dict.arrows"
+  expect_error 'field "c": a dictionary-encoded field is not supported' write --format arrow "$p" <"$tmp/dict.arrows"
+else
+  echo "write_arrow: node or apache-arrow missing, skipping the apache-arrow cases"
+fi
+
+# (c) errors: no commit, one line
+before=$(commits "$p")
+size=$(wc -c <"$tmp/p.arrows")
+head -c $((size - 100)) "$tmp/p.arrows" >"$tmp/trunc.arrows"
+expect_error "arrow ipc: malformed stream" write --format arrow "$p" <"$tmp/trunc.arrows"
+head -c 200 /dev/urandom >"$tmp/garbage.arrows"
+expect_error "arrow ipc:" write --format arrow "$p" <"$tmp/garbage.arrows"
+expect_error "empty input" write --format arrow "$p" </dev/null
+# a flipped byte in every 7th position of the schema message
+python3 -c "
+import sys; b = bytearray(open(sys.argv[1], 'rb').read())
+for i in range(8, 200, 7): b[i] ^= 0x5a
+open(sys.argv[2], 'wb').write(b)" "$tmp/p.arrows" "$tmp/flip.arrows"
+"$deltac" write --format arrow "$p" <"$tmp/flip.arrows" >/dev/null 2>"$tmp/err"; rc=$?
+if [ $rc -eq 0 ] || [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/err")" -le 1 ]; then ok; else bad "flipped bytes: exit $rc: $(cat "$tmp/err")"; fi
+[ "$rc" -eq 0 ] && before=$((before + 1))
+if [ "$(commits "$p")" -eq "$before" ]; then ok; else bad "a failed write committed"; fi
+
+finish write_arrow
