@@ -194,6 +194,10 @@ static float half_to_float(uint16_t h) {
 /* Little-endian two's complement integer of `w` bytes to decimal digits with
  * `scale` fraction digits. */
 int fmt_decimal(delta_buf *out, const uint8_t *p, int w, int scale) {
+  /* 256 bits have at most 78 digits: a larger scale is no real decimal
+   * (and would overrun the digit buffers below) */
+  if (w <= 0 || w > 32 || w % 4 || scale > 80)
+    return delta_error_set(DELTA_ECORRUPT, "decimal of %d bytes with scale %d cannot be printed", w, scale);
   uint32_t limbs[8];
   int nl = w / 4;
   memcpy(limbs, p, (size_t)w);
