@@ -17,13 +17,13 @@
 #include "write/schema_build.h"
 #include "write/table_setup.h"
 
-int dml_read_file(delta_snapshot *s, const delta_add *a, dml_batch_cb cb, void *ctx) {
+static int read_file(delta_snapshot *s, const delta_add *a, bool live, dml_batch_cb cb, void *ctx) {
   scan_task *task = delta_calloc(1, sizeof *task);
   if (!task) return DELTA_NOMEM();
   task->path = a->path;
   task->partition_values = a->partition_values;
   task->n_partition_values = a->n_partition_values;
-  task->dv = NULL;
+  task->dv = live && a->dv.present ? &a->dv : NULL;
   task->rows = ROWS_LIVE;
   scan_task_source src;
   struct ArrowArrayStream st = {0};
@@ -53,6 +53,14 @@ done:
   if (schema.release) schema.release(&schema);
   if (st.release) st.release(&st);
   return rc;
+}
+
+int dml_read_file(delta_snapshot *s, const delta_add *a, dml_batch_cb cb, void *ctx) {
+  return read_file(s, a, false, cb, ctx);
+}
+
+int dml_read_live_rows(delta_snapshot *s, const delta_add *a, dml_batch_cb cb, void *ctx) {
+  return read_file(s, a, true, cb, ctx);
 }
 
 int dml_check_table(const delta_snapshot *s) {

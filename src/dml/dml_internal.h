@@ -21,6 +21,8 @@
  * given is row index k), as batches of the table's logical columns. */
 typedef int (*dml_batch_cb)(void *ctx, const struct ArrowSchema *schema, const struct ArrowArray *batch);
 int dml_read_file(delta_snapshot *s, const delta_add *a, dml_batch_cb cb, void *ctx);
+/* The same, with the file's DV applied: only the rows a scan returns. */
+int dml_read_live_rows(delta_snapshot *s, const delta_add *a, dml_batch_cb cb, void *ctx);
 
 /* DELTA_EUNSUPPORTED/EINVAL when deltac may not change rows of the table. */
 int dml_check_table(const delta_snapshot *s);

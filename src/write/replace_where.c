@@ -75,75 +75,56 @@ void replace_where_cdc_free(replace_where_cdc *c) {
   delta_free(c);
 }
 
+typedef struct {
+  const char *predicate;
+  expr_node *e;            /* bound to the first batch's schema */
+  uint8_t *keep;
+  data_writer **dw;
+  const data_write_config *cfg;
+  replace_where_cdc *cdc;
+  int64_t *matched, *kept;
+} split_ctx;
+
+static int split_batch(void *ctx, const struct ArrowSchema *schema, const struct ArrowArray *batch) {
+  split_ctx *c = ctx;
+  int rc = 0;
+  if (!c->e && ((rc = expr_parse(c->predicate, &c->e)) || (rc = expr_bind(c->e, schema)))) return rc;
+  uint8_t *keep = delta_realloc(c->keep, (size_t)batch->length + 1);
+  if (!keep) return DELTA_NOMEM();
+  c->keep = keep;
+  if ((rc = expr_eval_batch(c->e, batch, keep))) return rc;
+  int64_t m = 0;
+  for (int64_t i = 0; i < batch->length; i++) m += keep[i] != 0;
+  if (c->dw && c->cdc && m > 0) {
+    struct ArrowArray gone;
+    if ((rc = arrow_filter(schema, batch, keep, &gone))) return rc;
+    rc = dml_cdc_write(c->cdc->deletes, &gone, "delete");
+    gone.release(&gone);
+    if (rc) return rc;
+  }
+  for (int64_t i = 0; i < batch->length; i++) keep[i] = !keep[i];
+  *c->matched += m;
+  if (c->dw && m < batch->length) {
+    /* the rows that stay: written again (the file goes if any row matched) */
+    if (!*c->dw && (rc = data_writer_new(c->dw, c->cfg, schema))) return rc;
+    struct ArrowArray rest;
+    if ((rc = arrow_filter(schema, batch, keep, &rest))) return rc;
+    rc = data_writer_write(*c->dw, &rest);
+    *c->kept += rest.length;
+    rest.release(&rest);
+  }
+  return rc;
+}
+
 /* Read one live file's rows and count those matching the predicate; with
  * `dw` non-NULL, also write the others through *dw (made on first use) and
  * the matching ones to `cdc` as deletes. */
 static int split_file(delta_snapshot *s, const delta_add *a, const char *predicate, data_writer **dw,
                       const data_write_config *cfg, replace_where_cdc *cdc, int64_t *matched, int64_t *kept) {
-  scan_task *task = delta_calloc(1, sizeof *task);
-  if (!task) return DELTA_NOMEM();
-  task->path = a->path;
-  task->partition_values = a->partition_values;
-  task->n_partition_values = a->n_partition_values;
-  task->dv = a->dv.present ? &a->dv : NULL;
-  task->rows = ROWS_LIVE;
-  scan_task_source src;
-  struct ArrowArrayStream st = {0};
-  struct ArrowSchema schema = {0};
-  struct ArrowArray batch = {0};
-  expr_node *e = NULL;
-  uint8_t *keep = NULL;
-  int rc = scan_task_array_source(task, 1, &src);
-  if (rc) return rc;
-  delta_scan_options so = DELTA_SCAN_OPTIONS_INIT;
-  if ((rc = scan_stream_new(s, &so, src, false, &st))) return rc;
-  if (st.get_schema(&st, &schema)) {
-    rc = delta_error_set(DELTA_EIO, "%s", st.get_last_error(&st));
-    goto done;
-  }
-  if ((rc = expr_parse(predicate, &e)) || (rc = expr_bind(e, &schema))) goto done;
-  for (;;) {
-    if (st.get_next(&st, &batch)) {
-      const char *m = st.get_last_error(&st);
-      rc = delta_error_set(DELTA_EIO, "%s", m ? m : "reading a data file failed");
-      goto done;
-    }
-    if (!batch.release) break;
-    keep = delta_realloc(keep, (size_t)batch.length + 1);
-    if (!keep) {
-      rc = DELTA_NOMEM();
-      goto done;
-    }
-    if ((rc = expr_eval_batch(e, &batch, keep))) goto done;
-    int64_t m = 0;
-    for (int64_t i = 0; i < batch.length; i++) m += keep[i] != 0;
-    if (dw && cdc && m > 0) {
-      struct ArrowArray gone;
-      if ((rc = arrow_filter(&schema, &batch, keep, &gone))) goto done;
-      rc = dml_cdc_write(cdc->deletes, &gone, "delete");
-      gone.release(&gone);
-      if (rc) goto done;
-    }
-    for (int64_t i = 0; i < batch.length; i++) keep[i] = !keep[i];
-    *matched += m;
-    if (dw && m < batch.length) {
-      /* the rows that stay: written again (the file goes if any row matched) */
-      if (!*dw && (rc = data_writer_new(dw, cfg, &schema))) goto done;
-      struct ArrowArray rest;
-      if ((rc = arrow_filter(&schema, &batch, keep, &rest))) goto done;
-      rc = data_writer_write(*dw, &rest);
-      *kept += rest.length;
-      rest.release(&rest);
-      if (rc) goto done;
-    }
-    batch.release(&batch);
-  }
-done:
-  if (batch.release) batch.release(&batch);
-  delta_free(keep);
-  expr_free(e);
-  if (schema.release) schema.release(&schema);
-  if (st.release) st.release(&st);
+  split_ctx c = {predicate, NULL, NULL, dw, cfg, cdc, matched, kept};
+  int rc = dml_read_live_rows(s, a, split_batch, &c);
+  delta_free(c.keep);
+  expr_free(c.e);
   return rc;
 }
 
