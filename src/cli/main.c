@@ -5,6 +5,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/help.h"
 #include "log/snapshot.h"
 
 static const char usage[] =
@@ -69,7 +70,7 @@ static const char usage[] =
     "Other:\n"
     "  --version                         print the version\n"
     "  --features                        list supported Parquet and Delta features\n"
-    "  help                              this text\n"
+    "  help [CMD]                        this text, or one command's (also: deltac CMD --help)\n"
     "\n"
     "Errors go to stderr as one line; exit status 0 ok, 1 error, 2 usage.\n";
 
@@ -93,8 +94,14 @@ int main(int argc, char **argv) {
   }
   const char *cmd = argv[1];
   if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+    if (argc > 2) return cli_help_command(stdout, usage, argv[2], argc > 3 ? argv[3] : NULL);
     fputs(usage, stdout);
     return 0;
+  }
+  if (cmd[0] != '-' && cli_wants_help(argc - 2, argv + 2)) {
+    /* "deltac parquet cat --help": the sub-command when there is one */
+    const char *sub = strcmp(cmd, "parquet") == 0 && argc > 2 && argv[2][0] != '-' ? argv[2] : NULL;
+    return cli_help_command(stdout, usage, cmd, sub);
   }
   if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
     printf("deltac %s\n", DELTAC_VERSION);
