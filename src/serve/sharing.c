@@ -14,6 +14,7 @@
 
 #include "deltac/changes.h"
 #include "json/json.h"
+#include "serve/sharing_hints.h"
 #include "serve/commit_info.h"
 #include "serve/serve.h"
 #include "serve/sharing.h"
@@ -289,6 +290,7 @@ static int table_metadata(serve_request *r, struct MHD_Connection *c, serve_tabl
 typedef struct {
   bool at_v, at_ts, since, has_end;
   int64_t version, ts, start, end;
+  delta_json_doc *doc; /* the body, for the hints (NULL: no body) */
 } query_body;
 
 /* A non-negative integer member; 1 when absent, -1 when bad. */
@@ -326,7 +328,8 @@ static const char *parse_query_body(const delta_buf *body, query_body *q) {
   else if (q->has_end && !q->since) bad = "endingVersion needs startingVersion";
   else if (q->has_end && q->end < q->start) bad = "endingVersion is before startingVersion";
   delta_buf_dispose(&tmp);
-  delta_json_doc_free(doc);
+  if (bad) delta_json_doc_free(doc);
+  else q->doc = doc;
   return bad;
 }
 
@@ -350,25 +353,18 @@ static void parquet_file_line(delta_buf *b, const sharing_ctx *sc, const delta_a
   delta_buf_putc(b, '\n');
 }
 
-/* POST .../query: the files of the latest snapshot, or of body's "version"
- * or "timestamp"; with "startingVersion" (and "endingVersion") the data
- * change files of those versions instead (sharing_log.c). Predicate and
- * limit hints may be ignored (they are hints). */
-static int table_query(serve_request *r, struct MHD_Connection *c, serve_table *t) {
-  query_body q = {0};
-  const char *bad = parse_query_body(&r->body, &q);
-  if (bad) return sharing_error(r, c, 400, bad);
+static int table_query_body(serve_request *r, struct MHD_Connection *c, serve_table *t, const query_body *q) {
   delta_snapshot *s = NULL;
   bool delta = false;
-  int rc = serve_table_snapshot_at(t, q.at_v, q.version, q.at_ts, q.ts, &s);
+  int rc = serve_table_snapshot_at(t, q->at_v, q->version, q->at_ts, q->ts, &s);
   if (!rc) rc = sharing_format_choose(c, s, &delta);
   if (!rc && !delta) rc = sharing_parquet_check_mapping(s);
-  if (!rc && q.since) {
-    if (q.start > s->version)
-      rc = delta_error_set(DELTA_EINVAL, "startingVersion %lld is after the latest version %lld", (long long)q.start,
+  if (!rc && q->since) {
+    if (q->start > s->version)
+      rc = delta_error_set(DELTA_EINVAL, "startingVersion %lld is after the latest version %lld", (long long)q->start,
                            (long long)s->version);
-    sharing_walk_options o = {WALK_DATA_CHANGES, delta, true, q.start,
-                              q.has_end && q.end < s->version ? q.end : s->version};
+    sharing_walk_options o = {WALK_DATA_CHANGES, delta, true, q->start,
+                              q->has_end && q->end < s->version ? q->end : s->version};
     if (!rc) {
       int ok = sharing_walk_reply(r, c, t, s, &o);
       delta_snapshot_free(s);
@@ -376,7 +372,10 @@ static int table_query(serve_request *r, struct MHD_Connection *c, serve_table *
     }
   }
   if (!rc && !delta) rc = check_parquet_format(s);
+  sharing_hints hints = {0};
+  if (!rc && q->doc) rc = sharing_hints_read(&hints, delta_json_root(q->doc), s);
   if (rc) {
+    sharing_hints_free(&hints);
     if (s) delta_snapshot_free(s);
     return sharing_error(r, c, serve_status_for(rc), delta_error_last());
   }
@@ -387,14 +386,21 @@ static int table_query(serve_request *r, struct MHD_Connection *c, serve_table *
   sc.base = (const char *)base.data;
   head_lines(&b, s, delta);
   for (int64_t i = 0; !rc && i < s->n_files; i++) {
-    if (!delta) {
-      parquet_file_line(&b, &sc, &s->files[i]);
+    int keep = sharing_hints_keep(&hints, &s->files[i]);
+    if (keep <= 0) {
+      rc = keep;
       continue;
     }
-    delta_action a = {.kind = DELTA_ACTION_ADD};
-    a.u.add = s->files[i];
-    rc = sharing_delta_file_line(&b, &sc, &a, false, 0, 0);
+    if (!delta) {
+      parquet_file_line(&b, &sc, &s->files[i]);
+    } else {
+      delta_action a = {.kind = DELTA_ACTION_ADD};
+      a.u.add = s->files[i];
+      rc = sharing_delta_file_line(&b, &sc, &a, false, 0, 0);
+    }
+    if (sharing_hints_limit_reached(&hints, &s->files[i])) break;
   }
+  sharing_hints_free(&hints);
   int64_t v = s->version;
   delta_buf_dispose(&base);
   delta_snapshot_free(s);
@@ -403,6 +409,20 @@ static int table_query(serve_request *r, struct MHD_Connection *c, serve_table *
     return sharing_error(r, c, serve_status_for(rc), delta_error_last());
   }
   return reply_ndjson(r, c, &b, v, delta);
+}
+
+/* POST .../query: the files of the latest snapshot, or of body's "version"
+ * or "timestamp"; with "startingVersion" (and "endingVersion") the data
+ * change files of those versions instead (sharing_log.c). A snapshot's
+ * files are narrowed by the predicate and limit hints (sharing_hints.c);
+ * the version-range form returns every data change file. */
+static int table_query(serve_request *r, struct MHD_Connection *c, serve_table *t) {
+  query_body q = {0};
+  const char *bad = parse_query_body(&r->body, &q);
+  if (bad) return sharing_error(r, c, 400, bad);
+  int ok = table_query_body(r, c, t, &q);
+  delta_json_doc_free(q.doc);
+  return ok;
 }
 
 /* .../shares/{share}/schemas/{schema}/tables/{table}/{what} */
