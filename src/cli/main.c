@@ -119,7 +119,7 @@ int main(int argc, char **argv) {
     printf("delta: log: log compaction files, _last_checkpoint listing hint, .crc version checksums (verified by info)\n");
     printf("delta: write: create, append, overwrite, replace-where, partitions, column mapping, in-commit timestamps, "
            "change data feed (cdc files for replace-where), app-id transactions, nested schema merge, "
-           "NOT NULL and CHECK constraints, classic and V2 checkpoints (sidecars, stats_parsed)\n");
+           "NOT NULL and CHECK constraints, classic and V2 checkpoints (sidecars, stats_parsed), .crc version checksums\n");
     printf("delta: dml: delete, update, merge (copy-on-write or deletion vectors, inline or file DVs, cdc files)\n");
     printf("delta: maintenance: optimize (bin-packing, Z-order, DV purge), vacuum, restore, expired-log cleanup\n");
     printf("serve: JSON API, change-feed SSE tail, Delta Sharing (parquet and delta response formats), web page\n");

@@ -281,6 +281,7 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
   memset(&req, 0, sizeof req);
   req.storage = t->storage;
   req.read_version = c.s->version;
+  req.read_snapshot = c.s;
   req.read_timestamp_ms = c.s->timestamp_ms;
   req.ict = table_prop_true(c.s->metadata.configuration, c.s->metadata.n_configuration,
                             "delta.enableInCommitTimestamps");

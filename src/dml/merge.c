@@ -558,6 +558,7 @@ static int commit_merge(merge_ctx *c, delta_table *t, const delta_merge_options 
   memset(&req, 0, sizeof req);
   req.storage = t->storage;
   req.read_version = c->s->version;
+  req.read_snapshot = c->s;
   req.read_timestamp_ms = c->s->timestamp_ms;
   req.ict = table_prop_true(c->s->metadata.configuration, c->s->metadata.n_configuration,
                             "delta.enableInCommitTimestamps");

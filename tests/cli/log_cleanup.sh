@@ -35,7 +35,8 @@ age "$t" 0 7 '40 days ago'
 n_before=$(ls "$t/_delta_log" | wc -l)
 run cleanup-log --dry-run --format ndjson "$t"
 expect_eq "dry run lists" "$(grep -o '_delta_log/[^"]*' "$tmp/out" | tr '\n' ' ')" \
-  "$(for v in 0 1 2; do echo -n "_delta_log/$(printf %020d $v).json "; done)_delta_log/00000000000000000003.checkpoint.parquet $(for v in 3 4 5; do echo -n "_delta_log/$(printf %020d $v).json "; done)"
+  "$(for v in 0 1 2 3 4 5; do [ $v = 3 ] && echo -n "_delta_log/$(printf %020d $v).checkpoint.parquet "
+      echo -n "_delta_log/$(printf %020d $v).crc _delta_log/$(printf %020d $v).json "; done)"
 expect_eq "dry run deletes nothing" "$(ls "$t/_delta_log" | wc -l)" "$n_before"
 # the cleanup after a new checkpoint
 run checkpoint "$t"
@@ -55,7 +56,7 @@ make "$t"
 age "$t" 0 9 '40 days ago'
 touch "$(logf "$t" 4 json)"
 run cleanup-log --format table "$t"
-grep -q "deleted 3 log files; oldest readable version 3" "$tmp/out" && ok || bad "young file: $(cat "$tmp/out")"
+grep -q "deleted 6 log files; oldest readable version 3" "$tmp/out"  # 0..2: commit and checksum && ok || bad "young file: $(cat "$tmp/out")"
 for v in $(seq 3 9); do "$deltac" scan --format count --version $v "$t" >/dev/null 2>&1 && ok || bad "young: v$v unreadable"; done
 
 # delta.logRetentionDuration
