@@ -7,6 +7,7 @@
 #include "deltac/error.h"
 #include "json/json.h"
 #include "json/json_writer.h"
+#include "log/crc.h"
 #include "log/log_files.h"
 #include "storage/storage_internal.h"
 #include "write/action_write.h"
@@ -39,14 +40,8 @@ static int write_inner(delta_json_writer *w, int kind, const void *x) {
 }
 
 int crc_render(const delta_snapshot *s, delta_buf *out) {
-  int64_t bytes = 0, dvs = 0, deleted = 0;
-  for (int64_t i = 0; i < s->n_files; i++) {
-    bytes += s->files[i].size;
-    if (s->files[i].dv.present) {
-      dvs++;
-      deleted += s->files[i].dv.cardinality;
-    }
-  }
+  int64_t bytes, dvs, deleted;
+  log_crc_totals(s, &bytes, &dvs, &deleted);
   delta_json_writer w;
   delta_json_writer_init(&w, out, 0);
   delta_json_write_object_begin(&w);
