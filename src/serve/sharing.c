@@ -9,7 +9,9 @@
  * wrongly; responseformat=delta carries them. */
 #include <microhttpd.h>
 #include <nettle/sha2.h>
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "deltac/changes.h"
@@ -67,21 +69,63 @@ static int list_reply(serve_request *r, struct MHD_Connection *c, delta_buf *b) 
   return ok;
 }
 
+/* A listing's page (the protocol's maxResults / pageToken): items
+ * [start, start + max) of the listing, then nextPageToken when more are
+ * left. The token is the next item's index, written "p<index>"; clients
+ * treat it as opaque, and one that is not ours is a 400. */
+typedef struct {
+  int64_t start, max, seen, emitted;
+  delta_buf b;
+} list_page;
+
+static const char *page_begin(list_page *pg, struct MHD_Connection *c) {
+  memset(pg, 0, sizeof *pg);
+  pg->max = INT64_MAX;
+  bool has;
+  if (serve_arg_int(c, "maxResults", &pg->max, &has) || (has && pg->max < 0))
+    return "maxResults must be a non-negative integer";
+  const char *tok = serve_arg(c, "pageToken");
+  if (tok && *tok) {
+    char *end;
+    if (tok[0] != 'p' || !isdigit((unsigned char)tok[1])) return "pageToken is not one this server gave";
+    pg->start = strtoll(tok + 1, &end, 10);
+    if (*end || pg->start < 0 || pg->start > INT32_MAX) return "pageToken is not one this server gave";
+  }
+  delta_buf_puts(&pg->b, "{\"items\":[");
+  return NULL;
+}
+
+/* Whether the next item of the listing goes on this page (then the
+ * caller appends it, with a comma when pg->emitted > 0 before the call). */
+static bool page_take(list_page *pg) {
+  int64_t k = pg->seen++;
+  return k >= pg->start && pg->emitted < pg->max;
+}
+
+static int page_reply(serve_request *r, struct MHD_Connection *c, list_page *pg) {
+  delta_buf_putc(&pg->b, ']');
+  if (pg->start + pg->emitted < pg->seen)
+    delta_buf_printf(&pg->b, ",\"nextPageToken\":\"p%lld\"", (long long)(pg->start + pg->emitted));
+  delta_buf_puts(&pg->b, "}\n");
+  return list_reply(r, c, &pg->b);
+}
+
 static int list_shares(serve_request *r, struct MHD_Connection *c) {
   const serve_config *cfg = r->srv->cfg;
   bool presented;
   const serve_token *tok = cfg->n_tokens ? serve_auth_token(cfg, c, &presented) : NULL;
-  delta_buf b = DELTA_BUF_INIT;
-  delta_buf_puts(&b, "{\"items\":[");
-  int k = 0;
+  list_page pg;
+  const char *bad = page_begin(&pg, c);
+  if (bad) return sharing_error(r, c, 400, bad);
   for (int i = 0; i < cfg->n_shares; i++) {
     char scope[160];
     snprintf(scope, sizeof scope, "share:%s", cfg->shares[i].name);
     if (tok && !serve_token_allows(tok, scope)) continue;
-    delta_buf_printf(&b, "%s{\"name\":\"%s\",\"id\":\"%s\"}", k++ ? "," : "", cfg->shares[i].name, cfg->shares[i].name);
+    if (!page_take(&pg)) continue;
+    delta_buf_printf(&pg.b, "%s{\"name\":\"%s\",\"id\":\"%s\"}", pg.emitted++ ? "," : "", cfg->shares[i].name,
+                     cfg->shares[i].name);
   }
-  delta_buf_puts(&b, "]}\n");
-  return list_reply(r, c, &b);
+  return page_reply(r, c, &pg);
 }
 
 static void table_item(delta_buf *b, const serve_share *sh, const char *table, bool comma) {
@@ -90,11 +134,14 @@ static void table_item(delta_buf *b, const serve_share *sh, const char *table, b
 }
 
 static int list_tables(serve_request *r, struct MHD_Connection *c, const serve_share *sh) {
-  delta_buf b = DELTA_BUF_INIT;
-  delta_buf_puts(&b, "{\"items\":[");
-  for (int i = 0; i < sh->n_tables; i++) table_item(&b, sh, sh->tables[i], i > 0);
-  delta_buf_puts(&b, "]}\n");
-  return list_reply(r, c, &b);
+  list_page pg;
+  const char *bad = page_begin(&pg, c);
+  if (bad) return sharing_error(r, c, 400, bad);
+  for (int i = 0; i < sh->n_tables; i++) {
+    if (!page_take(&pg)) continue;
+    table_item(&pg.b, sh, sh->tables[i], pg.emitted++ > 0);
+  }
+  return page_reply(r, c, &pg);
 }
 
 /* ----------------------------------------------------------- table calls */
@@ -459,9 +506,14 @@ int sharing_route(serve_request *r, struct MHD_Connection *c, const char *method
     return list_reply(r, c, &b);
   }
   if (n == 3 && get && strcmp(segs[2], "schemas") == 0) {
-    delta_buf b = DELTA_BUF_INIT;
-    delta_buf_printf(&b, "{\"items\":[{\"name\":\"" SCHEMA "\",\"share\":\"%s\"}]}\n", sh->name);
-    return list_reply(r, c, &b);
+    list_page pg;
+    const char *bad = page_begin(&pg, c);
+    if (bad) return sharing_error(r, c, 400, bad);
+    if (page_take(&pg)) {
+      delta_buf_printf(&pg.b, "{\"name\":\"" SCHEMA "\",\"share\":\"%s\"}", sh->name);
+      pg.emitted++;
+    }
+    return page_reply(r, c, &pg);
   }
   if (n == 3 && get && strcmp(segs[2], "all-tables") == 0) return list_tables(r, c, sh);
   if (n >= 5 && strcmp(segs[2], "schemas") == 0) {

@@ -214,6 +214,19 @@ check "limitHint with a predicate: not applied" test "$(hinted_parts "{\"limitHi
 check "limitHint not an integer: 400" test "$(req "$tmp/b" "$TB/demo/query" -H "$CAP" -d '{"limitHint":"ten"}')" = 400
 check "predicateHints not an array: 400" test "$(req "$tmp/b" "$TB/demo/query" -H "$CAP" -d '{"predicateHints":"x = 1"}')" = 400
 
+# ------------------------------------------------ listing pages
+SH="$B/delta-sharing/shares/s"
+page_names() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join(i["name"] for i in d.get("items", [])), d.get("nextPageToken", "-"))' "$1"; }
+check "tables, 2 per page: 200" test "$(req "$tmp/b" "$SH/all-tables?maxResults=2")" = 200
+check "... first page: two tables and a token" test "$(page_names "$tmp/b")" = "demo cdf p2"
+check "... next page: the last table, no token" test "$(req "$tmp/b" "$SH/schemas/default/tables?maxResults=2&pageToken=p2")-$(page_names "$tmp/b")" = "200-dvcm -"
+check "maxResults=0: no items, a token" test "$(req "$tmp/b" "$SH/all-tables?maxResults=0")-$(page_names "$tmp/b")" = "200- p0"
+check "no maxResults: every table" test "$(req "$tmp/b" "$SH/all-tables")-$(page_names "$tmp/b")" = "200-demo cdf dvcm -"
+check "shares paged" test "$(req "$tmp/b" "$B/delta-sharing/shares?maxResults=1")-$(page_names "$tmp/b")" = "200-s -"
+check "schemas paged" test "$(req "$tmp/b" "$SH/schemas?maxResults=0")-$(page_names "$tmp/b")" = "200- p0"
+check "a page token not ours: 400" test "$(req "$tmp/b" "$SH/all-tables?pageToken=xyz")" = 400
+check "negative maxResults: 400" test "$(req "$tmp/b" "$SH/all-tables?maxResults=-1")" = 400
+
 # the server stops cleanly (under ASan: no leak or error report either)
 kill "$pid"; wait "$pid"; rc=$?; pid=
 check "server stops cleanly on SIGTERM (exit $rc)" test $rc -eq 0
