@@ -109,9 +109,9 @@ typedef struct {
                                * by name (UPDATE SET * / INSERT *) */
 } delta_merge_clause;
 
-#define DELTA_MERGE_OPTIONS_VERSION 1
+#define DELTA_MERGE_OPTIONS_VERSION 2
 typedef struct {
-  unsigned int version;              /* DELTA_MERGE_OPTIONS_VERSION */
+  unsigned int version;              /* DELTA_MERGE_OPTIONS_VERSION (1: without schema_merge) */
   struct ArrowArrayStream *source;   /* required; read to the end (not released) */
   const char *on;                    /* required */
   const char *target_alias;          /* NULL: "t" */
@@ -121,8 +121,16 @@ typedef struct {
   bool no_deletion_vectors;
   int max_attempts;
   int64_t read_version;              /* -1: latest */
+  /* Schema evolution (Spark's MERGE WITH SCHEMA EVOLUTION): UPDATE SET *
+   * and INSERT * add the source's columns (and struct fields) the target
+   * lacks, nullable, at the end; an explicit SET may assign a new column
+   * (typed by its value). Rows already in the table read NULL for them;
+   * the commit carries the new metaData. A source type wider than the
+   * table's is refused (no type widening). Without it, source columns
+   * the target lacks are ignored by * clauses, as in Spark. */
+  bool schema_merge;
 } delta_merge_options;
-#define DELTA_MERGE_OPTIONS_INIT {DELTA_MERGE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0, false, 0, -1}
+#define DELTA_MERGE_OPTIONS_INIT {DELTA_MERGE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0, false, 0, -1, false}
 
 typedef struct {
   int64_t version;             /* committed; the table's when noop */

@@ -93,6 +93,11 @@ int dml_set_new(dml_set **out, const char *text, const char *what, const struct 
  * `eval` (rows of `bind`, as many). */
 int dml_set_apply(dml_set *s, const struct ArrowArray *copy, const struct ArrowArray *eval, struct ArrowArray *out);
 void dml_set_free(dml_set *s);
+/* From now on nested values (structs, lists, maps copied from a column)
+ * are matched to `table`'s field types by name, fields they lack null:
+ * MERGE's source structs need not have the target's shape. `table`
+ * (the logical schema's Delta type) must outlive s. */
+void dml_set_conform(dml_set *s, const delta_type *table);
 
 /* DELETE (set_text NULL) or UPDATE of the rows matching `where`. */
 int dml_run(const char *location, const char *where, const char *set_text, bool no_dv, int max_attempts,

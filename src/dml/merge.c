@@ -27,7 +27,9 @@
 #include "scan/prune.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
+#include "write/action_write.h"
 #include "write/commit.h"
+#include "write/schema_build.h"
 #include "write/table_setup.h"
 
 typedef struct {
@@ -60,6 +62,9 @@ typedef struct {
   int64_t matched_updated, matched_deleted, nmbs_updated, nmbs_deleted;
   int64_t bytes_removed, bytes_readded; /* removed files; files added back with a DV */
   int64_t t_start, scan_ms, rewrite_ms; /* dml_clock_ms: finding the changed rows, writing them */
+  const struct ArrowSchema *tlogical;   /* the target's columns, as clauses resolve names */
+  struct ArrowSchema old_logical;       /* the target's columns before schema evolution */
+  delta_type *old_schema;               /* evolved: the snapshot's own schema, put back at the end */
 } merge_ctx;
 
 /* ------------------------------------------------------------ joined rows */
@@ -114,7 +119,7 @@ static int qualify_name(void *ctx, const char *first, const char **prefix) {
   merge_ctx *c = q->c;
   *prefix = NULL;
   if ((q->t && strcasecmp(first, c->talias) == 0) || (q->s && strcasecmp(first, c->salias) == 0)) return 0;
-  bool in_t = q->t && has_column(&c->wr->logical, first), in_s = q->s && has_column(&c->source_schema, first);
+  bool in_t = q->t && has_column(c->tlogical, first), in_s = q->s && has_column(&c->source_schema, first);
   if (in_t && in_s)
     return delta_error_set(DELTA_EINVAL, "column %s is ambiguous: write %s.%s or %s.%s", first, c->talias, first,
                            c->salias, first);
@@ -565,6 +570,7 @@ static int commit_merge(merge_ctx *c, delta_table *t, const delta_merge_options 
    * targets): with insert or not-matched-by-source clauses that changes
    * the outcome, so such appends conflict */
   req.reads_table = c->n_insert > 0 || c->n_nmbs > 0;
+  req.changes_metadata = c->old_schema != NULL;
   req.removed = c->removed;
   req.n_removed = c->n_removed;
   req.actions = (const char *)c->actions.data;
@@ -575,6 +581,73 @@ static int commit_merge(merge_ctx *c, delta_table *t, const delta_merge_options 
 done:
   delta_buf_dispose(&params);
   delta_buf_dispose(&metrics);
+  return rc;
+}
+
+/* ------------------------------------------------------ schema evolution */
+
+/* A copy of `kv` with key set to value (added when missing). */
+static int config_with(const delta_kv *kv, int n, const char *key, const char *value, delta_kv **out, int *n_out) {
+  delta_kv *c = delta_calloc((size_t)n + 1, sizeof *c);
+  if (!c) return DELTA_NOMEM();
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    if (strcmp(kv[i].key, key) != 0) c[k++] = kv[i];
+  c[k++] = (delta_kv){key, value};
+  *out = c;
+  *n_out = k;
+  return 0;
+}
+
+/* --schema-mode merge: the target's schema grown by what the clauses bring;
+ * the snapshot's schema is swapped for it (so the target's files read
+ * NULL for the new columns and everything is written with it) and the
+ * new metaData action goes first into c->actions. */
+static int evolve_schema(merge_ctx *c, const delta_merge_options *o) {
+  struct ArrowSchema jb = {0}, jt = {0}, js = {0};
+  delta_type *merged = NULL;
+  delta_buf schema_json = DELTA_BUF_INIT;
+  delta_kv *config = NULL;
+  char max_id_text[24];
+  int rc = 0;
+  if ((rc = joined_schema(&jb, c->tlogical, c->talias, &c->source_schema, c->salias)) ||
+      (rc = joined_schema(&jt, c->tlogical, c->talias, NULL, NULL)) ||
+      (rc = joined_schema(&js, NULL, NULL, &c->source_schema, c->salias)))
+    goto done;
+  qualifier q = {c, true, true};
+  merge_evolve_input in = {c->s->schema, c->tlogical, &c->source_schema, &jb, &jt, &js, c->talias, qualify_name, &q};
+  if ((rc = merge_evolve_schema(&in, o->clauses, o->n_clauses, &merged)) || !merged) goto done;
+  delta_metadata m = c->s->metadata;
+  if (table_cm_mode(m.configuration, m.n_configuration) != CM_NONE) {
+    /* new columns get ids and physical names after the table's highest */
+    const char *mx = delta_snapshot_config(c->s, "delta.columnMapping.maxColumnId");
+    int64_t max_id = mx ? strtoll(mx, NULL, 10) : 0;
+    if ((rc = schema_assign_column_mapping(merged, &max_id))) goto done;
+    snprintf(max_id_text, sizeof max_id_text, "%lld", (long long)max_id);
+    if ((rc = config_with(m.configuration, m.n_configuration, "delta.columnMapping.maxColumnId", max_id_text, &config,
+                          &m.n_configuration)))
+      goto done;
+    m.configuration = config;
+  }
+  if ((rc = table_check_writable(&c->s->protocol, &m, merged))) goto done;
+  if ((rc = schema_to_json(merged, &schema_json)) || (rc = delta_buf_putc(&schema_json, 0))) goto done;
+  m.schema_string = (const char *)schema_json.data;
+  delta_json_writer w;
+  delta_json_writer_init(&w, &c->actions, 0);
+  rc = action_metadata_json(&w, &m);
+  if (!rc) rc = delta_json_writer_finish(&w);
+  if (!rc) rc = delta_buf_putc(&c->actions, '\n');
+  if (rc) goto done;
+  c->old_schema = c->s->schema;
+  c->s->schema = merged;
+  merged = NULL;
+done:
+  if (jb.release) jb.release(&jb);
+  if (jt.release) jt.release(&jt);
+  if (js.release) js.release(&js);
+  delta_type_free(merged);
+  delta_buf_dispose(&schema_json);
+  delta_free(config);
   return rc;
 }
 
@@ -606,7 +679,7 @@ int delta_merge(const char *location, const delta_merge_options *o, delta_merge_
   if (!result) result = &local;
   memset(result, 0, sizeof *result);
   result->version = -1;
-  if (!o || o->version != DELTA_MERGE_OPTIONS_VERSION)
+  if (!o || (o->version != DELTA_MERGE_OPTIONS_VERSION && o->version != 1))
     return delta_error_set(DELTA_EINVAL, "merge options: unknown version");
   if (!o->source) return delta_error_set(DELTA_EINVAL, "merge: a source is required");
   if (!o->on || !*o->on) return delta_error_set(DELTA_EINVAL, "merge: an ON condition is required");
@@ -630,12 +703,16 @@ int delta_merge(const char *location, const delta_merge_options *o, delta_merge_
   c.cdf = table_prop_true(c.s->metadata.configuration, c.s->metadata.n_configuration, "delta.enableChangeDataFeed");
   c.now = write_now_ms();
   c.t_start = dml_clock_ms();
-  if ((rc = dml_writers_new(&c.wr, c.s, c.cdf))) goto done;
   if ((rc = merge_read_source(o->source, &c.source_schema, &c.source))) {
     delta_error_prefix("source");
     goto done;
   }
   result->source_rows = c.source.length;
+  if ((rc = delta_schema_to_arrow(c.s->schema, &c.old_logical))) goto done;
+  c.tlogical = &c.old_logical;
+  if (o->version >= 2 && o->schema_merge && (rc = evolve_schema(&c, o))) goto done;
+  if ((rc = dml_writers_new(&c.wr, c.s, c.cdf))) goto done;
+  c.tlogical = &c.wr->logical;
   if ((rc = joined_schema(&c.j_both, &c.wr->logical, c.talias, &c.source_schema, c.salias)) ||
       (rc = joined_schema(&c.j_t, &c.wr->logical, c.talias, NULL, NULL)) ||
       (rc = joined_schema(&c.j_s, NULL, NULL, &c.source_schema, c.salias)))
@@ -650,6 +727,8 @@ int delta_merge(const char *location, const delta_merge_options *o, delta_merge_
   c.join.source = &c.source;
   if ((rc = merge_join_keys(&c.join, c.on, &c.j_both)) || (rc = merge_join_build(&c.join))) goto done;
   if ((rc = clauses_setup(&c, o))) goto done;
+  for (int k = 0; k < c.n_cl; k++) /* source structs may be shaped unlike the target's */
+    if (c.cl[k].set) dml_set_conform(c.cl[k].set, c.s->schema);
   if (c.use_dv) {
     uint8_t uuid[16];
     dml_random_uuid(uuid);
@@ -689,6 +768,11 @@ done:
   if (c.j_t.release) c.j_t.release(&c.j_t);
   if (c.j_s.release) c.j_s.release(&c.j_s);
   dml_writers_free(c.wr);
+  if (c.old_logical.release) c.old_logical.release(&c.old_logical);
+  if (c.old_schema) {
+    delta_type_free(c.s->schema);
+    c.s->schema = c.old_schema;
+  }
   delta_free(c.src_matched);
   delta_free(c.removed);
   delta_buf_dispose(&c.dv_file);

@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 #include "deltac/arrow_abi.h"
+#include "deltac/dml.h"
+#include "log/table_schema.h"
 #include "expr/expr.h"
 #include "expr/skip.h"
 #include "scan/prune.h"
@@ -99,6 +101,25 @@ int merge_nested_pairs(const merge_join *j, const expr_node *on, const struct Ar
  * bound to the target's schema `logical` for pruning. */
 int merge_nested_ranges(merge_join *j, const expr_node *on, const struct ArrowSchema *joined,
                         const struct ArrowSchema *logical);
+
+/* Schema evolution: what merge_evolve_schema looks at. */
+typedef struct {
+  const delta_type *target;              /* the table's schema */
+  const struct ArrowSchema *tlogical;    /* its Arrow form */
+  const struct ArrowSchema *source;      /* "+s" */
+  const struct ArrowSchema *j_both, *j_t, *j_s; /* joined schemas over tlogical */
+  const char *talias;
+  expr_qualify_fn qualify;               /* resolves unqualified names in SET values */
+  void *qctx;
+} merge_evolve_input;
+
+/* The target's schema with what the clauses bring: with UPDATE SET * or
+ * INSERT *, the source's columns and struct fields it lacks (nullable, at
+ * the end, as write's --schema-mode merge adds them); with explicit SETs,
+ * the new columns they assign (typed by their values). A source type
+ * wider than the table's is DELTA_EUNSUPPORTED. *merged is NULL when
+ * nothing is added. */
+int merge_evolve_schema(const merge_evolve_input *in, const delta_merge_clause *cl, int n, delta_type **merged);
 
 /* Read a stream to the end into one array (offset 0) and its schema. */
 int merge_read_source(struct ArrowArrayStream *in, struct ArrowSchema *schema, struct ArrowArray *out);
