@@ -80,12 +80,15 @@ int delta_update(const char *location, const delta_update_options *opts, delta_d
  * MERGE INTO target t USING source s ON cond WHEN ... (Spark's semantics).
  *
  * The source is an Arrow stream (read whole into memory: it is assumed to
- * fit) and is hashed on the ON condition's equalities t.col = s.col (at
- * least one is required; the rest of the condition is checked per pair).
- * A target file is read only when each key's source values meet its
- * min/max or partition value (unless a not-matched-by-source clause needs
- * every row); candidates are read one by one and
- * probed against the hash table, so memory is the source plus one file.
+ * fit) and is hashed on the ON condition's equalities t.col = s.col (the
+ * rest of the condition is checked per pair). ON may have no equality
+ * (ranges, BETWEEN, OR of equalities, constants): then every live target
+ * row is paired with every source row and ON decides (a nested loop, in
+ * blocks). A target file is read only when each key's source values meet
+ * its min/max or partition value, and each range conjunct (t.col >= s.x,
+ * t.col < s.y, ...) the source's min/max (unless a not-matched-by-source
+ * clause needs every row); candidates are read one by one, so memory is
+ * the source plus one file.
  * Clauses are tried in order per group, the first whose condition holds
  * wins; a target row matched by several source rows is DELTA_EINVAL (unless
  * the only matched clause is an unconditional delete). Conditions and SET

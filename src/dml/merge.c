@@ -1,6 +1,8 @@
 /*
  * MERGE; see include/deltac/dml.h. The source is read whole and hashed
- * (merge_join.c). Each candidate target file is read twice at most: pass 1
+ * (merge_join.c), or, with no equality in ON, paired with every target row
+ * (merge_nested.c); --schema-mode merge first grows the target's schema
+ * (merge_evolve.c) and reads and writes everything with the new one. Each candidate target file is read twice at most: pass 1
  * probes its live rows, marks the source rows they match, applies the
  * clauses and collects the rows that change; when some do, pass 2 reads it
  * again and repeats the same (deterministic) decisions, now writing the

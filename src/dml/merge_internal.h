@@ -1,5 +1,6 @@
 /* MERGE's join: the source read into one array and hashed on the ON
- * condition's equalities t.col = s.col, probed with target rows. */
+ * condition's equalities t.col = s.col, probed with target rows (or, with
+ * no equality, a nested loop); and MERGE's schema evolution. */
 #ifndef DELTAC_DML_MERGE_INTERNAL_H
 #define DELTAC_DML_MERGE_INTERNAL_H
 
