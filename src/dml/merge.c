@@ -616,8 +616,11 @@ static int evolve_schema(merge_ctx *c, const delta_merge_options *o) {
       (rc = joined_schema(&jt, c->tlogical, c->talias, NULL, NULL)) ||
       (rc = joined_schema(&js, NULL, NULL, &c->source_schema, c->salias)))
     goto done;
-  qualifier q = {c, true, true};
-  merge_evolve_input in = {c->s->schema, c->tlogical, &c->source_schema, &jb, &jt, &js, c->talias, qualify_name, &q};
+  /* names resolve as clauses_setup resolves them: each group sees its sides */
+  qualifier qm = {c, true, true}, qi = {c, false, true}, qn = {c, true, false};
+  merge_evolve_input in = {c->s->schema, c->tlogical, &c->source_schema, &jb, &jt, &js, c->talias, qualify_name,
+                           {[DELTA_MERGE_MATCHED] = &qm, [DELTA_MERGE_NOT_MATCHED] = &qi,
+                            [DELTA_MERGE_NOT_MATCHED_BY_SOURCE] = &qn}};
   if ((rc = merge_evolve_schema(&in, o->clauses, o->n_clauses, &merged)) || !merged) goto done;
   delta_metadata m = c->s->metadata;
   if (table_cm_mode(m.configuration, m.n_configuration) != CM_NONE) {

@@ -57,7 +57,7 @@ static int explicit_columns(const merge_evolve_input *in, const delta_merge_clau
     }
     const struct ArrowSchema *col;
     const char *format;
-    if ((rc = vexpr_qualify(exprs[i], in->qualify, in->qctx)) ||
+    if ((rc = vexpr_qualify(exprs[i], in->qualify, in->qctx[sp->when])) ||
         (rc = vexpr_natural_type(exprs[i], bind, &col, &format))) {
       delta_error_prefix("schema evolution: new column %s", name);
       break;

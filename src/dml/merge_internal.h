@@ -111,7 +111,7 @@ typedef struct {
   const struct ArrowSchema *j_both, *j_t, *j_s; /* joined schemas over tlogical */
   const char *talias;
   expr_qualify_fn qualify;               /* resolves unqualified names in SET values */
-  void *qctx;
+  void *qctx[3];                         /* its context per clause group (delta_merge_when) */
 } merge_evolve_input;
 
 /* The target's schema with what the clauses bring: with UPDATE SET * or
