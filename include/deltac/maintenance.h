@@ -89,15 +89,28 @@ int delta_optimize(const char *location, const delta_optimize_options *opts, del
  * systems: a "VACUUM START" commit before deleting (files and bytes to
  * delete) and a "VACUUM END" commit after (files deleted); both hold only
  * commitInfo, so they never conflict with anything.
+ *
+ * Directories (partition directories, _change_data/, DV prefix
+ * directories) left empty by the deletions are then removed, deepest first:
+ * only those holding nothing but deleted files and such directories (a
+ * hidden or kept file keeps its directory), last modified before the cutoff
+ * (a writer may be about to put a file in a younger one), never the table
+ * root or _delta_log. As in Delta Spark, the logged numDeletedFiles counts
+ * them with the files, and numVacuumedDirectories is the number of
+ * directories listed (the root included). A store without directories
+ * (remove_dir NULL) has none to remove. Options version 1 callers get no
+ * directories reported (on_file, dirs_deleted).
  */
-#define DELTA_VACUUM_OPTIONS_VERSION 1
+#define DELTA_VACUUM_OPTIONS_VERSION 2
 typedef struct {
-  unsigned int version;          /* DELTA_VACUUM_OPTIONS_VERSION */
+  unsigned int version;          /* DELTA_VACUUM_OPTIONS_VERSION (1: no directory reports) */
   double retain_hours;           /* < 0: the table's delta.deletedFileRetentionDuration */
   bool dry_run;                  /* only report what would be deleted */
   bool force;                    /* allow a retention below the table's */
   /* Called for every file deleted (or, dry run, to delete); key relative to
-   * the table root. Non-zero stops the vacuum with that code. May be NULL. */
+   * the table root. Then (version 2) for every directory removed (or, dry
+   * run, to remove), with its key ending in '/' and size 0. Non-zero stops
+   * the vacuum with that code. May be NULL. */
   int (*on_file)(void *ctx, const char *key, int64_t size);
   void *on_file_ctx;
   delta_progress_cb progress;
@@ -112,6 +125,7 @@ typedef struct {
   int64_t files_kept;            /* files listed and kept */
   int64_t cutoff_ms;             /* files older than this (ms since the epoch) were candidates */
   int64_t start_version, end_version; /* the VACUUM START / END commits; -1: none */
+  int64_t dirs_deleted;          /* (version 2) empty directories removed (or, dry run, to remove) */
 } delta_vacuum_result;
 
 int delta_vacuum(const char *location, const delta_vacuum_options *opts, delta_vacuum_result *result);
