@@ -162,8 +162,11 @@ int delta_restore(const char *location, const delta_restore_options *opts, delta
  * compaction files of versions before the newest checkpoint whose version
  * and every older log file are older than delta.logRetentionDuration
  * (default 30 days), so that every version from that checkpoint on stays
- * readable and nothing is deleted when no such checkpoint exists. Runs
- * after every checkpoint deltac writes unless
+ * readable and nothing is deleted when no such checkpoint exists. Then V2
+ * checkpoint sidecars (_delta_log/_sidecars) that no remaining checkpoint
+ * references and that were last modified before both a day before
+ * midnight UTC and the retention cutoff; they are reported and counted
+ * with the log files. Runs after every checkpoint deltac writes unless
  * delta.enableExpiredLogCleanup is false.
  */
 #define DELTA_LOG_CLEANUP_OPTIONS_VERSION 1
