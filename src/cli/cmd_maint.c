@@ -124,8 +124,9 @@ int cmd_vacuum(int argc, char **argv) {
   delta_buf_dispose(&fp.line);
   if (rc) return cli_fail("vacuum");
   if (fp.fmt == OUT_TABLE)
-    printf("vacuum: %s %lld files (%lld bytes), kept %lld%s\n", o.dry_run ? "would delete" : "deleted",
-           (long long)r.files_deleted, (long long)r.bytes_deleted, (long long)r.files_kept,
+    printf("vacuum: %s %lld files (%lld bytes) and %lld empty directories, kept %lld%s\n",
+           o.dry_run ? "would delete" : "deleted", (long long)r.files_deleted, (long long)r.bytes_deleted,
+           (long long)r.dirs_deleted, (long long)r.files_kept,
            r.end_version >= 0 ? "; logged as VACUUM START/END" : "");
   return 0;
 }

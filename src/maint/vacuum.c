@@ -6,10 +6,14 @@
  * Spark does (partition directories and _change_data/, never _delta_log or
  * other '_'/'.' names) and every other file last modified before the cutoff
  * is deleted. Files younger than the cutoff are kept whatever they are: a
- * writer may be about to commit them.
+ * writer may be about to commit them. Directories the deletions empty go
+ * last, deepest first, through the storage layer's remove_dir (which never
+ * removes a directory that holds anything, so a file put there meanwhile
+ * keeps it).
  */
 #include "deltac/maintenance.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +102,8 @@ typedef struct {
   int64_t *doomed_size;
   int64_t doomed_cap;
   int64_t kept;
+  str_list dirs;               /* directories the deletions empty, deepest first */
+  int64_t dirs_listed;         /* the root included */
 } walk_ctx;
 
 /* Spark's hidden names: '_' or '.' first, except _change_data at the root
@@ -113,25 +119,40 @@ static bool hidden(const delta_snapshot *s, const char *name, bool dir, bool roo
   return true;
 }
 
-static int walk(walk_ctx *w, const char *dir) {
+/* Collect the files of `dir` to delete, and the directories below it that
+ * the deletions leave empty; *empties: whether `dir` itself will hold
+ * nothing (hidden entries count: they stay). */
+static int walk(walk_ctx *w, const char *dir, bool *empties) {
   dir_listing d = {0};
   int rc = delta_storage_list(w->s->table->storage, dir, NULL, on_entry, &d);
   if (rc == DELTA_ENOTFOUND && !*dir) rc = 0;
+  w->dirs_listed++;
+  *empties = true;
   delta_buf key = DELTA_BUF_INIT;
   for (int64_t i = 0; !rc && i < d.names.n; i++) {
     const char *name = d.names.v[i] + 1;
     bool is_dir = d.names.v[i][0] == 'd';
-    if (hidden(w->s, name, is_dir, !*dir)) continue;
+    if (hidden(w->s, name, is_dir, !*dir)) {
+      *empties = false;
+      continue;
+    }
     key.len = 0;
     rc = *dir ? delta_buf_printf(&key, "%s/%s", dir, name) : delta_buf_puts(&key, name);
     if (!rc) rc = delta_buf_putc(&key, 0);
     if (rc) break;
     if (is_dir) {
-      rc = walk(w, (const char *)key.data);
+      bool sub;
+      rc = walk(w, (const char *)key.data, &sub);
+      /* a directory changed within the window may be about to get a file */
+      if (!rc && sub && d.mtime[i] < w->cutoff)
+        rc = list_add(&w->dirs, (const char *)key.data, key.len - 1);
+      else
+        *empties = false;
       continue;
     }
     if (list_has(w->keep, (const char *)key.data) || d.mtime[i] >= w->cutoff) {
       w->kept++;
+      *empties = false;
       continue;
     }
     if (w->doomed.n == w->doomed_cap) {
@@ -182,12 +203,48 @@ static int log_start(const delta_snapshot *s, const delta_vacuum_options *o, int
   return log_commit(s, s->version, "VACUUM START", params, metrics, version);
 }
 
+/* Remove the directories the deletions emptied (or, dry run, report them).
+ * One that holds something after all (a file put there meanwhile) stays;
+ * a store without directories has none to remove. */
+static int remove_dirs(const delta_snapshot *s, const delta_vacuum_options *o, const str_list *dirs, int64_t *removed) {
+  delta_buf key = DELTA_BUF_INIT;
+  int rc = 0;
+  for (int64_t i = 0; !rc && i < dirs->n; i++) {
+    if (!o->dry_run) {
+      rc = delta_storage_remove_dir(s->table->storage, dirs->v[i]);
+      if (rc == DELTA_EEXISTS) {
+        delta_error_clear();
+        rc = 0;
+        continue;
+      }
+      if (rc == DELTA_EUNSUPPORTED) {
+        delta_error_clear();
+        rc = 0;
+        break;
+      }
+      if (rc) break;
+    }
+    (*removed)++;
+    if (o->version >= 2 && o->on_file) {
+      key.len = 0;
+      rc = delta_buf_printf(&key, "%s/", dirs->v[i]);
+      if (!rc) rc = delta_buf_putc(&key, 0);
+      if (!rc) rc = o->on_file(o->on_file_ctx, (const char *)key.data, 0);
+    }
+  }
+  delta_buf_dispose(&key);
+  return rc;
+}
+
 int delta_vacuum(const char *location, const delta_vacuum_options *o, delta_vacuum_result *result) {
-  if (!o || o->version != DELTA_VACUUM_OPTIONS_VERSION)
+  if (!o || o->version < 1 || o->version > DELTA_VACUUM_OPTIONS_VERSION)
     return delta_error_set(DELTA_EINVAL, "vacuum options: unknown version");
   delta_vacuum_result local;
   if (!result) result = &local;
-  memset(result, 0, sizeof *result);
+  /* a version-1 caller's result ends before dirs_deleted */
+  size_t result_size = o->version >= 2 ? sizeof *result : offsetof(delta_vacuum_result, dirs_deleted);
+  memset(result, 0, result_size);
+  int64_t dirs_deleted = 0;
   result->start_version = result->end_version = -1;
   delta_table *t = NULL;
   delta_snapshot *s = NULL;
@@ -219,12 +276,14 @@ int delta_vacuum(const char *location, const delta_vacuum_options *o, delta_vacu
   w.s = s;
   w.keep = &keep;
   w.cutoff = result->cutoff_ms;
-  if ((rc = walk(&w, ""))) goto done;
+  bool root_empties;
+  if ((rc = walk(&w, "", &root_empties))) goto done;
   result->files_kept = w.kept;
   delta_progress p = {"delete", 0, w.doomed.n, 0, 0};
   for (int64_t i = 0; i < w.doomed.n; i++) p.bytes_total += w.doomed_size[i];
   bool logged = !o->dry_run && !o->no_log_commits;
-  if (logged && (rc = log_start(s, o, retain_ms, table_ms, w.doomed.n, p.bytes_total, &result->start_version)))
+  if (logged &&
+      (rc = log_start(s, o, retain_ms, table_ms, w.doomed.n + w.dirs.n, p.bytes_total, &result->start_version)))
     goto done;
   for (int64_t i = 0; !rc && i < w.doomed.n; i++) {
     if (!o->dry_run && (rc = delta_storage_delete(t->storage, w.doomed.v[i]))) break;
@@ -235,16 +294,21 @@ int delta_vacuum(const char *location, const delta_vacuum_options *o, delta_vacu
     p.bytes_done += w.doomed_size[i];
     maint_progress(o->progress, o->progress_ctx, &p);
   }
+  if (!rc) rc = remove_dirs(s, o, &w.dirs, &dirs_deleted);
+  if (o->version >= 2) result->dirs_deleted = dirs_deleted;
   if (!rc && logged) {
+    /* as Delta Spark logs it: directories removed count as deleted files;
+     * numVacuumedDirectories is how many were listed */
     char metrics[128];
-    snprintf(metrics, sizeof metrics, "{\"numDeletedFiles\":\"%lld\",\"numVacuumedDirectories\":\"0\"}",
-             (long long)result->files_deleted);
+    snprintf(metrics, sizeof metrics, "{\"numDeletedFiles\":\"%lld\",\"numVacuumedDirectories\":\"%lld\"}",
+             (long long)(result->files_deleted + dirs_deleted), (long long)w.dirs_listed);
     rc = log_commit(s, result->start_version, "VACUUM END", "{\"status\":\"COMPLETED\"}", metrics,
                     &result->end_version);
   }
 done:
   list_free(&keep);
   list_free(&w.doomed);
+  list_free(&w.dirs);
   delta_free(w.doomed_size);
   delta_buf_dispose(&tmp);
   delta_snapshot_free(s);
