@@ -4,6 +4,7 @@
 
 #include "arrow/array.h"
 #include "arrow/filter.h"
+#include "arrow/nulls.h"
 #include "dml/dml_internal.h"
 #include "expr/value_eval.h"
 #include "scan/conform.h"
@@ -110,7 +111,10 @@ int dml_set_apply(dml_set *s, const struct ArrowArray *copy, const struct ArrowA
   }
   for (int i = 0; i < s->n && !rc; i++) {
     struct ArrowArray v;
-    if ((rc = vexpr_eval(s->exprs[i], eval, &v))) break;
+    const struct ArrowSchema *tcol = s->logical->children[s->target[i]];
+    if (tcol->format[0] == '+' && vexpr_is_null(s->exprs[i])) rc = arrow_array_nulls(tcol, eval->length, &v);
+    else rc = vexpr_eval(s->exprs[i], eval, &v);
+    if (rc) break;
     const struct ArrowSchema *have = vexpr_column_schema(s->exprs[i]);
     int t = s->target[i];
     if (s->table && have && s->logical->children[t]->format[0] == '+' && t < s->table->n_fields) {

@@ -655,6 +655,7 @@ int vexpr_natural_type(vexpr *e, const struct ArrowSchema *schema, const struct 
 }
 
 const struct ArrowSchema *vexpr_column_schema(const vexpr *e) { return e->kind == V_COL ? e->col_schema : NULL; }
+bool vexpr_is_null(const vexpr *e) { return e->kind == V_LIT && e->lt == R_NULL; }
 
 int vexpr_bind(vexpr *e, const struct ArrowSchema *schema, const char *target_format, const char *target_name) {
   int rc = bind_rec(e, schema);

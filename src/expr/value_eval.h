@@ -56,6 +56,9 @@ int vexpr_natural_type(vexpr *e, const struct ArrowSchema *schema, const struct 
                        const char **format);
 /* For a bound plain column reference: the column's schema; else NULL. */
 const struct ArrowSchema *vexpr_column_schema(const vexpr *e);
+/* True for the literal NULL (assignable to any column, nested ones too:
+ * the caller builds those with arrow_array_nulls). */
+bool vexpr_is_null(const vexpr *e);
 
 /* "a = 1, b = c || 'x'": n assignments; names[i] and exprs[i] are owned by
  * the caller (free with vexpr_set_free). Commas inside parentheses, CASE or

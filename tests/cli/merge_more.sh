@@ -218,4 +218,15 @@ PY
   "$deltac" history "$t" | head -1 | grep -q '"numTargetBytesAdded":"' && ok || bad "$dv history shows the metrics"
 done
 
+# NULL for nested columns: an insert-all from a source that lacks them, and SET col = NULL
+t="$tmp/nested_null"
+run write --schema 'id long, m map<string,long>, l array<string>, s struct<a: int, b: array<struct<c: string>>>' \
+  --input <(echo '{"id":1,"m":{"a":1},"l":["x"],"s":{"a":1,"b":[{"c":"q"}]}}') "$t"
+run merge "$t" --source <(echo '{"id":2}') --format ndjson --on 't.id = s.id' --when-not-matched-insert-all
+run update --set 'm = NULL, s = NULL' --where 'id = 1' "$t"
+expect_eq "nested NULLs" "$("$deltac" scan --format ndjson "$t" | sort | tr '\n' ' ')" \
+  '{"id":1,"m":null,"l":["x"],"s":null} {"id":2,"m":null,"l":null,"s":null} '
+run merge "$t" --source <(echo '{"id":1}') --format ndjson --on 't.id = s.id' --when-matched-update 'l = NULL'
+expect_eq "nested NULL in a matched update" "$("$deltac" scan --format ndjson "$t" | sort | head -1)" '{"id":1,"m":null,"l":null,"s":null}'
+
 finish merge_more
