@@ -101,7 +101,17 @@ int delta_optimize(const char *location, const delta_optimize_options *opts, del
  * (remove_dir NULL) has none to remove. Options version 1 callers get no
  * directories reported (on_file, dirs_deleted).
  */
-#define DELTA_VACUUM_OPTIONS_VERSION 2
+/*
+ * LITE (options version 3, `lite`): the candidates are only the data and
+ * DV files that remove actions older than the cutoff name, found in the
+ * log (every commit still in _delta_log, and the snapshot's tombstones)
+ * instead of by listing the table directory, as Delta Spark's VACUUM LITE.
+ * Much cheaper on object stores and huge tables; files the log no longer
+ * mentions (removes in commits already cleaned up, files never committed,
+ * _change_data files) and empty directories are left for a full vacuum.
+ * result->first_commit says how far back the log went.
+ */
+#define DELTA_VACUUM_OPTIONS_VERSION 3
 typedef struct {
   unsigned int version;          /* DELTA_VACUUM_OPTIONS_VERSION (1: no directory reports) */
   double retain_hours;           /* < 0: the table's delta.deletedFileRetentionDuration */
@@ -116,8 +126,9 @@ typedef struct {
   delta_progress_cb progress;
   void *progress_ctx;
   bool no_log_commits;           /* skip the VACUUM START / VACUUM END commits */
+  bool lite;                     /* (version 3) candidates from the log only, no listing */
 } delta_vacuum_options;
-#define DELTA_VACUUM_OPTIONS_INIT {DELTA_VACUUM_OPTIONS_VERSION, -1, false, false, NULL, NULL, NULL, NULL, false}
+#define DELTA_VACUUM_OPTIONS_INIT {DELTA_VACUUM_OPTIONS_VERSION, -1, false, false, NULL, NULL, NULL, NULL, false, false}
 
 typedef struct {
   int64_t files_deleted;         /* or, dry run, to delete */
@@ -126,6 +137,7 @@ typedef struct {
   int64_t cutoff_ms;             /* files older than this (ms since the epoch) were candidates */
   int64_t start_version, end_version; /* the VACUUM START / END commits; -1: none */
   int64_t dirs_deleted;          /* (version 2) empty directories removed (or, dry run, to remove) */
+  int64_t first_commit;          /* (version 3, lite) the oldest commit read; -1: none */
 } delta_vacuum_result;
 
 int delta_vacuum(const char *location, const delta_vacuum_options *opts, delta_vacuum_result *result);

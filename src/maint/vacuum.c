@@ -122,6 +122,8 @@ static bool hidden(const delta_snapshot *s, const char *name, bool dir, bool roo
 /* Collect the files of `dir` to delete, and the directories below it that
  * the deletions leave empty; *empties: whether `dir` itself will hold
  * nothing (hidden entries count: they stay). */
+static int doom(walk_ctx *w, const char *key, size_t len, int64_t size);
+
 static int walk(walk_ctx *w, const char *dir, bool *empties) {
   dir_listing d = {0};
   int rc = delta_storage_list(w->s->table->storage, dir, NULL, on_entry, &d);
@@ -155,23 +157,54 @@ static int walk(walk_ctx *w, const char *dir, bool *empties) {
       *empties = false;
       continue;
     }
-    if (w->doomed.n == w->doomed_cap) {
-      int64_t cap = w->doomed_cap ? w->doomed_cap * 2 : 64;
-      int64_t *z = delta_realloc(w->doomed_size, (size_t)cap * sizeof *z);
-      if (!z) {
-        rc = DELTA_NOMEM();
-        break;
-      }
-      w->doomed_size = z;
-      w->doomed_cap = cap;
-    }
-    w->doomed_size[w->doomed.n] = d.size[i];
-    rc = list_add(&w->doomed, (const char *)key.data, key.len - 1);
+    rc = doom(w, (const char *)key.data, key.len - 1, d.size[i]);
   }
   delta_buf_dispose(&key);
   list_free(&d.names);
   delta_free(d.mtime);
   delta_free(d.size);
+  return rc;
+}
+
+/* A doomed file of `size` bytes. */
+static int doom(walk_ctx *w, const char *key, size_t len, int64_t size) {
+  if (w->doomed.n == w->doomed_cap) {
+    int64_t cap = w->doomed_cap ? w->doomed_cap * 2 : 64;
+    int64_t *z = delta_realloc(w->doomed_size, (size_t)cap * sizeof *z);
+    if (!z) return DELTA_NOMEM();
+    w->doomed_size = z;
+    w->doomed_cap = cap;
+  }
+  w->doomed_size[w->doomed.n] = size;
+  return list_add(&w->doomed, key, len);
+}
+
+static int lite_key(void *ctx, const char *key) {
+  str_list *l = ctx;
+  return list_add(l, key, strlen(key));
+}
+
+/* LITE: the files the log's expired removes name (vacuum_lite.c), less
+ * the ones still needed, already gone, or changed within the window. */
+static int lite_collect(walk_ctx *w, int64_t *first_commit) {
+  str_list cand = {0};
+  int rc = vacuum_lite_keys(w->s, w->cutoff, lite_key, &cand, first_commit);
+  if (!rc) qsort(cand.v, (size_t)cand.n, sizeof *cand.v, cmp_str);
+  for (int64_t i = 0; !rc && i < cand.n; i++) {
+    if (i > 0 && strcmp(cand.v[i], cand.v[i - 1]) == 0) continue;
+    if (list_has(w->keep, cand.v[i])) continue;
+    delta_file_info fi;
+    rc = delta_storage_head(w->s->table->storage, cand.v[i], &fi);
+    if (rc == DELTA_ENOTFOUND) { /* vacuumed before */
+      delta_error_clear();
+      rc = 0;
+      continue;
+    }
+    if (rc) break;
+    if (fi.mtime_ms >= w->cutoff) w->kept++;
+    else rc = doom(w, cand.v[i], strlen(cand.v[i]), (int64_t)fi.size);
+  }
+  list_free(&cand);
   return rc;
 }
 
@@ -195,9 +228,10 @@ static int log_start(const delta_snapshot *s, const delta_vacuum_options *o, int
                      int64_t files, int64_t bytes, int64_t *version) {
   char params[256], metrics[128];
   snprintf(params, sizeof params,
-           "{\"retentionCheckEnabled\":%s,\"defaultRetentionMillis\":%lld%s%lld}", o->force ? "false" : "true",
-           (long long)table_ms, o->retain_hours >= 0 ? ",\"specifiedRetentionMillis\":" : ",\"retentionMillis\":",
-           (long long)retain_ms);
+           "{\"retentionCheckEnabled\":%s,\"defaultRetentionMillis\":%lld%s%lld,\"vacuumType\":\"%s\"}",
+           o->force ? "false" : "true", (long long)table_ms,
+           o->retain_hours >= 0 ? ",\"specifiedRetentionMillis\":" : ",\"retentionMillis\":", (long long)retain_ms,
+           o->version >= 3 && o->lite ? "LITE" : "FULL");
   snprintf(metrics, sizeof metrics, "{\"numFilesToDelete\":\"%lld\",\"sizeOfDataToDelete\":\"%lld\"}",
            (long long)files, (long long)bytes);
   return log_commit(s, s->version, "VACUUM START", params, metrics, version);
@@ -241,8 +275,11 @@ int delta_vacuum(const char *location, const delta_vacuum_options *o, delta_vacu
     return delta_error_set(DELTA_EINVAL, "vacuum options: unknown version");
   delta_vacuum_result local;
   if (!result) result = &local;
-  /* a version-1 caller's result ends before dirs_deleted */
-  size_t result_size = o->version >= 2 ? sizeof *result : offsetof(delta_vacuum_result, dirs_deleted);
+  /* older callers' results end before the fields their version lacks */
+  size_t result_size = o->version >= 3   ? sizeof *result
+                       : o->version == 2 ? offsetof(delta_vacuum_result, first_commit)
+                                         : offsetof(delta_vacuum_result, dirs_deleted);
+  bool lite = o->version >= 3 && o->lite;
   memset(result, 0, result_size);
   int64_t dirs_deleted = 0;
   result->start_version = result->end_version = -1;
@@ -277,7 +314,14 @@ int delta_vacuum(const char *location, const delta_vacuum_options *o, delta_vacu
   w.keep = &keep;
   w.cutoff = result->cutoff_ms;
   bool root_empties;
-  if ((rc = walk(&w, "", &root_empties))) goto done;
+  if (lite) {
+    int64_t first;
+    rc = lite_collect(&w, &first);
+    result->first_commit = first;
+  } else {
+    rc = walk(&w, "", &root_empties);
+  }
+  if (rc) goto done;
   result->files_kept = w.kept;
   delta_progress p = {"delete", 0, w.doomed.n, 0, 0};
   for (int64_t i = 0; i < w.doomed.n; i++) p.bytes_total += w.doomed_size[i];

@@ -178,4 +178,50 @@ run vacuum --format table "$t"
 grep -q "deleted 0 files (0 bytes) and 1 empty directories" "$tmp/out" && ok || bad "old empty directory: $(cat "$tmp/out")"
 [ ! -e "$t/p=x" ] && [ -d "$t/p=y" ] && ok || bad "p=x should be gone, p=y kept"
 
+# ---- LITE: the candidates come from the log's removes, not a listing
+t="$tmp/lite"
+run write --schema 'id long, p string, v string' --partition-by p --property delta.enableDeletionVectors=true \
+  --property deltac.deletionVectors.inline=false --input "$tmp/in0.ndjson" "$t"   # v0
+run write --input "$tmp/in1.ndjson" "$t"                      # v1
+run delete --where "id = 1 OR id = 12" "$t"                   # v2: DVs in files
+run delete --where "id = 4" "$t"                              # v3: a's DV replaced
+run optimize --where "p = 'b'" "$t"                           # v4: b compacted, its DV purged
+run write --mode overwrite --input "$tmp/in2.ndjson" "$t"     # v5: everything removed
+run restore --version 4 "$t"                                  # v6: v4's files live again
+last=$(latest "$t")
+declare -A want=()
+for v in $(seq 0 $last); do want[$v]=$(rows --version $v "$t"); done
+echo x >"$t/p=a/untracked.parquet"                            # never in the log: lite cannot see it
+find "$t" -type f ! -path '*/_delta_log/*' -exec touch -d '10 days ago' {} +
+old_ts=$(hours_ago_ms 200)
+for v in 2 3 4 5; do
+  sed -i "s/\"deletionTimestamp\":[0-9]*/\"deletionTimestamp\":$old_ts/g" "$t/_delta_log/$(printf %020d $v).json"
+done
+run vacuum --dry-run --format ndjson "$t"
+full=$(grep -o '"path":"[^"/]*/\?[^"]*[^/]"' "$tmp/out" | cut -d'"' -f4 | sort)
+run vacuum --lite --dry-run --format ndjson "$t"
+lite=$(grep -o '"path":"[^"]*"' "$tmp/out" | cut -d'"' -f4 | sort)
+[ -n "$lite" ] && ok || bad "lite dry run listed nothing"
+expect_eq "lite = full, less the untracked file" "$lite" "$(echo "$full" | grep -v untracked)"
+# v6 restored v4's files, which v5 removed long ago: live again, so they stay
+live=$("$deltac" files --format ndjson "$t" | grep -o '"path":"[^"]*"' | cut -d'"' -f4 | sort)
+expect_eq "no live file among the lite candidates" "$(comm -12 <(echo "$live") <(echo "$lite"))" ""
+echo "$lite" | grep -q '^deletion_vector_' && ok || bad "lite lists no replaced DV file: $lite"
+run vacuum --lite --format table "$t"
+grep -q "vacuum lite: deleted $(echo "$lite" | wc -l) files .* removes read from version 0 on; logged" "$tmp/out" && ok ||
+  bad "lite summary: $(cat "$tmp/out")"
+[ -e "$t/p=a/untracked.parquet" ] && ok || bad "lite deleted an untracked file"
+for v in 4 $last; do expect_eq "lite: v$v reads as before" "$(rows --version $v "$t")" "${want[$v]}"; done
+python3 - "$t" <<'PY' && ok || bad "VACUUM START says LITE"
+import json, os, sys
+log = os.path.join(sys.argv[1], "_delta_log")
+last = sorted(f for f in os.listdir(log) if f.endswith(".json"))[-1]
+s = json.loads(open(os.path.join(log, "%020d.json" % (int(last[:20]) - 1))).readline())["commitInfo"]
+assert s["operation"] == "VACUUM START" and s["operationParameters"]["vacuumType"] == "LITE", s
+PY
+run vacuum --lite --format table "$t" && { grep -q "deleted 0 files" "$tmp/out" && ok || bad "second lite: $(cat "$tmp/out")"; }
+# the full vacuum still finds the untracked file
+run vacuum --format ndjson "$t"
+expect_eq "full after lite: the untracked file" "$(grep -o '"path":"[^"]*"' "$tmp/out" | cut -d'"' -f4)" "p=a/untracked.parquet"
+
 finish vacuum
