@@ -292,6 +292,7 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
   req.actions = (const char *)c.actions.data;
   req.actions_len = c.actions.len;
   req.max_attempts = max_attempts;
+  commit_row_tracking_from(&req, c.s);
   commit_outcome out;
   if ((rc = commit_run(&req, &out))) goto done;
   result->version = out.version;

@@ -573,6 +573,7 @@ static int commit_merge(merge_ctx *c, delta_table *t, const delta_merge_options 
   req.actions = (const char *)c->actions.data;
   req.actions_len = c->actions.len;
   req.max_attempts = o->max_attempts;
+  commit_row_tracking_from(&req, c->s);
   commit_outcome out;
   if (!(rc = commit_run(&req, &out))) r->version = out.version;
 done:

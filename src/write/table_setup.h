@@ -17,7 +17,7 @@ typedef enum { CM_NONE, CM_NAME, CM_ID } cm_mode;
 
 /* Properties of a new table, validated (DELTA_EINVAL naming a bad value or
  * an unknown delta.* key; DELTA_EUNSUPPORTED for features deltac cannot
- * write, e.g. row tracking). */
+ * write, e.g. type widening). */
 int table_check_properties(const char *const *keys, const char *const *values, int n);
 
 /* Whether a properties list turns a boolean property on. */

@@ -24,6 +24,7 @@
 #include "write/constraints.h"
 #include "write/data_write.h"
 #include "write/replace_where.h"
+#include "write/row_tracking.h"
 #include "write/schema_build.h"
 #include "write/table_setup.h"
 
@@ -106,6 +107,13 @@ static int setup_new_table(write_ctx *c) {
   m->created_time = write_now_ms();
   for (size_t i = 0; i < o->n_properties; i++)
     if ((rc = set_config(c, o->property_keys[i], o->property_values[i]))) return rc;
+  if (table_prop_true(m->configuration, m->n_configuration, "delta.enableRowTracking")) {
+    /* hidden columns that keep the ids of rows copied by DML and OPTIMIZE */
+    char idc[64], vc[64];
+    row_tracking_new_column_names(idc, vc);
+    if ((rc = set_config(c, ROW_TRACKING_ID_COL_KEY, idc)) || (rc = set_config(c, ROW_TRACKING_VERSION_COL_KEY, vc)))
+      return rc;
+  }
   cm_mode cm = table_cm_mode(m->configuration, m->n_configuration);
   if (cm != CM_NONE) {
     int64_t max_id = 0;
@@ -409,6 +417,8 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   req.actions = (const char *)c.actions.data;
   req.actions_len = c.actions.len;
   req.max_attempts = opts->max_attempts;
+  req.row_tracking = row_tracking_supported(&c.protocol);
+  req.row_id_high_water_mark = c.snap ? row_tracking_hwm(c.snap->domains, c.snap->n_domains) : -1;
   commit_outcome out;
   if ((rc = commit_run(&req, &out))) goto done;
   result->version = out.version;
