@@ -112,7 +112,7 @@ static int read_live(opt_ctx *c, const delta_add *a, rows_cb cb, void *ctx, bool
   int rc = 0;
   if (a->dv.present && (rc = delta_dv_load(c->s->table->storage, &a->dv, &dv))) return rc;
   live_state st = {dv, 0, cb, ctx, need_copy};
-  rc = dml_read_file(c->s, a, live_batch, &st);
+  rc = dml_read_file_tracked(c->wr, a, live_batch, &st); /* rows keep their row ids */
   delta_dv_bitmap_free(dv);
   if (rc) return rc;
   if (a->dv.present) c->res->dvs_purged++;
@@ -452,6 +452,7 @@ int delta_optimize(const char *location, const delta_optimize_options *o, delta_
   if (rc) goto done;
   if ((rc = table_check_writable(&c.s->protocol, &c.s->metadata, c.s->schema))) goto done;
   if ((rc = dml_writers_new(&c.wr, c.s, false))) goto done;
+  if ((rc = dml_writers_track_rows(c.wr))) goto done;
   if ((rc = resolve_zorder(&c))) goto done;
   c.target = target_size(c.s, o->target_file_size);
   if (o->where && ((rc = expr_parse(o->where, &pred)) || (rc = expr_bind(pred, &c.wr->logical)))) {
