@@ -243,7 +243,7 @@ static int write_clause(merge_ctx *c, int k, const struct ArrowSchema *schema, c
   if ((rc = arrow_filter(schema, rows, m, &sel))) goto done;
   bool insert = c->cl[k].spec->action == DELTA_MERGE_INSERT;
   const struct ArrowArray *pre = insert ? NULL : sel.children[0];
-  if ((rc = dml_set_apply(c->cl[k].set, pre, &sel, &out))) goto done;
+  if ((rc = dml_set_apply(c->cl[k].set, pre, &sel, &out)) || (rc = dml_rows_updated(c->wr, &out))) goto done;
   if ((rc = dml_writers_data(c->wr, &dw)) || (rc = data_writer_write(dw, &out))) goto done;
   if (!insert && (rc = dml_cdc_write(c->wr, pre, "update_preimage"))) goto done;
   rc = dml_cdc_write(c->wr, &out, insert ? "insert" : "update_postimage");
@@ -440,7 +440,7 @@ static int merge_file(merge_ctx *c, const delta_add *a) {
   if (a->dv.present && (rc = delta_dv_load(c->s->table->storage, &a->dv, &old))) return rc;
   if ((rc = delta_bitmap64_new(&fresh))) goto done;
   file_state st = {c, old, fresh, 0, false, NULL, 0, 0, 0};
-  if ((rc = dml_read_file(c->s, a, merge_batch, &st))) goto done;
+  if ((rc = dml_read_file_tracked(c->wr, a, merge_batch, &st))) goto done;
   if (st.n_changed == 0) goto done; /* untouched */
   int64_t live = st.pos - (int64_t)(old ? delta_dv_bitmap_cardinality(old) : 0);
   bool whole = st.n_changed >= live;
@@ -460,7 +460,7 @@ static int merge_file(merge_ctx *c, const delta_add *a) {
     goto done;
   }
   /* pass 2 writes updated rows, change data and copied rows */
-  if (st.n_updated || c->cdf || st.keep_w) rc = dml_read_file(c->s, a, merge_batch, &st);
+  if (st.n_updated || c->cdf || st.keep_w) rc = dml_read_file_tracked(c->wr, a, merge_batch, &st);
   c->res->rows_copied += st.copied;
 done:
   delta_dv_bitmap_free(old);
@@ -632,7 +632,7 @@ int delta_merge(const char *location, const delta_merge_options *o, delta_merge_
   c.use_dv = !o->no_deletion_vectors && dml_dv_enabled(c.s);
   c.cdf = table_prop_true(c.s->metadata.configuration, c.s->metadata.n_configuration, "delta.enableChangeDataFeed");
   c.now = write_now_ms();
-  if ((rc = dml_writers_new(&c.wr, c.s, c.cdf))) goto done;
+  if ((rc = dml_writers_new(&c.wr, c.s, c.cdf)) || (rc = dml_writers_track_rows(c.wr))) goto done;
   if ((rc = merge_read_source(o->source, &c.source_schema, &c.source))) {
     delta_error_prefix("source");
     goto done;
