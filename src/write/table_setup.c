@@ -92,6 +92,11 @@ static bool has_not_null(const delta_type *t) {
 
 int table_derive_protocol(const delta_type *schema, const delta_kv *config, int n_config, delta_arena *arena,
                           delta_protocol *out) {
+  return table_derive_protocol_ex(schema, config, n_config, false, arena, out);
+}
+
+int table_derive_protocol_ex(const delta_type *schema, const delta_kv *config, int n_config, bool clustered,
+                             delta_arena *arena, delta_protocol *out) {
   memset(out, 0, sizeof *out);
   bool append_only = table_prop_true(config, n_config, "delta.appendOnly");
   bool cdf = table_prop_true(config, n_config, "delta.enableChangeDataFeed");
@@ -110,7 +115,7 @@ int table_derive_protocol(const delta_type *schema, const delta_kv *config, int 
   int reader = cm ? 2 : 1;
   int writer = cm ? 5 : cdf ? 4 : checks || stats_props ? 3 : 2;
   (void)append_only; /* writer 2 covers appendOnly */
-  if (!dv && !ict && !ntz && !v2 && !rows) {
+  if (!dv && !ict && !ntz && !v2 && !rows && !clustered) {
     out->min_reader_version = reader;
     out->min_writer_version = writer;
     return 0;
@@ -128,7 +133,10 @@ int table_derive_protocol(const delta_type *schema, const delta_kv *config, int 
   if (ict) wf[nw++] = "inCommitTimestamp";
   if (ntz) wf[nw++] = "timestampNtz", rf[nr++] = "timestampNtz";
   if (v2) wf[nw++] = "v2Checkpoint", rf[nr++] = "v2Checkpoint";
-  if (rows) wf[nw++] = "domainMetadata", wf[nw++] = "rowTracking"; /* the high-water mark is a domain */
+  /* the row-id high-water mark and the clustering columns are domains */
+  if (rows || clustered) wf[nw++] = "domainMetadata";
+  if (rows) wf[nw++] = "rowTracking";
+  if (clustered) wf[nw++] = "clustering";
   out->min_writer_version = 7;
   out->writer_features = wf;
   out->n_writer_features = nw;
@@ -159,7 +167,7 @@ int table_check_writable(const delta_protocol *p, const delta_metadata *m, const
   static const char *const ok[] = {"appendOnly", "changeDataFeed", "columnMapping", "deletionVectors",
                                    "inCommitTimestamp", "timestampNtz", "domainMetadata", "vacuumProtocolCheck",
                                    "invariants", "checkConstraints", "generatedColumns", "identityColumns",
-                                   "v2Checkpoint", "rowTracking", NULL};
+                                   "v2Checkpoint", "rowTracking", "clustering", NULL};
   if (p->min_writer_version > 7)
     return delta_error_set(DELTA_EUNSUPPORTED, "table needs writer version %d; deltac writes up to 7",
                            p->min_writer_version);
@@ -167,6 +175,9 @@ int table_check_writable(const delta_protocol *p, const delta_metadata *m, const
     for (int i = 0; i < p->n_writer_features; i++) {
       bool known = false;
       for (int k = 0; ok[k]; k++) known |= strcmp(ok[k], p->writer_features[i]) == 0;
+      if (!known && strcmp(p->writer_features[i], "liquid") == 0)
+        return delta_error_set(DELTA_EUNSUPPORTED, "table uses writer feature liquid (a Databricks preview of "
+                                                   "clustering), which deltac does not write");
       if (!known)
         return delta_error_set(DELTA_EUNSUPPORTED, "table uses writer feature %s, which deltac cannot write yet",
                                p->writer_features[i]);

@@ -31,6 +31,9 @@ int64_t table_interval_ms(const char *v, int64_t default_ms);
 /* The protocol a new table needs, in `arena`. */
 int table_derive_protocol(const delta_type *schema, const delta_kv *config, int n_config, delta_arena *arena,
                           delta_protocol *out);
+/* The same for a table that may be clustered (--cluster-by). */
+int table_derive_protocol_ex(const delta_type *schema, const delta_kv *config, int n_config, bool clustered,
+                             delta_arena *arena, delta_protocol *out);
 
 /* DELTA_EUNSUPPORTED naming what deltac cannot honour when writing. */
 int table_check_writable(const delta_protocol *p, const delta_metadata *m, const delta_type *schema);
