@@ -47,6 +47,28 @@ int main(void) {
   /* row tracking keeps its high-water mark in a domain */
   proto("a int", "delta.enableRowTracking", "true", NULL, NULL, 1, 7, "", "domainMetadata,rowTracking");
 
+  {
+    /* clustering: domainMetadata + clustering on writer 7, with row tracking too */
+    delta_type *t = NULL;
+    schema_parse_text("a int", &t);
+    delta_kv kv[1] = {{"delta.enableRowTracking", "true"}};
+    delta_arena a = DELTA_ARENA_INIT;
+    delta_protocol p;
+    CHECK_EQ_INT(table_derive_protocol_ex(t, kv, 0, true, &a, &p), 0);
+    CHECK_EQ_INT(p.min_writer_version, 7);
+    CHECK_EQ_INT(p.n_writer_features, 2);
+    CHECK_STR(p.writer_features[0], "domainMetadata");
+    CHECK_STR(p.writer_features[1], "clustering");
+    CHECK_EQ_INT(table_derive_protocol_ex(t, kv, 1, true, &a, &p), 0);
+    CHECK_EQ_INT(p.n_writer_features, 3); /* domainMetadata once */
+    CHECK_EQ_INT(table_check_writable(&p, &(delta_metadata){0}, t), 0);
+    const char *lf[] = {"domainMetadata", "liquid"};
+    delta_protocol lp = {3, 7, NULL, 0, true, lf, 2, true};
+    CHECK_EQ_INT(table_check_writable(&lp, &(delta_metadata){0}, t), DELTA_EUNSUPPORTED);
+    CHECK(strstr(delta_error_last(), "preview") != NULL);
+    delta_arena_dispose(&a);
+    delta_type_free(t);
+  }
   const char *k[] = {"delta.checkpointInterval", "user.thing", "delta.appendOnly"};
   const char *v[] = {"10", "anything", "TRUE"};
   CHECK_EQ_INT(table_check_properties(k, v, 3), 0);
