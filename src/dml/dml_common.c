@@ -226,8 +226,8 @@ int dml_cdc_write(dml_writers *w, const struct ArrowArray *rows, const char *cha
   arrow_array_set_buffer(&ct, 1, offs);
   arrow_array_set_buffer(&ct, 2, chars);
   /* the table's columns only (not the row tracking ones after them) */
-  int64_t nc = w->cdc_input.n_children - 1;
-  if (rows->n_children < nc) {
+  int64_t nc = rows->n_children - (w->track_rows ? 2 : 0);
+  if (nc < 0) {
     arrow_array_release(&ct);
     return delta_error_set(DELTA_EINVAL, "internal: change data batch with too few columns");
   }

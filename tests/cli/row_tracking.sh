@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Row tracking end to end, on a table with copy-on-write DML, one with
-# deletion vectors and one with column mapping: create with
+# deletion vectors, one with column mapping and one with change data feed: create with
 # delta.enableRowTracking, append, UPDATE, MERGE (update + insert), DELETE,
 # OPTIMIZE. After each step, per key column: every surviving row keeps its
 # _row_id, ids are unique, new rows get ids above the previous high-water
@@ -42,13 +42,14 @@ for i in 1 2 3 4 5 6; do printf '{"k":%d,"v":"a%d"}\n' $i $i; done >"$tmp/in0.nd
 printf '{"k":7,"v":"a7"}\n{"k":8,"v":"a8"}\n' >"$tmp/in1.ndjson"
 printf '{"k":3,"v":"m3"}\n{"k":20,"v":"m20"}\n' >"$tmp/src.ndjson"
 
-for kind in cow dv cm; do
+for kind in cow dv cm cdf; do
   t="$tmp/t_$kind"
   props=(--property delta.enableRowTracking=true)
   nodv=(--no-deletion-vectors)
   case $kind in
     dv) props+=(--property delta.enableDeletionVectors=true); nodv=() ;;
     cm) props+=(--property delta.columnMapping.mode=name) ;;
+    cdf) props+=(--property delta.enableChangeDataFeed=true) ;;
   esac
   run write "${props[@]}" --input "$tmp/in0.ndjson" "$t" || continue
   : >"$tmp/prev"
@@ -70,6 +71,12 @@ for kind in cow dv cm; do
   if [ $kind = dv ]; then
     # a DV-only change re-adds the file with its ids
     grep -q '"deletionVector".*"baseRowId"' "$t/_delta_log/00000000000000000004.json" && ok || bad "dv: re-add ids"
+  fi
+  if [ $kind = cdf ]; then
+    # change data has the table's columns only
+    expect_eq "cdf: change data header" "$("$deltac" changes --from 1 --format csv "$t" | head -1 | tr -d '\r')" \
+      "k,v,_change_type,_commit_version,_commit_timestamp"
+    expect_eq "cdf: changes" "$("$deltac" changes --from 2 --to 4 --format count "$t")" 6
   fi
   h=$(hwm "$t")
   run optimize "$t" && check "$kind optimize" "$t" 5 "" "" "$h"
