@@ -157,7 +157,19 @@ void row_tracking_new_column_names(char id_col[64], char version_col[64]) {
   snprintf(version_col, 64, "_row-commit-version-col-%s", u2);
 }
 
+int64_t row_tracking_snapshot_hwm(const struct delta_snapshot *s) {
+  int64_t h = row_tracking_hwm(s->domains, s->n_domains);
+  /* the domain must cover every live file's ids; should a writer have left
+   * it behind, the files still keep new ids from colliding with theirs */
+  for (int64_t i = 0; i < s->n_files; i++) {
+    const delta_add *a = &s->files[i];
+    if (a->has_base_row_id && a->num_records > 0 && a->base_row_id + a->num_records - 1 > h)
+      h = a->base_row_id + a->num_records - 1;
+  }
+  return h;
+}
+
 void commit_row_tracking_from(commit_request *req, const struct delta_snapshot *s) {
   req->row_tracking = row_tracking_supported(&s->protocol);
-  req->row_id_high_water_mark = row_tracking_hwm(s->domains, s->n_domains);
+  req->row_id_high_water_mark = req->row_tracking ? row_tracking_snapshot_hwm(s) : -1;
 }

@@ -37,6 +37,9 @@ bool row_tracking_enabled(const delta_protocol *p, const delta_metadata *m);
  * when there is none (no id assigned yet). */
 int64_t row_tracking_hwm_of(const char *configuration);
 int64_t row_tracking_hwm(const delta_domain_metadata *domains, int n);
+/* The mark new ids of a commit on snapshot s go above: the domain's, or
+ * higher when a live file's ids reach past it. */
+int64_t row_tracking_snapshot_hwm(const struct delta_snapshot *s);
 
 /* Copy `actions` (NDJSON) to `out`, giving every add without baseRowId
  * fresh ids above *hwm and every add without defaultRowCommitVersion

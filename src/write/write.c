@@ -464,7 +464,7 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   req.actions_len = c.actions.len;
   req.max_attempts = opts->max_attempts;
   req.row_tracking = row_tracking_supported(&c.protocol);
-  req.row_id_high_water_mark = c.snap ? row_tracking_hwm(c.snap->domains, c.snap->n_domains) : -1;
+  req.row_id_high_water_mark = c.snap && req.row_tracking ? row_tracking_snapshot_hwm(c.snap) : -1;
   commit_outcome out;
   if ((rc = commit_run(&req, &out))) goto done;
   result->version = out.version;
