@@ -52,6 +52,13 @@ static int build(const commit_request *req, int64_t ict, const char *txn_id, int
     delta_json_write_key(&w, "operationMetrics");
     delta_json_write_raw(&w, req->metrics_json, strlen(req->metrics_json));
   }
+  if (req->row_tracking_enabled) {
+    delta_json_write_key(&w, "tags");
+    delta_json_write_object_begin(&w);
+    delta_json_write_key(&w, "delta.rowTracking.preserved");
+    delta_json_write_string(&w, req->row_ids_not_preserved ? "false" : "true");
+    delta_json_write_object_end(&w);
+  }
   delta_json_write_key(&w, "engineInfo");
   delta_json_write_string(&w, "deltac/" DELTAC_VERSION);
   delta_json_write_key(&w, "txnId");

@@ -46,6 +46,10 @@ typedef struct {
    * the commit the new high-water mark (row_tracking.h) */
   bool row_tracking;
   int64_t row_id_high_water_mark; /* of the snapshot read; -1: none yet */
+  /* row tracking enabled: commitInfo.tags["delta.rowTracking.preserved"]
+   * says whether every copied or updated row kept its stable id */
+  bool row_tracking_enabled;
+  bool row_ids_not_preserved;
 } commit_request;
 
 struct delta_snapshot;

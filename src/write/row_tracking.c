@@ -172,4 +172,5 @@ int64_t row_tracking_snapshot_hwm(const struct delta_snapshot *s) {
 void commit_row_tracking_from(commit_request *req, const struct delta_snapshot *s) {
   req->row_tracking = row_tracking_supported(&s->protocol);
   req->row_id_high_water_mark = req->row_tracking ? row_tracking_snapshot_hwm(s) : -1;
+  req->row_tracking_enabled = row_tracking_enabled(&s->protocol, &s->metadata);
 }

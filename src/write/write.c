@@ -465,6 +465,9 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   req.max_attempts = opts->max_attempts;
   req.row_tracking = row_tracking_supported(&c.protocol);
   req.row_id_high_water_mark = c.snap && req.row_tracking ? row_tracking_snapshot_hwm(c.snap) : -1;
+  req.row_tracking_enabled = row_tracking_enabled(&c.protocol, &c.meta);
+  /* rows --replace-where copies get fresh ids */
+  req.row_ids_not_preserved = opts->replace_where && rw.rows_copied > 0;
   commit_outcome out;
   if ((rc = commit_run(&req, &out))) goto done;
   result->version = out.version;

@@ -81,6 +81,8 @@ for kind in cow dv cm cdf; do
   h=$(hwm "$t")
   run optimize "$t" && check "$kind optimize" "$t" 5 "" "" "$h"
   expect_eq "$kind: files after optimize" "$("$deltac" files --format count "$t")" 1
+  grep -qF '"tags":{"delta.rowTracking.preserved":"true"}' "$t/_delta_log/00000000000000000002.json" && ok ||
+    bad "$kind: update commitInfo tags"
   # every add of every commit has its ids
   adds=$(cat "$t"/_delta_log/*.json | grep -c '"add"'); stamped=$(cat "$t"/_delta_log/*.json | grep '"add"' |
     grep -c '"baseRowId":[0-9]*,"defaultRowCommitVersion":[0-9]*')
@@ -94,6 +96,14 @@ for kind in cow dv cm cdf; do
   rm "$tmp/cp_$kind"/_delta_log/0000000000000000000[0-4].json
   expect_eq "$kind: from the checkpoint" "$(ids "$tmp/cp_$kind" | md5sum)" "$(ids "$t" | md5sum)"
 done
+
+# rows a --replace-where overwrite copies get fresh ids: the commit says so
+t="$tmp/t_rw"
+run write --property delta.enableRowTracking=true --input "$tmp/in0.ndjson" "$t"
+printf '{"k":1,"v":"n"}\n' >"$tmp/rw.ndjson"
+run write --mode overwrite --replace-where "k <= 2" --input "$tmp/rw.ndjson" "$t"
+grep -qF '"tags":{"delta.rowTracking.preserved":"false"}' "$t/_delta_log/00000000000000000001.json" && ok ||
+  bad "replace-where: preserved tag"
 
 # a shared table written by Databricks: ids from baseRowId
 lc="$T/delta-rs.table_with_liquid_clustering"
