@@ -45,6 +45,12 @@ typedef void (*delta_progress_cb)(void *ctx, const delta_progress *p);
  * small box of the columns' values and filters on them skip more files.
  * The rows of a partition are held in memory while it is Z-ordered.
  *
+ * On a clustered table (writer feature `clustering`) the Z-order columns
+ * are the clustering columns (zorder_by must be empty: DELTA_EINVAL), the
+ * new files carry clusteringProvider "liquid", and nothing is done while
+ * every selected file is already clustered and has no DV. With row
+ * tracking the rows keep their ids (materialized columns).
+ *
  * Conflicts: a concurrent commit that removed (or gave a new DV to) a file
  * this one compacts is DELTA_ECONFLICT; concurrent appends are retried.
  */

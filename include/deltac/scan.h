@@ -35,9 +35,10 @@ typedef struct {
   int64_t rows_returned;
 } delta_scan_metrics;
 
-#define DELTA_SCAN_OPTIONS_VERSION 2
+#define DELTA_SCAN_OPTIONS_VERSION 3
 typedef struct {
-  unsigned int version;            /* DELTA_SCAN_OPTIONS_VERSION (1: without filter and metrics) */
+  unsigned int version;            /* DELTA_SCAN_OPTIONS_VERSION (1: without filter and metrics;
+                                      2: without row_tracking) */
   const char *const *columns;      /* top-level column names; NULL / 0: all */
   size_t n_columns;
   int64_t batch_rows;              /* 0: 65536 */
@@ -47,8 +48,12 @@ typedef struct {
    * filters rows exactly. Syntax and binding errors: DELTA_EINVAL. */
   const char *filter;
   delta_scan_metrics *metrics;     /* optional; must outlive the stream */
+  /* Append _row_id and _row_commit_version (both int64) to every batch:
+   * the rows' stable row ids and commit versions as the row tracking spec
+   * defines them (null where the table never assigned any). */
+  bool row_tracking;
 } delta_scan_options;
-#define DELTA_SCAN_OPTIONS_INIT {DELTA_SCAN_OPTIONS_VERSION, NULL, 0, 0, NULL, NULL}
+#define DELTA_SCAN_OPTIONS_INIT {DELTA_SCAN_OPTIONS_VERSION, NULL, 0, 0, NULL, NULL, false}
 
 int delta_scan_read(delta_snapshot *s, const delta_scan_options *opts, struct ArrowArrayStream *out);
 

@@ -39,9 +39,9 @@ typedef enum {
   DELTA_WRITE_CREATE = 2     /* create the table; DELTA_EEXISTS when it exists */
 } delta_write_mode;
 
-#define DELTA_WRITE_OPTIONS_VERSION 1
+#define DELTA_WRITE_OPTIONS_VERSION 2
 typedef struct {
-  unsigned int version;             /* DELTA_WRITE_OPTIONS_VERSION */
+  unsigned int version;             /* DELTA_WRITE_OPTIONS_VERSION (1: without cluster_by) */
   delta_write_mode mode;
   /* For a new table: */
   const char *schema;               /* Delta JSON or "a long, b string"; NULL: the stream's */
@@ -60,10 +60,15 @@ typedef struct {
   int64_t target_file_size;         /* bytes per data file; 0: 128 MiB */
   delta_parquet_codec codec;        /* DEFAULT: SNAPPY */
   int max_attempts;                 /* commit attempts when racing appenders; 0: 1000 */
+  /* For a new table: liquid clustering columns (not with partition_by):
+   * the clustering feature and the delta.clustering domain; OPTIMIZE then
+   * clusters by them. For an existing table they must be its own. */
+  const char *const *cluster_by;
+  size_t n_cluster_by;
 } delta_write_options;
 #define DELTA_WRITE_OPTIONS_INIT                                                                     \
   {DELTA_WRITE_OPTIONS_VERSION, DELTA_WRITE_APPEND, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, NULL, \
-   false, NULL, 0, 0, DELTA_PARQUET_CODEC_DEFAULT, 0}
+   false, NULL, 0, 0, DELTA_PARQUET_CODEC_DEFAULT, 0, NULL, 0}
 
 typedef struct {
   int64_t version;        /* the version committed; the table's version when skipped */

@@ -16,8 +16,8 @@
 
 int cmd_scan(int argc, char **argv) {
   cli_opt opts[] = {TABLE_OPTS, {"limit", true, NULL}, {"columns", true, NULL}, {"filter", true, NULL},
-                    {"stats", false, NULL}};
-  const int n_opts = 7;
+                    {"stats", false, NULL}, {"row-tracking", false, NULL}};
+  const int n_opts = 8;
   const char *pos[1];
   int fmt;
   int64_t limit;
@@ -27,6 +27,7 @@ int cmd_scan(int argc, char **argv) {
   delta_scan_metrics metrics = {0};
   so.filter = cli_get(opts, n_opts, "filter");
   so.metrics = &metrics;
+  so.row_tracking = cli_get(opts, n_opts, "row-tracking") != NULL;
   char **cols = NULL;
   if (cli_get(opts, n_opts, "columns")) {
     cols = cli_split_list(cli_get(opts, n_opts, "columns"), &so.n_columns);

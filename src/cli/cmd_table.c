@@ -17,6 +17,7 @@
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 #include "util/time_parse.h"
+#include "write/clustering.h"
 
 static int cmd_info(int argc, char **argv) {
   cli_opt opts[] = {TABLE_OPTS};
@@ -58,6 +59,13 @@ static int cmd_info(int argc, char **argv) {
   delta_time_format_ms(s->timestamp_ms, when);
   const delta_protocol *p = &s->protocol;
   const delta_metadata *m = &s->metadata;
+  /* liquid clustering columns (also the preview's delta.liquid domain) */
+  char **ccols = NULL;
+  int n_ccols = 0;
+  if (clustering_columns(s, &ccols, &n_ccols)) {
+    fprintf(stderr, "deltac: warning: %s\n", delta_error_last());
+    delta_error_clear();
+  }
   if (fmt && strcmp(fmt, "table") != 0) {
     delta_buf out = DELTA_BUF_INIT;
     delta_json_writer w;
@@ -74,6 +82,7 @@ static int cmd_info(int argc, char **argv) {
     delta_json_write_key(&w, "reader_features"); delta_json_write_string_array(&w, (const char *const *)p->reader_features, p->n_reader_features);
     delta_json_write_key(&w, "writer_features"); delta_json_write_string_array(&w, (const char *const *)p->writer_features, p->n_writer_features);
     delta_json_write_key(&w, "partition_columns"); delta_json_write_string_array(&w, (const char *const *)m->partition_columns, m->n_partition_columns);
+    delta_json_write_key(&w, "clustering_columns"); delta_json_write_string_array(&w, (const char *const *)ccols, n_ccols);
     delta_json_write_key(&w, "properties"); delta_kv_write_json(&w, m->configuration, m->n_configuration);
     delta_json_write_key(&w, "num_files"); delta_json_write_int64(&w, s->n_files);
     delta_json_write_key(&w, "size_bytes"); delta_json_write_int64(&w, bytes);
@@ -118,6 +127,11 @@ static int cmd_info(int argc, char **argv) {
     printf("partition columns: ");
     for (int i = 0; i < m->n_partition_columns; i++) printf(" %s", m->partition_columns[i]);
     printf("%s\n", m->n_partition_columns ? "" : " (none)");
+    if (n_ccols) {
+      printf("clustering columns:");
+      for (int i = 0; i < n_ccols; i++) printf(" %s", ccols[i]);
+      printf("\n");
+    }
     printf("files:              %lld (%lld bytes)\n", (long long)s->n_files, (long long)bytes);
     if (all_records) printf("records:            %lld\n", (long long)(records - dv_rows));
     else printf("records:            unknown (some files have no statistics)\n");
@@ -131,6 +145,7 @@ static int cmd_info(int argc, char **argv) {
         printf("  %s = %s\n", m->configuration[i].key, m->configuration[i].value ? m->configuration[i].value : "null");
     }
   }
+  delta_free(ccols);
   delta_snapshot_free(s);
   delta_table_free(t);
   return rc ? cli_fail("info") : 0;

@@ -144,7 +144,7 @@ static int write_common(const char *cmd, int argc, char **argv, bool create) {
   int n_props = 0;
   argc = take_properties(cmd, argc, argv, keys, values, &n_props);
   int status = 2;
-  char **parts = NULL;
+  char **parts = NULL, **clusters = NULL;
   delta_parquet_file *pf = NULL;
   struct ArrowArrayStream in = {0};
   if (argc < 0) goto done;
@@ -152,7 +152,7 @@ static int write_common(const char *cmd, int argc, char **argv, bool create) {
                     {"schema", true, NULL},       {"schema-mode", true, NULL},   {"input", true, NULL},
                     {"format", true, NULL},       {"app-id", true, NULL},        {"app-version", true, NULL},
                     {"target-file-size", true, NULL}, {"codec", true, NULL},     {"name", true, NULL},
-                    {"description", true, NULL}, {"max-attempts", true, NULL}};
+                    {"description", true, NULL}, {"max-attempts", true, NULL}, {"cluster-by", true, NULL}};
   const int n_opts = (int)(sizeof opts / sizeof opts[0]);
   const char *pos[3];
   int n_pos;
@@ -209,6 +209,15 @@ static int write_common(const char *cmd, int argc, char **argv, bool create) {
     o.partition_by = (const char *const *)parts;
     o.n_partition_by = n;
   }
+  if ((v = cli_get(opts, n_opts, "cluster-by"))) {
+    size_t n;
+    if (!(clusters = cli_split_list(v, &n))) {
+      status = cli_fail(cmd);
+      goto done;
+    }
+    o.cluster_by = (const char *const *)clusters;
+    o.n_cluster_by = n;
+  }
   if ((o.app_id = cli_get(opts, n_opts, "app-id"))) {
     char *end;
     v = cli_get(opts, n_opts, "app-version");
@@ -248,6 +257,7 @@ done:
   if (in.release) in.release(&in);
   delta_parquet_free(pf);
   delta_free(parts);
+  delta_free(clusters);
   for (int i = 0; i < n_props; i++) {
     delta_free(keys[i]);
     delta_free(values[i]);

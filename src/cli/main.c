@@ -16,9 +16,10 @@ static const char usage[] =
     "  schema [--format table|json] TABLE  the table schema as a tree, or the Delta JSON schema\n"
     "  files [--format ...] [--limit N] TABLE  live data files with size, records, partition values, DVs\n"
     "  history [--format ...] [--limit N] TABLE  commits, newest first: operation, parameters, metrics\n"
-    "  scan [--format ...] [--columns a,b] [--filter EXPR] [--limit N] [--stats] TABLE\n"
+    "  scan [--format ...] [--columns a,b] [--filter EXPR] [--limit N] [--stats] [--row-tracking] TABLE\n"
     "          the table's rows (deleted rows skipped); --filter prunes files and row groups and keeps\n"
-    "          matching rows (docs/filters.md); --stats prints what was skipped and read to stderr\n"
+    "          matching rows (docs/filters.md); --stats prints what was skipped and read to stderr;\n"
+    "          --row-tracking appends each row's _row_id and _row_commit_version\n"
     "  plan [--filter EXPR] [--stats] TABLE  the files a scan reads, as NDJSON, for outside readers\n"
     "  changes --from N [--to M] | --from-timestamp TS [--to-timestamp TS] [--summary | --plan] [--format ...]\n"
     "          [--columns a,b] [--filter EXPR] [--limit N] [--stats] TABLE  the change data feed between\n"
@@ -28,8 +29,8 @@ static const char usage[] =
     "--format: table, csv, ndjson, json, arrow (Arrow IPC stream) or count (just the number of rows)\n"
     "\n"
     "Writing tables:\n"
-    "  create --schema S [--partition-by a,b] [--property k=v ...] TABLE  create an empty table\n"
-    "  write [--mode append|overwrite] [--partition-by a,b] [--schema S] [--schema-mode merge]\n"
+    "  create --schema S [--partition-by a,b | --cluster-by a,b] [--property k=v ...] TABLE  create an empty table\n"
+    "  write [--mode append|overwrite] [--partition-by a,b | --cluster-by a,b] [--schema S] [--schema-mode merge]\n"
     "        [--property k=v ...] [--app-id A --app-version N] [--target-file-size 128M]\n"
     "        --input FILE(.ndjson|.csv|.parquet|.arrows) TABLE  append or overwrite rows (creates the table);\n"
     "        --format arrow with no INPUT reads an Arrow IPC stream from stdin\n"
@@ -45,6 +46,7 @@ static const char usage[] =
     "Maintenance (docs/maintenance.md; a progress bar on stderr when it is a terminal):\n"
     "  optimize [--where EXPR] [--target-size 128M] [--zorder-by a,b] TABLE  compact small files (and purge\n"
     "          deletion vectors) per partition; --zorder-by clusters the rows along a Z-order curve\n"
+    "          (clustered tables: by their --cluster-by columns)\n"
     "  vacuum [--retain HOURS] [--dry-run] [--force] [--no-log] [--lite] [--format table|ndjson] TABLE  delete files\n"
     "          no retained version needs (a retention below the table's, 168 h by default, needs --force);\n"
     "          --lite: only files the log's removes name, without listing the table directory\n"
@@ -113,16 +115,18 @@ int main(int argc, char **argv) {
     printf("delta: reader versions 1-3; log: JSON commits, classic, multi-part and V2 checkpoints with sidecars\n");
     printf("delta: reader features");
     for (int i = 0; delta_supported_reader_features[i]; i++) printf(" %s", delta_supported_reader_features[i]);
-    printf("\ndelta: scan: partition values, column mapping (name, id), type widening, deletion vectors\n");
+    printf("\ndelta: scan: partition values, column mapping (name, id), type widening, deletion vectors, "
+           "row ids (--row-tracking)\n");
     printf("delta: changes: cdc files, add/remove rows, deletion-vector diffs, in-commit timestamps, schema checks\n");
     printf("delta: filters: partition pruning, file-statistics and row-group skipping, exact row filtering "
            "(scan, plan, changes, serve)\n");
     printf("delta: log: log compaction files, _last_checkpoint listing hint, .crc version checksums (verified by info)\n");
     printf("delta: write: create, append, overwrite, replace-where, partitions, column mapping, in-commit timestamps, "
            "change data feed (cdc files for replace-where), app-id transactions, nested schema merge, "
-           "NOT NULL and CHECK constraints, classic and V2 checkpoints (sidecars, stats_parsed), .crc version checksums\n");
+           "NOT NULL and CHECK constraints, classic and V2 checkpoints (sidecars, stats_parsed), .crc version checksums, "
+           "row tracking (rowTracking: fresh and preserved row ids), liquid clustering (clustering)\n");
     printf("delta: dml: delete, update, merge (copy-on-write or deletion vectors, inline or file DVs, cdc files)\n");
-    printf("delta: maintenance: optimize (bin-packing, Z-order, DV purge), vacuum, restore, expired-log cleanup\n");
+    printf("delta: maintenance: optimize (bin-packing, Z-order, liquid clustering, DV purge), vacuum, restore, expired-log cleanup\n");
     printf("serve: JSON API, change-feed SSE tail, Delta Sharing (parquet and delta response formats), web page\n");
     return 0;
   }

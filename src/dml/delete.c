@@ -113,7 +113,8 @@ static int pass2_batch(void *ctx, const struct ArrowSchema *schema, const struct
     struct ArrowArray gone, upd = {0};
     if ((rc = arrow_filter(schema, batch, del, &gone))) goto done;
     data_writer *uw = NULL;
-    if (gone.length && !(rc = dml_set_apply(st->set, &gone, &gone, &upd)) && !(rc = dml_writers_data(st->wr, &uw)))
+    if (gone.length && !(rc = dml_set_apply(st->set, &gone, &gone, &upd)) && !(rc = dml_rows_updated(st->wr, &upd)) &&
+        !(rc = dml_writers_data(st->wr, &uw)))
       rc = data_writer_write(uw, &upd);
     if (!rc && gone.length && st->wr->cdc) {
       rc = dml_cdc_write(st->wr, &gone, "update_preimage");
@@ -159,7 +160,7 @@ static int delete_file(delete_ctx *c, const delta_add *a) {
     if (a->dv.present) c->dvs_removed++;
     if (c->set || (!c->use_dv && c->cdf)) {
       pass2_state p2 = {old, fresh, 0, NULL, c->wr, 0, c->set};
-      rc = dml_read_file(c->s, a, pass2_batch, &p2);
+      rc = dml_read_file_tracked(c->wr, a, pass2_batch, &p2);
     }
     goto done;
   }
@@ -172,14 +173,14 @@ static int delete_file(delete_ctx *c, const delta_add *a) {
     if (c->set) {
       /* the updated rows go to a new file */
       pass2_state p2 = {old, fresh, 0, NULL, c->wr, 0, c->set};
-      rc = dml_read_file(c->s, a, pass2_batch, &p2);
+      rc = dml_read_file_tracked(c->wr, a, pass2_batch, &p2);
     }
     goto done;
   }
   /* copy-on-write */
   pass2_state p2 = {old, fresh, 0, NULL, c->cdf || c->set ? c->wr : NULL, 0, c->set};
   if ((rc = dml_writers_data(c->wr, &p2.keep_w))) goto done;
-  rc = dml_read_file(c->s, a, pass2_batch, &p2);
+  rc = dml_read_file_tracked(c->wr, a, pass2_batch, &p2);
   c->res->rows_copied += p2.copied;
 done:
   if (t1 >= 0) c->rewrite_ms += dml_clock_ms() - t1;
@@ -224,6 +225,7 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
   c.cdf = table_prop_true(c.s->metadata.configuration, c.s->metadata.n_configuration, "delta.enableChangeDataFeed");
   c.now = write_now_ms();
   if ((rc = dml_writers_new(&c.wr, c.s, c.cdf && (!c.use_dv || set_text)))) goto done;
+  if ((rc = dml_writers_track_rows(c.wr))) goto done; /* rewritten rows keep their row ids */
   if (set_text && (rc = dml_set_new(&c.set, set_text, "--set", &c.wr->logical, &c.wr->logical, NULL, false, NULL, NULL))) goto done;
   if (c.use_dv) {
     uint8_t uuid[16];
@@ -314,6 +316,7 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
   req.actions = (const char *)c.actions.data;
   req.actions_len = c.actions.len;
   req.max_attempts = max_attempts;
+  commit_row_tracking_from(&req, c.s);
   commit_outcome out;
   if ((rc = commit_run(&req, &out))) goto done;
   result->version = out.version;

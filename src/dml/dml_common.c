@@ -16,9 +16,10 @@
 #include "dv/dv.h"
 #include "write/action_write.h"
 #include "write/schema_build.h"
+#include "write/row_tracking.h"
 #include "write/table_setup.h"
 
-static int read_file(delta_snapshot *s, const delta_add *a, bool live, dml_batch_cb cb, void *ctx) {
+static int read_file(delta_snapshot *s, const delta_add *a, bool live, bool row_ids, dml_batch_cb cb, void *ctx) {
   scan_task *task = delta_calloc(1, sizeof *task);
   if (!task) return DELTA_NOMEM();
   task->path = a->path;
@@ -26,6 +27,10 @@ static int read_file(delta_snapshot *s, const delta_add *a, bool live, dml_batch
   task->n_partition_values = a->n_partition_values;
   task->dv = live && a->dv.present ? &a->dv : NULL;
   task->rows = ROWS_LIVE;
+  task->has_base_row_id = a->has_base_row_id;
+  task->base_row_id = a->base_row_id;
+  task->has_default_row_commit_version = a->has_default_row_commit_version;
+  task->default_row_commit_version = a->default_row_commit_version;
   scan_task_source src;
   struct ArrowArrayStream st = {0};
   struct ArrowSchema schema = {0};
@@ -33,6 +38,7 @@ static int read_file(delta_snapshot *s, const delta_add *a, bool live, dml_batch
   int rc = scan_task_array_source(task, 1, &src);
   if (rc) return rc;
   delta_scan_options so = DELTA_SCAN_OPTIONS_INIT;
+  so.row_tracking = row_ids;
   if ((rc = scan_stream_new(s, &so, src, false, &st))) return rc;
   if (st.get_schema(&st, &schema)) {
     rc = delta_error_set(DELTA_EIO, "%s", st.get_last_error(&st));
@@ -57,11 +63,15 @@ done:
 }
 
 int dml_read_file(delta_snapshot *s, const delta_add *a, dml_batch_cb cb, void *ctx) {
-  return read_file(s, a, false, cb, ctx);
+  return read_file(s, a, false, false, cb, ctx);
+}
+
+int dml_read_file_tracked(dml_writers *w, const delta_add *a, dml_batch_cb cb, void *ctx) {
+  return read_file(w->s, a, false, w->track_rows, cb, ctx);
 }
 
 int dml_read_live_rows(delta_snapshot *s, const delta_add *a, dml_batch_cb cb, void *ctx) {
-  return read_file(s, a, true, cb, ctx);
+  return read_file(s, a, true, false, cb, ctx);
 }
 
 int dml_check_table(const delta_snapshot *s) {
@@ -148,6 +158,44 @@ cdc_done:
   return rc;
 }
 
+int dml_writers_track_rows(dml_writers *w) {
+  if (w->track_rows || !row_tracking_enabled(&w->s->protocol, &w->s->metadata)) return 0;
+  if (w->data) return delta_error_set(DELTA_EINVAL, "internal: row tracking set up after the data writer");
+  int rc = row_tracking_write_schema(w->s->schema, &w->s->metadata, &w->rt_schema);
+  if (rc) return rc;
+  struct ArrowSchema wide = {0};
+  if ((rc = delta_schema_to_arrow(w->rt_schema, &wide))) return rc;
+  if (w->logical.release) w->logical.release(&w->logical);
+  w->logical = wide;
+  w->cfg.schema = w->rt_schema;
+  w->track_rows = true;
+  return 0;
+}
+
+int dml_rows_updated(dml_writers *w, struct ArrowArray *rows) {
+  if (!w->track_rows || rows->n_children < 1) return 0;
+  struct ArrowArray *v = rows->children[rows->n_children - 1];
+  int64_t n = rows->length;
+  struct ArrowArray nulls;
+  int rc = arrow_array_new(&nulls, 2, 0);
+  if (rc) return rc;
+  int64_t *d = delta_calloc((size_t)n + 1, 8);
+  uint8_t *valid = delta_calloc((size_t)n / 8 + 1, 1);
+  if (!d || !valid) {
+    delta_free(d);
+    delta_free(valid);
+    arrow_array_release(&nulls);
+    return DELTA_NOMEM();
+  }
+  arrow_array_set_buffer(&nulls, 0, valid);
+  arrow_array_set_buffer(&nulls, 1, d);
+  nulls.length = n;
+  nulls.null_count = n;
+  arrow_array_release(v);
+  *v = nulls;
+  return 0;
+}
+
 int dml_writers_data(dml_writers *w, data_writer **out) {
   int rc = 0;
   if (!w->data) rc = data_writer_new(&w->data, &w->cfg, &w->logical);
@@ -178,7 +226,12 @@ int dml_cdc_write(dml_writers *w, const struct ArrowArray *rows, const char *cha
   ct.null_count = 0;
   arrow_array_set_buffer(&ct, 1, offs);
   arrow_array_set_buffer(&ct, 2, chars);
-  int64_t nc = rows->n_children;
+  /* the table's columns only (not the row tracking ones after them) */
+  int64_t nc = rows->n_children - (w->track_rows ? 2 : 0);
+  if (nc < 0) {
+    arrow_array_release(&ct);
+    return delta_error_set(DELTA_EINVAL, "internal: change data batch with too few columns");
+  }
   struct ArrowArray *kids[nc + 1];
   for (int64_t i = 0; i < nc; i++) kids[i] = rows->children[i];
   kids[nc] = &ct;
@@ -250,6 +303,7 @@ void dml_writers_free(dml_writers *w) {
   if (w->logical.release) w->logical.release(&w->logical);
   if (w->cdc_input.release) w->cdc_input.release(&w->cdc_input);
   delta_type_free(w->cdc_schema);
+  delta_type_free(w->rt_schema);
   delta_free(w);
 }
 

@@ -23,6 +23,11 @@ typedef int (*dml_batch_cb)(void *ctx, const struct ArrowSchema *schema, const s
 int dml_read_file(delta_snapshot *s, const delta_add *a, dml_batch_cb cb, void *ctx);
 /* The same, with the file's DV applied: only the rows a scan returns. */
 int dml_read_live_rows(delta_snapshot *s, const delta_add *a, dml_batch_cb cb, void *ctx);
+/* dml_read_file for a writer that keeps row ids (dml_writers_track_rows):
+ * with `w` tracking rows, each batch also has the rows' stable _row_id and
+ * _row_commit_version after the logical columns. */
+struct dml_writers;
+int dml_read_file_tracked(struct dml_writers *w, const delta_add *a, dml_batch_cb cb, void *ctx);
 
 /* DELTA_EUNSUPPORTED/EINVAL when deltac may not change rows of the table. */
 int dml_check_table(const delta_snapshot *s);
@@ -38,9 +43,20 @@ typedef struct dml_writers {
   delta_storage *cdc_storage;  /* rooted at <table>/_change_data */
   struct ArrowSchema cdc_input;
   delta_type *cdc_schema;
+  bool track_rows;             /* logical/cfg have the materialized row tracking columns */
+  delta_type *rt_schema;       /* the table's schema + those columns (cfg.schema then) */
 } dml_writers;
 
 int dml_writers_new(dml_writers **out, delta_snapshot *s, bool cdc);
+/* With row tracking enabled on the table: rows copied or updated keep
+ * their row ids. The logical schema (and the writer's input) gets the two
+ * materialized columns after the table's; batches read with
+ * dml_read_file_tracked have them in that place. Call before the data
+ * writer is made. No-op on other tables. */
+int dml_writers_track_rows(dml_writers *w);
+/* Updated rows: their commit version is the new one (the materialized
+ * column, the last child of `rows`, set to null). No-op unless tracking. */
+int dml_rows_updated(dml_writers *w, struct ArrowArray *rows);
 /* The writer of rewritten rows (input: the logical schema). */
 int dml_writers_data(dml_writers *w, data_writer **out);
 /* Write `rows` (logical columns) as change data of type `change_type`. */

@@ -234,7 +234,7 @@ static int write_clause(merge_ctx *c, int k, const struct ArrowSchema *schema, c
   if ((rc = arrow_filter(schema, rows, m, &sel))) goto done;
   bool insert = c->cl[k].spec->action == DELTA_MERGE_INSERT;
   const struct ArrowArray *pre = insert ? NULL : sel.children[0];
-  if ((rc = dml_set_apply(c->cl[k].set, pre, &sel, &out))) goto done;
+  if ((rc = dml_set_apply(c->cl[k].set, pre, &sel, &out)) || (rc = dml_rows_updated(c->wr, &out))) goto done;
   if ((rc = dml_writers_data(c->wr, &dw)) || (rc = data_writer_write(dw, &out))) goto done;
   if (!insert && (rc = dml_cdc_write(c->wr, pre, "update_preimage"))) goto done;
   rc = dml_cdc_write(c->wr, &out, insert ? "insert" : "update_postimage");
@@ -434,7 +434,7 @@ static int merge_file(merge_ctx *c, const delta_add *a) {
   if ((rc = delta_bitmap64_new(&fresh))) goto done;
   file_state st = {c, old, fresh, 0, false, NULL, 0, 0, 0};
   int64_t t0 = dml_clock_ms();
-  rc = dml_read_file(c->s, a, merge_batch, &st);
+  rc = dml_read_file_tracked(c->wr, a, merge_batch, &st);
   c->scan_ms += dml_clock_ms() - t0;
   if (rc) goto done;
   if (st.n_changed == 0) goto done; /* untouched */
@@ -459,7 +459,7 @@ static int merge_file(merge_ctx *c, const delta_add *a) {
     goto done;
   }
   /* pass 2 writes updated rows, change data and copied rows */
-  if (st.n_updated || c->cdf || st.keep_w) rc = dml_read_file(c->s, a, merge_batch, &st);
+  if (st.n_updated || c->cdf || st.keep_w) rc = dml_read_file_tracked(c->wr, a, merge_batch, &st);
   c->res->rows_copied += st.copied;
   c->rewrite_ms += dml_clock_ms() - t0;
 done:
@@ -579,6 +579,7 @@ static int commit_merge(merge_ctx *c, delta_table *t, const delta_merge_options 
   req.actions = (const char *)c->actions.data;
   req.actions_len = c->actions.len;
   req.max_attempts = o->max_attempts;
+  commit_row_tracking_from(&req, c->s);
   commit_outcome out;
   if (!(rc = commit_run(&req, &out))) r->version = out.version;
 done:
@@ -717,7 +718,7 @@ int delta_merge(const char *location, const delta_merge_options *o, delta_merge_
   if ((rc = delta_schema_to_arrow(c.s->schema, &c.old_logical))) goto done;
   c.tlogical = &c.old_logical;
   if (o->version >= 2 && o->schema_merge && (rc = evolve_schema(&c, o))) goto done;
-  if ((rc = dml_writers_new(&c.wr, c.s, c.cdf))) goto done;
+  if ((rc = dml_writers_new(&c.wr, c.s, c.cdf)) || (rc = dml_writers_track_rows(c.wr))) goto done;
   c.tlogical = &c.wr->logical;
   if ((rc = joined_schema(&c.j_both, &c.wr->logical, c.talias, &c.source_schema, c.salias)) ||
       (rc = joined_schema(&c.j_t, &c.wr->logical, c.talias, NULL, NULL)) ||

@@ -16,6 +16,7 @@ void maint_commit_request(commit_request *req, const delta_snapshot *s, const ch
   req->ict = table_prop_true(s->metadata.configuration, s->metadata.n_configuration,
                              "delta.enableInCommitTimestamps");
   req->operation = operation;
+  commit_row_tracking_from(req, s);
 }
 
 static int terminate(delta_buf *out, int rc, delta_path_kind kind) {

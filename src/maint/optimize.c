@@ -22,6 +22,7 @@
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 #include "write/action_write.h"
+#include "write/clustering.h"
 #include "write/table_setup.h"
 
 #define DEFAULT_TARGET (128LL << 20)
@@ -46,6 +47,7 @@ typedef struct {
   delta_progress prog;
   int64_t *added_sizes;        /* for the size metrics */
   int64_t n_added, cap_added;
+  bool clustered;              /* liquid clustering: Z-order by the clustering columns */
 } opt_ctx;
 
 static int cmp_file(const void *x, const void *y) {
@@ -112,7 +114,7 @@ static int read_live(opt_ctx *c, const delta_add *a, rows_cb cb, void *ctx, bool
   int rc = 0;
   if (a->dv.present && (rc = delta_dv_load(c->s->table->storage, &a->dv, &dv))) return rc;
   live_state st = {dv, 0, cb, ctx, need_copy};
-  rc = dml_read_file(c->s, a, live_batch, &st);
+  rc = dml_read_file_tracked(c->wr, a, live_batch, &st); /* rows keep their row ids */
   delta_dv_bitmap_free(dv);
   if (rc) return rc;
   if (a->dv.present) c->res->dvs_purged++;
@@ -133,11 +135,39 @@ static int remove_file(opt_ctx *c, const delta_add *a) {
   return 0;
 }
 
+/* Mark the add lines from `start` on as clustered: each line of the data
+ * writer ends in "}}"; clusteringProvider goes into the inner object. */
+static int mark_clustered(delta_buf *actions, size_t start) {
+  static const char field[] = ",\"clusteringProvider\":\"" CLUSTERING_PROVIDER "\"";
+  delta_buf out = DELTA_BUF_INIT;
+  const char *p = (const char *)actions->data + start, *end = (const char *)actions->data + actions->len;
+  int rc = 0;
+  while (!rc && p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+    if (n < 2 || memcmp(p + n - 2, "}}", 2) != 0) {
+      rc = delta_error_set(DELTA_EINVAL, "internal: unexpected add line from the data writer");
+      break;
+    }
+    rc = delta_buf_append(&out, p, n - 2);
+    if (!rc) rc = delta_buf_append(&out, field, sizeof field - 1);
+    if (!rc) rc = delta_buf_puts(&out, "}}\n");
+    p += n + 1;
+  }
+  if (!rc) {
+    actions->len = start;
+    rc = delta_buf_append(actions, out.data, out.len);
+  }
+  delta_buf_dispose(&out);
+  return rc;
+}
+
 /* The add lines of a finished writer into the actions, their sizes kept. */
 static int take_adds(opt_ctx *c, data_writer *dw) {
   size_t start = c->actions.len;
   int rc = data_writer_finish(dw, &c->actions);
   if (rc) return rc;
+  if (c->clustered && (rc = mark_clustered(&c->actions, start))) return rc;
   c->res->files_added += data_writer_files(dw);
   c->res->bytes_added += data_writer_bytes(dw);
   c->res->rows_written += data_writer_rows(dw);
@@ -364,11 +394,22 @@ static int write_commit_json(opt_ctx *c, delta_buf *params, delta_buf *metrics) 
   delta_buf z = DELTA_BUF_INIT;
   delta_json_writer zw;
   delta_json_writer_init(&zw, &z, 0);
-  delta_json_write_string_array(&zw, o->zorder_by, o->zorder_by ? o->n_zorder_by : 0);
+  /* a clustered table's OPTIMIZE is not a Z-order one to readers of the history */
+  delta_json_write_string_array(&zw, o->zorder_by, o->zorder_by && !c->clustered ? o->n_zorder_by : 0);
   if (!rc) rc = delta_json_writer_finish(&zw);
   delta_json_write_key(&w, "zOrderBy");
   if (!rc) rc = delta_json_write_string_n(&w, (const char *)z.data, z.len);
   delta_buf_dispose(&z);
+  if (c->clustered) {
+    delta_buf cb = DELTA_BUF_INIT;
+    delta_json_writer cw;
+    delta_json_writer_init(&cw, &cb, 0);
+    delta_json_write_string_array(&cw, o->zorder_by, o->n_zorder_by);
+    if (!rc) rc = delta_json_writer_finish(&cw);
+    delta_json_write_key(&w, "clusterBy");
+    if (!rc) rc = delta_json_write_string_n(&w, (const char *)cb.data, cb.len);
+    delta_buf_dispose(&cb);
+  }
   delta_json_write_key(&w, "auto");
   delta_json_write_bool(&w, false);
   delta_json_write_object_end(&w);
@@ -441,6 +482,9 @@ int delta_optimize(const char *location, const delta_optimize_options *o, delta_
   expr_node *pred = NULL;
   opt_file *files = NULL;
   int64_t n_files = 0;
+  char **ccols = NULL;
+  int n_ccols = 0;
+  delta_optimize_options clustered_opts;
   delta_buf keys = DELTA_BUF_INIT, params = DELTA_BUF_INIT, metrics = DELTA_BUF_INIT;
   delta_snapshot_options so = DELTA_SNAPSHOT_OPTIONS_INIT;
   if (o->read_version >= 0) {
@@ -452,13 +496,28 @@ int delta_optimize(const char *location, const delta_optimize_options *o, delta_
   if (rc) goto done;
   if ((rc = table_check_writable(&c.s->protocol, &c.s->metadata, c.s->schema))) goto done;
   if ((rc = dml_writers_new(&c.wr, c.s, false))) goto done;
+  if ((rc = dml_writers_track_rows(c.wr))) goto done;
+  /* a clustered table is Z-ordered by its clustering columns, and only by them */
+  if (clustering_supported(&c.s->protocol) && (rc = clustering_columns(c.s, &ccols, &n_ccols))) goto done;
+  if (n_ccols) {
+    if (o->n_zorder_by) {
+      rc = delta_error_set(DELTA_EINVAL, "--zorder-by: the table is clustered (liquid clustering); OPTIMIZE clusters "
+                                         "it by its clustering columns");
+      goto done;
+    }
+    clustered_opts = *o;
+    clustered_opts.zorder_by = (const char *const *)ccols;
+    clustered_opts.n_zorder_by = n_ccols;
+    c.o = &clustered_opts;
+    c.clustered = true;
+  }
   if ((rc = resolve_zorder(&c))) goto done;
   c.target = target_size(c.s, o->target_file_size);
   if (o->where && ((rc = expr_parse(o->where, &pred)) || (rc = expr_bind(pred, &c.wr->logical)))) {
     delta_error_prefix("--where");
     goto done;
   }
-  bool zorder = o->n_zorder_by > 0;
+  bool zorder = c.o->n_zorder_by > 0, unclustered = false;
   files = delta_calloc((size_t)c.s->n_files + 1, sizeof *files);
   c.removed = delta_calloc((size_t)c.s->n_files + 1, sizeof *c.removed);
   if (!files || !c.removed) {
@@ -475,12 +534,15 @@ int delta_optimize(const char *location, const delta_optimize_options *o, delta_
     int may = scan_prune_file(&pruner, &in);
     if (may < 0) rc = may;
     if (may <= 0) continue;
+    unclustered |= a->dv.present || !a->clustering_provider || strcmp(a->clustering_provider, CLUSTERING_PROVIDER) != 0;
     files[n_files].a = a;
     files[n_files].key_off = keys.len;
     rc = partition_key(c.s, a, &keys);
     n_files++;
   }
   if (rc) goto done;
+  /* clustered files are reclustered only together with new (or changed) ones */
+  if (c.clustered && !unclustered) n_files = 0;
   for (int64_t i = 0; i < n_files; i++) files[i].key = (const char *)keys.data + files[i].key_off;
   qsort(files, (size_t)n_files, sizeof *files, cmp_file);
   c.now = write_now_ms();
@@ -516,6 +578,7 @@ int delta_optimize(const char *location, const delta_optimize_options *o, delta_
   result->version = out.version;
 done:
   dml_writers_free(c.wr);
+  delta_free(ccols);
   expr_free(pred);
   delta_free(files);
   delta_free(c.removed);

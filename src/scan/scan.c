@@ -29,6 +29,8 @@ typedef struct {
   delta_snapshot *snap;
   column_mapping_mode mode;
   bool changes;                /* change feed: three extra columns */
+  bool row_tracking;           /* _row_id, _row_commit_version after those */
+  const char *mat_id_col, *mat_version_col; /* materialized columns (NULL: none) */
   scan_task_source src;
   int n_cols;                  /* selected columns, then those only the filter needs */
   int n_selected;
@@ -174,7 +176,7 @@ static int open_file(scan_state *st) {
     return rc;
   }
   /* Read only the physical columns the selected logical ones need. */
-  const char **cols = delta_calloc((size_t)st->n_cols + 1, sizeof *cols);
+  const char **cols = delta_calloc((size_t)st->n_cols + 4, sizeof *cols);
   size_t n = 0;
   if (!cols) rc = DELTA_NOMEM();
   for (int i = 0; !rc && i < st->n_cols; i++) {
@@ -188,6 +190,15 @@ static int open_file(scan_state *st) {
     int c = conform_find_child(&all, &ct, MAP_NONE);
     if (c < 0) rc = delta_error_set(DELTA_ECORRUPT, "change data file %s has no _change_type column", a->path);
     else cols[n++] = all.children[c]->name;
+  }
+  /* the materialized row tracking columns, hidden from the table's schema */
+  const char *mat[2] = {st->mat_id_col, st->mat_version_col};
+  for (int k = 0; !rc && st->row_tracking && k < 2; k++) {
+    if (!mat[k]) continue;
+    delta_field mf = {0};
+    mf.name = (char *)mat[k];
+    int c = conform_find_child(&all, &mf, MAP_NONE);
+    if (c >= 0) cols[n++] = all.children[c]->name;
   }
   /* A file that has none of them still has rows: read its first column for the count. */
   if (!rc && n == 0 && all.n_children > 0) cols[n++] = all.children[0]->name;
@@ -247,8 +258,60 @@ static int change_columns(scan_state *st, struct ArrowArray *in, struct ArrowArr
   return rc;
 }
 
-static int conform_batch(scan_state *st, struct ArrowArray *in, struct ArrowArray *out) {
-  int rc = arrow_array_new(out, 1, st->n_cols + (st->changes ? 3 : 0));
+/* _row_id or _row_commit_version of rows start.. of the file: the
+ * materialized value where the file has a non-null one, else the add's
+ * default (baseRowId + row index, or defaultRowCommitVersion); null when
+ * neither exists. */
+static int row_tracking_column(scan_state *st, struct ArrowArray *in, int64_t start, const char *mat, bool is_id,
+                               struct ArrowArray *out) {
+  const scan_task *t = st->file;
+  const struct ArrowArray *m = NULL;
+  if (mat) {
+    delta_field mf = {0};
+    mf.name = (char *)mat;
+    int c = conform_find_child(&st->file_schema, &mf, MAP_NONE);
+    if (c >= 0) {
+      if (strcmp(st->file_schema.children[c]->format, "l") != 0)
+        return delta_error_set(DELTA_ECORRUPT, "materialized row tracking column %s is not a long column", mat);
+      m = in->children[c];
+    }
+  }
+  bool has_default = is_id ? t->has_base_row_id : t->has_default_row_commit_version;
+  int64_t n = in->length;
+  int rc = arrow_array_new(out, 2, 0);
+  if (rc) return rc;
+  int64_t *d = delta_malloc((size_t)n * 8 + 8);
+  uint8_t *valid = delta_calloc((size_t)n / 8 + 1, 1);
+  if (!d || !valid) {
+    delta_free(d);
+    delta_free(valid);
+    arrow_array_release(out);
+    return DELTA_NOMEM();
+  }
+  int64_t nulls = 0;
+  const int64_t *mv = m ? (const int64_t *)m->buffers[1] : NULL;
+  for (int64_t i = 0; i < n; i++) {
+    if (m && arrow_is_valid(m, i)) {
+      d[i] = mv[m->offset + i];
+    } else if (has_default) {
+      d[i] = is_id ? t->base_row_id + start + i : t->default_row_commit_version;
+    } else {
+      d[i] = 0;
+      nulls++;
+      continue;
+    }
+    arrow_bit_set(valid, i);
+  }
+  arrow_array_set_buffer(out, 1, d);
+  if (nulls) arrow_array_set_buffer(out, 0, valid);
+  else delta_free(valid);
+  out->length = n;
+  out->null_count = nulls;
+  return 0;
+}
+
+static int conform_batch(scan_state *st, struct ArrowArray *in, int64_t start, struct ArrowArray *out) {
+  int rc = arrow_array_new(out, 1, st->n_cols + (st->changes ? 3 : 0) + (st->row_tracking ? 2 : 0));
   if (rc) return rc;
   out->length = in->length;
   for (int i = 0; !rc && i < st->n_cols; i++) {
@@ -270,6 +333,11 @@ static int conform_batch(scan_state *st, struct ArrowArray *in, struct ArrowArra
                        out->children[i]);
   }
   if (!rc && st->changes) rc = change_columns(st, in, out);
+  if (!rc && st->row_tracking) {
+    int base = st->n_cols + (st->changes ? 3 : 0);
+    rc = row_tracking_column(st, in, start, st->mat_id_col, true, out->children[base]);
+    if (!rc) rc = row_tracking_column(st, in, start, st->mat_version_col, false, out->children[base + 1]);
+  }
   if (rc) arrow_array_release(out);
   return rc;
 }
@@ -385,7 +453,7 @@ static int scan_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
     int64_t start = st->file_row;
     st->file_row += in.length;
     st->metrics->rows_read += in.length;
-    int rc = conform_batch(st, &in, out);
+    int rc = conform_batch(st, &in, start, out);
     in.release(&in);
     if (!rc) rc = select_rows(st, start, out);
     if (!rc && st->row_pred) rc = filter_rows(st, out);
@@ -492,6 +560,9 @@ int scan_stream_new(delta_snapshot *snap, const delta_scan_options *opts_in, sca
   if (opts_in && opts_in->version == 1) {
     memcpy(&opts, opts_in, offsetof(delta_scan_options, filter)); /* a caller built against the first layout */
     opts.version = DELTA_SCAN_OPTIONS_VERSION;
+  } else if (opts_in && opts_in->version == 2) {
+    memcpy(&opts, opts_in, offsetof(delta_scan_options, row_tracking)); /* the second layout */
+    opts.version = DELTA_SCAN_OPTIONS_VERSION;
   } else if (opts_in) {
     opts = *opts_in;
   }
@@ -508,6 +579,11 @@ int scan_stream_new(delta_snapshot *snap, const delta_scan_options *opts_in, sca
   st->snap = snap;
   st->src = src;
   st->changes = changes;
+  st->row_tracking = opts.row_tracking && !changes;
+  if (st->row_tracking) {
+    st->mat_id_col = delta_snapshot_config(snap, "delta.rowTracking.materializedRowIdColumnName");
+    st->mat_version_col = delta_snapshot_config(snap, "delta.rowTracking.materializedRowCommitVersionColumnName");
+  }
   st->mode = scan_mapping_mode(snap);
   st->metrics = opts.metrics ? opts.metrics : &st->own_metrics;
   st->batch_rows = opts.batch_rows > 0 ? opts.batch_rows : DEFAULT_BATCH_ROWS;
@@ -528,7 +604,7 @@ int scan_stream_new(delta_snapshot *snap, const delta_scan_options *opts_in, sca
   }
   st->n_selected = st->n_cols;
   if (!rc && opts.filter) rc = setup_filter(st, opts.filter);
-  int nc = st->n_cols, extra = changes ? 3 : 0;
+  int nc = st->n_cols, extra = (changes ? 3 : 0) + (st->row_tracking ? 2 : 0);
   if (!rc) rc = delta_schema_to_arrow(t, &full);
   if (!rc) rc = arrow_schema_new(&st->schema, "+s", "", 0, nc + extra);
   if (!rc) rc = arrow_schema_new(&st->out_schema, "+s", "", 0, st->n_selected + extra);
@@ -539,6 +615,14 @@ int scan_stream_new(delta_snapshot *snap, const delta_scan_options *opts_in, sca
   }
   if (!rc && changes) rc = change_schemas(&st->schema, nc);
   if (!rc && changes) rc = change_schemas(&st->out_schema, st->n_selected);
+  if (!rc && st->row_tracking) {
+    struct ArrowSchema *ss[2] = {&st->schema, &st->out_schema};
+    int at[2] = {nc, st->n_selected};
+    for (int k = 0; !rc && k < 2; k++) {
+      rc = arrow_schema_new(ss[k]->children[at[k]], "l", "_row_id", ARROW_FLAG_NULLABLE, 0);
+      if (!rc) rc = arrow_schema_new(ss[k]->children[at[k] + 1], "l", "_row_commit_version", ARROW_FLAG_NULLABLE, 0);
+    }
+  }
   if (!rc && st->prune_pred) rc = expr_copy(st->prune_pred, &st->row_pred);
   if (!rc && st->row_pred) rc = expr_bind(st->row_pred, &st->schema);
   if (full.release) full.release(&full);
@@ -557,7 +641,8 @@ int delta_scan_read(delta_snapshot *snap, const delta_scan_options *opts, struct
   for (int64_t i = 0; i < snap->n_files; i++) {
     const delta_add *a = &snap->files[i];
     tasks[i] = (scan_task){a->path, a->partition_values, a->n_partition_values, &a->dv, NULL, ROWS_LIVE, NULL, 0, 0,
-                           a->stats};
+                           a->stats, a->has_base_row_id, a->has_default_row_commit_version, a->base_row_id,
+                           a->default_row_commit_version};
   }
   scan_task_source src;
   int rc = scan_task_array_source(tasks, snap->n_files, &src);

@@ -24,6 +24,9 @@ typedef struct {
   const char *change_type;     /* change feed: the constant _change_type, or NULL for cdc files */
   int64_t version, timestamp_us;
   const char *stats;           /* the file's stats JSON for pruning, or NULL */
+  /* row tracking: the add's baseRowId / defaultRowCommitVersion */
+  bool has_base_row_id, has_default_row_commit_version;
+  int64_t base_row_id, default_row_commit_version;
 } scan_task;
 
 /* Where a stream's tasks come from, one at a time, so that a long change

@@ -13,6 +13,7 @@
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 #include "write/crc_write.h"
+#include "write/row_tracking.h"
 #include "write/schema_build.h"
 
 int64_t write_now_ms(void) {
@@ -21,7 +22,8 @@ int64_t write_now_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int build(const commit_request *req, int64_t ict, const char *txn_id, delta_buf *out) {
+static int build(const commit_request *req, int64_t ict, const char *txn_id, int64_t version, int64_t hwm,
+                 delta_buf *out) {
   delta_buf_reset(out);
   delta_json_writer w;
   delta_json_writer_init(&w, out, 0);
@@ -51,6 +53,13 @@ static int build(const commit_request *req, int64_t ict, const char *txn_id, del
     delta_json_write_key(&w, "operationMetrics");
     delta_json_write_raw(&w, req->metrics_json, strlen(req->metrics_json));
   }
+  if (req->row_tracking_enabled) {
+    delta_json_write_key(&w, "tags");
+    delta_json_write_object_begin(&w);
+    delta_json_write_key(&w, "delta.rowTracking.preserved");
+    delta_json_write_string(&w, req->row_ids_not_preserved ? "false" : "true");
+    delta_json_write_object_end(&w);
+  }
   delta_json_write_key(&w, "engineInfo");
   delta_json_write_string(&w, "deltac/" DELTAC_VERSION);
   delta_json_write_key(&w, "txnId");
@@ -59,7 +68,10 @@ static int build(const commit_request *req, int64_t ict, const char *txn_id, del
   delta_json_write_object_end(&w);
   int rc = delta_json_writer_finish(&w);
   if (!rc) rc = delta_buf_putc(out, '\n');
-  if (!rc && req->actions_len) rc = delta_buf_append(out, req->actions, req->actions_len);
+  /* row ids are assigned here, where the version (and after a lost race
+   * the winner's high-water mark) is known */
+  if (!rc && req->row_tracking) rc = row_tracking_stamp(req->actions, req->actions_len, version, &hwm, out);
+  else if (!rc && req->actions_len) rc = delta_buf_append(out, req->actions, req->actions_len);
   return rc;
 }
 
@@ -69,6 +81,7 @@ typedef struct {
   int conflict;          /* 0 or DELTA_ECONFLICT */
   bool done_by_app;      /* txn for our app id at our version or later */
   int64_t winner_ict;
+  int64_t winner_hwm;    /* the row-id high-water mark the winner recorded, or -1 */
   delta_buf msg;
 } check_state;
 
@@ -102,6 +115,12 @@ static int check_action(const delta_action *a, void *payload) {
       cs->conflict = DELTA_ECONFLICT;
       delta_buf_printf(&cs->msg, "a concurrent commit (version %lld) added files to data this transaction replaces",
                        (long long)cs->version);
+    }
+    break;
+  case DELTA_ACTION_DOMAIN_METADATA:
+    if (strcmp(a->u.domain.domain, ROW_TRACKING_DOMAIN) == 0 && !a->u.domain.removed) {
+      int64_t h = row_tracking_hwm_of(a->u.domain.configuration);
+      if (h > cs->winner_hwm) cs->winner_hwm = h;
     }
     break;
   case DELTA_ACTION_COMMIT_INFO: {
@@ -142,6 +161,7 @@ int commit_run(const commit_request *req, commit_outcome *out) {
   memset(out, 0, sizeof *out);
   int64_t version = req->read_version + 1;
   int64_t last_ts = req->read_timestamp_ms;
+  int64_t hwm = req->row_id_high_water_mark;
   int max = req->max_attempts > 0 ? req->max_attempts : 1000;
   char txn_id[37];
   write_uuid(txn_id);
@@ -152,7 +172,7 @@ int commit_run(const commit_request *req, commit_outcome *out) {
     out->attempts = attempt;
     int64_t now = write_now_ms();
     int64_t ict = now > last_ts ? now : last_ts + 1;
-    if ((rc = build(req, ict, txn_id, &bytes))) break;
+    if ((rc = build(req, ict, txn_id, version, hwm, &bytes))) break;
     char key[40] = "_delta_log/";
     log_commit_name(version, key + 11);
     rc = delta_storage_put(req->storage, key, bytes.data, bytes.len, false);
@@ -168,6 +188,7 @@ int commit_run(const commit_request *req, commit_outcome *out) {
     memset(&cs, 0, sizeof cs);
     cs.req = req;
     cs.winner_ict = last_ts;
+    cs.winner_hwm = -1;
     if ((rc = check_winner(req, version, &cs))) break;
     if (cs.conflict) {
       rc = delta_error_set(DELTA_ECONFLICT, "%.*s", (int)cs.msg.len, (const char *)cs.msg.data);
@@ -180,6 +201,7 @@ int commit_run(const commit_request *req, commit_outcome *out) {
     }
     delta_buf_dispose(&cs.msg);
     last_ts = cs.winner_ict;
+    if (cs.winner_hwm > hwm) hwm = cs.winner_hwm; /* our ids go above the winner's */
     version++;
   }
   delta_buf_dispose(&cs.msg);

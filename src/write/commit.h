@@ -12,7 +12,8 @@
  *   - a txn for our app id with our version or newer: the work is done
  *     (result.skipped), nothing is committed;
  *   - anything else (blind appends): retry on the next version, with the
- *     in-commit timestamp moved past the winner's.
+ *     in-commit timestamp moved past the winner's and, with row tracking,
+ *     the row ids reassigned above the winner's high-water mark.
  */
 #ifndef DELTAC_WRITE_COMMIT_H
 #define DELTAC_WRITE_COMMIT_H
@@ -47,7 +48,20 @@ typedef struct {
    * no checksum. */
   const struct delta_snapshot *read_snapshot;
   delta_table *table;
+  /* rowTracking supported: adds get baseRowId/defaultRowCommitVersion and
+   * the commit the new high-water mark (row_tracking.h) */
+  bool row_tracking;
+  int64_t row_id_high_water_mark; /* of the snapshot read; -1: none yet */
+  /* row tracking enabled: commitInfo.tags["delta.rowTracking.preserved"]
+   * says whether every copied or updated row kept its stable id */
+  bool row_tracking_enabled;
+  bool row_ids_not_preserved;
 } commit_request;
+
+struct delta_snapshot;
+/* Set req's row tracking fields from the snapshot read (nothing when the
+ * table does not support row tracking). */
+void commit_row_tracking_from(commit_request *req, const struct delta_snapshot *s);
 
 typedef struct {
   int64_t version;

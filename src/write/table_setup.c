@@ -15,7 +15,7 @@ int table_check_properties(const char *const *keys, const char *const *values, i
   static const char *const booleans[] = {"delta.enableChangeDataFeed", "delta.enableDeletionVectors",
                                          "delta.enableInCommitTimestamps", "delta.appendOnly",
                                          "delta.checkpoint.writeStatsAsJson", "delta.enableExpiredLogCleanup",
-                                         "delta.checkpoint.writeStatsAsStruct", NULL};
+                                         "delta.checkpoint.writeStatsAsStruct", "delta.enableRowTracking", NULL};
   static const char *const free_form[] = {"delta.logRetentionDuration", "delta.deletedFileRetentionDuration",
                                           "delta.dataSkippingNumIndexedCols", "delta.parquet.compression.codec",
                                           "delta.targetFileSize", NULL};
@@ -45,8 +45,7 @@ int table_check_properties(const char *const *keys, const char *const *values, i
       long x = strtol(v, &end, 10);
       if (*v == 0 || *end || x <= 0) return delta_error_set(DELTA_EINVAL, "property %s must be a positive integer", k);
     }
-    if (strcmp(k, "delta.enableRowTracking") == 0 ||
-        strcmp(k, "delta.enableTypeWidening") == 0 ||
+    if (strcmp(k, "delta.enableTypeWidening") == 0 ||
         strncmp(k, "delta.enableIcebergCompat", 25) == 0)
       return delta_error_set(DELTA_EUNSUPPORTED, "property %s: deltac cannot write tables that use it yet", k);
     if (strncmp(k, CONSTRAINT_PREFIX, strlen(CONSTRAINT_PREFIX)) == 0) {
@@ -93,6 +92,11 @@ static bool has_not_null(const delta_type *t) {
 
 int table_derive_protocol(const delta_type *schema, const delta_kv *config, int n_config, delta_arena *arena,
                           delta_protocol *out) {
+  return table_derive_protocol_ex(schema, config, n_config, false, arena, out);
+}
+
+int table_derive_protocol_ex(const delta_type *schema, const delta_kv *config, int n_config, bool clustered,
+                             delta_arena *arena, delta_protocol *out) {
   memset(out, 0, sizeof *out);
   bool append_only = table_prop_true(config, n_config, "delta.appendOnly");
   bool cdf = table_prop_true(config, n_config, "delta.enableChangeDataFeed");
@@ -100,6 +104,7 @@ int table_derive_protocol(const delta_type *schema, const delta_kv *config, int 
   bool dv = table_prop_true(config, n_config, "delta.enableDeletionVectors");
   bool ict = table_prop_true(config, n_config, "delta.enableInCommitTimestamps");
   bool ntz = uses_kind(schema, DT_TIMESTAMP_NTZ);
+  bool rows = table_prop_true(config, n_config, "delta.enableRowTracking");
   bool checks = constraints_any(config, n_config);
   const char *policy = table_prop(config, n_config, "delta.checkpointPolicy");
   bool v2 = policy && strcmp(policy, "v2") == 0;
@@ -110,13 +115,13 @@ int table_derive_protocol(const delta_type *schema, const delta_kv *config, int 
   int reader = cm ? 2 : 1;
   int writer = cm ? 5 : cdf ? 4 : checks || stats_props ? 3 : 2;
   (void)append_only; /* writer 2 covers appendOnly */
-  if (!dv && !ict && !ntz && !v2) {
+  if (!dv && !ict && !ntz && !v2 && !rows && !clustered) {
     out->min_reader_version = reader;
     out->min_writer_version = writer;
     return 0;
   }
   /* table features: list exactly what is used */
-  const char **rf = delta_arena_alloc(arena, 10 * sizeof *rf), **wf = delta_arena_alloc(arena, 12 * sizeof *wf);
+  const char **rf = delta_arena_alloc(arena, 10 * sizeof *rf), **wf = delta_arena_alloc(arena, 16 * sizeof *wf);
   if (!rf || !wf) return DELTA_NOMEM();
   int nr = 0, nw = 0;
   if (append_only) wf[nw++] = "appendOnly";
@@ -128,6 +133,10 @@ int table_derive_protocol(const delta_type *schema, const delta_kv *config, int 
   if (ict) wf[nw++] = "inCommitTimestamp";
   if (ntz) wf[nw++] = "timestampNtz", rf[nr++] = "timestampNtz";
   if (v2) wf[nw++] = "v2Checkpoint", rf[nr++] = "v2Checkpoint";
+  /* the row-id high-water mark and the clustering columns are domains */
+  if (rows || clustered) wf[nw++] = "domainMetadata";
+  if (rows) wf[nw++] = "rowTracking";
+  if (clustered) wf[nw++] = "clustering";
   out->min_writer_version = 7;
   out->writer_features = wf;
   out->n_writer_features = nw;
@@ -158,7 +167,7 @@ int table_check_writable(const delta_protocol *p, const delta_metadata *m, const
   static const char *const ok[] = {"appendOnly", "changeDataFeed", "columnMapping", "deletionVectors",
                                    "inCommitTimestamp", "timestampNtz", "domainMetadata", "vacuumProtocolCheck",
                                    "invariants", "checkConstraints", "generatedColumns", "identityColumns",
-                                   "v2Checkpoint", NULL};
+                                   "v2Checkpoint", "rowTracking", "clustering", NULL};
   if (p->min_writer_version > 7)
     return delta_error_set(DELTA_EUNSUPPORTED, "table needs writer version %d; deltac writes up to 7",
                            p->min_writer_version);
@@ -166,6 +175,9 @@ int table_check_writable(const delta_protocol *p, const delta_metadata *m, const
     for (int i = 0; i < p->n_writer_features; i++) {
       bool known = false;
       for (int k = 0; ok[k]; k++) known |= strcmp(ok[k], p->writer_features[i]) == 0;
+      if (!known && strcmp(p->writer_features[i], "liquid") == 0)
+        return delta_error_set(DELTA_EUNSUPPORTED, "table uses writer feature liquid (a Databricks preview of "
+                                                   "clustering), which deltac does not write");
       if (!known)
         return delta_error_set(DELTA_EUNSUPPORTED, "table uses writer feature %s, which deltac cannot write yet",
                                p->writer_features[i]);
@@ -174,8 +186,10 @@ int table_check_writable(const delta_protocol *p, const delta_metadata *m, const
     return delta_error_set(DELTA_EUNSUPPORTED, "table has generated columns, which deltac cannot compute yet");
   if (has_generated(schema, true))
     return delta_error_set(DELTA_EUNSUPPORTED, "table has identity columns, which deltac cannot fill yet");
-  if (table_prop_true(m->configuration, m->n_configuration, "delta.enableRowTracking"))
-    return delta_error_set(DELTA_EUNSUPPORTED, "table has row tracking, which deltac cannot maintain yet");
+  if (table_prop_true(m->configuration, m->n_configuration, "delta.enableRowTracking") &&
+      (!table_prop(m->configuration, m->n_configuration, "delta.rowTracking.materializedRowIdColumnName") ||
+       !table_prop(m->configuration, m->n_configuration, "delta.rowTracking.materializedRowCommitVersionColumnName")))
+    return delta_error_set(DELTA_ECORRUPT, "table enables row tracking without naming its materialized columns");
   return 0;
 }
 

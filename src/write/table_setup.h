@@ -17,7 +17,7 @@ typedef enum { CM_NONE, CM_NAME, CM_ID } cm_mode;
 
 /* Properties of a new table, validated (DELTA_EINVAL naming a bad value or
  * an unknown delta.* key; DELTA_EUNSUPPORTED for features deltac cannot
- * write, e.g. row tracking). */
+ * write, e.g. type widening). */
 int table_check_properties(const char *const *keys, const char *const *values, int n);
 
 /* Whether a properties list turns a boolean property on. */
@@ -31,6 +31,9 @@ int64_t table_interval_ms(const char *v, int64_t default_ms);
 /* The protocol a new table needs, in `arena`. */
 int table_derive_protocol(const delta_type *schema, const delta_kv *config, int n_config, delta_arena *arena,
                           delta_protocol *out);
+/* The same for a table that may be clustered (--cluster-by). */
+int table_derive_protocol_ex(const delta_type *schema, const delta_kv *config, int n_config, bool clustered,
+                             delta_arena *arena, delta_protocol *out);
 
 /* DELTA_EUNSUPPORTED naming what deltac cannot honour when writing. */
 int table_check_writable(const delta_protocol *p, const delta_metadata *m, const delta_type *schema);

@@ -8,6 +8,7 @@
  */
 #include "deltac/write.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +21,12 @@
 #include "util/error_internal.h"
 #include "write/action_write.h"
 #include "write/checkpoint_write.h"
+#include "write/clustering.h"
 #include "write/commit.h"
 #include "write/constraints.h"
 #include "write/data_write.h"
 #include "write/replace_where.h"
+#include "write/row_tracking.h"
 #include "write/schema_build.h"
 #include "write/table_setup.h"
 
@@ -42,6 +45,7 @@ typedef struct {
   delta_buf tmp;
   struct ArrowSchema in_schema;
   delta_type *in_type;
+  delta_buf cluster_conf;      /* a new clustered table's delta.clustering configuration */
 } write_ctx;
 
 static char *arena_printf_i64(delta_arena *a, int64_t v) {
@@ -106,6 +110,13 @@ static int setup_new_table(write_ctx *c) {
   m->created_time = write_now_ms();
   for (size_t i = 0; i < o->n_properties; i++)
     if ((rc = set_config(c, o->property_keys[i], o->property_values[i]))) return rc;
+  if (table_prop_true(m->configuration, m->n_configuration, "delta.enableRowTracking")) {
+    /* hidden columns that keep the ids of rows copied by DML and OPTIMIZE */
+    char idc[64], vc[64];
+    row_tracking_new_column_names(idc, vc);
+    if ((rc = set_config(c, ROW_TRACKING_ID_COL_KEY, idc)) || (rc = set_config(c, ROW_TRACKING_VERSION_COL_KEY, vc)))
+      return rc;
+  }
   cm_mode cm = table_cm_mode(m->configuration, m->n_configuration);
   if (cm != CM_NONE) {
     int64_t max_id = 0;
@@ -139,8 +150,16 @@ static int setup_new_table(write_ctx *c) {
         (rc = constraint_validate(k + strlen(CONSTRAINT_PREFIX), m->configuration[i].value, c->schema)))
       return rc;
   }
+  if (o->n_cluster_by) {
+    if (c->n_partition_cols)
+      return delta_error_set(DELTA_EINVAL, "a table is either partitioned or clustered, not both");
+    if ((rc = clustering_new_domain(c->schema, o->cluster_by, (int)o->n_cluster_by, cm != CM_NONE, &c->cluster_conf)) ||
+        (rc = delta_buf_putc(&c->cluster_conf, 0)))
+      return rc;
+  }
   if ((rc = schema_string(c))) return rc;
-  if ((rc = table_derive_protocol(c->schema, m->configuration, m->n_configuration, &c->arena, &c->protocol)))
+  if ((rc = table_derive_protocol_ex(c->schema, m->configuration, m->n_configuration, o->n_cluster_by > 0, &c->arena,
+                                     &c->protocol)))
     return rc;
   c->new_metadata = c->new_protocol = true;
   if (!m->id) return DELTA_NOMEM();
@@ -168,6 +187,17 @@ static int setup_existing_table(write_ctx *c) {
     for (int i = 0; same && i < c->n_partition_cols; i++)
       same = strcasecmp(o->partition_by[i], c->partition_cols[i]) == 0;
     if (!same) return delta_error_set(DELTA_EINVAL, "the table is partitioned differently; partitioning cannot change");
+  }
+  if (o->n_cluster_by) {
+    char **have = NULL;
+    int n_have = 0;
+    if ((rc = clustering_columns(s, &have, &n_have))) return rc;
+    bool same = n_have == (int)o->n_cluster_by;
+    for (int i = 0; same && i < n_have; i++) same = strcasecmp(o->cluster_by[i], have[i]) == 0;
+    delta_free(have);
+    if (!same)
+      return delta_error_set(DELTA_EINVAL, "the table is clustered differently (or not at all); --cluster-by cannot "
+                                           "change it");
   }
   if (o->schema) {
     delta_type *given = NULL;
@@ -222,6 +252,17 @@ static int params_json(write_ctx *c, delta_buf *out, const char *mode) {
   delta_json_write_key(&w, "partitionBy");
   delta_json_write_string_n(&w, (const char *)pb.data, pb.len);
   delta_buf_dispose(&pb);
+  if (c->o->n_cluster_by) {
+    /* as partitionBy: a JSON array in a string */
+    delta_buf cb = DELTA_BUF_INIT;
+    delta_json_writer cw;
+    delta_json_writer_init(&cw, &cb, 0);
+    delta_json_write_string_array(&cw, c->o->cluster_by, (int)c->o->n_cluster_by);
+    if (!rc) rc = delta_json_writer_finish(&cw);
+    delta_json_write_key(&w, "clusterBy");
+    delta_json_write_string_n(&w, (const char *)cb.data, cb.len);
+    delta_buf_dispose(&cb);
+  }
   if (c->o->replace_where) {
     delta_json_write_key(&w, "predicate");
     delta_json_write_string(&w, c->o->replace_where);
@@ -236,6 +277,14 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   if (!result) result = &local;
   memset(result, 0, sizeof *result);
   result->version = -1;
+  delta_write_options v1;
+  if (opts && opts->version == 1) {
+    /* a caller built against the first layout (no cluster_by) */
+    memset(&v1, 0, sizeof v1);
+    memcpy(&v1, opts, offsetof(delta_write_options, cluster_by));
+    v1.version = DELTA_WRITE_OPTIONS_VERSION;
+    opts = &v1;
+  }
   if (!opts || opts->version != DELTA_WRITE_OPTIONS_VERSION) {
     if (data && data->release) data->release(data);
     return delta_error_set(DELTA_EINVAL, "write options: unknown version");
@@ -340,6 +389,11 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
     delta_json_writer_init(&w, &c.actions, 0);
     if ((rc = line(&c, action_metadata_json(&w, &c.meta), &w))) goto done;
   }
+  if (c.cluster_conf.len) {
+    delta_domain_metadata d = {CLUSTERING_DOMAIN, (const char *)c.cluster_conf.data, false};
+    delta_json_writer_init(&w, &c.actions, 0);
+    if ((rc = line(&c, action_domain_json(&w, &d), &w))) goto done;
+  }
   int64_t now = write_now_ms();
   if (opts->app_id) {
     delta_txn t = {opts->app_id, opts->app_version, true, now};
@@ -411,6 +465,11 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   req.actions = (const char *)c.actions.data;
   req.actions_len = c.actions.len;
   req.max_attempts = opts->max_attempts;
+  req.row_tracking = row_tracking_supported(&c.protocol);
+  req.row_id_high_water_mark = c.snap && req.row_tracking ? row_tracking_snapshot_hwm(c.snap) : -1;
+  req.row_tracking_enabled = row_tracking_enabled(&c.protocol, &c.meta);
+  /* rows --replace-where copies get fresh ids */
+  req.row_ids_not_preserved = opts->replace_where && rw.rows_copied > 0;
   commit_outcome out;
   if ((rc = commit_run(&req, &out))) goto done;
   result->version = out.version;
@@ -451,6 +510,7 @@ done:
   delta_buf_dispose(&metrics);
   delta_buf_dispose(&c.actions);
   delta_buf_dispose(&c.tmp);
+  delta_buf_dispose(&c.cluster_conf);
   if (c.in_schema.release) c.in_schema.release(&c.in_schema);
   delta_type_free(c.in_type);
   delta_type_free(c.schema);

@@ -166,10 +166,48 @@ static void test_ict_moves_past_winner(delta_storage *st) {
   delta_buf_dispose(&b);
 }
 
+/* Row ids: a retry reassigns them above the winner's high-water mark and
+ * stamps the version actually committed; adds that carry ids keep them. */
+static void test_row_ids_after_lost_race(delta_storage *st) {
+  const char *v0 =
+      "{\"commitInfo\":{}}\n"
+      "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":7,\"writerFeatures\":[\"domainMetadata\","
+      "\"rowTracking\"]}}\n"
+      "{\"domainMetadata\":{\"domain\":\"delta.rowTracking\",\"configuration\":\"{\\\"rowIdHighWaterMark\\\":4}\","
+      "\"removed\":false}}\n";
+  const char *winner =
+      "{\"commitInfo\":{}}\n"
+      "{\"domainMetadata\":{\"domain\":\"delta.rowTracking\",\"configuration\":\"{\\\"rowIdHighWaterMark\\\":7}\","
+      "\"removed\":false}}\n";
+  CHECK_EQ_INT(delta_storage_put(st, "_delta_log/00000000000000000000.json", v0, strlen(v0), false), 0);
+  CHECK_EQ_INT(delta_storage_put(st, "_delta_log/00000000000000000001.json", winner, strlen(winner), false), 0);
+  const char *actions =
+      "{\"add\":{\"path\":\"a.parquet\",\"partitionValues\":{},\"size\":1,\"modificationTime\":1,"
+      "\"dataChange\":true,\"stats\":\"{\\\"numRecords\\\":2}\"}}\n"
+      "{\"add\":{\"path\":\"b.parquet\",\"partitionValues\":{},\"size\":1,\"modificationTime\":1,"
+      "\"dataChange\":true,\"stats\":\"{\\\"numRecords\\\":3}\",\"baseRowId\":1,\"defaultRowCommitVersion\":0}}\n";
+  commit_request req = base_request(st, 0, actions);
+  req.row_tracking = true;
+  req.row_id_high_water_mark = 4;
+  commit_outcome out;
+  CHECK_EQ_INT(commit_run(&req, &out), 0);
+  CHECK_EQ_INT(out.version, 2);
+  delta_buf b = DELTA_BUF_INIT;
+  CHECK_EQ_INT(delta_storage_read(st, "_delta_log/00000000000000000002.json", &b), 0);
+  CHECK_EQ_INT(delta_buf_putc(&b, 0), 0);
+  const char *text = (const char *)b.data;
+  const char *a = strstr(text, "a.parquet"), *bb = strstr(text, "b.parquet");
+  CHECK(a && strstr(a, "\"baseRowId\":8,\"defaultRowCommitVersion\":2"));
+  CHECK(bb && strstr(bb, "\"baseRowId\":1,\"defaultRowCommitVersion\":0"));
+  CHECK(strstr(text, "rowIdHighWaterMark\\\":9") != NULL);
+  delta_buf_dispose(&b);
+}
+
 int main(void) {
   snprintf(root, sizeof root, "/tmp/deltac-commit-XXXXXX");
   if (!mkdtemp(root)) return 1;
-  char table[300], ict_table[300];
+  char table[300], ict_table[300], rt_table[300];
+  snprintf(rt_table, sizeof rt_table, "%s/rt", root);
   snprintf(table, sizeof table, "%s/t", root);
   snprintf(ict_table, sizeof ict_table, "%s/ict", root);
   delta_storage *st = NULL, *st2 = NULL;
@@ -181,6 +219,10 @@ int main(void) {
   test_concurrent_delete(table, st);
   test_app_id_race(table, st);
   test_ict_moves_past_winner(st2);
+  delta_storage *st3 = NULL;
+  CHECK_EQ_INT(delta_storage_open(&st3, rt_table), 0);
+  test_row_ids_after_lost_race(st3);
+  delta_storage_free(st3);
   delta_storage_free(st);
   delta_storage_free(st2);
   char cmd[400];

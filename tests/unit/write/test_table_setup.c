@@ -44,7 +44,31 @@ int main(void) {
   proto("a timestamp_ntz", "delta.columnMapping.mode", "name", NULL, NULL, 3, 7, "columnMapping,timestampNtz",
         "columnMapping,timestampNtz");
   proto("a int", "delta.enableChangeDataFeed", "false", NULL, NULL, 1, 2, "", "");
+  /* row tracking keeps its high-water mark in a domain */
+  proto("a int", "delta.enableRowTracking", "true", NULL, NULL, 1, 7, "", "domainMetadata,rowTracking");
 
+  {
+    /* clustering: domainMetadata + clustering on writer 7, with row tracking too */
+    delta_type *t = NULL;
+    schema_parse_text("a int", &t);
+    delta_kv kv[1] = {{"delta.enableRowTracking", "true"}};
+    delta_arena a = DELTA_ARENA_INIT;
+    delta_protocol p;
+    CHECK_EQ_INT(table_derive_protocol_ex(t, kv, 0, true, &a, &p), 0);
+    CHECK_EQ_INT(p.min_writer_version, 7);
+    CHECK_EQ_INT(p.n_writer_features, 2);
+    CHECK_STR(p.writer_features[0], "domainMetadata");
+    CHECK_STR(p.writer_features[1], "clustering");
+    CHECK_EQ_INT(table_derive_protocol_ex(t, kv, 1, true, &a, &p), 0);
+    CHECK_EQ_INT(p.n_writer_features, 3); /* domainMetadata once */
+    CHECK_EQ_INT(table_check_writable(&p, &(delta_metadata){0}, t), 0);
+    const char *lf[] = {"domainMetadata", "liquid"};
+    delta_protocol lp = {3, 7, NULL, 0, true, lf, 2, true};
+    CHECK_EQ_INT(table_check_writable(&lp, &(delta_metadata){0}, t), DELTA_EUNSUPPORTED);
+    CHECK(strstr(delta_error_last(), "preview") != NULL);
+    delta_arena_dispose(&a);
+    delta_type_free(t);
+  }
   const char *k[] = {"delta.checkpointInterval", "user.thing", "delta.appendOnly"};
   const char *v[] = {"10", "anything", "TRUE"};
   CHECK_EQ_INT(table_check_properties(k, v, 3), 0);
@@ -52,8 +76,10 @@ int main(void) {
   CHECK_EQ_INT(table_check_properties(k, bad, 1), DELTA_EINVAL);
   const char *k2[] = {"delta.columnMapping.mode"}, *v2[] = {"physical"};
   CHECK_EQ_INT(table_check_properties(k2, v2, 1), DELTA_EINVAL);
-  const char *k3[] = {"delta.enableRowTracking"}, *v3[] = {"true"};
+  const char *k3[] = {"delta.enableTypeWidening"}, *v3[] = {"true"};
   CHECK_EQ_INT(table_check_properties(k3, v3, 1), DELTA_EUNSUPPORTED);
+  const char *k5[] = {"delta.enableRowTracking"};
+  CHECK_EQ_INT(table_check_properties(k5, v3, 1), 0);
   const char *k4[] = {"delta.nope"};
   CHECK_EQ_INT(table_check_properties(k4, v3, 1), DELTA_EINVAL);
 
@@ -62,13 +88,20 @@ int main(void) {
   schema_parse_text("a int", &t);
   delta_metadata m;
   memset(&m, 0, sizeof m);
-  const char *wf[] = {"rowTracking", "domainMetadata"};
-  delta_protocol p = {3, 7, NULL, 0, true, wf, 2, true};
+  const char *wf[] = {"typeWidening", "domainMetadata", "rowTracking"};
+  delta_protocol p = {3, 7, NULL, 0, true, wf, 3, true};
   CHECK_EQ_INT(table_check_writable(&p, &m, t), DELTA_EUNSUPPORTED);
-  CHECK(strstr(delta_error_last(), "rowTracking") != NULL);
+  CHECK(strstr(delta_error_last(), "typeWidening") != NULL);
   p.writer_features = wf + 1;
-  p.n_writer_features = 1;
+  p.n_writer_features = 2;
   CHECK_EQ_INT(table_check_writable(&p, &m, t), 0);
+  /* enabled without the materialized column names: not a table to write */
+  delta_kv on[1] = {{"delta.enableRowTracking", "true"}};
+  m.configuration = on;
+  m.n_configuration = 1;
+  CHECK_EQ_INT(table_check_writable(&p, &m, t), DELTA_ECORRUPT);
+  m.configuration = NULL;
+  m.n_configuration = 0;
   delta_type_free(t);
   CHECK_EQ_INT(schema_parse_text("{\"type\":\"struct\",\"fields\":[{\"name\":\"g\",\"type\":\"integer\",\"nullable\":true,"
                                  "\"metadata\":{\"delta.generationExpression\":\"1\"}}]}", &t), 0);
