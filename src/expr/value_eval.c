@@ -277,9 +277,12 @@ static int p_interval(vparser *p, vexpr *e) {
                              "(YEAR, MONTH, WEEK, DAY, HOUR, MINUTE, SECOND, MILLISECOND, MICROSECOND)",
                              (int)n, p->s + p->pos, p->pos + 1);
     }
-    e->iv_months += v * units[k].months;
-    e->iv_days += v * units[k].days;
-    e->iv_us += v * units[k].us;
+    int64_t m, d, us;
+    if (__builtin_mul_overflow(v, units[k].months, &m) || __builtin_mul_overflow(v, units[k].days, &d) ||
+        __builtin_mul_overflow(v, units[k].us, &us) || __builtin_add_overflow(e->iv_months, m, &e->iv_months) ||
+        __builtin_add_overflow(e->iv_days, d, &e->iv_days) || __builtin_add_overflow(e->iv_us, us, &e->iv_us) ||
+        e->iv_months == INT64_MIN || e->iv_days == INT64_MIN || e->iv_us == INT64_MIN)
+      return verr(p, "INTERVAL out of range");
     parts++;
   }
 }
@@ -895,6 +898,11 @@ static int bind_rec(vexpr *e, const struct ArrowSchema *s) {
     }
     for (int i = 0; i < e->n_conds && !rc; i++) rc = expr_bind(e->conds[i], s);
     if (rc) return rc;
+    if (e->masks) { /* bound before (one expression bound for several columns) */
+      for (int i = 0; i < e->n_conds; i++) delta_free(e->masks[i]);
+      delta_free(e->masks);
+      e->masks = NULL;
+    }
     if (e->n_conds && !(e->masks = delta_calloc((size_t)e->n_conds, sizeof *e->masks))) return DELTA_NOMEM();
     e->type = t;
     if (t == R_DEC) {
