@@ -332,7 +332,11 @@ static int p_primary(vparser *p, vexpr **out) {
   if (*s == '(') {
     p->pos++;
     if ((rc = p_concat(p, out))) return rc;
-    if (!punct(p, ")")) return verr(p, "expected ')'");
+    if (!punct(p, ")")) {
+      vexpr_free(*out);
+      *out = NULL;
+      return verr(p, "expected ')'");
+    }
     return 0;
   }
   if (isdigit((unsigned char)*s) || (*s == '.' && isdigit((unsigned char)s[1]))) {
