@@ -367,7 +367,11 @@ int dec_from_double(double d, int p, int s, __int128 *out) {
   }
   if (point_at < 0) point_at = m;
   point_at += exp;
-  if (point_at > 60 || point_at < -60) return DEC_OVERFLOW;
+  if (point_at > 60) return DEC_OVERFLOW;
+  if (point_at < -40) { /* below any scale's last digit and its rounding */
+    *out = 0;
+    return DEC_OK;
+  }
   char txt[160];
   int o = 0;
   if (neg) txt[o++] = '-';
@@ -387,8 +391,7 @@ int dec_from_double(double d, int p, int s, __int128 *out) {
 
 double dec_to_double(__int128 v, int scale) {
   char buf[64];
-  int n = dec_format(v, scale, buf);
-  (void)n;
+  dec_format(v, scale, buf); /* strtod rounds the exact text correctly */
   return strtod(buf, NULL);
 }
 

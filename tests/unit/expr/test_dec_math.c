@@ -111,6 +111,11 @@ int main(void) {
   CHECK_EQ_INT(dec_from_double(1.5e-7, 10, 8, &v), DEC_OK);
   dec_format(v, 8, buf);
   CHECK_STR(buf, "0.00000015");
+  CHECK_EQ_INT(dec_from_double(1e-300, 10, 2, &v), DEC_OK);
+  CHECK(v == 0);
+  CHECK_EQ_INT(dec_from_double(-0.005, 10, 2, &v), DEC_OK);
+  dec_format(v, 2, buf);
+  CHECK_STR(buf, "-0.01");
   CHECK_EQ_INT(dec_from_double(1e20, 20, 0, &v), DEC_OVERFLOW);
   CHECK_EQ_INT(dec_from_double(1e20, 21, 0, &v), DEC_OK);
   long long x;

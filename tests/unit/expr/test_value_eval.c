@@ -151,6 +151,9 @@ static void typed_tests(void) {
   check_int("add_months(d, 1)", "tdD", 19782, 30, NUL);           /* 2024-02-29 (leap), 1970-01-31 */
   check_int("add_months(DATE '2023-01-31', 1)", "tdD", 19416, 19416, 19416); /* 2023-02-28 */
   check_int("add_months(d, -12)", "tdD", 19753 - 365, -1 - 365, NUL);
+  check_int("add_months(DATE '1900-01-31', 1)", "tdD", -25509, -25509, -25509); /* 1900-02-28: not a leap year */
+  check_int("add_months(DATE '2000-01-31', 1)", "tdD", 11016, 11016, 11016);    /* 2000-02-29: a leap year */
+  check_int("add_months(DATE '2024-02-29', 12)", "tdD", 20147, 20147, 20147);   /* 2025-02-28 */
   check_int("datediff(d, DATE '2024-01-01')", "i", 30, -19724, NUL);
   check_int("d + INTERVAL '3' DAY", "tdD", 19756, 2, NUL);
   check_int("d + INTERVAL 1 YEAR", "tdD", 20119, 364, NUL);
