@@ -1054,6 +1054,12 @@ typedef struct {
   delta_buf scratch;
 } ectx;
 
+/* A string value's bytes (the scratch buffer is unallocated while every
+ * string so far was empty). */
+static const char *sdata(const ectx *c, const sval *v) {
+  return v->s_len ? (const char *)c->scratch.data + v->s_off : "";
+}
+
 /* A non-string value as text (Spark's CAST AS STRING forms). */
 static int value_text(const sval *v, char *b, size_t cap) {
   switch (v->t) {
@@ -1105,7 +1111,7 @@ static int cast_value(ectx *c, sval *v, rtype to, int p, int s) {
   if (v->t == R_STRING) {
     char *tmp = delta_malloc(v->s_len + 1);
     if (!tmp) return DELTA_NOMEM();
-    memcpy(tmp, c->scratch.data + v->s_off, v->s_len);
+    memcpy(tmp, sdata(c, v), v->s_len);
     tmp[v->s_len] = 0;
     char *end;
     errno = 0;
@@ -1191,7 +1197,7 @@ static int as_temporal(ectx *c, sval *v, rtype to) {
   char text[64];
   int n = 0;
   if (v->t == R_STRING) n = snprintf(text, sizeof text, "%.*s", (int)(v->s_len > 60 ? 60 : v->s_len),
-                                     c->scratch.data + v->s_off);
+                                     sdata(c, v));
   int rc = cast_value(c, v, to, 0, 0);
   if (!rc && v->t == R_NULL)
     rc = delta_error_set(DELTA_EINVAL, "expression: '%.*s' is not a %s", n, text, to == R_DATE ? "date" : "timestamp");
@@ -1234,10 +1240,12 @@ static int eval_bin(ectx *c, const vexpr *e, sval *a, sval *b, sval *out) {
   if (e->op == '|') {
     if ((rc = to_string(c, a)) || (rc = to_string(c, b))) return rc;
     size_t at = c->scratch.len;
-    if ((rc = delta_buf_reserve(&c->scratch, a->s_len + b->s_len))) return rc;
-    memcpy(c->scratch.data + at, c->scratch.data + a->s_off, a->s_len);
-    memcpy(c->scratch.data + at + a->s_len, c->scratch.data + b->s_off, b->s_len);
-    c->scratch.len += a->s_len + b->s_len;
+    if (a->s_len + b->s_len) {
+      if ((rc = delta_buf_reserve(&c->scratch, a->s_len + b->s_len))) return rc;
+      if (a->s_len) memcpy(c->scratch.data + at, c->scratch.data + a->s_off, a->s_len);
+      if (b->s_len) memcpy(c->scratch.data + at + a->s_len, c->scratch.data + b->s_off, b->s_len);
+      c->scratch.len += a->s_len + b->s_len;
+    }
     out->t = R_STRING;
     out->s_off = at;
     out->s_len = a->s_len + b->s_len;
@@ -1550,7 +1558,7 @@ int vexpr_eval(vexpr *e, const struct ArrowArray *batch, struct ArrowArray *out)
       /* Spark's ANSI store assignment: an error naming the column and value */
       char text[64];
       if (before.t == R_STRING)
-        snprintf(text, sizeof text, "'%.*s'", (int)(before.s_len > 40 ? 40 : before.s_len), c.scratch.data + before.s_off);
+        snprintf(text, sizeof text, "'%.*s'", (int)(before.s_len > 40 ? 40 : before.s_len), sdata(&c, &before));
       else value_text(&before, text, sizeof text);
       if (want == R_DEC)
         rc = delta_error_set(DELTA_EINVAL, "expression: %s does not fit column %s decimal(%d,%d)", text,
@@ -1566,7 +1574,7 @@ int vexpr_eval(vexpr *e, const struct ArrowArray *batch, struct ArrowArray *out)
     if (v.t == R_NULL) nulls++;
     else arrow_bit_set(valid, r);
     if (want == R_STRING) {
-      if (v.t != R_NULL) rc = delta_buf_append(&chars, c.scratch.data + v.s_off, v.s_len);
+      if (v.t != R_NULL && v.s_len) rc = delta_buf_append(&chars, sdata(&c, &v), v.s_len);
       if (chars.len > INT32_MAX) rc = delta_error_set(DELTA_ELIMIT, "string column over 2 GiB");
       offs[r + 1] = (int32_t)chars.len;
       continue;
