@@ -1513,8 +1513,10 @@ int vexpr_eval(vexpr *e, const struct ArrowArray *batch, struct ArrowArray *out)
   int tp, tscale;
   rtype want = rtype_of_format(f, &tp, &tscale);
   memset(out, 0, sizeof *out);
-  if (e->kind == V_COL && strcmp(e->col_format, f) == 0) {
-    /* the same type: a copy of the column */
+  if (want == R_NULL && e->kind == V_COL) {
+    /* a type only copied (bound to the same type): a copy of the column;
+     * the others go row by row, which also reads through null structs
+     * (MERGE's source side of a target-only row) */
     uint8_t *all = delta_malloc((size_t)n + 1);
     if (!all) return DELTA_NOMEM();
     memset(all, 1, (size_t)n + 1);

@@ -62,4 +62,12 @@ expect_eq "merge change feed" "$("$deltac" changes --from $((v - 1)) --to $((v -
   tail -n +2 | cut -d, -f1,2,6 | sort | tr '\n' ' ')" \
   "1,1.19,update_preimage 1,1.79,update_postimage 2,-1.23,update_preimage 2,-1.38,update_postimage 4,6.00,insert "
 
+# not matched by source; a matched row; half-up rounding of negative ties
+printf '{"id":4,"days":2}\n' >"$tmp/src2.ndjson"
+run merge "$t" --source "$tmp/src2.ndjson" --on "t.id = s.id" \
+  --when-matched-update "d = t.d + s.days" \
+  --when-not-matched-by-source-update "amt = t.amt + 0.015, d = t.d - 1"
+expect_eq "merge not matched by source" "$(rows "$t")" \
+  "1,1.81,2024-03-02,2024-02-23T01:00:00.000000Z,52 2,-1.37,1970-01-22,1970-01-25T01:00:00.000000Z,-19700 3,,,, 4,6.00,2024-02-02,1999-02-28T00:00:00.000000Z,0 "
+
 finish dml_arith
