@@ -885,6 +885,7 @@ static int bind_rec(vexpr *e, const struct ArrowSchema *s) {
       if (a == R_INT || a == R_DEC) {
         int p, sc;
         dec_type_of(x, &p, &sc);
+        if (a == R_INT && x->int_lit) p = x->li == (int32_t)x->li ? 10 : 20; /* an int, not the literal's digits */
         if (p - sc > int_digits) int_digits = p - sc;
         if (sc > scale) scale = sc;
         if (a == R_INT && x->prec > iprec) iprec = x->int_lit ? 20 : x->prec;
