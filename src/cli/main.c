@@ -5,6 +5,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/help.h"
 #include "log/snapshot.h"
 
 static const char usage[] =
@@ -44,8 +45,9 @@ static const char usage[] =
     "Maintenance (docs/maintenance.md; a progress bar on stderr when it is a terminal):\n"
     "  optimize [--where EXPR] [--target-size 128M] [--zorder-by a,b] TABLE  compact small files (and purge\n"
     "          deletion vectors) per partition; --zorder-by clusters the rows along a Z-order curve\n"
-    "  vacuum [--retain HOURS] [--dry-run] [--force] [--no-log] [--format table|ndjson] TABLE  delete files\n"
-    "          no retained version needs (a retention below the table's, 168 h by default, needs --force)\n"
+    "  vacuum [--retain HOURS] [--dry-run] [--force] [--no-log] [--lite] [--format table|ndjson] TABLE  delete files\n"
+    "          no retained version needs (a retention below the table's, 168 h by default, needs --force);\n"
+    "          --lite: only files the log's removes name, without listing the table directory\n"
     "  restore --version N | --timestamp TS TABLE  commit the live files of an older version again\n"
     "  cleanup-log [--dry-run] [--format table|ndjson] TABLE  delete log files older than\n"
     "          delta.logRetentionDuration (30 days) before a checkpoint (also done after each checkpoint)\n"
@@ -69,7 +71,7 @@ static const char usage[] =
     "Other:\n"
     "  --version                         print the version\n"
     "  --features                        list supported Parquet and Delta features\n"
-    "  help                              this text\n"
+    "  help [CMD]                        this text, or one command's (also: deltac CMD --help)\n"
     "\n"
     "Errors go to stderr as one line; exit status 0 ok, 1 error, 2 usage.\n";
 
@@ -93,8 +95,14 @@ int main(int argc, char **argv) {
   }
   const char *cmd = argv[1];
   if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+    if (argc > 2) return cli_help_command(stdout, usage, argv[2], argc > 3 ? argv[3] : NULL);
     fputs(usage, stdout);
     return 0;
+  }
+  if (cmd[0] != '-' && cli_wants_help(argc - 2, argv + 2)) {
+    /* "deltac parquet cat --help": the sub-command when there is one */
+    const char *sub = strcmp(cmd, "parquet") == 0 && argc > 2 && argv[2][0] != '-' ? argv[2] : NULL;
+    return cli_help_command(stdout, usage, cmd, sub);
   }
   if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
     printf("deltac %s\n", DELTAC_VERSION);
@@ -112,7 +120,7 @@ int main(int argc, char **argv) {
     printf("delta: log: log compaction files, _last_checkpoint listing hint, .crc version checksums (verified by info)\n");
     printf("delta: write: create, append, overwrite, replace-where, partitions, column mapping, in-commit timestamps, "
            "change data feed (cdc files for replace-where), app-id transactions, nested schema merge, "
-           "NOT NULL and CHECK constraints, classic and V2 checkpoints (sidecars, stats_parsed)\n");
+           "NOT NULL and CHECK constraints, classic and V2 checkpoints (sidecars, stats_parsed), .crc version checksums\n");
     printf("delta: dml: delete, update, merge (copy-on-write or deletion vectors, inline or file DVs, cdc files)\n");
     printf("delta: maintenance: optimize (bin-packing, Z-order, DV purge), vacuum, restore, expired-log cleanup\n");
     printf("serve: JSON API, change-feed SSE tail, Delta Sharing (parquet and delta response formats), web page\n");

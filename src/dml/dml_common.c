@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "arrow/array.h"
 #include "deltac/storage.h"
@@ -231,6 +232,14 @@ int dml_writers_finish(dml_writers *w, delta_buf *actions, int64_t *files_added,
     delta_buf_dispose(&adds);
   }
   return rc;
+}
+
+int64_t dml_writers_bytes(const dml_writers *w) { return w->data ? data_writer_bytes(w->data) : 0; }
+
+int64_t dml_clock_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 void dml_writers_free(dml_writers *w) {

@@ -78,6 +78,7 @@ struct vexpr {
   bool int_lit;
   const char *target_format;
   char *target_name;
+  char nat_format[24];     /* vexpr_natural_type's decimal format */
 };
 
 typedef struct {
@@ -996,6 +997,35 @@ static int parse_const(value_type vt, const char *format, int scale, const char 
   out->scale = scale;
   return dec_parse(text, len, precision, scale, &out->u.dec) == DEC_OK ? 0 : -1;
 }
+
+int vexpr_natural_type(vexpr *e, const struct ArrowSchema *schema, const struct ArrowSchema **column,
+                       const char **format) {
+  *column = NULL;
+  *format = NULL;
+  int rc = bind_rec(e, schema);
+  if (rc) return rc;
+  if (e->kind == V_COL) {
+    *column = e->col_schema;
+    *format = e->col_format;
+    return 0;
+  }
+  static const char *const formats[] = {[R_NULL] = NULL, [R_INT] = "l",        [R_FLOAT] = "g",
+                                        [R_STRING] = "u", [R_BOOL] = "b",       [R_DEC] = NULL,
+                                        [R_DATE] = "tdD", [R_TS] = "tsu:UTC",   [R_TSNTZ] = "tsu:",
+                                        [R_IVL] = NULL};
+  if (e->type == R_IVL) return ivl_misuse();
+  if (e->type == R_DEC) {
+    /* the expression's own decimal(p, s), kept with it for the caller */
+    snprintf(e->nat_format, sizeof e->nat_format, "d:%d,%d", e->prec, e->scale);
+    *format = e->nat_format;
+    return 0;
+  }
+  *format = formats[e->type];
+  return 0;
+}
+
+const struct ArrowSchema *vexpr_column_schema(const vexpr *e) { return e->kind == V_COL ? e->col_schema : NULL; }
+bool vexpr_is_null(const vexpr *e) { return e->kind == V_LIT && e->lt == R_NULL; }
 
 int vexpr_bind(vexpr *e, const struct ArrowSchema *schema, const char *target_format, const char *target_name) {
   int rc = bind_rec(e, schema);

@@ -136,5 +136,25 @@ expect_error "version 99 does not exist" "$deltac" info --version 99 "$dv"
 "$deltac" info --timestamp yesterday "$dv" >/dev/null 2>&1; check "bad timestamp is a usage error" test $? = 2
 expect_error "no _delta_log" "$deltac" schema /nonexistent/table/path
 
+# Per-command help: every command in `deltac help` answers `deltac CMD --help`
+# and `deltac help CMD` with its own entry (status 0), naming itself first.
+cmds=$("$deltac" help | awk '/^  [a-z]/ && $1 != "help" && $1 != "parquet" { print $1 }' | sort -u)
+check "help lists commands" test "$(echo "$cmds" | wc -l)" -ge 18
+for c in $cmds; do
+  out=$("$deltac" "$c" --help 2>&1); rc=$?
+  check "$c --help status" test $rc = 0
+  check "$c --help names it" test "$(echo "$out" | head -1 | cut -d' ' -f1-3)" = "usage: deltac $c"
+  check "help $c = $c --help" test "$("$deltac" help "$c")" = "$out"
+done
+check "help merge has its clauses" bash -c "'$deltac' merge -h | grep -q -- --when-not-matched-by-source-delete"
+check "help scan lists formats" bash -c "'$deltac' scan --help | grep -q '^--format: table, csv'"
+check "help vacuum: no general formats" bash -c "! '$deltac' vacuum --help | grep -q '^--format:'"
+check "parquet cat --help" test "$("$deltac" parquet cat --help | head -1 | cut -d' ' -f1-4)" = "usage: deltac parquet cat"
+check "help parquet: every sub-command" test "$("$deltac" help parquet | grep -c '^usage: deltac parquet')" = 5
+"$deltac" help frobnicate >/dev/null 2>"$tmp/err"; check "help of no command is a usage error" test $? = 2
+check "help of no command says so" grep -q "no such command" "$tmp/err"
+# After "--", --help is an argument, not a request for help.
+"$deltac" info -- --help >/dev/null 2>&1; check "-- --help is a table path" test $? = 1
+
 echo "delta_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

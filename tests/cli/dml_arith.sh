@@ -70,4 +70,15 @@ run merge "$t" --source "$tmp/src2.ndjson" --on "t.id = s.id" \
 expect_eq "merge not matched by source" "$(rows "$t")" \
   "1,1.81,2024-03-02,2024-02-23T01:00:00.000000Z,52 2,-1.37,1970-01-22,1970-01-25T01:00:00.000000Z,-19700 3,,,, 4,6.00,2024-02-02,1999-02-28T00:00:00.000000Z,0 "
 
+# MERGE with schema evolution: a new column typed by its value (decimal(10,2) * decimal(2,1) is
+# decimal(13,3); date + int a date)
+printf '{"id":1}\n' >"$tmp/src3.ndjson"
+run merge "$t" --source "$tmp/src3.ndjson" --on "t.id = s.id" --schema-mode merge \
+  --when-matched-update "bonus = t.amt * 1.5, due = t.d + 30"
+expect_eq "evolved schema" "$("$deltac" schema --format json "$t" | python3 -c "
+import json,sys; print(' '.join('%s:%s' % (f['name'], f['type']) for f in json.load(sys.stdin)['fields'][-2:]))")" \
+  "bonus:decimal(13,3) due:date"
+expect_eq "evolved rows" "$("$deltac" scan --format csv --columns id,bonus,due "$t" | tr -d '\r' | tail -n +2 | sort | tr '\n' ' ')" \
+  "1,2.715,2024-04-01 2,, 3,, 4,, "
+
 finish dml_arith
