@@ -10,9 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "arrow/array.h"
 #include "arrow/filter.h"
+#include "expr/date_math.h"
+#include "expr/dec_math.h"
 #include "expr/expr.h"
 #include "expr/value.h"
 #include "util/alloc_internal.h"
@@ -21,12 +24,18 @@
 
 #define MAX_DEPTH 100
 
-typedef enum { V_LIT, V_COL, V_BIN, V_NEG, V_CASE, V_COALESCE, V_CAST } vkind;
-typedef enum { R_NULL, R_INT, R_FLOAT, R_STRING, R_BOOL } rtype;
+typedef enum { V_LIT, V_COL, V_BIN, V_NEG, V_CASE, V_COALESCE, V_CAST, V_FUNC } vkind;
+/* R_IVL: an INTERVAL literal, only an operand of + and - with a date or
+ * timestamp. */
+typedef enum { R_NULL, R_INT, R_FLOAT, R_STRING, R_BOOL, R_DEC, R_DATE, R_TS, R_TSNTZ, R_IVL } rtype;
+typedef enum {
+  F_DATE_ADD, F_DATE_SUB, F_ADD_MONTHS, F_DATEDIFF, F_CURRENT_DATE, F_CURRENT_TIMESTAMP, F_DATE_TRUNC,
+  F_TO_DATE, F_UNIX_MICROS, F_UNIX_SECONDS, F_TIMESTAMP_MICROS, F_TIMESTAMP_SECONDS
+} vfunc;
 
 struct vexpr {
   vkind kind;
-  char op;                 /* V_BIN: + - * / and '|' for || */
+  char op;                 /* V_BIN: + - * / % and '|' for || */
   vexpr **args;            /* V_CASE: value per WHEN, then ELSE (or NULL) */
   int n_args;
   /* V_LIT */
@@ -38,6 +47,8 @@ struct vexpr {
   size_t ls_len;
   char ltext[64];          /* a number literal as written (exact decimals) */
   char ltyped;             /* 'd' DATE '..', 't' TIMESTAMP '..', 'n' TIMESTAMP_NTZ '..', else 0 */
+  __int128 ldec;           /* R_DEC literal (prec, scale below) */
+  int64_t iv_months, iv_days, iv_us; /* R_IVL literal */
   bool has_const;          /* bound to a date/timestamp/decimal column: the value, parsed once */
   expr_value konst;
   /* V_COL: name(.name)* */
@@ -54,16 +65,30 @@ struct vexpr {
   uint8_t **masks;         /* per condition, this batch */
   /* V_CAST */
   rtype cast_to;
+  int cast_prec, cast_scale;
+  /* V_FUNC */
+  vfunc fn;
+  int trunc_unit;          /* date_trunc's unit, known at parse time */
   /* bound */
   rtype type;
+  /* R_DEC: the value's decimal(prec, scale). R_INT: the digits of its
+   * decimal form when it meets a decimal (Spark: byte 3, short 5, int 10,
+   * long 20; an integer literal only its own digits) */
+  int prec, scale;
+  bool int_lit;
   const char *target_format;
+  char *target_name;
+  char nat_format[24];     /* vexpr_natural_type's decimal format */
 };
 
 typedef struct {
   rtype t;                 /* R_NULL: null */
-  int64_t i;
+  int64_t i;               /* R_INT; R_DATE days; R_TS(NTZ) microseconds; R_IVL microseconds */
   double d;
   bool b;
+  __int128 dec;            /* R_DEC, at scale */
+  int scale;
+  int64_t iv_months, iv_days; /* R_IVL */
   size_t s_off, s_len;     /* into the scratch buffer */
 } sval;
 
@@ -125,6 +150,7 @@ void vexpr_free(vexpr *e) {
   for (int i = 0; i < e->depth; i++) delta_free(e->path[i]);
   delta_free(e->path);
   delta_free(e->cols);
+  delta_free(e->target_name);
   delta_free(e);
 }
 
@@ -169,17 +195,97 @@ static int cond_text(vparser *p, char **out) {
   return verr(p, "CASE WHEN without THEN");
 }
 
-static int p_type(vparser *p, rtype *t) {
-  static const struct { const char *n; rtype t; } types[] = {
-      {"bigint", R_INT}, {"long", R_INT}, {"integer", R_INT}, {"int", R_INT}, {"smallint", R_INT},
-      {"short", R_INT}, {"tinyint", R_INT}, {"byte", R_INT}, {"double", R_FLOAT}, {"float", R_FLOAT},
-      {"string", R_STRING}, {"boolean", R_BOOL}};
+/* CAST's target type into e->cast_to (and the decimal's precision and scale,
+ * or an integer type's digits). */
+static int p_type(vparser *p, vexpr *e) {
+  static const struct { const char *n; rtype t; int prec; } types[] = {
+      {"bigint", R_INT, 20}, {"long", R_INT, 20}, {"integer", R_INT, 10}, {"int", R_INT, 10},
+      {"smallint", R_INT, 5}, {"short", R_INT, 5}, {"tinyint", R_INT, 3}, {"byte", R_INT, 3},
+      {"double", R_FLOAT, 0}, {"float", R_FLOAT, 0}, {"string", R_STRING, 0}, {"boolean", R_BOOL, 0},
+      {"date", R_DATE, 0}, {"timestamp_ntz", R_TSNTZ, 0}, {"timestamp_ltz", R_TS, 0}, {"timestamp", R_TS, 0},
+      {"decimal", R_DEC, 10}, {"numeric", R_DEC, 10}, {"dec", R_DEC, 10}};
   for (size_t i = 0; i < sizeof types / sizeof *types; i++)
     if (kw(p, types[i].n)) {
-      *t = types[i].t;
+      e->cast_to = types[i].t;
+      e->cast_prec = types[i].prec;
+      e->cast_scale = 0;
+      if (types[i].t == R_DEC && punct(p, "(")) {
+        ws(p);
+        char *end;
+        long pr = strtol(p->s + p->pos, &end, 10), sc = 0;
+        if (end == p->s + p->pos) return verr(p, "expected DECIMAL(precision, scale)");
+        p->pos = (size_t)(end - p->s);
+        if (punct(p, ",")) {
+          ws(p);
+          sc = strtol(p->s + p->pos, &end, 10);
+          if (end == p->s + p->pos) return verr(p, "expected DECIMAL(precision, scale)");
+          p->pos = (size_t)(end - p->s);
+        }
+        if (!punct(p, ")")) return verr(p, "expected ')'");
+        if (pr < 1 || pr > DEC_MAX_PRECISION || sc < 0 || sc > pr)
+          return verr(p, "DECIMAL needs 1 <= precision <= 38 and 0 <= scale <= precision");
+        e->cast_prec = (int)pr;
+        e->cast_scale = (int)sc;
+      }
       return 0;
     }
   return verr(p, "CAST to an unsupported type");
+}
+
+/* INTERVAL value unit [value unit ...]: value an integer, bare or quoted
+ * ('-3'); units YEAR MONTH WEEK DAY HOUR MINUTE SECOND MILLISECOND
+ * MICROSECOND, singular or plural. */
+static int p_interval(vparser *p, vexpr *e) {
+  static const struct { const char *n; int64_t months, days, us; } units[] = {
+      {"years", 12, 0, 0}, {"year", 12, 0, 0}, {"months", 1, 0, 0}, {"month", 1, 0, 0},
+      {"weeks", 0, 7, 0}, {"week", 0, 7, 0}, {"days", 0, 1, 0}, {"day", 0, 1, 0},
+      {"hours", 0, 0, 3600000000LL}, {"hour", 0, 0, 3600000000LL}, {"minutes", 0, 0, 60000000LL},
+      {"minute", 0, 0, 60000000LL}, {"seconds", 0, 0, 1000000LL}, {"second", 0, 0, 1000000LL},
+      {"milliseconds", 0, 0, 1000LL}, {"millisecond", 0, 0, 1000LL}, {"microseconds", 0, 0, 1LL},
+      {"microsecond", 0, 0, 1LL}};
+  e->lt = R_IVL;
+  int parts = 0;
+  for (;;) {
+    ws(p);
+    const char *s = p->s + p->pos;
+    bool quoted = *s == '\'';
+    size_t i = quoted ? 1 : 0;
+    while (s[i] == ' ') i++;
+    bool neg = s[i] == '-';
+    if (s[i] == '-' || s[i] == '+') i++;
+    if (!isdigit((unsigned char)s[i])) {
+      if (parts) return 0;
+      return verr(p, "INTERVAL needs a number");
+    }
+    int64_t v = 0;
+    for (; isdigit((unsigned char)s[i]); i++) {
+      if (v > 100000000000LL) return verr(p, "INTERVAL value out of range");
+      v = v * 10 + (s[i] - '0');
+    }
+    while (quoted && s[i] == ' ') i++;
+    if (quoted && s[i] != '\'') return verr(p, "INTERVAL value must be a whole number");
+    if (quoted) i++;
+    if (neg) v = -v;
+    p->pos += i;
+    size_t k;
+    for (k = 0; k < sizeof units / sizeof *units; k++)
+      if (kw(p, units[k].n)) break;
+    if (k == sizeof units / sizeof *units) {
+      ws(p);
+      size_t n = 0;
+      while (isalnum((unsigned char)p->s[p->pos + n])) n++;
+      return delta_error_set(DELTA_EINVAL, "expression: unknown INTERVAL unit '%.*s' at position %zu "
+                             "(YEAR, MONTH, WEEK, DAY, HOUR, MINUTE, SECOND, MILLISECOND, MICROSECOND)",
+                             (int)n, p->s + p->pos, p->pos + 1);
+    }
+    int64_t m, d, us;
+    if (__builtin_mul_overflow(v, units[k].months, &m) || __builtin_mul_overflow(v, units[k].days, &d) ||
+        __builtin_mul_overflow(v, units[k].us, &us) || __builtin_add_overflow(e->iv_months, m, &e->iv_months) ||
+        __builtin_add_overflow(e->iv_days, d, &e->iv_days) || __builtin_add_overflow(e->iv_us, us, &e->iv_us) ||
+        e->iv_months == INT64_MIN || e->iv_days == INT64_MIN || e->iv_us == INT64_MIN)
+      return verr(p, "INTERVAL out of range");
+    parts++;
+  }
 }
 
 /* One part of a column name: [A-Za-z0-9_]+ or `quoted` (`` escapes `). */
@@ -227,7 +333,11 @@ static int p_primary(vparser *p, vexpr **out) {
   if (*s == '(') {
     p->pos++;
     if ((rc = p_concat(p, out))) return rc;
-    if (!punct(p, ")")) return verr(p, "expected ')'");
+    if (!punct(p, ")")) {
+      vexpr_free(*out);
+      *out = NULL;
+      return verr(p, "expected ')'");
+    }
     return 0;
   }
   if (isdigit((unsigned char)*s) || (*s == '.' && isdigit((unsigned char)s[1]))) {
@@ -256,7 +366,17 @@ static int p_primary(vparser *p, vexpr **out) {
     buf[n] = 0;
     memcpy(e->ltext, buf, n + 1);
     errno = 0;
-    if (flt) {
+    /* As in Spark, 1.5 is a decimal(2,1) literal and 1e3 a double; 7 an
+     * integer that meets decimals as decimal(1,0). */
+    const char *dot = strchr(buf, '.');
+    if (flt && !strpbrk(buf, "eE") && dec_parse(buf, n, DEC_MAX_PRECISION, (int)strlen(dot + 1), &e->ldec) == 0) {
+      e->lt = R_DEC;
+      e->scale = (int)strlen(dot + 1);
+      int digits = e->ldec == 0 ? 1 : dec_digits(e->ldec);
+      e->prec = digits > e->scale ? digits : e->scale;
+      if (e->prec == 0) e->prec = 1;
+      e->ld = strtod(buf, NULL);
+    } else if (flt) {
       e->lt = R_FLOAT;
       e->ld = strtod(buf, NULL);
     } else {
@@ -266,6 +386,8 @@ static int p_primary(vparser *p, vexpr **out) {
         vexpr_free(e);
         return verr(p, "integer out of range");
       }
+      e->int_lit = true;
+      e->prec = e->li == 0 ? 1 : dec_digits(e->li);
     }
     p->pos += n;
     *out = e;
@@ -308,11 +430,38 @@ static int p_primary(vparser *p, vexpr **out) {
     if (typed) {
       ws(p);
       if (p->s[p->pos] == '\'') {
+        size_t lit_at = p->pos;
         if ((rc = p_primary(p, out))) return rc;
-        (*out)->ltyped = typed;
+        vexpr *l = *out;
+        l->ltyped = typed;
+        expr_value v;
+        value_type vt = typed == 'd' ? VT_DATE : typed == 't' ? VT_TIMESTAMP : VT_TIMESTAMP_NTZ;
+        if (value_parse(vt, 0, l->ls, l->ls_len, &v) != 0) {
+          vexpr_free(l);
+          *out = NULL;
+          p->pos = lit_at;
+          return verr(p, typed == 'd' ? "not a DATE literal" : "not a TIMESTAMP literal");
+        }
+        l->lt = typed == 'd' ? R_DATE : typed == 't' ? R_TS : R_TSNTZ;
+        l->li = v.u.i;
         return 0;
       }
       p->pos = at; /* a column of that name */
+    }
+    if (kw(p, "interval")) {
+      ws(p);
+      char c = p->s[p->pos];
+      if (c == '\'' || c == '-' || isdigit((unsigned char)c)) {
+        vexpr *e = vnew(V_LIT);
+        if (!e) return DELTA_NOMEM();
+        if ((rc = p_interval(p, e))) {
+          vexpr_free(e);
+          return rc;
+        }
+        *out = e;
+        return 0;
+      }
+      p->pos = at;
     }
     if (kw(p, "null") || kw(p, "true") || kw(p, "false")) {
       vexpr *e = vnew(V_LIT);
@@ -383,8 +532,50 @@ static int p_primary(vparser *p, vexpr **out) {
       if (!e) return DELTA_NOMEM();
       if (!(rc = p_concat(p, &v))) rc = push(e, v);
       if (!rc && !kw(p, "as")) rc = verr(p, "expected AS");
-      if (!rc) rc = p_type(p, &e->cast_to);
+      if (!rc) rc = p_type(p, e);
       if (!rc && !punct(p, ")")) rc = verr(p, "expected ')'");
+      if (rc) {
+        vexpr_free(e);
+        return rc;
+      }
+      *out = e;
+      return 0;
+    }
+    p->pos = save;
+    static const struct { const char *n; vfunc f; int nargs; } fns[] = {
+        {"date_add", F_DATE_ADD, 2}, {"date_sub", F_DATE_SUB, 2}, {"add_months", F_ADD_MONTHS, 2},
+        {"datediff", F_DATEDIFF, 2}, {"current_date", F_CURRENT_DATE, 0},
+        {"current_timestamp", F_CURRENT_TIMESTAMP, 0}, {"now", F_CURRENT_TIMESTAMP, 0},
+        {"date_trunc", F_DATE_TRUNC, 2}, {"to_date", F_TO_DATE, 1}, {"unix_micros", F_UNIX_MICROS, 1},
+        {"unix_seconds", F_UNIX_SECONDS, 1}, {"timestamp_micros", F_TIMESTAMP_MICROS, 1},
+        {"timestamp_seconds", F_TIMESTAMP_SECONDS, 1}};
+    for (size_t k = 0; k < sizeof fns / sizeof *fns; k++) {
+      if (!kw(p, fns[k].n)) continue;
+      bool paren = punct(p, "(");
+      if (!paren && (fns[k].nargs > 0 || strcmp(fns[k].n, "now") == 0)) {
+        p->pos = save; /* a column of that name */
+        break;
+      }
+      vexpr *e = vnew(V_FUNC);
+      if (!e) return DELTA_NOMEM();
+      e->fn = fns[k].f;
+      if (paren && !punct(p, ")")) {
+        do {
+          vexpr *v = NULL;
+          if (!(rc = p_concat(p, &v))) rc = push(e, v);
+        } while (!rc && punct(p, ","));
+        if (!rc && !punct(p, ")")) rc = verr(p, "expected ')'");
+      }
+      if (!rc && e->n_args != fns[k].nargs)
+        rc = delta_error_set(DELTA_EINVAL, "expression: %s takes %d argument%s, not %d", fns[k].n, fns[k].nargs,
+                             fns[k].nargs == 1 ? "" : "s", e->n_args);
+      if (!rc && e->fn == F_DATE_TRUNC) {
+        const vexpr *u = e->args[0];
+        e->trunc_unit = u->kind == V_LIT && u->lt == R_STRING ? dm_trunc_unit(u->ls, (int)u->ls_len) : -1;
+        if (e->trunc_unit < 0)
+          rc = delta_error_set(DELTA_EINVAL, "expression: date_trunc's unit must be one of 'year', 'quarter', "
+                               "'month', 'week', 'day', 'hour', 'minute', 'second', 'millisecond', 'microsecond'");
+      }
       if (rc) {
         vexpr_free(e);
         return rc;
@@ -457,7 +648,7 @@ static int p_binary_level(vparser *p, vexpr **out, int level) {
     const char *s = p->s + p->pos;
     if (level == 0 && s[0] == '|' && s[1] == '|') op = '|';
     else if (level == 1 && (s[0] == '+' || s[0] == '-')) op = s[0];
-    else if (level == 2 && (s[0] == '*' || s[0] == '/')) op = s[0];
+    else if (level == 2 && (s[0] == '*' || s[0] == '/' || s[0] == '%')) op = s[0];
     if (!op) break;
     p->pos += op == '|' ? 2 : 1;
     vexpr *right = NULL, *b = vnew(V_BIN);
@@ -523,19 +714,94 @@ int vexpr_qualify(vexpr *e, expr_qualify_fn fn, void *ctx) {
 
 /* ------------------------------------------------------------------- bind */
 
-static rtype rtype_of_format(const char *f) {
+/* The value class of a column's Arrow format, with a decimal's precision
+ * and scale (an integer's digits in *prec); R_NULL for types that are only
+ * copied as they are. */
+static rtype rtype_of_format(const char *f, int *prec, int *scale) {
+  *prec = 0;
+  *scale = 0;
   switch (f[0]) {
-  case 'c': case 's': case 'i': case 'l': case 'C': case 'S': case 'I': return R_INT;
+  case 'c': case 'C': *prec = 3; return R_INT;
+  case 's': case 'S': *prec = 5; return R_INT;
+  case 'i': case 'I': *prec = 10; return R_INT;
+  case 'l': *prec = 20; return R_INT;
   case 'f': case 'g': return R_FLOAT;
   case 'u': case 'U': return R_STRING;
   case 'b': return R_BOOL;
-  default: return R_NULL; /* other: only copied as is */
+  default: break;
+  }
+  switch (value_type_of_arrow(f, prec, scale)) {
+  case VT_DECIMAL: return R_DEC;
+  case VT_DATE: return R_DATE;
+  case VT_TIMESTAMP: return R_TS;
+  case VT_TIMESTAMP_NTZ: return R_TSNTZ;
+  default:
+    *prec = *scale = 0;
+    return R_NULL;
   }
 }
 
 static const char *rtype_name(rtype t) {
-  static const char *const n[] = {"null", "long", "double", "string", "boolean"};
+  static const char *const n[] = {"null", "long",      "double",        "string",  "boolean",
+                                  "decimal", "date", "timestamp", "timestamp_ntz", "interval"};
   return n[t];
+}
+
+static bool numeric_t(rtype t) { return t == R_INT || t == R_FLOAT || t == R_DEC; }
+static bool datetime_t(rtype t) { return t == R_DATE || t == R_TS || t == R_TSNTZ; }
+/* NULL written as a literal (a column of a type the evaluator does not
+ * know is R_NULL too, and is no operand) */
+static bool null_lit(const vexpr *e) { return e->type == R_NULL && e->kind != V_COL; }
+static bool dateish(const vexpr *e) { return datetime_t(e->type) || e->type == R_STRING || null_lit(e); }
+
+/* An integer or decimal operand's decimal(p, s) (Spark: an integer column
+ * by its width, an integer literal by its digits). */
+static void dec_type_of(const vexpr *e, int *p, int *s) {
+  if (e->type == R_DEC) {
+    *p = e->prec;
+    *s = e->scale;
+  } else {
+    *p = e->prec > 0 ? e->prec : 20;
+    *s = 0;
+  }
+}
+
+/* The INTERVAL literal under any unary minus. */
+static const vexpr *ivl_lit(const vexpr *e) {
+  while (e->kind == V_NEG) e = e->args[0];
+  return e;
+}
+
+static int ivl_misuse(void) {
+  return delta_error_set(DELTA_EINVAL,
+                         "expression: an INTERVAL can only be added to or subtracted from a date or timestamp");
+}
+
+/* + and - with a date, a timestamp or an interval (Spark's rules: date +
+ * integer is date_add, a timestamp takes only intervals, and a date plus
+ * an interval with hours or less becomes a timestamp). */
+static int bind_datetime_op(vexpr *e, rtype a, rtype b) {
+  char op = e->op;
+  bool addsub = op == '+' || op == '-';
+  if (addsub && null_lit(e->args[0]) && (datetime_t(b) || b == R_IVL)) a = b == R_IVL ? R_TS : b;
+  if (addsub && null_lit(e->args[1]) && (datetime_t(a) || a == R_IVL)) b = R_INT;
+  if (addsub && a == R_DATE && b == R_INT) e->type = R_DATE;
+  else if (op == '+' && a == R_INT && b == R_DATE) e->type = R_DATE;
+  else if (addsub && datetime_t(a) && b == R_IVL)
+    e->type = a == R_DATE ? (ivl_lit(e->args[1])->iv_us ? R_TS : R_DATE) : a;
+  else if (op == '+' && a == R_IVL && datetime_t(b))
+    e->type = b == R_DATE ? (ivl_lit(e->args[0])->iv_us ? R_TS : R_DATE) : b;
+  else if (op == '-' && datetime_t(a) && datetime_t(b))
+    return delta_error_set(DELTA_EINVAL, "expression: %s - %s is not supported: use datediff(end, start)",
+                           rtype_name(a), rtype_name(b));
+  else if (addsub && ((a == R_INT && (b == R_TS || b == R_TSNTZ)) || ((a == R_TS || a == R_TSNTZ) && b == R_INT)))
+    return delta_error_set(DELTA_EINVAL, "expression: %s %c integer is not defined (as in Spark): "
+                           "add an INTERVAL instead, e.g. ts + INTERVAL 1 HOUR", "timestamp", op);
+  else if (a == R_IVL || b == R_IVL) return ivl_misuse();
+  else
+    return delta_error_set(DELTA_EINVAL, "expression: '%c' cannot be applied to %s and %s", op, rtype_name(a),
+                           rtype_name(b));
+  return 0;
 }
 
 static int bind_rec(vexpr *e, const struct ArrowSchema *s) {
@@ -563,38 +829,74 @@ static int bind_rec(vexpr *e, const struct ArrowSchema *s) {
     e->col = e->cols[0];
     e->col_format = at->format;
     e->col_schema = at;
-    e->type = rtype_of_format(e->col_format);
+    e->type = rtype_of_format(e->col_format, &e->prec, &e->scale);
     return 0;
   }
-  case V_NEG:
-    if (e->args[0]->type != R_INT && e->args[0]->type != R_FLOAT && e->args[0]->type != R_NULL)
-      return delta_error_set(DELTA_EINVAL, "expression: cannot negate a %s", rtype_name(e->args[0]->type));
-    e->type = e->args[0]->type;
+  case V_NEG: {
+    const vexpr *a = e->args[0];
+    if (!numeric_t(a->type) && a->type != R_IVL && !null_lit(a))
+      return delta_error_set(DELTA_EINVAL, "expression: cannot negate a %s", rtype_name(a->type));
+    e->type = a->type;
+    e->prec = a->prec;
+    e->scale = a->scale;
+    e->int_lit = a->int_lit;
     return 0;
+  }
   case V_BIN: {
-    rtype a = e->args[0]->type, b = e->args[1]->type;
+    const vexpr *x = e->args[0], *y = e->args[1];
+    rtype a = x->type, b = y->type;
     if (e->op == '|') {
+      if (a == R_IVL || b == R_IVL) return ivl_misuse();
       e->type = R_STRING;
       return 0;
     }
-    bool an = a == R_INT || a == R_FLOAT || a == R_NULL, bn = b == R_INT || b == R_FLOAT || b == R_NULL;
-    if ((a == R_NULL && e->args[0]->kind == V_COL) || (b == R_NULL && e->args[1]->kind == V_COL) || !an || !bn)
+    if (a == R_IVL || b == R_IVL || datetime_t(a) || datetime_t(b)) return bind_datetime_op(e, a, b);
+    bool an = numeric_t(a) || null_lit(x), bn = numeric_t(b) || null_lit(y);
+    if (!an || !bn)
       return delta_error_set(DELTA_EINVAL, "expression: '%c' needs numbers, not %s and %s", e->op,
                              rtype_name(a), rtype_name(b));
+    if (a == R_FLOAT || b == R_FLOAT) {
+      e->type = R_FLOAT; /* decimal with double is double, as in Spark */
+      return 0;
+    }
+    if (a == R_DEC || b == R_DEC) {
+      int p1, s1, p2, s2;
+      dec_type_of(a == R_NULL ? y : x, &p1, &s1);
+      dec_type_of(b == R_NULL ? x : y, &p2, &s2);
+      dec_result_type(e->op, p1, s1, p2, s2, &e->prec, &e->scale);
+      e->type = R_DEC;
+      return 0;
+    }
     /* As in Spark, '/' divides as double even for integers (CAST the
      * result, or assign it to an integer column, to truncate). */
-    e->type = (a == R_FLOAT || b == R_FLOAT || e->op == '/') ? R_FLOAT : R_INT;
+    e->type = e->op == '/' ? R_FLOAT : R_INT;
+    int wx = x->int_lit ? (x->li == (int32_t)x->li ? 10 : 20) : x->prec;
+    int wy = y->int_lit ? (y->li == (int32_t)y->li ? 10 : 20) : y->prec;
+    e->prec = wx > wy ? wx : wy;
     return 0;
   }
   case V_COALESCE:
   case V_CASE: {
     rtype t = R_NULL;
+    int int_digits = 0, scale = 0, iprec = 0;
     for (int i = 0; i < e->n_args; i++) {
-      rtype a = e->args[i]->type;
+      const vexpr *x = e->args[i];
+      rtype a = x->type;
+      if (a == R_IVL) return ivl_misuse();
+      if (a == R_INT || a == R_DEC) {
+        int p, sc;
+        dec_type_of(x, &p, &sc);
+        if (a == R_INT && x->int_lit) p = x->li == (int32_t)x->li ? 10 : 20; /* an int, not the literal's digits */
+        if (p - sc > int_digits) int_digits = p - sc;
+        if (sc > scale) scale = sc;
+        if (a == R_INT && x->prec > iprec) iprec = x->int_lit ? 20 : x->prec;
+      }
       if (a == R_NULL) continue;
       if (t == R_NULL) t = a;
       else if (t != a) {
-        if ((t == R_INT || t == R_FLOAT) && (a == R_INT || a == R_FLOAT)) t = R_FLOAT;
+        if (numeric_t(t) && numeric_t(a)) t = t == R_FLOAT || a == R_FLOAT ? R_FLOAT : R_DEC;
+        else if ((t == R_DATE && (a == R_TS || a == R_TSNTZ)) || (a == R_DATE && (t == R_TS || t == R_TSNTZ)))
+          t = t == R_DATE ? a : t; /* a date widens to the timestamp */
         else
           return delta_error_set(DELTA_EINVAL, "expression: %s mixes %s and %s",
                                  e->kind == V_CASE ? "CASE" : "COALESCE", rtype_name(t), rtype_name(a));
@@ -602,11 +904,82 @@ static int bind_rec(vexpr *e, const struct ArrowSchema *s) {
     }
     for (int i = 0; i < e->n_conds && !rc; i++) rc = expr_bind(e->conds[i], s);
     if (rc) return rc;
+    if (e->masks) { /* bound before (one expression bound for several columns) */
+      for (int i = 0; i < e->n_conds; i++) delta_free(e->masks[i]);
+      delta_free(e->masks);
+      e->masks = NULL;
+    }
     if (e->n_conds && !(e->masks = delta_calloc((size_t)e->n_conds, sizeof *e->masks))) return DELTA_NOMEM();
     e->type = t;
+    if (t == R_DEC) {
+      /* Spark's wider decimal: the most integral digits and the largest scale */
+      e->scale = scale;
+      e->prec = int_digits + scale > DEC_MAX_PRECISION ? DEC_MAX_PRECISION : int_digits + scale;
+    } else if (t == R_INT) {
+      e->prec = iprec ? iprec : 20;
+    }
     return 0;
   }
-  case V_CAST: e->type = e->cast_to; return 0;
+  case V_CAST: {
+    rtype from = e->args[0]->type, to = e->cast_to;
+    bool ok = from == to || from == R_NULL || from == R_STRING || (to == R_STRING && from != R_IVL) ||
+              ((numeric_t(from) || from == R_BOOL) && (numeric_t(to) || to == R_BOOL)) ||
+              (datetime_t(from) && datetime_t(to));
+    if (!ok) return delta_error_set(DELTA_EINVAL, "expression: cannot CAST a %s AS %s", rtype_name(from), rtype_name(to));
+    e->type = to;
+    e->prec = e->cast_prec;
+    e->scale = e->cast_scale;
+    return 0;
+  }
+  case V_FUNC: {
+    static const char *const names[] = {"date_add", "date_sub", "add_months", "datediff", "current_date",
+                                        "current_timestamp", "date_trunc", "to_date", "unix_micros",
+                                        "unix_seconds", "timestamp_micros", "timestamp_seconds"};
+    const char *fname = names[e->fn];
+    const vexpr *a0 = e->n_args > 0 ? e->args[0] : NULL, *a1 = e->n_args > 1 ? e->args[1] : NULL;
+    switch (e->fn) {
+    case F_DATE_ADD: case F_DATE_SUB: case F_ADD_MONTHS:
+      if (!dateish(a0) || (a1->type != R_INT && !null_lit(a1)))
+        return delta_error_set(DELTA_EINVAL, "expression: %s needs a date and an integer, not %s and %s", fname,
+                               rtype_name(a0->type), rtype_name(a1->type));
+      e->type = R_DATE;
+      return 0;
+    case F_DATEDIFF:
+      if (!dateish(a0) || !dateish(a1))
+        return delta_error_set(DELTA_EINVAL, "expression: datediff needs two dates, not %s and %s",
+                               rtype_name(a0->type), rtype_name(a1->type));
+      e->type = R_INT;
+      e->prec = 10;
+      return 0;
+    case F_CURRENT_DATE: case F_CURRENT_TIMESTAMP: {
+      /* once per statement, as Spark evaluates them once per query */
+      struct timespec now;
+      clock_gettime(CLOCK_REALTIME, &now);
+      int64_t us = (int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000;
+      e->type = e->fn == F_CURRENT_DATE ? R_DATE : R_TS;
+      e->li = e->fn == F_CURRENT_DATE ? dm_floor_div(us, DM_US_PER_DAY) : us;
+      return 0;
+    }
+    case F_DATE_TRUNC:
+      if (!dateish(a1))
+        return delta_error_set(DELTA_EINVAL, "expression: date_trunc needs a timestamp, not %s", rtype_name(a1->type));
+      e->type = a1->type == R_TSNTZ ? R_TSNTZ : R_TS;
+      return 0;
+    case F_TO_DATE: case F_UNIX_MICROS: case F_UNIX_SECONDS:
+      if (!dateish(a0))
+        return delta_error_set(DELTA_EINVAL, "expression: %s needs a date or timestamp, not %s", fname,
+                               rtype_name(a0->type));
+      e->type = e->fn == F_TO_DATE ? R_DATE : R_INT;
+      e->prec = 20;
+      return 0;
+    case F_TIMESTAMP_MICROS: case F_TIMESTAMP_SECONDS:
+      if (a0->type != R_INT && !null_lit(a0))
+        return delta_error_set(DELTA_EINVAL, "expression: %s needs an integer, not %s", fname, rtype_name(a0->type));
+      e->type = R_TS;
+      return 0;
+    }
+    return 0;
+  }
   }
   return 0;
 }
@@ -618,23 +991,11 @@ static int parse_const(value_type vt, const char *format, int scale, const char 
   if (vt != VT_DECIMAL) return value_parse(vt, scale, text, len, out);
   int precision = 0;
   value_type_of_arrow(format, &precision, NULL);
-  const char *dot = memchr(text, '.', len);
-  int digits = dot ? (int)(len - (size_t)(dot - text) - 1) : 0;
-  if (digits > 38 || memchr(text, 'e', len) || memchr(text, 'E', len)) return -1;
-  int at = digits > scale ? digits : scale;
-  if (value_parse(VT_DECIMAL, at, text, len, out) != 0) return -1;
-  __int128 v = out->u.dec;
-  for (int i = at; i > scale; i--) {
-    __int128 q = v / 10, rem = v % 10;
-    if (i == scale + 1 && (rem >= 5 || rem <= -5)) q += v < 0 ? -1 : 1;
-    v = q;
-  }
-  __int128 limit = 1;
-  for (int i = 0; i < precision; i++) limit *= 10;
-  if (v >= limit || v <= -limit) return -1;
-  out->u.dec = v;
+  if (memchr(text, 'e', len) || memchr(text, 'E', len)) return -1;
+  out->type = VT_DECIMAL;
+  out->is_null = false;
   out->scale = scale;
-  return 0;
+  return dec_parse(text, len, precision, scale, &out->u.dec) == DEC_OK ? 0 : -1;
 }
 
 int vexpr_natural_type(vexpr *e, const struct ArrowSchema *schema, const struct ArrowSchema **column,
@@ -648,8 +1009,17 @@ int vexpr_natural_type(vexpr *e, const struct ArrowSchema *schema, const struct 
     *format = e->col_format;
     return 0;
   }
-  static const char *const formats[] = {[R_NULL] = NULL, [R_INT] = "l", [R_FLOAT] = "g", [R_STRING] = "u",
-                                        [R_BOOL] = "b"};
+  static const char *const formats[] = {[R_NULL] = NULL, [R_INT] = "l",        [R_FLOAT] = "g",
+                                        [R_STRING] = "u", [R_BOOL] = "b",       [R_DEC] = NULL,
+                                        [R_DATE] = "tdD", [R_TS] = "tsu:UTC",   [R_TSNTZ] = "tsu:",
+                                        [R_IVL] = NULL};
+  if (e->type == R_IVL) return ivl_misuse();
+  if (e->type == R_DEC) {
+    /* the expression's own decimal(p, s), kept with it for the caller */
+    snprintf(e->nat_format, sizeof e->nat_format, "d:%d,%d", e->prec, e->scale);
+    *format = e->nat_format;
+    return 0;
+  }
   *format = formats[e->type];
   return 0;
 }
@@ -661,43 +1031,49 @@ int vexpr_bind(vexpr *e, const struct ArrowSchema *schema, const char *target_fo
   int rc = bind_rec(e, schema);
   if (rc) return rc;
   e->target_format = target_format;
-  rtype want = rtype_of_format(target_format);
-  if (want == R_NULL) {
-    /* other types: the same column's type, NULL, or a literal of the
-     * column's type (a date, timestamp or exact decimal), parsed once */
-    if ((e->kind == V_COL && strcmp(e->col_format, target_format) == 0) || (e->kind == V_LIT && e->lt == R_NULL))
-      return 0;
-    int scale = 0;
-    value_type vt = value_type_of_arrow(target_format, NULL, &scale);
-    bool temporal = vt == VT_DATE || vt == VT_TIMESTAMP || vt == VT_TIMESTAMP_NTZ;
-    /* -literal: a negative number */
-    vexpr *lit = e->kind == V_NEG && e->args[0]->kind == V_LIT && e->args[0]->lt != R_STRING ? e->args[0] : e;
-    if (lit->kind == V_LIT && (temporal || vt == VT_DECIMAL) && lit->lt != R_BOOL) {
-      bool ok_kind = temporal ? lit->lt == R_STRING : lit->lt != R_STRING || !lit->ltyped;
-      char neg[80];
-      const char *text = lit->lt == R_STRING ? lit->ls : lit->ltext;
-      size_t len = lit->lt == R_STRING ? lit->ls_len : strlen(lit->ltext);
-      if (lit != e) {
-        snprintf(neg, sizeof neg, "-%s", lit->ltext);
-        text = neg;
-        len = strlen(neg);
-      }
-      if (ok_kind && parse_const(vt, target_format, scale, text, len, &e->konst) == 0) {
-        e->has_const = true;
-        return 0;
-      }
-      return delta_error_set(DELTA_EINVAL, "column %s is %s: cannot assign %s%.*s%s", target_name,
-                             value_type_name(vt), e->lt == R_STRING ? "'" : "", (int)len, text,
-                             e->lt == R_STRING ? "'" : "");
+  delta_free(e->target_name);
+  if (!(e->target_name = delta_strdup(target_name))) return DELTA_NOMEM();
+  int tp, tscale;
+  rtype want = rtype_of_format(target_format, &tp, &tscale);
+  /* the same column's type (copied as is), or NULL */
+  if ((e->kind == V_COL && strcmp(e->col_format, target_format) == 0) || (e->kind == V_LIT && e->lt == R_NULL))
+    return 0;
+  int scale = 0;
+  value_type vt = value_type_of_arrow(target_format, NULL, &scale);
+  bool temporal = vt == VT_DATE || vt == VT_TIMESTAMP || vt == VT_TIMESTAMP_NTZ;
+  /* a literal into a date, timestamp or decimal column: parsed once as the
+   * column's type (-literal: a negative number) */
+  bool num_lit = e->kind == V_NEG && e->args[0]->kind == V_LIT &&
+                 (e->args[0]->lt == R_INT || e->args[0]->lt == R_FLOAT || e->args[0]->lt == R_DEC);
+  vexpr *lit = num_lit ? e->args[0] : e;
+  if (lit->kind == V_LIT && (temporal || vt == VT_DECIMAL) && lit->lt != R_BOOL && lit->lt != R_IVL) {
+    bool ok_kind = temporal ? lit->ls != NULL : !lit->ltyped;
+    char neg[80];
+    const char *text = lit->ls ? lit->ls : lit->ltext;
+    size_t len = lit->ls ? lit->ls_len : strlen(lit->ltext);
+    if (lit != e) {
+      snprintf(neg, sizeof neg, "-%s", lit->ltext);
+      text = neg;
+      len = strlen(neg);
     }
+    if (ok_kind && parse_const(vt, target_format, scale, text, len, &e->konst) == 0) {
+      e->has_const = true;
+      return 0;
+    }
+    return delta_error_set(DELTA_EINVAL, "column %s is %s: cannot assign %s%.*s%s", target_name,
+                           value_type_name(vt), lit->ls ? "'" : "", (int)len, text, lit->ls ? "'" : "");
+  }
+  if (want == R_NULL)
     return delta_error_set(DELTA_EINVAL, "column %s: only a column of the same type or NULL can be assigned to it",
                            target_name);
-  }
   rtype got = e->type;
+  if (got == R_IVL) return ivl_misuse();
   /* Spark's ANSI store assignment: numbers convert either way (a double
-   * into an integer column truncates; out of range is an error). */
-  bool numbers = (want == R_INT || want == R_FLOAT) && (got == R_INT || got == R_FLOAT);
-  if (got == R_NULL || got == want || numbers || (want == R_STRING)) return 0;
+   * into an integer column truncates; out of range is an error), dates and
+   * timestamps into one another, anything into a string. */
+  bool ok = got == R_NULL || got == want || (numeric_t(want) && numeric_t(got)) || want == R_STRING ||
+            (datetime_t(want) && (datetime_t(got) || got == R_STRING)) || (want == R_DEC && got == R_STRING);
+  if (ok) return 0;
   return delta_error_set(DELTA_EINVAL, "column %s is %s: cannot assign a %s (use CAST)", target_name,
                          rtype_name(want), rtype_name(got));
 }
@@ -709,13 +1085,29 @@ typedef struct {
   delta_buf scratch;
 } ectx;
 
+/* A string value's bytes (the scratch buffer is unallocated while every
+ * string so far was empty). */
+static const char *sdata(const ectx *c, const sval *v) {
+  return v->s_len ? (const char *)c->scratch.data + v->s_off : "";
+}
+
+/* A non-string value as text (Spark's CAST AS STRING forms). */
+static int value_text(const sval *v, char *b, size_t cap) {
+  switch (v->t) {
+  case R_INT: return snprintf(b, cap, "%lld", (long long)v->i);
+  case R_FLOAT: return snprintf(b, cap, "%.17g", v->d);
+  case R_BOOL: return snprintf(b, cap, "%s", v->b ? "true" : "false");
+  case R_DEC: return dec_format(v->dec, v->scale, b);
+  case R_DATE: return dm_format_date(v->i, b);
+  case R_TS: case R_TSNTZ: return dm_format_ts(v->i, b);
+  default: return snprintf(b, cap, "NULL");
+  }
+}
+
 static int to_string(ectx *c, sval *v) {
   if (v->t == R_STRING || v->t == R_NULL) return 0;
   char b[64];
-  int n;
-  if (v->t == R_INT) n = snprintf(b, sizeof b, "%lld", (long long)v->i);
-  else if (v->t == R_FLOAT) n = snprintf(b, sizeof b, "%.17g", v->d);
-  else n = snprintf(b, sizeof b, "%s", v->b ? "true" : "false");
+  int n = value_text(v, b, sizeof b);
   v->s_off = c->scratch.len;
   v->s_len = (size_t)n;
   v->t = R_STRING;
@@ -737,45 +1129,285 @@ static const struct ArrowArray *col_array(const vexpr *e, const struct ArrowArra
 
 static int eval_row(ectx *c, const vexpr *e, int64_t r, sval *out);
 
-static int cast_value(ectx *c, sval *v, rtype to) {
-  if (v->t == R_NULL || v->t == to) return 0;
+static double num_double(const sval *v) {
+  return v->t == R_INT ? (double)v->i : v->t == R_DEC ? dec_to_double(v->dec, v->scale) : v->d;
+}
+
+/* Convert v to class `to` (decimals to decimal(p, s), HALF_UP). A value
+ * that has no form there (text that is no number or date, out of range)
+ * becomes NULL; the caller decides whether that is an error. */
+static int cast_value(ectx *c, sval *v, rtype to, int p, int s) {
+  if (v->t == R_NULL || (v->t == to && to != R_DEC)) return 0;
   if (to == R_STRING) return to_string(c, v);
   if (v->t == R_STRING) {
     char *tmp = delta_malloc(v->s_len + 1);
     if (!tmp) return DELTA_NOMEM();
-    memcpy(tmp, c->scratch.data + v->s_off, v->s_len);
+    memcpy(tmp, sdata(c, v), v->s_len);
     tmp[v->s_len] = 0;
     char *end;
     errno = 0;
-    if (to == R_INT) {
+    expr_value ev;
+    v->t = R_NULL;
+    switch (to) {
+    case R_INT: {
       long long x = strtoll(tmp, &end, 10);
       if (*tmp && !*end && !errno) v->i = x, v->t = R_INT;
-      else v->t = R_NULL;
-    } else if (to == R_FLOAT) {
+      break;
+    }
+    case R_FLOAT: {
       double x = strtod(tmp, &end);
       if (*tmp && !*end) v->d = x, v->t = R_FLOAT;
-      else v->t = R_NULL;
-    } else {
+      break;
+    }
+    case R_DEC:
+      if (dec_parse(tmp, v->s_len, p, s, &v->dec) == DEC_OK) v->t = R_DEC, v->scale = s;
+      break;
+    case R_DATE:
+      if (value_parse(VT_DATE, 0, tmp, v->s_len, &ev) == 0) v->i = ev.u.i, v->t = R_DATE;
+      else if (value_parse(VT_TIMESTAMP_NTZ, 0, tmp, v->s_len, &ev) == 0)
+        v->i = dm_floor_div(ev.u.i, DM_US_PER_DAY), v->t = R_DATE;
+      break;
+    case R_TS: case R_TSNTZ:
+      if (value_parse(to == R_TS ? VT_TIMESTAMP : VT_TIMESTAMP_NTZ, 0, tmp, v->s_len, &ev) == 0) v->i = ev.u.i, v->t = to;
+      break;
+    default:
       if (strcasecmp(tmp, "true") == 0) v->b = true, v->t = R_BOOL;
       else if (strcasecmp(tmp, "false") == 0) v->b = false, v->t = R_BOOL;
-      else v->t = R_NULL;
     }
     delta_free(tmp);
     return 0;
   }
-  if (to == R_INT) {
+  if (datetime_t(to)) {
+    if (v->t == R_DATE) {
+      if (v->i > 106751991 || v->i < -106751991) v->t = R_NULL;
+      else v->i *= DM_US_PER_DAY, v->t = to;
+    } else if (to == R_DATE) {
+      v->i = dm_floor_div(v->i, DM_US_PER_DAY), v->t = R_DATE;
+    } else {
+      v->t = to; /* timestamp <-> timestamp_ntz: the same instant, read as UTC */
+    }
+    return 0;
+  }
+  switch (to) {
+  case R_INT:
     if (v->t == R_FLOAT) {
       if (isnan(v->d) || v->d >= 9.2233720368547758e18 || v->d < -9.2233720368547758e18) v->t = R_NULL;
       else v->i = (int64_t)v->d, v->t = R_INT;
-    } else v->i = v->b, v->t = R_INT;
-  } else if (to == R_FLOAT) {
-    v->d = v->t == R_INT ? (double)v->i : v->b;
+    } else if (v->t == R_DEC) {
+      long long x;
+      if (dec_to_int64(v->dec, v->scale, &x)) v->i = x, v->t = R_INT;
+      else v->t = R_NULL;
+    } else {
+      v->i = v->b, v->t = R_INT;
+    }
+    return 0;
+  case R_FLOAT:
+    v->d = v->t == R_BOOL ? v->b : num_double(v);
     v->t = R_FLOAT;
-  } else {
-    v->b = v->t == R_INT ? v->i != 0 : v->d != 0;
+    return 0;
+  case R_DEC: {
+    int rc = v->t == R_DEC ? dec_rescale(v->dec, v->scale, p, s, &v->dec)
+             : v->t == R_INT ? dec_rescale(v->i, 0, p, s, &v->dec)
+             : v->t == R_FLOAT ? dec_from_double(v->d, p, s, &v->dec)
+                               : dec_rescale(v->b ? 1 : 0, 0, p, s, &v->dec);
+    v->t = rc == DEC_OK ? R_DEC : R_NULL;
+    v->scale = s;
+    return 0;
+  }
+  default:
+    v->b = v->t == R_INT ? v->i != 0 : v->t == R_DEC ? v->dec != 0 : v->d != 0;
     v->t = R_BOOL;
+    return 0;
+  }
+}
+
+/* A function's date (or timestamp) argument: strings are parsed, and
+ * text that is no date is an error (Spark's ANSI casts). */
+static int as_temporal(ectx *c, sval *v, rtype to) {
+  if (v->t == R_NULL) return 0;
+  char text[64];
+  int n = 0;
+  if (v->t == R_STRING) n = snprintf(text, sizeof text, "%.*s", (int)(v->s_len > 60 ? 60 : v->s_len),
+                                     sdata(c, v));
+  int rc = cast_value(c, v, to, 0, 0);
+  if (!rc && v->t == R_NULL)
+    rc = delta_error_set(DELTA_EINVAL, "expression: '%.*s' is not a %s", n, text, to == R_DATE ? "date" : "timestamp");
+  return rc;
+}
+
+static int date_result(sval *out, int64_t days) {
+  if (days > INT32_MAX || days < INT32_MIN) return delta_error_set(DELTA_EINVAL, "expression: date out of range");
+  out->t = R_DATE;
+  out->i = days;
+  return 0;
+}
+
+/* date or timestamp +/- interval (months first, then days, then time, as
+ * Spark adds a calendar interval; a timestamp's months move its UTC date). */
+static int add_interval(const vexpr *e, const sval *base, const sval *iv, int sign, sval *out) {
+  int64_t months = sign * iv->iv_months, days = sign * iv->iv_days, us = sign * iv->i;
+  if (e->type == R_DATE) {
+    int64_t d = base->i;
+    if (months && !dm_add_months(d, months, &d)) return delta_error_set(DELTA_EINVAL, "expression: date out of range");
+    return date_result(out, d + days);
+  }
+  int64_t t = base->t == R_DATE ? base->i * DM_US_PER_DAY : base->i;
+  if (months) {
+    int64_t d = dm_floor_div(t, DM_US_PER_DAY), tod = t - d * DM_US_PER_DAY;
+    if (!dm_add_months(d, months, &d)) return delta_error_set(DELTA_EINVAL, "expression: timestamp out of range");
+    t = d * DM_US_PER_DAY + tod;
+  }
+  int64_t dd;
+  if (__builtin_mul_overflow(days, DM_US_PER_DAY, &dd) || __builtin_add_overflow(t, dd, &t) ||
+      __builtin_add_overflow(t, us, &t))
+    return delta_error_set(DELTA_EINVAL, "expression: timestamp out of range");
+  out->t = e->type;
+  out->i = t;
+  return 0;
+}
+
+static int eval_bin(ectx *c, const vexpr *e, sval *a, sval *b, sval *out) {
+  int rc = 0;
+  if (e->op == '|') {
+    if ((rc = to_string(c, a)) || (rc = to_string(c, b))) return rc;
+    size_t at = c->scratch.len;
+    if (a->s_len + b->s_len) {
+      if ((rc = delta_buf_reserve(&c->scratch, a->s_len + b->s_len))) return rc;
+      if (a->s_len) memcpy(c->scratch.data + at, c->scratch.data + a->s_off, a->s_len);
+      if (b->s_len) memcpy(c->scratch.data + at + a->s_len, c->scratch.data + b->s_off, b->s_len);
+      c->scratch.len += a->s_len + b->s_len;
+    }
+    out->t = R_STRING;
+    out->s_off = at;
+    out->s_len = a->s_len + b->s_len;
+    return 0;
+  }
+  switch (e->type) {
+  case R_FLOAT: {
+    double x = num_double(a), y = num_double(b);
+    out->t = R_FLOAT;
+    switch (e->op) {
+    case '+': out->d = x + y; break;
+    case '-': out->d = x - y; break;
+    case '*': out->d = x * y; break;
+    case '%':
+      if (y == 0) out->t = R_NULL;
+      else out->d = fmod(x, y);
+      break;
+    default:
+      if (y == 0) out->t = R_NULL; /* Spark (non-ANSI): division by zero is null */
+      else out->d = x / y;
+    }
+    return 0;
+  }
+  case R_DEC: {
+    __int128 x = a->t == R_DEC ? a->dec : a->i, y = b->t == R_DEC ? b->dec : b->i;
+    int sx = a->t == R_DEC ? a->scale : 0, sy = b->t == R_DEC ? b->scale : 0;
+    int drc = dec_apply(e->op, x, sx, y, sy, e->prec, e->scale, &out->dec);
+    if (drc != DEC_OK) {
+      char ta[48], tb[48];
+      dec_format(x, sx, ta);
+      dec_format(y, sy, tb);
+      if (drc == DEC_DIVZERO) return delta_error_set(DELTA_EINVAL, "expression: division by zero in %s %c %s", ta, e->op, tb);
+      return delta_error_set(DELTA_EINVAL, "expression: decimal overflow: %s %c %s does not fit decimal(%d,%d)", ta,
+                             e->op, tb, e->prec, e->scale);
+    }
+    out->t = R_DEC;
+    out->scale = e->scale;
+    return 0;
+  }
+  case R_DATE: case R_TS: case R_TSNTZ: {
+    int sign = e->op == '-' ? -1 : 1;
+    if (b->t == R_IVL) return add_interval(e, a, b, sign, out);
+    if (a->t == R_IVL) return add_interval(e, b, a, 1, out);
+    /* date +/- days */
+    int64_t days = a->t == R_DATE ? a->i : b->i, n = a->t == R_DATE ? b->i : a->i;
+    if (n > INT32_MAX || n < -(int64_t)INT32_MAX) return delta_error_set(DELTA_EINVAL, "expression: date out of range");
+    return date_result(out, days + sign * n);
+  }
+  default: break;
+  }
+  int64_t x = a->i, y = b->i, z = 0;
+  bool ovf = false;
+  switch (e->op) {
+  case '+': ovf = __builtin_add_overflow(x, y, &z); break;
+  case '-': ovf = __builtin_sub_overflow(x, y, &z); break;
+  case '*': ovf = __builtin_mul_overflow(x, y, &z); break;
+  default:
+    if (y == 0) return 0;
+    if (x == INT64_MIN && y == -1) z = e->op == '%' ? 0 : (ovf = true, 0);
+    else z = e->op == '%' ? x % y : x / y;
+  }
+  if (ovf) return delta_error_set(DELTA_EINVAL, "expression: integer overflow in '%c'", e->op);
+  out->t = R_INT;
+  out->i = z;
+  return 0;
+}
+
+static int eval_func(ectx *c, const vexpr *e, int64_t r, sval *out) {
+  sval a, b;
+  int rc = 0;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  if (e->n_args > 0 && (rc = eval_row(c, e->args[0], r, &a))) return rc;
+  if (e->n_args > 1 && (rc = eval_row(c, e->args[1], r, &b))) return rc;
+  switch (e->fn) {
+  case F_CURRENT_DATE: case F_CURRENT_TIMESTAMP:
+    out->t = e->type;
+    out->i = e->li;
+    return 0;
+  case F_DATE_ADD: case F_DATE_SUB: case F_ADD_MONTHS:
+    if (a.t == R_NULL || b.t == R_NULL) return 0;
+    if ((rc = as_temporal(c, &a, R_DATE))) return rc;
+    if (e->fn == F_ADD_MONTHS) {
+      int64_t d;
+      if (!dm_add_months(a.i, b.i, &d)) return delta_error_set(DELTA_EINVAL, "expression: date out of range");
+      return date_result(out, d);
+    }
+    if (b.i > INT32_MAX || b.i < -(int64_t)INT32_MAX) return delta_error_set(DELTA_EINVAL, "expression: date out of range");
+    return date_result(out, e->fn == F_DATE_ADD ? a.i + b.i : a.i - b.i);
+  case F_DATEDIFF:
+    if (a.t == R_NULL || b.t == R_NULL) return 0;
+    if ((rc = as_temporal(c, &a, R_DATE)) || (rc = as_temporal(c, &b, R_DATE))) return rc;
+    out->t = R_INT;
+    out->i = a.i - b.i;
+    return 0;
+  case F_DATE_TRUNC:
+    if (b.t == R_NULL) return 0;
+    if ((rc = as_temporal(c, &b, e->type))) return rc;
+    out->t = e->type;
+    out->i = dm_trunc(b.i, e->trunc_unit);
+    return 0;
+  case F_TO_DATE:
+    if ((rc = as_temporal(c, &a, R_DATE))) return rc;
+    *out = a;
+    return 0;
+  case F_UNIX_MICROS: case F_UNIX_SECONDS:
+    if ((rc = as_temporal(c, &a, a.t == R_TSNTZ ? R_TSNTZ : R_TS)) || a.t == R_NULL) return rc;
+    out->t = R_INT;
+    out->i = e->fn == F_UNIX_MICROS ? a.i : dm_floor_div(a.i, 1000000);
+    return 0;
+  case F_TIMESTAMP_MICROS: case F_TIMESTAMP_SECONDS:
+    if (a.t == R_NULL) return 0;
+    out->t = R_TS;
+    out->i = a.i;
+    if (e->fn == F_TIMESTAMP_SECONDS && __builtin_mul_overflow(a.i, (int64_t)1000000, &out->i))
+      return delta_error_set(DELTA_EINVAL, "expression: timestamp out of range");
+    return 0;
   }
   return 0;
+}
+
+/* A CASE or COALESCE branch's value in the expression's type (a decimal
+ * widened to the common scale, a date to a timestamp...). */
+static int coerce(ectx *c, const vexpr *e, sval *out) {
+  if (out->t == R_NULL || (out->t == e->type && e->type != R_DEC)) return 0;
+  if (e->type == R_INT || e->type == R_NULL) return 0;
+  int rc = cast_value(c, out, e->type, e->prec, e->scale);
+  if (!rc && out->t == R_NULL)
+    rc = delta_error_set(DELTA_EINVAL, "expression: decimal overflow: a value does not fit decimal(%d,%d)", e->prec,
+                         e->scale);
+  return rc;
 }
 
 static int eval_row(ectx *c, const vexpr *e, int64_t r, sval *out) {
@@ -784,9 +1416,13 @@ static int eval_row(ectx *c, const vexpr *e, int64_t r, sval *out) {
   switch (e->kind) {
   case V_LIT:
     out->t = e->lt;
-    out->i = e->li;
+    out->i = e->lt == R_IVL ? e->iv_us : e->li;
     out->d = e->ld;
     out->b = e->lb;
+    out->dec = e->ldec;
+    out->scale = e->scale;
+    out->iv_months = e->iv_months;
+    out->iv_days = e->iv_days;
     if (e->lt == R_STRING) {
       out->s_off = c->scratch.len;
       out->s_len = e->ls_len;
@@ -799,16 +1435,23 @@ static int eval_row(ectx *c, const vexpr *e, int64_t r, sval *out) {
     int64_t row = r;
     const struct ArrowArray *a = col_array(e, c->batch, &row);
     if (row < 0) return 0;
-    value_from_array(a, e->col_format, vt, 0, row, &v);
+    value_from_array(a, e->col_format, vt, e->scale, row, &v);
     if (v.is_null) return 0;
     out->t = e->type;
-    if (e->type == R_INT) out->i = v.u.i;
-    else if (e->type == R_FLOAT) out->d = v.u.d;
-    else if (e->type == R_BOOL) out->b = v.u.b;
-    else if (e->type == R_STRING) {
+    switch (e->type) {
+    case R_INT: case R_DATE: case R_TS: case R_TSNTZ: out->i = v.u.i; break;
+    case R_FLOAT: out->d = v.u.d; break;
+    case R_BOOL: out->b = v.u.b; break;
+    case R_DEC:
+      out->dec = v.u.dec;
+      out->scale = e->scale;
+      break;
+    case R_STRING:
       out->s_off = c->scratch.len;
       out->s_len = v.u.s.n;
       rc = delta_buf_append(&c->scratch, v.u.s.p, v.u.s.n);
+      break;
+    default: out->t = R_NULL;
     }
     return rc;
   }
@@ -816,56 +1459,23 @@ static int eval_row(ectx *c, const vexpr *e, int64_t r, sval *out) {
     if ((rc = eval_row(c, e->args[0], r, out))) return rc;
     if (out->t == R_INT) out->i = (int64_t)(0 - (uint64_t)out->i);
     else if (out->t == R_FLOAT) out->d = -out->d;
+    else if (out->t == R_DEC) out->dec = -out->dec;
+    else if (out->t == R_IVL) {
+      out->i = -out->i;
+      out->iv_months = -out->iv_months;
+      out->iv_days = -out->iv_days;
+    }
     return 0;
   case V_BIN: {
     sval a, b;
     if ((rc = eval_row(c, e->args[0], r, &a)) || (rc = eval_row(c, e->args[1], r, &b))) return rc;
     if (a.t == R_NULL || b.t == R_NULL) return 0;
-    if (e->op == '|') {
-      if ((rc = to_string(c, &a)) || (rc = to_string(c, &b))) return rc;
-      size_t at = c->scratch.len;
-      if ((rc = delta_buf_reserve(&c->scratch, a.s_len + b.s_len))) return rc;
-      memcpy(c->scratch.data + at, c->scratch.data + a.s_off, a.s_len);
-      memcpy(c->scratch.data + at + a.s_len, c->scratch.data + b.s_off, b.s_len);
-      c->scratch.len += a.s_len + b.s_len;
-      out->t = R_STRING;
-      out->s_off = at;
-      out->s_len = a.s_len + b.s_len;
-      return 0;
-    }
-    if (e->type == R_FLOAT) {
-      double x = a.t == R_INT ? (double)a.i : a.d, y = b.t == R_INT ? (double)b.i : b.d;
-      out->t = R_FLOAT;
-      switch (e->op) {
-      case '+': out->d = x + y; break;
-      case '-': out->d = x - y; break;
-      case '*': out->d = x * y; break;
-      default:
-        if (y == 0) out->t = R_NULL; /* Spark: division by zero is null */
-        else out->d = x / y;
-      }
-      return 0;
-    }
-    int64_t x = a.i, y = b.i, z = 0;
-    bool ovf = false;
-    switch (e->op) {
-    case '+': ovf = __builtin_add_overflow(x, y, &z); break;
-    case '-': ovf = __builtin_sub_overflow(x, y, &z); break;
-    case '*': ovf = __builtin_mul_overflow(x, y, &z); break;
-    default:
-      if (y == 0) return 0;
-      if (x == INT64_MIN && y == -1) ovf = true;
-      else z = x / y;
-    }
-    if (ovf) return delta_error_set(DELTA_EINVAL, "expression: integer overflow in '%c'", e->op);
-    out->t = R_INT;
-    out->i = z;
-    return 0;
+    return eval_bin(c, e, &a, &b, out);
   }
   case V_COALESCE:
     for (int i = 0; i < e->n_args; i++) {
       if ((rc = eval_row(c, e->args[i], r, out))) return rc;
-      if (out->t != R_NULL) return e->type == R_FLOAT ? cast_value(c, out, R_FLOAT) : 0;
+      if (out->t != R_NULL) return coerce(c, e, out);
     }
     return 0;
   case V_CASE: {
@@ -876,11 +1486,13 @@ static int eval_row(ectx *c, const vexpr *e, int64_t r, sval *out) {
         break;
       }
     if ((rc = eval_row(c, e->args[pick], r, out))) return rc;
-    return e->type == R_FLOAT ? cast_value(c, out, R_FLOAT) : 0;
+    return coerce(c, e, out);
   }
   case V_CAST:
     if ((rc = eval_row(c, e->args[0], r, out))) return rc;
-    return cast_value(c, out, e->cast_to);
+    return cast_value(c, out, e->cast_to, e->cast_prec, e->cast_scale);
+  case V_FUNC:
+    return eval_func(c, e, r, out);
   }
   return 0;
 }
@@ -929,10 +1541,13 @@ static int const_array(const vexpr *e, const char *f, int64_t n, struct ArrowArr
 int vexpr_eval(vexpr *e, const struct ArrowArray *batch, struct ArrowArray *out) {
   const char *f = e->target_format;
   int64_t n = batch->length;
-  rtype want = rtype_of_format(f);
+  int tp, tscale;
+  rtype want = rtype_of_format(f, &tp, &tscale);
   memset(out, 0, sizeof *out);
   if (want == R_NULL && e->kind == V_COL) {
-    /* the same type: a copy of the column */
+    /* a type only copied (bound to the same type): a copy of the column;
+     * the others go row by row, which also reads through null structs
+     * (MERGE's source side of a target-only row) */
     uint8_t *all = delta_malloc((size_t)n + 1);
     if (!all) return DELTA_NOMEM();
     memset(all, 1, (size_t)n + 1);
@@ -949,13 +1564,13 @@ int vexpr_eval(vexpr *e, const struct ArrowArray *batch, struct ArrowArray *out)
     delta_free(all);
     return rc;
   }
-  if (want == R_NULL && e->has_const) return const_array(e, f, n, out);
+  if (e->has_const) return const_array(e, f, n, out);
   if (want == R_NULL) return delta_error_set(DELTA_EUNSUPPORTED, "assigning NULL to a column of Arrow type %s", f);
   int rc = prepare(e, batch);
   if (rc) return rc;
   ectx c = {batch, DELTA_BUF_INIT};
   uint8_t *valid = delta_calloc((size_t)(n + 7) / 8 + 1, 1);
-  size_t w = width_of(f[0]);
+  size_t w = want == R_DEC ? 16 : want == R_DATE && f[2] == 'D' ? 4 : width_of(f[0]);
   void *vals = NULL;
   int32_t *offs = NULL;
   delta_buf chars = DELTA_BUF_INIT;
@@ -969,15 +1584,30 @@ int vexpr_eval(vexpr *e, const struct ArrowArray *batch, struct ArrowArray *out)
     sval v;
     if ((rc = eval_row(&c, e, r, &v))) break;
     bool had_value = v.t != R_NULL;
-    if (had_value && (rc = cast_value(&c, &v, want))) break;
+    sval before = v;
+    if (had_value && (rc = cast_value(&c, &v, want, tp, tscale))) break;
+    if (had_value && want == R_DATE && v.t == R_DATE && (v.i > INT32_MAX || v.i < INT32_MIN)) v.t = R_NULL;
     if (had_value && v.t == R_NULL) {
-      rc = delta_error_set(DELTA_EINVAL, "expression: a value does not fit the column (NaN or out of range)");
+      /* Spark's ANSI store assignment: an error naming the column and value */
+      char text[64];
+      if (before.t == R_STRING)
+        snprintf(text, sizeof text, "'%.*s'", (int)(before.s_len > 40 ? 40 : before.s_len), sdata(&c, &before));
+      else value_text(&before, text, sizeof text);
+      if (want == R_DEC)
+        rc = delta_error_set(DELTA_EINVAL, "expression: %s does not fit column %s decimal(%d,%d)", text,
+                             e->target_name, tp, tscale);
+      else if (before.t == R_STRING && datetime_t(want))
+        rc = delta_error_set(DELTA_EINVAL, "expression: %s is not a %s for column %s", text, rtype_name(want),
+                             e->target_name);
+      else
+        rc = delta_error_set(DELTA_EINVAL, "expression: a value does not fit the column %s (NaN or out of range: %s)",
+                             e->target_name, text);
       break;
     }
     if (v.t == R_NULL) nulls++;
     else arrow_bit_set(valid, r);
     if (want == R_STRING) {
-      if (v.t != R_NULL) rc = delta_buf_append(&chars, c.scratch.data + v.s_off, v.s_len);
+      if (v.t != R_NULL && v.s_len) rc = delta_buf_append(&chars, sdata(&c, &v), v.s_len);
       if (chars.len > INT32_MAX) rc = delta_error_set(DELTA_ELIMIT, "string column over 2 GiB");
       offs[r + 1] = (int32_t)chars.len;
       continue;
@@ -1002,6 +1632,19 @@ int vexpr_eval(vexpr *e, const struct ArrowArray *batch, struct ArrowArray *out)
     }
     case 'f': ((float *)vals)[r] = (float)v.d; break;
     case 'g': ((double *)vals)[r] = v.d; break;
+    case 'd': memcpy((uint8_t *)vals + (size_t)r * 16, &v.dec, 16); break; /* little-endian, as Arrow's */
+    case 't':
+      if (want == R_DATE) {
+        if (f[2] == 'D') ((int32_t *)vals)[r] = (int32_t)v.i;
+        else ((int64_t *)vals)[r] = v.i * 86400000;
+      } else {
+        int64_t t = v.i;
+        if (f[2] == 's') t = dm_floor_div(t, 1000000);
+        else if (f[2] == 'm') t = dm_floor_div(t, 1000);
+        else if (f[2] == 'n') t *= 1000;
+        ((int64_t *)vals)[r] = t;
+      }
+      break;
     default: ((int64_t *)vals)[r] = v.i;
     }
   }

@@ -1,26 +1,39 @@
 /*
- * Value expressions (UPDATE's SET): parsed, bound to a batch schema and
- * evaluated into an Arrow array of a target column's type.
+ * Value expressions (UPDATE's and MERGE's SET): parsed, bound to a batch
+ * schema and evaluated into an Arrow array of a target column's type, with
+ * Spark SQL's semantics.
  *
  *   vexpr    := concat
  *   concat   := additive ('||' additive)*
  *   additive := term (('+' | '-') term)*
- *   term     := unary (('*' | '/') unary)*
+ *   term     := unary (('*' | '/' | '%') unary)*
  *   unary    := '-' unary | primary
  *   primary  := number | 'text' | TRUE | FALSE | NULL | column | ( vexpr )
+ *             | DATE 'text' | TIMESTAMP 'text' | TIMESTAMP_NTZ 'text'
+ *             | INTERVAL n unit [n unit ...]
  *             | CASE WHEN predicate THEN vexpr [WHEN ...] [ELSE vexpr] END
- *             | COALESCE(vexpr, ...) | CAST(vexpr AS type)
+ *             | COALESCE(vexpr, ...) | CAST(vexpr AS type) | function(vexpr, ...)
  *   column   := name(.name)*   (a nested field; MERGE's t.col / s.col)
- * predicate is the filter language (expr.h); type one of byte, short, int,
- * long, float, double, string, boolean. Values are computed as long,
- * double, string or boolean with SQL null propagation; '/' gives a double
- * (as in Spark) and division by zero gives null. Results convert to
- * integer, float, string and boolean columns (a double into an integer
- * column truncates toward zero; NaN or out of range is an error); date,
- * timestamp and decimal columns take a literal of their type (DATE '..',
- * TIMESTAMP '..', a string in those forms, a number rounded half up to the
- * decimal's scale), parsed once at bind time; any other column type takes only a column of that same type or
- * NULL.
+ * predicate is the filter language (expr.h); type an integer type, float,
+ * double, decimal(p,s), string, boolean, date, timestamp, timestamp_ntz;
+ * functions date_add, date_sub, add_months, datediff, date_trunc,
+ * current_date, current_timestamp, now, to_date, unix_micros, unix_seconds,
+ * timestamp_micros, timestamp_seconds.
+ *
+ * Values are long, double, string, boolean, exact decimal (Spark's result
+ * precision and scale, see dec_math.h), date, timestamp or timestamp_ntz,
+ * with SQL null propagation. '/' on integers and doubles gives a double
+ * and division by zero null; on decimals it is exact and by zero an error.
+ * Date +/- integer adds days; dates and timestamps take INTERVALs;
+ * timestamp + integer, date * n and the like are bind-time errors. Results
+ * are stored as Spark's ANSI store assignment does: numbers convert either
+ * way (a double into an integer column truncates; out of range is an
+ * error naming the column and value), decimals round HALF_UP to the
+ * column's scale, dates and timestamps into one another, anything into a
+ * string. A literal alone for a date, timestamp or decimal column (DATE
+ * '..', a string in those forms, a number) is parsed once at bind time; a
+ * column of the target's own type is copied as is; other column types
+ * take only such a column or NULL.
  *
  * An assignment list "a = expr, b = expr" is split by vexpr_parse_set.
  */
@@ -50,8 +63,9 @@ int vexpr_eval(vexpr *e, const struct ArrowArray *batch, struct ArrowArray *out)
  * (MERGE's schema evolution): resolves e against `schema` like vexpr_bind
  * and gives, for a plain column reference, that column's schema in
  * *column; otherwise *column is NULL and *format is the computed type
- * ("l" long, "g" double, "u" string, "b" boolean; NULL for an untyped
- * NULL). */
+ * ("l" long, "g" double, "u" string, "b" boolean, "d:p,s" the decimal
+ * Spark's rules give (valid while e lives), "tdD" date, "tsu:UTC"
+ * timestamp, "tsu:" timestamp_ntz; NULL for an untyped NULL). */
 int vexpr_natural_type(vexpr *e, const struct ArrowSchema *schema, const struct ArrowSchema **column,
                        const char **format);
 /* For a bound plain column reference: the column's schema; else NULL. */
