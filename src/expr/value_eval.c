@@ -15,14 +15,14 @@
 #include "arrow/filter.h"
 #include "expr/expr.h"
 #include "expr/value.h"
+#include "expr/value_funcs.h"
 #include "util/alloc_internal.h"
 #include "util/buf.h"
 #include "util/error_internal.h"
 
 #define MAX_DEPTH 100
 
-typedef enum { V_LIT, V_COL, V_BIN, V_NEG, V_CASE, V_COALESCE, V_CAST } vkind;
-typedef enum { R_NULL, R_INT, R_FLOAT, R_STRING, R_BOOL } rtype;
+typedef enum { V_LIT, V_COL, V_BIN, V_NEG, V_CASE, V_COALESCE, V_CAST, V_FUNC } vkind;
 
 struct vexpr {
   vkind kind;
@@ -54,18 +54,13 @@ struct vexpr {
   uint8_t **masks;         /* per condition, this batch */
   /* V_CAST */
   rtype cast_to;
+  /* V_FUNC: value_funcs.h's id; arguments in args (name in name) */
+  int fn;
   /* bound */
   rtype type;
+  rtype want;              /* the value type evaluated into the target */
   const char *target_format;
 };
-
-typedef struct {
-  rtype t;                 /* R_NULL: null */
-  int64_t i;
-  double d;
-  bool b;
-  size_t s_off, s_len;     /* into the scratch buffer */
-} sval;
 
 /* ------------------------------------------------------------------ parse */
 
@@ -173,7 +168,7 @@ static int p_type(vparser *p, rtype *t) {
   static const struct { const char *n; rtype t; } types[] = {
       {"bigint", R_INT}, {"long", R_INT}, {"integer", R_INT}, {"int", R_INT}, {"smallint", R_INT},
       {"short", R_INT}, {"tinyint", R_INT}, {"byte", R_INT}, {"double", R_FLOAT}, {"float", R_FLOAT},
-      {"string", R_STRING}, {"boolean", R_BOOL}};
+      {"string", R_STRING}, {"boolean", R_BOOL}, {"date", R_DATE}, {"timestamp_ntz", R_TS}, {"timestamp", R_TS}};
   for (size_t i = 0; i < sizeof types / sizeof *types; i++)
     if (kw(p, types[i].n)) {
       *t = types[i].t;
@@ -393,6 +388,35 @@ static int p_primary(vparser *p, vexpr **out) {
       return 0;
     }
     p->pos = save;
+    /* name(args): a function (value_funcs.h) */
+    size_t fn_len = 0;
+    while (isalnum((unsigned char)s[fn_len]) || s[fn_len] == '_') fn_len++;
+    const char *after = s + fn_len;
+    while (isspace((unsigned char)*after)) after++;
+    if (fn_len && *after == '(') {
+      vexpr *e = vnew(V_FUNC);
+      if (!e || !(e->name = delta_malloc(fn_len + 1))) {
+        vexpr_free(e);
+        return DELTA_NOMEM();
+      }
+      memcpy(e->name, s, fn_len);
+      e->name[fn_len] = 0;
+      p->pos = (size_t)(after - p->s) + 1;
+      bool no_args = punct(p, ")");
+      while (!no_args && !rc) {
+        vexpr *v = NULL;
+        if (!(rc = p_concat(p, &v))) rc = push(e, v);
+        if (!rc && !punct(p, ",")) break;
+      }
+      if (!rc && !no_args && !punct(p, ")")) rc = verr(p, "expected ')'");
+      if (!rc) rc = vfunc_find(e->name, e->n_args, &e->fn);
+      if (rc) {
+        vexpr_free(e);
+        return rc;
+      }
+      *out = e;
+      return 0;
+    }
     vexpr *e = vnew(V_COL);
     if (!e) return DELTA_NOMEM();
     delta_buf full = DELTA_BUF_INIT;
@@ -529,12 +553,13 @@ static rtype rtype_of_format(const char *f) {
   case 'f': case 'g': return R_FLOAT;
   case 'u': case 'U': return R_STRING;
   case 'b': return R_BOOL;
+  case 't': return strcmp(f, "tdD") == 0 ? R_DATE : strncmp(f, "tsu:", 4) == 0 ? R_TS : R_NULL;
   default: return R_NULL; /* other: only copied as is */
   }
 }
 
 static const char *rtype_name(rtype t) {
-  static const char *const n[] = {"null", "long", "double", "string", "boolean"};
+  static const char *const n[] = {"null", "long", "double", "string", "boolean", "date", "timestamp"};
   return n[t];
 }
 
@@ -606,7 +631,17 @@ static int bind_rec(vexpr *e, const struct ArrowSchema *s) {
     e->type = t;
     return 0;
   }
-  case V_CAST: e->type = e->cast_to; return 0;
+  case V_CAST:
+    if (!vfunc_castable(e->args[0]->type, e->cast_to))
+      return delta_error_set(DELTA_EINVAL, "expression: cannot CAST a %s to %s", rtype_name(e->args[0]->type),
+                             rtype_name(e->cast_to));
+    e->type = e->cast_to;
+    return 0;
+  case V_FUNC: {
+    rtype at[e->n_args + 1];
+    for (int i = 0; i < e->n_args; i++) at[i] = e->args[i]->type;
+    return vfunc_bind(e->fn, at, e->n_args, &e->type);
+  }
   }
   return 0;
 }
@@ -642,6 +677,10 @@ int vexpr_bind(vexpr *e, const struct ArrowSchema *schema, const char *target_fo
   if (rc) return rc;
   e->target_format = target_format;
   rtype want = rtype_of_format(target_format);
+  /* a date or timestamp column takes computed dates and timestamps; other
+   * values (literals, a copy of the column) as before */
+  if ((want == R_DATE || want == R_TS) && e->type != R_DATE && e->type != R_TS) want = R_NULL;
+  e->want = want;
   if (want == R_NULL) {
     /* other types: the same column's type, NULL, or a literal of the
      * column's type (a date, timestamp or exact decimal), parsed once */
@@ -677,7 +716,8 @@ int vexpr_bind(vexpr *e, const struct ArrowSchema *schema, const char *target_fo
   /* Spark's ANSI store assignment: numbers convert either way (a double
    * into an integer column truncates; out of range is an error). */
   bool numbers = (want == R_INT || want == R_FLOAT) && (got == R_INT || got == R_FLOAT);
-  if (got == R_NULL || got == want || numbers || (want == R_STRING)) return 0;
+  bool temporal = (want == R_DATE || want == R_TS) && (got == R_DATE || got == R_TS);
+  if (got == R_NULL || got == want || numbers || temporal || (want == R_STRING)) return 0;
   return delta_error_set(DELTA_EINVAL, "column %s is %s: cannot assign a %s (use CAST)", target_name,
                          rtype_name(want), rtype_name(got));
 }
@@ -691,6 +731,7 @@ typedef struct {
 
 static int to_string(ectx *c, sval *v) {
   if (v->t == R_STRING || v->t == R_NULL) return 0;
+  if (v->t == R_DATE || v->t == R_TS) return vfunc_cast_temporal(v, R_STRING, &c->scratch);
   char b[64];
   int n;
   if (v->t == R_INT) n = snprintf(b, sizeof b, "%lld", (long long)v->i);
@@ -719,6 +760,7 @@ static int eval_row(ectx *c, const vexpr *e, int64_t r, sval *out);
 
 static int cast_value(ectx *c, sval *v, rtype to) {
   if (v->t == R_NULL || v->t == to) return 0;
+  if (to == R_DATE || to == R_TS || v->t == R_DATE || v->t == R_TS) return vfunc_cast_temporal(v, to, &c->scratch);
   if (to == R_STRING) return to_string(c, v);
   if (v->t == R_STRING) {
     char *tmp = delta_malloc(v->s_len + 1);
@@ -782,7 +824,7 @@ static int eval_row(ectx *c, const vexpr *e, int64_t r, sval *out) {
     value_from_array(a, e->col_format, vt, 0, row, &v);
     if (v.is_null) return 0;
     out->t = e->type;
-    if (e->type == R_INT) out->i = v.u.i;
+    if (e->type == R_INT || e->type == R_DATE || e->type == R_TS) out->i = v.u.i;
     else if (e->type == R_FLOAT) out->d = v.u.d;
     else if (e->type == R_BOOL) out->b = v.u.b;
     else if (e->type == R_STRING) {
@@ -861,6 +903,12 @@ static int eval_row(ectx *c, const vexpr *e, int64_t r, sval *out) {
   case V_CAST:
     if ((rc = eval_row(c, e->args[0], r, out))) return rc;
     return cast_value(c, out, e->cast_to);
+  case V_FUNC: {
+    sval a[e->n_args + 1];
+    for (int i = 0; i < e->n_args; i++)
+      if ((rc = eval_row(c, e->args[i], r, &a[i]))) return rc;
+    return vfunc_eval(e->fn, a, e->n_args, &c->scratch, out);
+  }
   }
   return 0;
 }
@@ -909,7 +957,7 @@ static int const_array(const vexpr *e, const char *f, int64_t n, struct ArrowArr
 int vexpr_eval(vexpr *e, const struct ArrowArray *batch, struct ArrowArray *out) {
   const char *f = e->target_format;
   int64_t n = batch->length;
-  rtype want = rtype_of_format(f);
+  rtype want = e->want;
   memset(out, 0, sizeof *out);
   if (want == R_NULL && e->kind == V_COL) {
     /* the same type: a copy of the column */
@@ -935,7 +983,7 @@ int vexpr_eval(vexpr *e, const struct ArrowArray *batch, struct ArrowArray *out)
   if (rc) return rc;
   ectx c = {batch, DELTA_BUF_INIT};
   uint8_t *valid = delta_calloc((size_t)(n + 7) / 8 + 1, 1);
-  size_t w = width_of(f[0]);
+  size_t w = strcmp(f, "tdD") == 0 ? 4 : width_of(f[0]);
   void *vals = NULL;
   int32_t *offs = NULL;
   delta_buf chars = DELTA_BUF_INIT;
@@ -982,6 +1030,14 @@ int vexpr_eval(vexpr *e, const struct ArrowArray *batch, struct ArrowArray *out)
     }
     case 'f': ((float *)vals)[r] = (float)v.d; break;
     case 'g': ((double *)vals)[r] = v.d; break;
+    case 't':
+      if (w == 4) {
+        if (v.i < INT32_MIN || v.i > INT32_MAX) rc = delta_error_set(DELTA_EINVAL, "expression: date out of range");
+        else ((int32_t *)vals)[r] = (int32_t)v.i;
+      } else {
+        ((int64_t *)vals)[r] = v.i;
+      }
+      break;
     default: ((int64_t *)vals)[r] = v.i;
     }
   }

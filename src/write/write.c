@@ -296,7 +296,7 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   data_write_config dc = {c.table->storage, c.schema, c.partition_cols, c.n_partition_cols,
                           table_cm_mode(c.meta.configuration, c.meta.n_configuration) != CM_NONE,
                           opts->target_file_size, opts->codec, false, c.meta.configuration, c.meta.n_configuration,
-                          true};
+                          true, &c.protocol, false};
   if (data && opts->replace_where) {
     /* every row written must fall inside what is replaced */
     if ((rc = expr_parse(opts->replace_where, &where))) goto done;
@@ -329,6 +329,15 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
       if (rc) goto done;
     }
   }
+
+  /* identity values given: the new high-water marks go into the metaData */
+  bool hwm_moved = false;
+  if (dw && (rc = data_writer_update_schema(dw, c.schema, &hwm_moved))) goto done;
+  if (hwm_moved) {
+    if ((rc = schema_string(&c))) goto done;
+    c.new_metadata = true;
+  }
+  dc.fill_generated = true; /* replace-where's copies of rows that stay */
 
   /* actions after commitInfo: protocol, metaData, txn, removes, adds */
   delta_json_writer w;
