@@ -15,6 +15,7 @@
 #include "dv/dv.h"
 #include "write/action_write.h"
 #include "write/schema_build.h"
+#include "write/gen_columns.h"
 #include "write/table_setup.h"
 
 static int read_file(delta_snapshot *s, const delta_add *a, bool live, dml_batch_cb cb, void *ctx) {
@@ -103,6 +104,11 @@ int dml_writers_new(dml_writers **out, delta_snapshot *s, bool cdc) {
   w->cfg.configuration = s->metadata.configuration;
   w->cfg.n_configuration = s->metadata.n_configuration;
   w->cfg.has_configuration = true;
+  /* generated and identity columns of new rows: dml_fill_generated */
+  struct ArrowSchema eff;
+  rc = gen_columns_new(&w->gen, s->schema, &s->protocol, true, &w->logical, &eff);
+  if (eff.release) eff.release(&eff);
+  if (rc) return rc;
   /* rewritten files are buffered whole until put: delta.targetFileSize
    * (bytes) bounds them, and with them the memory of a rewrite */
   const char *tfs = table_prop(s->metadata.configuration, s->metadata.n_configuration, "delta.targetFileSize");
@@ -218,12 +224,31 @@ static int adds_to_cdc(const delta_buf *adds, delta_buf *actions, int64_t *n) {
   return rc;
 }
 
+static int line_end(delta_buf *b, int rc, delta_json_writer *w);
+
 int dml_writers_finish(dml_writers *w, delta_buf *actions, int64_t *files_added, int64_t *cdc_files) {
   int rc = 0;
   if (w->data) {
     rc = data_writer_finish(w->data, actions);
     *files_added += data_writer_files(w->data);
   }
+  bool moved = false;
+  delta_type *schema = NULL;
+  if (!rc && w->gen && !(schema = schema_copy(w->s->schema))) rc = DELTA_NOMEM();
+  if (!rc && w->gen) rc = gen_columns_update_schema(w->gen, schema, &moved);
+  if (!rc && moved) {
+    /* identity values given: the new high-water marks in a metaData */
+    delta_buf js = DELTA_BUF_INIT;
+    if (!(rc = schema_to_json(schema, &js)) && !(rc = delta_buf_putc(&js, 0))) {
+      delta_metadata m = w->s->metadata;
+      m.schema_string = (const char *)js.data;
+      delta_json_writer jw;
+      delta_json_writer_init(&jw, actions, 0);
+      rc = line_end(actions, action_metadata_json(&jw, &m), &jw);
+    }
+    delta_buf_dispose(&js);
+  }
+  delta_type_free(schema);
   if (!rc && w->cdc) {
     delta_buf adds = DELTA_BUF_INIT;
     rc = data_writer_finish(w->cdc, &adds);
@@ -241,6 +266,7 @@ void dml_writers_free(dml_writers *w) {
   if (w->logical.release) w->logical.release(&w->logical);
   if (w->cdc_input.release) w->cdc_input.release(&w->cdc_input);
   delta_type_free(w->cdc_schema);
+  gen_columns_free(w->gen);
   delta_free(w);
 }
 

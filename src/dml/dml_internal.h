@@ -38,6 +38,7 @@ typedef struct dml_writers {
   delta_storage *cdc_storage;  /* rooted at <table>/_change_data */
   struct ArrowSchema cdc_input;
   delta_type *cdc_schema;
+  struct gen_columns *gen;     /* generated/identity columns of new rows; NULL: none */
 } dml_writers;
 
 int dml_writers_new(dml_writers **out, delta_snapshot *s, bool cdc);
@@ -88,6 +89,12 @@ int dml_set_new(dml_set **out, const char *text, const char *what, const struct 
  * `eval` (rows of `bind`, as many). */
 int dml_set_apply(dml_set *s, const struct ArrowArray *copy, const struct ArrowArray *eval, struct ArrowArray *out);
 void dml_set_free(dml_set *s);
+/* Generated and identity columns of rows dml_set_apply made (gen_columns.h,
+ * fill mode): generated columns the set does not assign are computed (in
+ * `update` rows recomputed), assigned ones checked; identity columns of
+ * inserts are filled, and assigning one is refused (in updates always,
+ * in inserts unless it allows explicit values). */
+int dml_fill_generated(dml_writers *w, const dml_set *s, struct ArrowArray *rows, bool update);
 
 /* DELETE (set_text NULL) or UPDATE of the rows matching `where`. */
 int dml_run(const char *location, const char *where, const char *set_text, bool no_dv, int max_attempts,

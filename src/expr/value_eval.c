@@ -679,7 +679,8 @@ int vexpr_bind(vexpr *e, const struct ArrowSchema *schema, const char *target_fo
   rtype want = rtype_of_format(target_format);
   /* a date or timestamp column takes computed dates and timestamps; other
    * values (literals, a copy of the column) as before */
-  if ((want == R_DATE || want == R_TS) && e->type != R_DATE && e->type != R_TS) want = R_NULL;
+  if ((want == R_DATE || want == R_TS) && e->type != R_DATE && e->type != R_TS && !(e->kind == V_LIT && e->lt == R_NULL))
+    want = R_NULL;
   e->want = want;
   if (want == R_NULL) {
     /* other types: the same column's type, NULL, or a literal of the

@@ -173,7 +173,7 @@ int data_writer_new(data_writer **out, const data_write_config *cfg, const struc
   /* dw->input: the input's schema with generated and identity columns
    * added when it lacks them (gen_columns.h) */
   int rc = cfg->no_data_change ? arrow_schema_copy(&dw->input, input)
-                               : gen_columns_new(&dw->gen, st, cfg->protocol, cfg->fill_generated, input, &dw->input);
+                               : gen_columns_new(&dw->gen, st, cfg->protocol, false, input, &dw->input);
   if (rc) goto fail;
   input = &dw->input;
   dw->n_fields = st->n_fields;
@@ -459,7 +459,7 @@ static int widen(const struct ArrowArray *a, char from, char to, struct ArrowArr
 int data_writer_write(data_writer *dw, const struct ArrowArray *batch) {
   if (batch->length == 0) return 0;
   struct ArrowArray filled;
-  int rc = dw->gen ? gen_columns_apply(dw->gen, batch, &filled) : 0;
+  int rc = dw->gen ? gen_columns_apply(dw->gen, batch, NULL, false, &filled) : 0;
   if (rc) return rc;
   if (dw->gen) batch = &filled;
   rc = constraints_check(dw->constraints, batch);

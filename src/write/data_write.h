@@ -42,11 +42,9 @@ typedef struct {
   bool has_configuration;
   /* The table's protocol: when set, generated and identity columns are
    * computed, checked and filled (gen_columns.h); NULL for writers of rows
-   * that need none of it (change data, OPTIMIZE). fill_generated: the rows
-   * are the table's own (DML and replace-where rewrites), nulls in those
-   * columns are computed and identity values kept. */
+   * that need none of it or had it done (change data, OPTIMIZE, the rows
+   * DML and replace-where copy, DML's new rows: dml_fill_generated). */
   const delta_protocol *protocol;
-  bool fill_generated;
 } data_write_config;
 
 typedef struct data_writer data_writer;

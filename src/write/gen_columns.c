@@ -239,7 +239,7 @@ int gen_columns_new(gen_columns **out, const delta_type *schema, const delta_pro
     gen_col *c = &g->cols[i];
     if (c->identity) continue;
     rc = vexpr_parse(c->text, &c->expr);
-    if (!rc) rc = vexpr_bind(c->expr, &g->bind, effective->children[c->col]->format, c->name);
+    if (!rc) rc = vexpr_bind(c->expr, &g->bind, g->bind.children[c->col]->format, c->name);
     if (rc) {
       char why[512];
       snprintf(why, sizeof why, "%s", delta_error_last());
@@ -277,7 +277,9 @@ static void value_text(const char *fmt, const struct ArrowArray *a, int64_t i, c
   delta_buf_dispose(&b);
 }
 
-static int fill_identity(gen_columns *g, gen_col *c, const struct ArrowArray *batch) {
+/* assigned: whether the column's value was given by the user (NULL input
+ * column: not given); update: the rows are UPDATE's or MERGE's new images. */
+static int fill_identity(gen_columns *g, gen_col *c, const struct ArrowArray *batch, bool assigned, bool update) {
   int64_t n = batch->length;
   const char *fmt = g->bind.children[c->col]->format;
   int w = fmt[0] == 'c' ? 1 : fmt[0] == 's' ? 2 : fmt[0] == 'i' ? 4 : 8;
@@ -291,6 +293,10 @@ static int fill_identity(gen_columns *g, gen_col *c, const struct ArrowArray *ba
   int rc = 0;
   for (int64_t r = 0; r < n && !rc; r++) {
     int64_t v;
+    if (assigned && update) {
+      rc = delta_error_set(DELTA_EINVAL, "identity column %s cannot be updated", c->name);
+      break;
+    }
     if (in && arrow_is_valid(in, r)) {
       expr_value ev;
       value_from_array(in, in_fmt, in_vt, 0, r, &ev);
@@ -298,7 +304,7 @@ static int fill_identity(gen_columns *g, gen_col *c, const struct ArrowArray *ba
         rc = delta_error_set(DELTA_EINVAL, "identity column %s: the input's values are not integers", c->name);
         break;
       }
-      if (!g->fill && !c->id.allow_explicit_insert) {
+      if (assigned && !c->id.allow_explicit_insert) {
         rc = delta_error_set(DELTA_EINVAL,
                              "identity column %s: row %" PRId64 " gives it a value (%" PRId64 "), but the column "
                              "does not allow explicit values (delta.identity.allowExplicitInsert is false)",
@@ -332,7 +338,7 @@ static int fill_identity(gen_columns *g, gen_col *c, const struct ArrowArray *ba
 
 /* Every supplied value must equal the computed one (null-safe); in fill
  * mode a null stands for "not given". */
-static int check_generated(gen_columns *g, gen_col *c, const struct ArrowArray *batch) {
+static int check_generated(gen_columns *g, gen_col *c, const struct ArrowArray *batch, bool nulls_given) {
   const struct ArrowArray *in = batch->children[c->in_col];
   const char *in_fmt = g->input.children[c->in_col]->format, *fmt = g->bind.children[c->col]->format;
   int in_scale = 0, scale = 0;
@@ -340,7 +346,7 @@ static int check_generated(gen_columns *g, gen_col *c, const struct ArrowArray *
   for (int64_t r = 0; r < batch->length; r++) {
     expr_value a, b;
     value_from_array(in, in_fmt, in_vt, in_scale, r, &a);
-    if (a.is_null && g->fill) continue;
+    if (a.is_null && !nulls_given) continue;
     value_from_array(&c->computed, fmt, vt, scale, r, &b);
     bool same = a.is_null || b.is_null ? a.is_null == b.is_null
                                        : value_comparable(a.type, b.type) && value_cmp(&a, &b) == 0;
@@ -356,7 +362,8 @@ static int check_generated(gen_columns *g, gen_col *c, const struct ArrowArray *
   return 0;
 }
 
-int gen_columns_apply(gen_columns *g, const struct ArrowArray *batch, struct ArrowArray *out) {
+int gen_columns_apply(gen_columns *g, const struct ArrowArray *batch, const bool *assigned, bool update,
+                      struct ArrowArray *out) {
   int rc = 0;
   arrow_array_release(&g->rebased);
   for (int i = 0; i < g->n; i++) arrow_array_release(&g->cols[i].computed);
@@ -385,7 +392,10 @@ int gen_columns_apply(gen_columns *g, const struct ArrowArray *batch, struct Arr
   out->release = no_release;
   for (int i = 0; i < g->n && !rc; i++)
     if (g->cols[i].identity) {
-      rc = fill_identity(g, &g->cols[i], batch);
+      gen_col *c = &g->cols[i];
+      /* without an assignment list every column the input has is given */
+      bool given = c->in_col >= 0 && (assigned ? assigned[c->field] : !g->fill);
+      rc = fill_identity(g, c, batch, given, update);
       if (!rc) g->kids[g->cols[i].col] = &g->cols[i].computed;
     }
   /* generated columns from the (identity-filled) row; all computed before
@@ -395,11 +405,29 @@ int gen_columns_apply(gen_columns *g, const struct ArrowArray *batch, struct Arr
     if (c->identity) continue;
     rc = vexpr_eval(c->expr, out, &c->computed);
     if (rc) delta_error_prefix("generated column %s", c->name);
-    if (!rc && c->in_col >= 0) rc = check_generated(g, c, batch);
+    /* given values must match; in fill mode a null is "not given", and a
+     * column left out of an assignment list is recomputed */
+    bool given = c->in_col >= 0 && (!assigned || assigned[c->field]);
+    if (!rc && given) rc = check_generated(g, c, batch, !g->fill);
   }
   for (int i = 0; i < g->n && !rc; i++)
     if (!g->cols[i].identity) g->kids[g->cols[i].col] = &g->cols[i].computed;
   if (!rc) g->rows_seen += n;
+  return rc;
+}
+
+int gen_columns_fill_in_place(gen_columns *g, struct ArrowArray *rows, const bool *assigned, bool update) {
+  if (rows->offset != 0 || rows->n_children != g->n_kids)
+    return delta_error_set(DELTA_EINVAL, "internal: rows for generated columns do not match the table");
+  struct ArrowArray filled;
+  int rc = gen_columns_apply(g, rows, assigned, update, &filled);
+  for (int i = 0; i < g->n && !rc; i++) {
+    gen_col *c = &g->cols[i];
+    struct ArrowArray *slot = rows->children[c->col];
+    arrow_array_release(slot);
+    *slot = c->computed;
+    c->computed.release = NULL; /* moved */
+  }
   return rc;
 }
 

@@ -46,8 +46,18 @@ typedef struct gen_columns gen_columns;
 int gen_columns_new(gen_columns **out, const delta_type *schema, const delta_protocol *protocol, bool fill,
                     const struct ArrowSchema *input, struct ArrowSchema *effective);
 /* The batch with the columns filled and checked, in *out: it borrows the
- * input's arrays and g's, valid until the next call or gen_columns_free. */
-int gen_columns_apply(gen_columns *g, const struct ArrowArray *batch, struct ArrowArray *out);
+ * input's arrays and g's, valid until the next call or gen_columns_free.
+ * `assigned` (per table field, or NULL) says which columns an assignment
+ * list gave (fill mode: UPDATE's SET, MERGE's clauses): a generated column
+ * not assigned is recomputed, an assigned one checked; an assigned identity
+ * column is refused in `update` rows and, without allowExplicitInsert, in
+ * inserts. Without it every column the input has counts as given (in fill
+ * mode: existing identity values are kept). */
+int gen_columns_apply(gen_columns *g, const struct ArrowArray *batch, const bool *assigned, bool update,
+                      struct ArrowArray *out);
+/* The same on rows of exactly the table's columns (offset 0, children
+ * owned by rows): the filled columns replace rows' children. */
+int gen_columns_fill_in_place(gen_columns *g, struct ArrowArray *rows, const bool *assigned, bool update);
 /* Record the identity columns' new high-water marks in `schema`'s field
  * metadata; *changed set when one moved (left alone otherwise). */
 int gen_columns_update_schema(const gen_columns *g, delta_type *schema, bool *changed);

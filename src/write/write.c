@@ -296,7 +296,7 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   data_write_config dc = {c.table->storage, c.schema, c.partition_cols, c.n_partition_cols,
                           table_cm_mode(c.meta.configuration, c.meta.n_configuration) != CM_NONE,
                           opts->target_file_size, opts->codec, false, c.meta.configuration, c.meta.n_configuration,
-                          true, &c.protocol, false};
+                          true, &c.protocol};
   if (data && opts->replace_where) {
     /* every row written must fall inside what is replaced */
     if ((rc = expr_parse(opts->replace_where, &where))) goto done;
@@ -337,7 +337,7 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
     if ((rc = schema_string(&c))) goto done;
     c.new_metadata = true;
   }
-  dc.fill_generated = true; /* replace-where's copies of rows that stay */
+  dc.protocol = NULL; /* replace-where's copies of rows that stay: the table's own values */
 
   /* actions after commitInfo: protocol, metaData, txn, removes, adds */
   delta_json_writer w;
