@@ -129,6 +129,7 @@ typedef struct {
   int in_col;                /* input column, -1 when the input lacks it */
   const char *name;          /* the table's spelling (borrowed from the schema) */
   bool identity;
+  bool filler;               /* a column the input lacks, null, for expressions to read */
   vexpr *expr;               /* generated */
   const char *text;          /* its expression (borrowed) */
   gen_identity id;
@@ -165,6 +166,8 @@ void gen_columns_free(gen_columns *g) {
   delta_free(g);
 }
 
+static int null_width(const char *f);
+
 static int replace_child(struct ArrowSchema *parent, int64_t i, const struct ArrowSchema *src) {
   arrow_schema_release(parent->children[i]);
   return arrow_schema_copy(parent->children[i], src);
@@ -190,16 +193,23 @@ int gen_columns_new(gen_columns **out, const delta_type *schema, const delta_pro
   for (int f = 0; f < schema->n_fields && !rc; f++) {
     const delta_field *fd = &schema->fields[f];
     bool is_gen = gen_on && fd->generation_expression, is_id = id_on && fd->is_identity;
-    if (!is_gen && !is_id) continue;
+    bool present = false;
+    for (int64_t k = 0; k < input->n_children; k++) present |= strcasecmp(input->children[k]->name, fd->name) == 0;
+    /* a flat column the input lacks is null: expressions may read it */
+    bool filler = gen_on && !is_gen && !is_id && !present && null_width(table.children[f]->format) >= 0;
+    if (!is_gen && !is_id && !filler) continue;
     gen_col *c = &g->cols[g->n++];
     c->field = f;
     c->name = fd->name;
     c->identity = is_id;
+    c->filler = filler;
     c->in_col = -1;
     for (int64_t k = 0; k < input->n_children; k++)
       if (strcasecmp(input->children[k]->name, fd->name) == 0) c->in_col = (int)k;
     c->col = c->in_col >= 0 ? c->in_col : (int)input->n_children + missing++;
-    if (is_id) {
+    if (filler) {
+      continue;
+    } else if (is_id) {
       const char *fmt = table.children[f]->format;
       if (strlen(fmt) != 1 || !strchr("csil", fmt[0]))
         rc = delta_error_set(DELTA_EUNSUPPORTED, "identity column %s: deltac fills only integer identity columns",
@@ -226,7 +236,7 @@ int gen_columns_new(gen_columns **out, const delta_type *schema, const delta_pro
   if (!rc) rc = arrow_schema_copy(&g->bind, effective);
   for (int i = 0; i < g->n && !rc; i++) {
     gen_col *c = &g->cols[i];
-    if (c->identity) continue;
+    if (c->identity || c->filler) continue;
     struct ArrowSchema *b = g->bind.children[c->col];
     struct ArrowSchema renamed;
     rc = arrow_schema_new(&renamed, b->format, "\x01generated", b->flags, 0);
@@ -237,7 +247,7 @@ int gen_columns_new(gen_columns **out, const delta_type *schema, const delta_pro
   }
   for (int i = 0; i < g->n && !rc; i++) {
     gen_col *c = &g->cols[i];
-    if (c->identity) continue;
+    if (c->identity || c->filler) continue;
     rc = vexpr_parse(c->text, &c->expr);
     if (!rc) rc = vexpr_bind(c->expr, &g->bind, g->bind.children[c->col]->format, c->name);
     if (rc) {
@@ -261,6 +271,47 @@ int gen_columns_new(gen_columns **out, const delta_type *schema, const delta_pro
 }
 
 static void no_release(struct ArrowArray *a) { a->release = NULL; }
+
+/* Bytes per value of a flat Arrow format (0: bits; -1: not flat). */
+static int null_width(const char *f) {
+  if (strcmp(f, "tdD") == 0) return 4;
+  if (strncmp(f, "ts", 2) == 0) return 8;
+  if (f[0] == 'd' && f[1] == ':') return 16;
+  if (f[0] == 'w' && f[1] == ':') return atoi(f + 2);
+  if (strlen(f) != 1) return -1;
+  switch (f[0]) {
+  case 'b': return 0;
+  case 'c': return 1;
+  case 's': return 2;
+  case 'i': case 'f': case 'u': case 'z': return 4; /* strings: int32 offsets */
+  case 'l': case 'g': case 'U': case 'Z': return 8;
+  default: return -1;
+  }
+}
+
+/* n nulls of a flat format. */
+static int null_array(const char *f, int64_t n, struct ArrowArray *out) {
+  int w = null_width(f);
+  bool var = strchr("uzUZ", f[0]) && !f[1];
+  int rc = arrow_array_new(out, var ? 3 : 2, 0);
+  if (rc) return rc;
+  uint8_t *valid = delta_calloc((size_t)n / 8 + 1, 1);
+  uint8_t *vals = delta_calloc((size_t)n + 1, (size_t)(w ? w : 1));
+  uint8_t *chars = var ? delta_calloc(1, 1) : NULL;
+  if (!valid || !vals || (var && !chars)) {
+    delta_free(valid);
+    delta_free(vals);
+    delta_free(chars);
+    arrow_array_release(out);
+    return DELTA_NOMEM();
+  }
+  out->length = n;
+  out->null_count = n;
+  arrow_array_set_buffer(out, 0, valid);
+  arrow_array_set_buffer(out, 1, vals);
+  if (var) arrow_array_set_buffer(out, 2, chars);
+  return 0;
+}
 
 /* A value's text for messages. */
 static void value_text(const char *fmt, const struct ArrowArray *a, int64_t i, char *buf, size_t cap) {
@@ -338,7 +389,7 @@ static int fill_identity(gen_columns *g, gen_col *c, const struct ArrowArray *ba
 
 /* Every supplied value must equal the computed one (null-safe); in fill
  * mode a null stands for "not given". */
-static int check_generated(gen_columns *g, gen_col *c, const struct ArrowArray *batch, bool nulls_given) {
+static int check_generated(gen_columns *g, gen_col *c, const struct ArrowArray *batch) {
   const struct ArrowArray *in = batch->children[c->in_col];
   const char *in_fmt = g->input.children[c->in_col]->format, *fmt = g->bind.children[c->col]->format;
   int in_scale = 0, scale = 0;
@@ -346,7 +397,7 @@ static int check_generated(gen_columns *g, gen_col *c, const struct ArrowArray *
   for (int64_t r = 0; r < batch->length; r++) {
     expr_value a, b;
     value_from_array(in, in_fmt, in_vt, in_scale, r, &a);
-    if (a.is_null && !nulls_given) continue;
+    if (a.is_null) continue; /* a null (or a key NDJSON rows leave out) is not a value given */
     value_from_array(&c->computed, fmt, vt, scale, r, &b);
     bool same = a.is_null || b.is_null ? a.is_null == b.is_null
                                        : value_comparable(a.type, b.type) && value_cmp(&a, &b) == 0;
@@ -391,6 +442,11 @@ int gen_columns_apply(gen_columns *g, const struct ArrowArray *batch, const bool
   out->children = g->kids;
   out->release = no_release;
   for (int i = 0; i < g->n && !rc; i++)
+    if (g->cols[i].filler) {
+      rc = null_array(g->bind.children[g->cols[i].col]->format, n, &g->cols[i].computed);
+      if (!rc) g->kids[g->cols[i].col] = &g->cols[i].computed;
+    }
+  for (int i = 0; i < g->n && !rc; i++)
     if (g->cols[i].identity) {
       gen_col *c = &g->cols[i];
       /* without an assignment list every column the input has is given */
@@ -402,16 +458,16 @@ int gen_columns_apply(gen_columns *g, const struct ArrowArray *batch, const bool
    * any replaces its input column */
   for (int i = 0; i < g->n && !rc; i++) {
     gen_col *c = &g->cols[i];
-    if (c->identity) continue;
+    if (c->identity || c->filler) continue;
     rc = vexpr_eval(c->expr, out, &c->computed);
     if (rc) delta_error_prefix("generated column %s", c->name);
-    /* given values must match; in fill mode a null is "not given", and a
-     * column left out of an assignment list is recomputed */
+    /* given values must match; a null is "not given", and a column left
+     * out of an assignment list is recomputed */
     bool given = c->in_col >= 0 && (!assigned || assigned[c->field]);
-    if (!rc && given) rc = check_generated(g, c, batch, !g->fill);
+    if (!rc && given) rc = check_generated(g, c, batch);
   }
   for (int i = 0; i < g->n && !rc; i++)
-    if (!g->cols[i].identity) g->kids[g->cols[i].col] = &g->cols[i].computed;
+    if (!g->cols[i].identity && !g->cols[i].filler) g->kids[g->cols[i].col] = &g->cols[i].computed;
   if (!rc) g->rows_seen += n;
   return rc;
 }
@@ -423,6 +479,7 @@ int gen_columns_fill_in_place(gen_columns *g, struct ArrowArray *rows, const boo
   int rc = gen_columns_apply(g, rows, assigned, update, &filled);
   for (int i = 0; i < g->n && !rc; i++) {
     gen_col *c = &g->cols[i];
+    if (c->filler) continue;
     struct ArrowArray *slot = rows->children[c->col];
     arrow_array_release(slot);
     *slot = c->computed;
