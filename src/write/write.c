@@ -23,6 +23,7 @@
 #include "write/commit.h"
 #include "write/constraints.h"
 #include "write/data_write.h"
+#include "write/gen_columns.h"
 #include "write/replace_where.h"
 #include "write/schema_build.h"
 #include "write/table_setup.h"
@@ -309,6 +310,13 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
       table_prop_true(c.meta.configuration, c.meta.n_configuration, "delta.enableChangeDataFeed")) {
     if (c.new_metadata) {
       rc = delta_error_set(DELTA_EUNSUPPORTED, "--replace-where with a schema change on a change-data-feed table");
+      goto done;
+    }
+    /* the change rows are the input's, before generated and identity columns are filled */
+    if ((gen_generated_enabled(&c.protocol) && gen_schema_has(c.schema, false)) ||
+        (gen_identity_enabled(&c.protocol) && gen_schema_has(c.schema, true))) {
+      rc = delta_error_set(DELTA_EUNSUPPORTED, "--replace-where on a change-data-feed table with generated or "
+                           "identity columns is not supported yet");
       goto done;
     }
     if ((rc = replace_where_cdc_new(&cdc, c.snap, data ? &c.in_schema : NULL))) goto done;

@@ -129,6 +129,9 @@ run delete --where "a = 3" "$f"
 want_rows "features table after update and delete" "$f" '{"id":1,"a":1,"b":2}' '{"id":2,"a":20,"b":21}'
 check "change data: the update's postimage has the recomputed column" test "$("$deltac" changes --format ndjson --from 2 --to 2 "$f" 2>/dev/null | python3 -c "import json,sys; print(sorted((r['_change_type'], r['b']) for r in map(json.loads, sys.stdin)))")" = "[('update_postimage', 21), ('update_preimage', 3)]"
 
+expect_error "--replace-where on a change-data-feed table with generated or identity columns is not supported yet" \
+  write --mode overwrite --replace-where "a = 1" --input "$tmp/f1.ndjson" "$f"
+
 # --- an expression deltac cannot evaluate: a one-line refusal naming column and expression -------
 u=$tmp/unk
 run create --schema '{"type":"struct","fields":[{"name":"s","type":"string","nullable":true,"metadata":{}},{"name":"h","type":"string","nullable":true,"metadata":{"delta.generationExpression":"sha2(s, 256)"}}]}' "$u"
