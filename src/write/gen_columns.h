@@ -3,9 +3,9 @@
  * Columns" and "Identity Columns"), used by the data writer on every batch.
  *
  * Generated columns (delta.generationExpression, a Spark SQL expression
- * evaluated with value_eval.h) are computed when the input lacks them;
- * when it has them every value must equal the expression's (null-safe),
- * or the batch fails naming the column and a row. Identity columns
+ * evaluated with value_eval.h) are computed when the input lacks them or
+ * holds null (NDJSON rows leave keys out); every non-null value given must
+ * equal the expression's, or the batch fails naming the column and a row. Identity columns
  * (delta.identity.start/step/highWaterMark/allowExplicitInsert) get
  * highWaterMark + step, row after row (start for the first value ever),
  * wherever the input lacks them or has a null; a given value is refused
@@ -13,9 +13,9 @@
  * water mark, as in Spark). The new high-water marks are written into the
  * schema by gen_columns_update_schema, for the commit's metaData.
  *
- * In fill mode (the rewrites of UPDATE, DELETE, MERGE and replace-where,
- * whose rows are the table's own) a null in a generated column means
- * "compute it" and identity values already there are kept.
+ * In fill mode (UPDATE's and MERGE's new rows, dml_fill_generated) the
+ * identity values already in a row are kept, and an assignment list says
+ * which columns the user gave (gen_columns_apply).
  */
 #ifndef DELTAC_WRITE_GEN_COLUMNS_H
 #define DELTAC_WRITE_GEN_COLUMNS_H
