@@ -736,7 +736,7 @@ static int to_string(ectx *c, sval *v) {
   char b[64];
   int n;
   if (v->t == R_INT) n = snprintf(b, sizeof b, "%lld", (long long)v->i);
-  else if (v->t == R_FLOAT) n = snprintf(b, sizeof b, "%.17g", v->d);
+  else if (v->t == R_FLOAT) n = vfunc_double_text(v->d, b); /* as Spark prints it */
   else n = snprintf(b, sizeof b, "%s", v->b ? "true" : "false");
   v->s_off = c->scratch.len;
   v->s_len = (size_t)n;

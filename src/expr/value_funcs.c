@@ -2,6 +2,7 @@
 #include "expr/value_funcs.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,6 +240,55 @@ int vfunc_cast_temporal(sval *v, rtype to, delta_buf *scratch) {
   return delta_error_set(DELTA_EINVAL, "expression: cannot cast a %s to %s", tname(v->t), tname(to));
 }
 
+int vfunc_double_text(double d, char *buf) {
+  if (isnan(d)) return sprintf(buf, "NaN");
+  if (isinf(d)) return sprintf(buf, d > 0 ? "Infinity" : "-Infinity");
+  if (d == 0) return sprintf(buf, signbit(d) ? "-0.0" : "0.0");
+  /* the shortest digits that read back: d.ddde[+-]x */
+  char e[40];
+  for (int p = 0; p <= 16; p++) {
+    snprintf(e, sizeof e, "%.*e", p, d);
+    if (strtod(e, NULL) == d) break;
+  }
+  bool neg = e[0] == '-';
+  const char *m = e + neg;
+  char digits[24];
+  int nd = 0;
+  for (const char *q = m; *q && *q != 'e'; q++)
+    if (isdigit((unsigned char)*q)) digits[nd++] = *q;
+  while (nd > 1 && digits[nd - 1] == '0') nd--;
+  int x = atoi(strchr(e, 'e') + 1);
+  int k = 0;
+  if (neg) buf[k++] = '-';
+  double a = fabs(d);
+  if (a >= 1e-3 && a < 1e7) {
+    /* plain: integer part, '.', at least one fraction digit */
+    if (x < 0) {
+      buf[k++] = '0';
+      buf[k++] = '.';
+      for (int i = -1; i > x; i--) buf[k++] = '0';
+      for (int i = 0; i < nd; i++) buf[k++] = digits[i];
+    } else {
+      for (int i = 0; i <= x; i++) buf[k++] = i < nd ? digits[i] : '0';
+      buf[k++] = '.';
+      if (nd > x + 1)
+        for (int i = x + 1; i < nd; i++) buf[k++] = digits[i];
+      else
+        buf[k++] = '0';
+    }
+    buf[k] = 0;
+    return k;
+  }
+  /* computerized scientific: d.dddE[-]x */
+  buf[k++] = digits[0];
+  buf[k++] = '.';
+  if (nd > 1)
+    for (int i = 1; i < nd; i++) buf[k++] = digits[i];
+  else
+    buf[k++] = '0';
+  return k + sprintf(buf + k, "E%d", x);
+}
+
 /* ------------------------------------------------------------ functions */
 
 static const char *const month_names[] = {"January", "February", "March",     "April",   "May",      "June",
@@ -330,7 +380,7 @@ static int as_text(sval *a, delta_buf *scratch) {
   char b[64];
   int n;
   if (a->t == R_INT) n = snprintf(b, sizeof b, "%lld", (long long)a->i);
-  else if (a->t == R_FLOAT) n = snprintf(b, sizeof b, "%.17g", a->d);
+  else if (a->t == R_FLOAT) n = vfunc_double_text(a->d, b);
   else n = snprintf(b, sizeof b, "%s", a->b ? "true" : "false");
   return put_text(scratch, a, b, (size_t)n);
 }

@@ -48,6 +48,11 @@ int vfunc_cast_temporal(sval *v, rtype to, delta_buf *scratch);
 /* Whether a value of type `from` can be CAST to `to` (either temporal). */
 bool vfunc_castable(rtype from, rtype to);
 
+/* A double as Spark's CAST(d AS STRING) writes it (Java's Double.toString:
+ * the shortest digits that read back, "0.1", "1.0", "1.0E10", "1.0E-4",
+ * "NaN", "Infinity"), into buf (at least 32 bytes); returns its length. */
+int vfunc_double_text(double d, char *buf);
+
 /* Calendar helpers (proleptic Gregorian), exposed for tests. */
 int64_t vfunc_days_from_civil(int64_t y, int m, int d);
 void vfunc_civil_from_days(int64_t days, int64_t *y, int *m, int *d);

@@ -112,6 +112,17 @@ int main(void) {
   EVAL("trim('  x ') || abs(k)", "u", "x7|x3|NULL");
   EVAL("COALESCE(upper(n), 'none')", "u", "ALICE|B\xc3\xa9TA|none");
   EVAL("CASE WHEN k > 0 THEN year(s) ELSE 0 END", "i", "2024|0|0");
+  /* doubles as text, as Spark casts them */
+  const struct { double d; const char *s; } dt[] = {
+      {0.1, "0.1"}, {1, "1.0"}, {-2.5, "-2.5"}, {100, "100.0"}, {1234567.0, "1234567.0"}, {1e7, "1.0E7"},
+      {12345678.9, "1.23456789E7"}, {0.001, "0.001"}, {0.0001, "1.0E-4"}, {-0.00012, "-1.2E-4"}, {1e300, "1.0E300"},
+      {0.30000000000000004, "0.30000000000000004"}, {0, "0.0"}, {1.0 / 3, "0.3333333333333333"}};
+  for (size_t i = 0; i < sizeof dt / sizeof *dt; i++) {
+    char b[40];
+    vfunc_double_text(dt[i].d, b);
+    CHECK_STR(b, dt[i].s);
+  }
+  EVAL("concat(k / 2, '|')", "u", "3.5||-1.5||NULL");
   /* errors: a one-line message */
   EVAL("sha2(n, 256)", "u", "ERR: expression: unknown function sha2()");
   EVAL("year(s, 1)", "i", "ERR: expression: year() does not take 2 arguments");
