@@ -145,6 +145,15 @@ static int setup_new_table(write_ctx *c) {
     return rc;
   c->new_metadata = c->new_protocol = true;
   if (!m->id) return DELTA_NOMEM();
+  /* a generation expression deltac cannot evaluate (or bad identity
+   * settings) is refused now rather than at the first write */
+  struct ArrowSchema full = {0}, eff = {0};
+  gen_columns *g = NULL;
+  if (!(rc = delta_schema_to_arrow(c->schema, &full))) rc = gen_columns_new(&g, c->schema, &c->protocol, false, &full, &eff);
+  gen_columns_free(g);
+  if (eff.release) eff.release(&eff);
+  if (full.release) full.release(&full);
+  if (rc) return rc;
   /* the input must fit the declared schema */
   if (c->in_type) {
     delta_type *merged = NULL;
