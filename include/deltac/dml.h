@@ -80,12 +80,15 @@ int delta_update(const char *location, const delta_update_options *opts, delta_d
  * MERGE INTO target t USING source s ON cond WHEN ... (Spark's semantics).
  *
  * The source is an Arrow stream (read whole into memory: it is assumed to
- * fit) and is hashed on the ON condition's equalities t.col = s.col (at
- * least one is required; the rest of the condition is checked per pair).
- * A target file is read only when each key's source values meet its
- * min/max or partition value (unless a not-matched-by-source clause needs
- * every row); candidates are read one by one and
- * probed against the hash table, so memory is the source plus one file.
+ * fit) and is hashed on the ON condition's equalities t.col = s.col (the
+ * rest of the condition is checked per pair). ON may have no equality
+ * (ranges, BETWEEN, OR of equalities, constants): then every live target
+ * row is paired with every source row and ON decides (a nested loop, in
+ * blocks). A target file is read only when each key's source values meet
+ * its min/max or partition value, and each range conjunct (t.col >= s.x,
+ * t.col < s.y, ...) the source's min/max (unless a not-matched-by-source
+ * clause needs every row); candidates are read one by one, so memory is
+ * the source plus one file.
  * Clauses are tried in order per group, the first whose condition holds
  * wins; a target row matched by several source rows is DELTA_EINVAL (unless
  * the only matched clause is an unconditional delete). Conditions and SET
@@ -109,9 +112,9 @@ typedef struct {
                                * by name (UPDATE SET * / INSERT *) */
 } delta_merge_clause;
 
-#define DELTA_MERGE_OPTIONS_VERSION 1
+#define DELTA_MERGE_OPTIONS_VERSION 2
 typedef struct {
-  unsigned int version;              /* DELTA_MERGE_OPTIONS_VERSION */
+  unsigned int version;              /* DELTA_MERGE_OPTIONS_VERSION (1: without schema_merge) */
   struct ArrowArrayStream *source;   /* required; read to the end (not released) */
   const char *on;                    /* required */
   const char *target_alias;          /* NULL: "t" */
@@ -121,8 +124,16 @@ typedef struct {
   bool no_deletion_vectors;
   int max_attempts;
   int64_t read_version;              /* -1: latest */
+  /* Schema evolution (Spark's MERGE WITH SCHEMA EVOLUTION): UPDATE SET *
+   * and INSERT * add the source's columns (and struct fields) the target
+   * lacks, nullable, at the end; an explicit SET may assign a new column
+   * (typed by its value). Rows already in the table read NULL for them;
+   * the commit carries the new metaData. A source type wider than the
+   * table's is refused (no type widening). Without it, source columns
+   * the target lacks are ignored by * clauses, as in Spark. */
+  bool schema_merge;
 } delta_merge_options;
-#define DELTA_MERGE_OPTIONS_INIT {DELTA_MERGE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0, false, 0, -1}
+#define DELTA_MERGE_OPTIONS_INIT {DELTA_MERGE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0, false, 0, -1, false}
 
 typedef struct {
   int64_t version;             /* committed; the table's when noop */

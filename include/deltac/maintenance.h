@@ -89,22 +89,46 @@ int delta_optimize(const char *location, const delta_optimize_options *opts, del
  * systems: a "VACUUM START" commit before deleting (files and bytes to
  * delete) and a "VACUUM END" commit after (files deleted); both hold only
  * commitInfo, so they never conflict with anything.
+ *
+ * Directories (partition directories, _change_data/, DV prefix
+ * directories) left empty by the deletions are then removed, deepest first:
+ * only those holding nothing but deleted files and such directories (a
+ * hidden or kept file keeps its directory), last modified before the cutoff
+ * (a writer may be about to put a file in a younger one), never the table
+ * root or _delta_log. As in Delta Spark, the logged numDeletedFiles counts
+ * them with the files, and numVacuumedDirectories is the number of
+ * directories listed (the root included). A store without directories
+ * (remove_dir NULL) has none to remove. Options version 1 callers get no
+ * directories reported (on_file, dirs_deleted).
  */
-#define DELTA_VACUUM_OPTIONS_VERSION 1
+/*
+ * LITE (options version 3, `lite`): the candidates are only the data and
+ * DV files that remove actions older than the cutoff name, found in the
+ * log (every commit still in _delta_log, and the snapshot's tombstones)
+ * instead of by listing the table directory, as Delta Spark's VACUUM LITE.
+ * Much cheaper on object stores and huge tables; files the log no longer
+ * mentions (removes in commits already cleaned up, files never committed,
+ * _change_data files) and empty directories are left for a full vacuum.
+ * result->first_commit says how far back the log went.
+ */
+#define DELTA_VACUUM_OPTIONS_VERSION 3
 typedef struct {
-  unsigned int version;          /* DELTA_VACUUM_OPTIONS_VERSION */
+  unsigned int version;          /* DELTA_VACUUM_OPTIONS_VERSION (1: no directory reports) */
   double retain_hours;           /* < 0: the table's delta.deletedFileRetentionDuration */
   bool dry_run;                  /* only report what would be deleted */
   bool force;                    /* allow a retention below the table's */
   /* Called for every file deleted (or, dry run, to delete); key relative to
-   * the table root. Non-zero stops the vacuum with that code. May be NULL. */
+   * the table root. Then (version 2) for every directory removed (or, dry
+   * run, to remove), with its key ending in '/' and size 0. Non-zero stops
+   * the vacuum with that code. May be NULL. */
   int (*on_file)(void *ctx, const char *key, int64_t size);
   void *on_file_ctx;
   delta_progress_cb progress;
   void *progress_ctx;
   bool no_log_commits;           /* skip the VACUUM START / VACUUM END commits */
+  bool lite;                     /* (version 3) candidates from the log only, no listing */
 } delta_vacuum_options;
-#define DELTA_VACUUM_OPTIONS_INIT {DELTA_VACUUM_OPTIONS_VERSION, -1, false, false, NULL, NULL, NULL, NULL, false}
+#define DELTA_VACUUM_OPTIONS_INIT {DELTA_VACUUM_OPTIONS_VERSION, -1, false, false, NULL, NULL, NULL, NULL, false, false}
 
 typedef struct {
   int64_t files_deleted;         /* or, dry run, to delete */
@@ -112,6 +136,8 @@ typedef struct {
   int64_t files_kept;            /* files listed and kept */
   int64_t cutoff_ms;             /* files older than this (ms since the epoch) were candidates */
   int64_t start_version, end_version; /* the VACUUM START / END commits; -1: none */
+  int64_t dirs_deleted;          /* (version 2) empty directories removed (or, dry run, to remove) */
+  int64_t first_commit;          /* (version 3, lite) the oldest commit read; -1: none */
 } delta_vacuum_result;
 
 int delta_vacuum(const char *location, const delta_vacuum_options *opts, delta_vacuum_result *result);
@@ -148,8 +174,11 @@ int delta_restore(const char *location, const delta_restore_options *opts, delta
  * compaction files of versions before the newest checkpoint whose version
  * and every older log file are older than delta.logRetentionDuration
  * (default 30 days), so that every version from that checkpoint on stays
- * readable and nothing is deleted when no such checkpoint exists. Runs
- * after every checkpoint deltac writes unless
+ * readable and nothing is deleted when no such checkpoint exists. Then V2
+ * checkpoint sidecars (_delta_log/_sidecars) that no remaining checkpoint
+ * references and that were last modified before both a day before
+ * midnight UTC and the retention cutoff; they are reported and counted
+ * with the log files. Runs after every checkpoint deltac writes unless
  * delta.enableExpiredLogCleanup is false.
  */
 #define DELTA_LOG_CLEANUP_OPTIONS_VERSION 1

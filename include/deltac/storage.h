@@ -98,7 +98,7 @@ typedef struct delta_storage_sink {
   void *payload; /* for the sink's owner */
 } delta_storage_sink;
 
-#define DELTA_STORAGE_VTABLE_VERSION 1
+#define DELTA_STORAGE_VTABLE_VERSION 2 /* 1: without remove_dir */
 
 /* Read to the end of the file (read's `len`). */
 #define DELTA_STORAGE_TO_END UINT64_MAX
@@ -165,6 +165,16 @@ typedef struct delta_storage_vtable {
 
   /* Release `impl`; called once by delta_storage_free. May be NULL. */
   void (*free)(void *impl);
+
+  /* (version 2) Remove directory `dir_key` if it is empty: 0 when removed or
+   * already missing; DELTA_EEXISTS when it holds anything (hidden files
+   * included), leaving it as it was; DELTA_EINVAL when it is a file. Never
+   * called for the root (""). Must never remove anything but an empty
+   * directory, even when a file appears in it concurrently (rmdir(2) is
+   * that). NULL for stores without directories (object stores, where a
+   * "directory" goes with its last file): callers get DELTA_EUNSUPPORTED
+   * and treat it as nothing to do. */
+  int (*remove_dir)(void *impl, const char *dir_key);
 } delta_storage_vtable;
 
 /*
@@ -213,6 +223,7 @@ int delta_storage_head(delta_storage *storage, const char *key, delta_file_info 
 int delta_storage_put(delta_storage *storage, const char *key, const void *data, size_t len,
                       bool overwrite);
 int delta_storage_delete(delta_storage *storage, const char *key);
+int delta_storage_remove_dir(delta_storage *storage, const char *dir_key);
 int delta_storage_local_path_into(delta_storage *storage, const char *key,
                                   delta_storage_sink *sink);
 

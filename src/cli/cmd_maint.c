@@ -94,24 +94,27 @@ static int listing_format(const char *cmd, const char *v, cli_format *out) {
 
 int cmd_vacuum(int argc, char **argv) {
   cli_opt opts[] = {{"retain", true, NULL}, {"dry-run", false, NULL}, {"force", false, NULL}, {"format", true, NULL},
-                    {"no-log", false, NULL}};
+                    {"no-log", false, NULL}, {"lite", false, NULL}};
+  enum { N = sizeof opts / sizeof opts[0] };
   const char *pos[1];
-  int n_pos, rc = cli_parse(argc, argv, opts, 5, pos, 1, &n_pos, "vacuum");
+  int n_pos, rc = cli_parse(argc, argv, opts, N, pos, 1, &n_pos, "vacuum");
   if (rc) return rc;
-  if (n_pos != 1) return cli_usage_error("vacuum", "expects [--retain HOURS] [--dry-run] [--force] [--no-log] TABLE");
+  if (n_pos != 1)
+    return cli_usage_error("vacuum", "expects [--retain HOURS] [--dry-run] [--force] [--no-log] [--lite] TABLE");
   delta_vacuum_options o = DELTA_VACUUM_OPTIONS_INIT;
-  const char *v = cli_get(opts, 5, "retain");
+  const char *v = cli_get(opts, N, "retain");
   if (v) {
     char *end;
     o.retain_hours = strtod(v, &end);
     if (end == v || *end || !(o.retain_hours >= 0))
       return cli_usage_error("vacuum", "--retain needs a number of hours");
   }
-  o.dry_run = cli_get(opts, 5, "dry-run") != NULL;
-  o.force = cli_get(opts, 5, "force") != NULL;
-  o.no_log_commits = cli_get(opts, 5, "no-log") != NULL;
+  o.dry_run = cli_get(opts, N, "dry-run") != NULL;
+  o.force = cli_get(opts, N, "force") != NULL;
+  o.no_log_commits = cli_get(opts, N, "no-log") != NULL;
+  o.lite = cli_get(opts, N, "lite") != NULL;
   file_printer fp = {OUT_TABLE, DELTA_BUF_INIT};
-  if ((rc = listing_format("vacuum", cli_get(opts, 5, "format"), &fp.fmt))) return rc;
+  if ((rc = listing_format("vacuum", cli_get(opts, N, "format"), &fp.fmt))) return rc;
   o.on_file = print_file;
   o.on_file_ctx = &fp;
   cli_progress bar;
@@ -123,9 +126,16 @@ int cmd_vacuum(int argc, char **argv) {
   cli_progress_end(&bar);
   delta_buf_dispose(&fp.line);
   if (rc) return cli_fail("vacuum");
-  if (fp.fmt == OUT_TABLE)
-    printf("vacuum: %s %lld files (%lld bytes), kept %lld%s\n", o.dry_run ? "would delete" : "deleted",
-           (long long)r.files_deleted, (long long)r.bytes_deleted, (long long)r.files_kept,
+  if (fp.fmt == OUT_TABLE && o.lite)
+    printf("vacuum lite: %s %lld files (%lld bytes) the log's removes name, kept %lld; removes read from version "
+           "%lld on%s\n",
+           o.dry_run ? "would delete" : "deleted", (long long)r.files_deleted, (long long)r.bytes_deleted,
+           (long long)r.files_kept, (long long)(r.first_commit < 0 ? 0 : r.first_commit),
+           r.end_version >= 0 ? "; logged as VACUUM START/END" : "");
+  else if (fp.fmt == OUT_TABLE)
+    printf("vacuum: %s %lld files (%lld bytes) and %lld empty directories, kept %lld%s\n",
+           o.dry_run ? "would delete" : "deleted", (long long)r.files_deleted, (long long)r.bytes_deleted,
+           (long long)r.dirs_deleted, (long long)r.files_kept,
            r.end_version >= 0 ? "; logged as VACUUM START/END" : "");
   return 0;
 }

@@ -90,7 +90,8 @@ int cmd_merge(int argc, char **argv) {
   argc = take_clauses(argc, argv, cl, &n_cl);
   if (argc < 0) return 2;
   cli_opt opts[] = {{"source", true, NULL},       {"on", true, NULL},           {"format", true, NULL},
-                    {"target-alias", true, NULL}, {"source-alias", true, NULL}, {"no-deletion-vectors", false, NULL}};
+                    {"target-alias", true, NULL}, {"source-alias", true, NULL}, {"no-deletion-vectors", false, NULL},
+                    {"schema-mode", true, NULL}};
   const int n_opts = (int)(sizeof opts / sizeof opts[0]);
   const char *pos[1];
   int n_pos, rc = cli_parse(argc, argv, opts, n_opts, pos, 1, &n_pos, "merge");
@@ -107,6 +108,10 @@ int cmd_merge(int argc, char **argv) {
   o.target_alias = cli_get(opts, n_opts, "target-alias");
   o.source_alias = cli_get(opts, n_opts, "source-alias");
   o.no_deletion_vectors = cli_get(opts, n_opts, "no-deletion-vectors") != NULL;
+  const char *mode = cli_get(opts, n_opts, "schema-mode");
+  if (mode && strcmp(mode, "merge") != 0 && strcmp(mode, "strict") != 0)
+    return cli_usage_error("merge", "--schema-mode is merge or strict");
+  o.schema_merge = mode && strcmp(mode, "merge") == 0;
   struct ArrowArrayStream in = {0};
   delta_parquet_file *pf = NULL;
   delta_table *st = NULL;

@@ -45,8 +45,9 @@ static const char usage[] =
     "Maintenance (docs/maintenance.md; a progress bar on stderr when it is a terminal):\n"
     "  optimize [--where EXPR] [--target-size 128M] [--zorder-by a,b] TABLE  compact small files (and purge\n"
     "          deletion vectors) per partition; --zorder-by clusters the rows along a Z-order curve\n"
-    "  vacuum [--retain HOURS] [--dry-run] [--force] [--no-log] [--format table|ndjson] TABLE  delete files\n"
-    "          no retained version needs (a retention below the table's, 168 h by default, needs --force)\n"
+    "  vacuum [--retain HOURS] [--dry-run] [--force] [--no-log] [--lite] [--format table|ndjson] TABLE  delete files\n"
+    "          no retained version needs (a retention below the table's, 168 h by default, needs --force);\n"
+    "          --lite: only files the log's removes name, without listing the table directory\n"
     "  restore --version N | --timestamp TS TABLE  commit the live files of an older version again\n"
     "  cleanup-log [--dry-run] [--format table|ndjson] TABLE  delete log files older than\n"
     "          delta.logRetentionDuration (30 days) before a checkpoint (also done after each checkpoint)\n"
@@ -119,7 +120,7 @@ int main(int argc, char **argv) {
     printf("delta: log: log compaction files, _last_checkpoint listing hint, .crc version checksums (verified by info)\n");
     printf("delta: write: create, append, overwrite, replace-where, partitions, column mapping, in-commit timestamps, "
            "change data feed (cdc files for replace-where), app-id transactions, nested schema merge, "
-           "NOT NULL and CHECK constraints, classic and V2 checkpoints (sidecars, stats_parsed)\n");
+           "NOT NULL and CHECK constraints, classic and V2 checkpoints (sidecars, stats_parsed), .crc version checksums\n");
     printf("delta: dml: delete, update, merge (copy-on-write or deletion vectors, inline or file DVs, cdc files)\n");
     printf("delta: maintenance: optimize (bin-packing, Z-order, DV purge), vacuum, restore, expired-log cleanup\n");
     printf("serve: JSON API, change-feed SSE tail, Delta Sharing (parquet and delta response formats), web page\n");

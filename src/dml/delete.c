@@ -42,6 +42,8 @@ typedef struct {
   int64_t now;
   int64_t dvs_removed, dvs_updated;
   dml_set *set;                /* UPDATE */
+  int64_t bytes_removed, bytes_readded; /* removed files; files added back with a DV */
+  int64_t scan_ms, rewrite_ms;          /* finding the rows (pass 1), writing (pass 2 and finishing) */
 } delete_ctx;
 
 typedef struct {
@@ -137,17 +139,23 @@ static int delete_file(delete_ctx *c, const delta_add *a) {
   delta_dv_bitmap *old = NULL;
   delta_bitmap64 *fresh = NULL;
   int rc = 0;
+  int64_t t1 = -1; /* set when the file changes: the rest is rewriting */
   if (a->dv.present && (rc = delta_dv_load(c->s->table->storage, &a->dv, &old))) return rc;
   if ((rc = delta_bitmap64_new(&fresh))) goto done;
   pass1_state p1 = {old, fresh, 0, 0, c->pred};
-  if ((rc = dml_read_file(c->s, a, pass1_batch, &p1))) goto done;
+  int64_t t0 = dml_clock_ms();
+  rc = dml_read_file(c->s, a, pass1_batch, &p1);
+  c->scan_ms += dml_clock_ms() - t0;
+  if (rc) goto done;
   if (p1.n_new == 0) goto done; /* untouched */
+  t1 = dml_clock_ms();
   int64_t live = p1.pos - (int64_t)(old ? delta_dv_bitmap_cardinality(old) : 0);
   bool whole = p1.n_new >= live;
   c->res->rows_deleted += p1.n_new;
   if ((rc = dml_remove_action(&c->actions, a, c->now))) goto done;
   c->removed[c->n_removed++] = a->path;
   c->res->files_removed++;
+  c->bytes_removed += a->size;
   if (whole) {
     if (a->dv.present) c->dvs_removed++;
     if (c->set || (!c->use_dv && c->cdf)) {
@@ -160,6 +168,7 @@ static int delete_file(delete_ctx *c, const delta_add *a) {
     if ((rc = dml_add_with_dv(a, old, fresh, dml_dv_inline(c->s), &c->dv_file, &c->dv_path, c->now, &c->actions)))
       goto done;
     c->res->dvs_added++;
+    c->bytes_readded += a->size;
     if (a->dv.present) c->dvs_updated++;
     if (c->set) {
       /* the updated rows go to a new file */
@@ -174,6 +183,7 @@ static int delete_file(delete_ctx *c, const delta_add *a) {
   rc = dml_read_file(c->s, a, pass2_batch, &p2);
   c->res->rows_copied += p2.copied;
 done:
+  if (t1 >= 0) c->rewrite_ms += dml_clock_ms() - t1;
   delta_dv_bitmap_free(old);
   delta_bitmap64_free(fresh);
   return rc;
@@ -193,6 +203,7 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
   expr_node *prune_pred = NULL;
   struct ArrowSchema logical = {0};
   delta_buf params = DELTA_BUF_INIT, metrics = DELTA_BUF_INIT;
+  int64_t t_start = dml_clock_ms();
   int rc = delta_table_open(&t, location);
   delta_snapshot_options so = DELTA_SNAPSHOT_OPTIONS_INIT;
   if (read_version >= 0) {
@@ -243,8 +254,10 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
     goto done;
   }
   /* files first: the DV file, the rewritten data, the change data */
+  int64_t t_fin = dml_clock_ms();
   if ((rc = dml_dv_file_put(t->storage, &c.dv_path, &c.dv_file))) goto done;
   if ((rc = dml_writers_finish(c.wr, &c.actions, &result->files_added, &result->cdc_files))) goto done;
+  c.rewrite_ms += dml_clock_ms() - t_fin;
 
   delta_json_writer w;
   delta_json_writer_init(&w, &params, 0);
@@ -258,7 +271,7 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
                           "{\"numRemovedFiles\":\"%lld\",\"numAddedFiles\":\"%lld\",\"numUpdatedRows\":\"%lld\","
                           "\"numCopiedRows\":\"%lld\",\"numDeletionVectorsAdded\":\"%lld\","
                           "\"numDeletionVectorsRemoved\":\"%lld\",\"numDeletionVectorsUpdated\":\"%lld\","
-                          "\"numAddedChangeFiles\":\"%lld\"}",
+                          "\"numAddedChangeFiles\":\"%lld\"",
                           (long long)(result->files_removed - result->dvs_added), (long long)result->files_added,
                           (long long)result->rows_deleted, (long long)result->rows_copied,
                           (long long)(result->dvs_added - c.dvs_updated), (long long)c.dvs_removed,
@@ -269,12 +282,20 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
                           "\"numCopiedRows\":\"%lld\",\"numDeletionVectorsAdded\":\"%lld\","
                           "\"numDeletionVectorsRemoved\":\"%lld\",\"numDeletionVectorsUpdated\":\"%lld\","
                           "\"numAddedChangeFiles\":\"%lld\",\"numFilesBeforeSkipping\":\"%lld\","
-                          "\"numFilesAfterSkipping\":\"%lld\"}",
+                          "\"numFilesAfterSkipping\":\"%lld\"",
                           (long long)(result->files_removed - result->dvs_added), (long long)result->files_added,
                           (long long)result->rows_deleted, (long long)result->rows_copied,
                           (long long)(result->dvs_added - c.dvs_updated), (long long)c.dvs_removed, (long long)c.dvs_updated,
                           (long long)result->cdc_files, (long long)result->files_considered,
                           (long long)(result->files_considered - result->files_skipped));
+  /* bytes: the sizes in the commit's add and remove lines (a file given a
+   * DV is removed and added back, as Spark counts it) */
+  if (!rc)
+    rc = delta_buf_printf(&metrics,
+                          ",\"numAddedBytes\":\"%lld\",\"numRemovedBytes\":\"%lld\",\"executionTimeMs\":\"%lld\","
+                          "\"scanTimeMs\":\"%lld\",\"rewriteTimeMs\":\"%lld\"}",
+                          (long long)(dml_writers_bytes(c.wr) + c.bytes_readded), (long long)c.bytes_removed,
+                          (long long)(dml_clock_ms() - t_start), (long long)c.scan_ms, (long long)c.rewrite_ms);
   if (!rc) rc = delta_buf_putc(&params, 0);
   if (!rc) rc = delta_buf_putc(&metrics, 0);
   if (rc) goto done;
@@ -282,6 +303,7 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
   memset(&req, 0, sizeof req);
   req.storage = t->storage;
   req.read_version = c.s->version;
+  req.read_snapshot = c.s;
   req.read_timestamp_ms = c.s->timestamp_ms;
   req.ict = table_prop_true(c.s->metadata.configuration, c.s->metadata.n_configuration,
                             "delta.enableInCommitTimestamps");

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "arrow/array.h"
 #include "deltac/storage.h"
@@ -13,6 +14,7 @@
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 #include "dv/dv.h"
+#include "json/json.h"
 #include "write/action_write.h"
 #include "write/schema_build.h"
 #include "write/gen_columns.h"
@@ -226,6 +228,48 @@ static int adds_to_cdc(const delta_buf *adds, delta_buf *actions, int64_t *n) {
 
 static int line_end(delta_buf *b, int rc, delta_json_writer *w);
 
+/* The commit's metaData with schema `schema_json`: a metaData line already
+ * in `actions` (MERGE's schema evolution puts one first) gets the new
+ * schemaString, as a commit carries one metaData at most; otherwise one
+ * is added from the snapshot's. */
+static int put_schema_metadata(const delta_snapshot *s, const char *schema_json, delta_buf *actions) {
+  static const char head[] = "{\"metaData\":";
+  const char *text = (const char *)actions->data;
+  size_t at = 0, len = actions->len;
+  while (at < len && !(len - at >= sizeof head - 1 && memcmp(text + at, head, sizeof head - 1) == 0)) {
+    const char *nl = memchr(text + at, '\n', len - at);
+    at = nl ? (size_t)(nl - text) + 1 : len;
+  }
+  if (at >= len) {
+    delta_metadata m = s->metadata;
+    m.schema_string = schema_json;
+    delta_json_writer jw;
+    delta_json_writer_init(&jw, actions, 0);
+    return line_end(actions, action_metadata_json(&jw, &m), &jw);
+  }
+  const char *nl = memchr(text + at, '\n', len - at);
+  size_t end = nl ? (size_t)(nl - text) : len;
+  delta_json_doc *d = NULL;
+  delta_buf out = DELTA_BUF_INIT;
+  int rc = delta_json_doc_new(&d);
+  if (!rc) rc = delta_json_parse(d, text + at, end - at);
+  const char *p = NULL;
+  size_t n = 0;
+  if (!rc) delta_json_raw(delta_json_get(delta_json_get(delta_json_root(d), "metaData"), "schemaString"), &p, &n);
+  if (!rc && !p) rc = delta_error_set(DELTA_EINVAL, "internal: a metaData action without a schemaString");
+  if (!rc) rc = delta_buf_append(&out, text, (size_t)(p - text));
+  if (!rc) rc = delta_json_append_string(&out, schema_json, strlen(schema_json));
+  if (!rc) rc = delta_buf_append(&out, p + n, len - (size_t)(p + n - text));
+  delta_json_doc_free(d);
+  if (!rc) {
+    delta_buf_dispose(actions);
+    *actions = out;
+  } else {
+    delta_buf_dispose(&out);
+  }
+  return rc;
+}
+
 int dml_writers_finish(dml_writers *w, delta_buf *actions, int64_t *files_added, int64_t *cdc_files) {
   int rc = 0;
   if (w->data) {
@@ -239,13 +283,8 @@ int dml_writers_finish(dml_writers *w, delta_buf *actions, int64_t *files_added,
   if (!rc && moved) {
     /* identity values given: the new high-water marks in a metaData */
     delta_buf js = DELTA_BUF_INIT;
-    if (!(rc = schema_to_json(schema, &js)) && !(rc = delta_buf_putc(&js, 0))) {
-      delta_metadata m = w->s->metadata;
-      m.schema_string = (const char *)js.data;
-      delta_json_writer jw;
-      delta_json_writer_init(&jw, actions, 0);
-      rc = line_end(actions, action_metadata_json(&jw, &m), &jw);
-    }
+    if (!(rc = schema_to_json(schema, &js)) && !(rc = delta_buf_putc(&js, 0)))
+      rc = put_schema_metadata(w->s, (const char *)js.data, actions);
     delta_buf_dispose(&js);
   }
   delta_type_free(schema);
@@ -256,6 +295,14 @@ int dml_writers_finish(dml_writers *w, delta_buf *actions, int64_t *files_added,
     delta_buf_dispose(&adds);
   }
   return rc;
+}
+
+int64_t dml_writers_bytes(const dml_writers *w) { return w->data ? data_writer_bytes(w->data) : 0; }
+
+int64_t dml_clock_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 void dml_writers_free(dml_writers *w) {

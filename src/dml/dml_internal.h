@@ -48,12 +48,17 @@ int dml_writers_data(dml_writers *w, data_writer **out);
 int dml_cdc_write(dml_writers *w, const struct ArrowArray *rows, const char *change_type);
 /* Close the files: add lines and cdc lines appended to actions. */
 int dml_writers_finish(dml_writers *w, delta_buf *actions, int64_t *files_added, int64_t *cdc_files);
+/* Bytes of the data files written (the sizes in their add lines; change
+ * data not included). */
+int64_t dml_writers_bytes(const dml_writers *w);
 void dml_writers_free(dml_writers *w);
 
 /* stats JSON with "tightBounds":false (for a file with a new DV); empty
  * out when stats is NULL. */
 int dml_stats_loose(const char *stats, delta_buf *out);
 void dml_random_uuid(uint8_t out[16]);
+/* A monotonic clock in milliseconds, for executionTimeMs and friends. */
+int64_t dml_clock_ms(void);
 /* operationParameters.predicate as Spark writes it: a JSON array in a string. */
 int dml_predicate_param(const char *where, delta_json_writer *w);
 
@@ -89,6 +94,11 @@ int dml_set_new(dml_set **out, const char *text, const char *what, const struct 
  * `eval` (rows of `bind`, as many). */
 int dml_set_apply(dml_set *s, const struct ArrowArray *copy, const struct ArrowArray *eval, struct ArrowArray *out);
 void dml_set_free(dml_set *s);
+/* From now on nested values (structs, lists, maps copied from a column)
+ * are matched to `table`'s field types by name, fields they lack null:
+ * MERGE's source structs need not have the target's shape. `table`
+ * (the logical schema's Delta type) must outlive s. */
+void dml_set_conform(dml_set *s, const delta_type *table);
 /* Generated and identity columns of rows dml_set_apply made (gen_columns.h,
  * fill mode): generated columns the set does not assign are computed (in
  * `update` rows recomputed), assigned ones checked; identity columns of

@@ -1,6 +1,8 @@
 /*
  * MERGE; see include/deltac/dml.h. The source is read whole and hashed
- * (merge_join.c). Each candidate target file is read twice at most: pass 1
+ * (merge_join.c), or, with no equality in ON, paired with every target row
+ * (merge_nested.c); --schema-mode merge first grows the target's schema
+ * (merge_evolve.c) and reads and writes everything with the new one. Each candidate target file is read twice at most: pass 1
  * probes its live rows, marks the source rows they match, applies the
  * clauses and collects the rows that change; when some do, pass 2 reads it
  * again and repeats the same (deterministic) decisions, now writing the
@@ -27,7 +29,9 @@
 #include "scan/prune.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
+#include "write/action_write.h"
 #include "write/commit.h"
+#include "write/schema_build.h"
 #include "write/table_setup.h"
 
 typedef struct {
@@ -58,27 +62,14 @@ typedef struct {
   int64_t now;
   int64_t dvs_removed, dvs_updated;
   int64_t matched_updated, matched_deleted, nmbs_updated, nmbs_deleted;
+  int64_t bytes_removed, bytes_readded; /* removed files; files added back with a DV */
+  int64_t t_start, scan_ms, rewrite_ms; /* dml_clock_ms: finding the changed rows, writing them */
+  const struct ArrowSchema *tlogical;   /* the target's columns, as clauses resolve names */
+  struct ArrowSchema old_logical;       /* the target's columns before schema evolution */
+  delta_type *old_schema;               /* evolved: the snapshot's own schema, put back at the end */
 } merge_ctx;
 
 /* ------------------------------------------------------------ joined rows */
-
-static void no_release(struct ArrowArray *a) { a->release = NULL; }
-
-/* A struct array over borrowed children (offset 0, no nulls). */
-typedef struct {
-  struct ArrowArray arr;
-  struct ArrowArray *kids[2];
-  const void *bufs[1];
-} joined;
-
-static const struct ArrowArray *join_rows(joined *j, struct ArrowArray *a, struct ArrowArray *b, int64_t n) {
-  memset(j, 0, sizeof *j);
-  j->kids[0] = a;
-  j->kids[1] = b;
-  j->arr = (struct ArrowArray){.length = n, .n_buffers = 1, .n_children = b ? 2 : 1, .buffers = j->bufs,
-                               .children = j->kids, .release = no_release};
-  return &j->arr;
-}
 
 /* A struct schema named `name` with the columns of `cols`. */
 static int struct_of(struct ArrowSchema *slot, const char *name, const struct ArrowSchema *cols) {
@@ -130,7 +121,7 @@ static int qualify_name(void *ctx, const char *first, const char **prefix) {
   merge_ctx *c = q->c;
   *prefix = NULL;
   if ((q->t && strcasecmp(first, c->talias) == 0) || (q->s && strcasecmp(first, c->salias) == 0)) return 0;
-  bool in_t = q->t && has_column(&c->wr->logical, first), in_s = q->s && has_column(&c->source_schema, first);
+  bool in_t = q->t && has_column(c->tlogical, first), in_s = q->s && has_column(&c->source_schema, first);
   if (in_t && in_s)
     return delta_error_set(DELTA_EINVAL, "column %s is ambiguous: write %s.%s or %s.%s", first, c->talias, first,
                            c->salias, first);
@@ -311,7 +302,7 @@ static int merge_batch(void *ctx, const struct ArrowSchema *schema, const struct
   int64_t n = batch->length;
   batch_scratch b;
   memset(&b, 0, sizeof b);
-  joined jw;
+  merge_joined jw;
   int rc = 0;
   if (batch->offset != 0) return delta_error_set(DELTA_EINVAL, "internal: a target batch with an offset");
   b.live = delta_malloc((size_t)n + 1);
@@ -325,18 +316,20 @@ static int merge_batch(void *ctx, const struct ArrowSchema *schema, const struct
     goto done;
   }
   if ((rc = delta_bitmap64_keep(st->old, (uint64_t)st->pos, (uint64_t)n, b.live))) goto done;
-  /* 1. the pairs of equal keys, then the rest of the ON condition */
-  for (int64_t r = 0; r < n && !rc; r++)
+  /* 1. the pairs of equal keys, then the rest of the ON condition; with
+   * no keys, every pair against the whole condition */
+  if (c->join.nested) rc = merge_nested_pairs(&c->join, c->on, schema, batch, b.live, &b.pt, &b.ps, &b.n, &b.cap);
+  for (int64_t r = 0; r < n && !rc && !c->join.nested; r++)
     if (b.live[r]) rc = merge_join_probe(&c->join, batch, r, &b.pt, &b.ps, &b.n, &b.cap);
   if (rc) goto done;
-  if (b.n && c->join.residual) {
+  if (b.n && c->join.residual && !c->join.nested) {
     if ((rc = pair_rows(c, schema, batch, &b))) goto done;
     uint8_t *ok = delta_malloc((size_t)b.n + 1);
     if (!ok) {
       rc = DELTA_NOMEM();
       goto done;
     }
-    rc = expr_eval_batch(c->on, join_rows(&jw, &b.pt_rows, &b.ps_rows, b.n), ok);
+    rc = expr_eval_batch(c->on, merge_join_rows(&jw, &b.pt_rows, &b.ps_rows, b.n), ok);
     int64_t k = 0;
     for (int64_t p = 0; p < b.n; p++)
       if (ok[p]) {
@@ -366,7 +359,7 @@ static int merge_batch(void *ctx, const struct ArrowSchema *schema, const struct
   const struct ArrowArray *jp = NULL;
   if (b.n && c->n_matched) {
     if (!b.pt_rows.release && (rc = pair_rows(c, schema, batch, &b))) goto done;
-    jp = join_rows(&jw, &b.pt_rows, &b.ps_rows, b.n);
+    jp = merge_join_rows(&jw, &b.pt_rows, &b.ps_rows, b.n);
     if (!(b.pair_pick = delta_malloc((size_t)b.n * sizeof *b.pair_pick + 1))) {
       rc = DELTA_NOMEM();
       goto done;
@@ -380,8 +373,8 @@ static int merge_batch(void *ctx, const struct ArrowSchema *schema, const struct
     }
   }
   /* 3. not matched by source: live rows no pair holds */
-  joined jt;
-  const struct ArrowArray *tb = join_rows(&jt, (struct ArrowArray *)batch, NULL, n);
+  merge_joined jt;
+  const struct ArrowArray *tb = merge_join_rows(&jt, (struct ArrowArray *)batch, NULL, n);
   for (int64_t r = 0; r < n; r++) b.keep[r] = b.live[r] && b.mcount[r] == 0;
   if (c->n_nmbs) {
     if ((rc = pick_clauses(c, DELTA_MERGE_NOT_MATCHED_BY_SOURCE, tb, b.keep, b.row_pick))) goto done;
@@ -441,13 +434,18 @@ static int merge_file(merge_ctx *c, const delta_add *a) {
   if (a->dv.present && (rc = delta_dv_load(c->s->table->storage, &a->dv, &old))) return rc;
   if ((rc = delta_bitmap64_new(&fresh))) goto done;
   file_state st = {c, old, fresh, 0, false, NULL, 0, 0, 0};
-  if ((rc = dml_read_file(c->s, a, merge_batch, &st))) goto done;
+  int64_t t0 = dml_clock_ms();
+  rc = dml_read_file(c->s, a, merge_batch, &st);
+  c->scan_ms += dml_clock_ms() - t0;
+  if (rc) goto done;
   if (st.n_changed == 0) goto done; /* untouched */
   int64_t live = st.pos - (int64_t)(old ? delta_dv_bitmap_cardinality(old) : 0);
   bool whole = st.n_changed >= live;
   if ((rc = dml_remove_action(&c->actions, a, c->now))) goto done;
   c->removed[c->n_removed++] = a->path;
   c->res->files_removed++;
+  c->bytes_removed += a->size;
+  t0 = dml_clock_ms();
   st.pos = 0;
   st.write = true;
   if (whole) {
@@ -456,6 +454,7 @@ static int merge_file(merge_ctx *c, const delta_add *a) {
     if ((rc = dml_add_with_dv(a, old, fresh, dml_dv_inline(c->s), &c->dv_file, &c->dv_path, c->now, &c->actions)))
       goto done;
     c->res->dvs_added++;
+    c->bytes_readded += a->size;
     if (a->dv.present) c->dvs_updated++;
   } else if ((rc = dml_writers_data(c->wr, &st.keep_w))) {
     goto done;
@@ -463,6 +462,7 @@ static int merge_file(merge_ctx *c, const delta_add *a) {
   /* pass 2 writes updated rows, change data and copied rows */
   if (st.n_updated || c->cdf || st.keep_w) rc = dml_read_file(c->s, a, merge_batch, &st);
   c->res->rows_copied += st.copied;
+  c->rewrite_ms += dml_clock_ms() - t0;
 done:
   delta_dv_bitmap_free(old);
   delta_bitmap64_free(fresh);
@@ -477,8 +477,8 @@ static int merge_inserts(merge_ctx *c) {
   int rc = 0;
   if (!pick || !open) rc = DELTA_NOMEM();
   for (int64_t r = 0; !rc && r < n; r++) open[r] = !c->src_matched[r];
-  joined js;
-  const struct ArrowArray *rows = join_rows(&js, &c->source, NULL, n);
+  merge_joined js;
+  const struct ArrowArray *rows = merge_join_rows(&js, &c->source, NULL, n);
   if (!rc) rc = pick_clauses(c, DELTA_MERGE_NOT_MATCHED, rows, open, pick);
   for (int64_t r = 0; !rc && r < n; r++) c->res->rows_inserted += pick[r] >= 0;
   for (int k = 0; k < c->n_cl && !rc; k++)
@@ -544,7 +544,9 @@ static int commit_merge(merge_ctx *c, delta_table *t, const delta_merge_options 
         "\"numOutputRows\":\"%lld\",\"numTargetFilesAdded\":\"%lld\",\"numTargetFilesRemoved\":\"%lld\","
         "\"numTargetChangeFilesAdded\":\"%lld\",\"numTargetDeletionVectorsAdded\":\"%lld\","
         "\"numTargetDeletionVectorsRemoved\":\"%lld\",\"numTargetDeletionVectorsUpdated\":\"%lld\","
-        "\"numTargetFilesBeforeSkipping\":\"%lld\",\"numTargetFilesAfterSkipping\":\"%lld\"}",
+        "\"numTargetFilesBeforeSkipping\":\"%lld\",\"numTargetFilesAfterSkipping\":\"%lld\","
+        "\"numTargetBytesAdded\":\"%lld\",\"numTargetBytesRemoved\":\"%lld\",\"executionTimeMs\":\"%lld\","
+        "\"scanTimeMs\":\"%lld\",\"rewriteTimeMs\":\"%lld\"}",
         (long long)r->source_rows, (long long)r->rows_inserted, (long long)r->rows_updated,
         (long long)c->matched_updated, (long long)c->nmbs_updated, (long long)r->rows_deleted,
         (long long)c->matched_deleted, (long long)c->nmbs_deleted, (long long)r->rows_copied,
@@ -552,13 +554,16 @@ static int commit_merge(merge_ctx *c, delta_table *t, const delta_merge_options 
         (long long)(r->files_removed - r->dvs_added), (long long)r->cdc_files,
         /* as Spark reports them: added and removed include the replaced DVs */
         (long long)r->dvs_added, (long long)(c->dvs_removed + c->dvs_updated), (long long)c->dvs_updated,
-        (long long)r->files_considered, (long long)(r->files_considered - r->files_skipped));
+        (long long)r->files_considered, (long long)(r->files_considered - r->files_skipped),
+        (long long)(dml_writers_bytes(c->wr) + c->bytes_readded), (long long)c->bytes_removed,
+        (long long)(dml_clock_ms() - c->t_start), (long long)c->scan_ms, (long long)c->rewrite_ms);
   if (!rc) rc = delta_buf_putc(&metrics, 0);
   if (rc) goto done;
   commit_request req;
   memset(&req, 0, sizeof req);
   req.storage = t->storage;
   req.read_version = c->s->version;
+  req.read_snapshot = c->s;
   req.read_timestamp_ms = c->s->timestamp_ms;
   req.ict = table_prop_true(c->s->metadata.configuration, c->s->metadata.n_configuration,
                             "delta.enableInCommitTimestamps");
@@ -569,6 +574,7 @@ static int commit_merge(merge_ctx *c, delta_table *t, const delta_merge_options 
    * targets): with insert or not-matched-by-source clauses that changes
    * the outcome, so such appends conflict */
   req.reads_table = c->n_insert > 0 || c->n_nmbs > 0;
+  req.changes_metadata = c->old_schema != NULL;
   req.removed = c->removed;
   req.n_removed = c->n_removed;
   req.actions = (const char *)c->actions.data;
@@ -582,6 +588,76 @@ done:
   return rc;
 }
 
+/* ------------------------------------------------------ schema evolution */
+
+/* A copy of `kv` with key set to value (added when missing). */
+static int config_with(const delta_kv *kv, int n, const char *key, const char *value, delta_kv **out, int *n_out) {
+  delta_kv *c = delta_calloc((size_t)n + 1, sizeof *c);
+  if (!c) return DELTA_NOMEM();
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    if (strcmp(kv[i].key, key) != 0) c[k++] = kv[i];
+  c[k++] = (delta_kv){key, value};
+  *out = c;
+  *n_out = k;
+  return 0;
+}
+
+/* --schema-mode merge: the target's schema grown by what the clauses bring;
+ * the snapshot's schema is swapped for it (so the target's files read
+ * NULL for the new columns and everything is written with it) and the
+ * new metaData action goes first into c->actions. */
+static int evolve_schema(merge_ctx *c, const delta_merge_options *o) {
+  struct ArrowSchema jb = {0}, jt = {0}, js = {0};
+  delta_type *merged = NULL;
+  delta_buf schema_json = DELTA_BUF_INIT;
+  delta_kv *config = NULL;
+  char max_id_text[24];
+  int rc = 0;
+  if ((rc = joined_schema(&jb, c->tlogical, c->talias, &c->source_schema, c->salias)) ||
+      (rc = joined_schema(&jt, c->tlogical, c->talias, NULL, NULL)) ||
+      (rc = joined_schema(&js, NULL, NULL, &c->source_schema, c->salias)))
+    goto done;
+  /* names resolve as clauses_setup resolves them: each group sees its sides */
+  qualifier qm = {c, true, true}, qi = {c, false, true}, qn = {c, true, false};
+  merge_evolve_input in = {c->s->schema, c->tlogical, &c->source_schema, &jb, &jt, &js, c->talias, qualify_name,
+                           {[DELTA_MERGE_MATCHED] = &qm, [DELTA_MERGE_NOT_MATCHED] = &qi,
+                            [DELTA_MERGE_NOT_MATCHED_BY_SOURCE] = &qn}};
+  if ((rc = merge_evolve_schema(&in, o->clauses, o->n_clauses, &merged)) || !merged) goto done;
+  delta_metadata m = c->s->metadata;
+  if (table_cm_mode(m.configuration, m.n_configuration) != CM_NONE) {
+    /* new columns get ids and physical names after the table's highest */
+    const char *mx = delta_snapshot_config(c->s, "delta.columnMapping.maxColumnId");
+    int64_t max_id = mx ? strtoll(mx, NULL, 10) : 0;
+    if ((rc = schema_assign_column_mapping(merged, &max_id))) goto done;
+    snprintf(max_id_text, sizeof max_id_text, "%lld", (long long)max_id);
+    if ((rc = config_with(m.configuration, m.n_configuration, "delta.columnMapping.maxColumnId", max_id_text, &config,
+                          &m.n_configuration)))
+      goto done;
+    m.configuration = config;
+  }
+  if ((rc = table_check_writable(&c->s->protocol, &m, merged))) goto done;
+  if ((rc = schema_to_json(merged, &schema_json)) || (rc = delta_buf_putc(&schema_json, 0))) goto done;
+  m.schema_string = (const char *)schema_json.data;
+  delta_json_writer w;
+  delta_json_writer_init(&w, &c->actions, 0);
+  rc = action_metadata_json(&w, &m);
+  if (!rc) rc = delta_json_writer_finish(&w);
+  if (!rc) rc = delta_buf_putc(&c->actions, '\n');
+  if (rc) goto done;
+  c->old_schema = c->s->schema;
+  c->s->schema = merged;
+  merged = NULL;
+done:
+  if (jb.release) jb.release(&jb);
+  if (jt.release) jt.release(&jt);
+  if (js.release) js.release(&js);
+  delta_type_free(merged);
+  delta_buf_dispose(&schema_json);
+  delta_free(config);
+  return rc;
+}
+
 /* ----------------------------------------------------------------- merge */
 
 static int scan_targets(merge_ctx *c, const struct ArrowSchema *logical) {
@@ -591,6 +667,7 @@ static int scan_targets(merge_ctx *c, const struct ArrowSchema *logical) {
    * clause needs every target row; no source row with a key: no match */
   bool prune = !c->n_nmbs, none = prune && c->join.n_keyed == 0;
   int rc = prune ? merge_join_keysets(&c->join, logical) : 0;
+  if (!rc && prune && c->join.nested) rc = merge_nested_ranges(&c->join, c->on, &c->j_both, logical);
   scan_pruner pruner = {c->s->schema, (const char *const *)c->s->metadata.partition_columns,
                         c->s->metadata.n_partition_columns, scan_mapping_mode(c->s), NULL};
   for (int64_t i = 0; i < c->s->n_files && !rc; i++) {
@@ -609,7 +686,7 @@ int delta_merge(const char *location, const delta_merge_options *o, delta_merge_
   if (!result) result = &local;
   memset(result, 0, sizeof *result);
   result->version = -1;
-  if (!o || o->version != DELTA_MERGE_OPTIONS_VERSION)
+  if (!o || (o->version != DELTA_MERGE_OPTIONS_VERSION && o->version != 1))
     return delta_error_set(DELTA_EINVAL, "merge options: unknown version");
   if (!o->source) return delta_error_set(DELTA_EINVAL, "merge: a source is required");
   if (!o->on || !*o->on) return delta_error_set(DELTA_EINVAL, "merge: an ON condition is required");
@@ -632,12 +709,17 @@ int delta_merge(const char *location, const delta_merge_options *o, delta_merge_
   c.use_dv = !o->no_deletion_vectors && dml_dv_enabled(c.s);
   c.cdf = table_prop_true(c.s->metadata.configuration, c.s->metadata.n_configuration, "delta.enableChangeDataFeed");
   c.now = write_now_ms();
-  if ((rc = dml_writers_new(&c.wr, c.s, c.cdf))) goto done;
+  c.t_start = dml_clock_ms();
   if ((rc = merge_read_source(o->source, &c.source_schema, &c.source))) {
     delta_error_prefix("source");
     goto done;
   }
   result->source_rows = c.source.length;
+  if ((rc = delta_schema_to_arrow(c.s->schema, &c.old_logical))) goto done;
+  c.tlogical = &c.old_logical;
+  if (o->version >= 2 && o->schema_merge && (rc = evolve_schema(&c, o))) goto done;
+  if ((rc = dml_writers_new(&c.wr, c.s, c.cdf))) goto done;
+  c.tlogical = &c.wr->logical;
   if ((rc = joined_schema(&c.j_both, &c.wr->logical, c.talias, &c.source_schema, c.salias)) ||
       (rc = joined_schema(&c.j_t, &c.wr->logical, c.talias, NULL, NULL)) ||
       (rc = joined_schema(&c.j_s, NULL, NULL, &c.source_schema, c.salias)))
@@ -652,6 +734,8 @@ int delta_merge(const char *location, const delta_merge_options *o, delta_merge_
   c.join.source = &c.source;
   if ((rc = merge_join_keys(&c.join, c.on, &c.j_both)) || (rc = merge_join_build(&c.join))) goto done;
   if ((rc = clauses_setup(&c, o))) goto done;
+  for (int k = 0; k < c.n_cl; k++) /* source structs may be shaped unlike the target's */
+    if (c.cl[k].set) dml_set_conform(c.cl[k].set, c.s->schema);
   if (c.use_dv) {
     uint8_t uuid[16];
     dml_random_uuid(uuid);
@@ -664,6 +748,7 @@ int delta_merge(const char *location, const delta_merge_options *o, delta_merge_
     goto done;
   }
   if ((rc = scan_targets(&c, &c.wr->logical))) goto done;
+  int64_t t0 = dml_clock_ms();
   if (c.n_insert && (rc = merge_inserts(&c))) goto done;
   result->rows_updated = c.matched_updated + c.nmbs_updated;
   result->rows_deleted = c.matched_deleted + c.nmbs_deleted;
@@ -674,6 +759,7 @@ int delta_merge(const char *location, const delta_merge_options *o, delta_merge_
   }
   if ((rc = dml_dv_file_put(t->storage, &c.dv_path, &c.dv_file))) goto done;
   if ((rc = dml_writers_finish(c.wr, &c.actions, &result->files_added, &result->cdc_files))) goto done;
+  c.rewrite_ms += dml_clock_ms() - t0;
   rc = commit_merge(&c, t, o);
 done:
   for (int k = 0; k < c.n_cl; k++) {
@@ -689,6 +775,11 @@ done:
   if (c.j_t.release) c.j_t.release(&c.j_t);
   if (c.j_s.release) c.j_s.release(&c.j_s);
   dml_writers_free(c.wr);
+  if (c.old_logical.release) c.old_logical.release(&c.old_logical);
+  if (c.old_schema) {
+    delta_type_free(c.s->schema);
+    c.s->schema = c.old_schema;
+  }
   delta_free(c.src_matched);
   delta_free(c.removed);
   delta_buf_dispose(&c.dv_file);

@@ -33,9 +33,11 @@ int merge_join_keys(merge_join *j, const expr_node *on, const struct ArrowSchema
   bool other = false;
   collect_eqs(on, eqs, &n, MAX_KEYS, &other);
   j->residual = other;
-  if (n == 0)
-    return delta_error_set(DELTA_EINVAL, "--on: needs at least one equality of a target and a source column "
-                                         "(t.col = s.col)");
+  if (n == 0) { /* nothing to hash on: a nested loop tests ON for every pair */
+    j->nested = true;
+    j->residual = true;
+    return 0;
+  }
   if (!(j->keys = delta_calloc((size_t)n, sizeof *j->keys))) return DELTA_NOMEM();
   j->n_keys = n;
   for (int i = 0; i < n; i++) {
@@ -117,6 +119,10 @@ static bool row_hash(const merge_join *j, bool target, const struct ArrowArray *
 
 int merge_join_build(merge_join *j) {
   int64_t n = j->source->length;
+  if (j->nested) { /* no keys: any source row may match */
+    j->n_keyed = n;
+    return 0;
+  }
   uint64_t cap = 16;
   while (cap < (uint64_t)n * 2) cap <<= 1;
   j->mask = cap - 1;
@@ -143,6 +149,8 @@ void merge_join_free(merge_join *j) {
     expr_free(j->keys[i].column);
   }
   delta_free(j->keys);
+  for (int i = 0; i < j->n_ranges; i++) expr_free(j->ranges[i].column);
+  delta_free(j->ranges);
   delta_free(j->hashes);
   delta_free(j->head);
   delta_free(j->next);
@@ -163,20 +171,37 @@ int merge_join_probe(const merge_join *j, const struct ArrowArray *batch, int64_
       eq = value_cmp(&a, &b) == 0;
     }
     if (!eq) continue;
-    if (*n == *cap) {
-      int64_t nc = *cap ? *cap * 2 : 1024;
-      int64_t *a = delta_realloc(*pairs_t, (size_t)nc * sizeof *a);
-      if (a) *pairs_t = a;
-      int64_t *b = a ? delta_realloc(*pairs_s, (size_t)nc * sizeof *b) : NULL;
-      if (b) *pairs_s = b;
-      if (!a || !b) return DELTA_NOMEM();
-      *cap = nc;
-    }
-    (*pairs_t)[*n] = row;
-    (*pairs_s)[*n] = g;
-    (*n)++;
+    int rc = merge_pairs_push(pairs_t, pairs_s, n, cap, row, g);
+    if (rc) return rc;
   }
   return 0;
+}
+
+int merge_pairs_push(int64_t **pairs_t, int64_t **pairs_s, int64_t *n, int64_t *cap, int64_t t, int64_t s) {
+  if (*n == *cap) {
+    int64_t nc = *cap ? *cap * 2 : 1024;
+    int64_t *a = delta_realloc(*pairs_t, (size_t)nc * sizeof *a);
+    if (a) *pairs_t = a;
+    int64_t *b = a ? delta_realloc(*pairs_s, (size_t)nc * sizeof *b) : NULL;
+    if (b) *pairs_s = b;
+    if (!a || !b) return DELTA_NOMEM();
+    *cap = nc;
+  }
+  (*pairs_t)[*n] = t;
+  (*pairs_s)[*n] = s;
+  (*n)++;
+  return 0;
+}
+
+static void no_release(struct ArrowArray *a) { a->release = NULL; }
+
+const struct ArrowArray *merge_join_rows(merge_joined *j, struct ArrowArray *a, struct ArrowArray *b, int64_t n) {
+  memset(j, 0, sizeof *j);
+  j->kids[0] = a;
+  j->kids[1] = b;
+  j->arr = (struct ArrowArray){.length = n, .n_buffers = 1, .n_children = b ? 2 : 1, .buffers = j->bufs,
+                               .children = j->kids, .release = no_release};
+  return &j->arr;
 }
 
 static int quoted_name(const char *name, delta_buf *out) {
@@ -286,7 +311,26 @@ static int keyset_check(void *ctx, const expr_col_stats *st) {
   return !st->has_max || value_cmp(&k->set[lo], &st->max) <= 0;
 }
 
+/* 1 when the file's [min, max] of t.col can meet the range conjunct. */
+static int range_check(void *ctx, const expr_col_stats *st) {
+  const merge_range *r = ctx;
+  if (st->has_values == 0) return 0;
+  switch (r->op) {
+  case CMP_GT: return !st->has_max || value_cmp(&st->max, &r->lo) > 0;
+  case CMP_GE: return !st->has_max || value_cmp(&st->max, &r->lo) >= 0;
+  case CMP_LT: return !st->has_min || value_cmp(&st->min, &r->hi) < 0;
+  case CMP_LE: return !st->has_min || value_cmp(&st->min, &r->hi) <= 0;
+  default: return 1;
+  }
+}
+
 int merge_join_file_may_match(const merge_join *j, const scan_pruner *p, const scan_prune_input *in) {
+  for (int i = 0; i < j->n_ranges; i++) {
+    const merge_range *r = &j->ranges[i];
+    if (!r->any) return 0; /* every s.x is null: the conjunct holds for no pair */
+    int may = scan_file_column_check(p, in, r->column->args[0], range_check, (void *)r);
+    if (may <= 0) return may;
+  }
   for (int i = 0; i < j->n_keys; i++) {
     const merge_key *k = &j->keys[i];
     if (!k->column) continue;

@@ -4,8 +4,10 @@
 
 #include "arrow/array.h"
 #include "arrow/filter.h"
+#include "arrow/nulls.h"
 #include "dml/dml_internal.h"
 #include "expr/value_eval.h"
+#include "scan/conform.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 #include "write/gen_columns.h"
@@ -19,7 +21,10 @@ struct dml_set {
   int n_columns;
   const struct ArrowSchema *logical;
   bool fill;
+  const delta_type *table;     /* set: nested values are conformed to it */
 };
+
+void dml_set_conform(dml_set *s, const delta_type *table) { s->table = table; }
 
 void dml_set_free(dml_set *s) {
   if (!s) return;
@@ -109,8 +114,22 @@ int dml_set_apply(dml_set *s, const struct ArrowArray *copy, const struct ArrowA
   }
   for (int i = 0; i < s->n && !rc; i++) {
     struct ArrowArray v;
-    if ((rc = vexpr_eval(s->exprs[i], eval, &v))) break;
-    struct ArrowArray *slot = out->children[s->target[i]];
+    const struct ArrowSchema *tcol = s->logical->children[s->target[i]];
+    if (tcol->format[0] == '+' && vexpr_is_null(s->exprs[i])) rc = arrow_array_nulls(tcol, eval->length, &v);
+    else rc = vexpr_eval(s->exprs[i], eval, &v);
+    if (rc) break;
+    const struct ArrowSchema *have = vexpr_column_schema(s->exprs[i]);
+    int t = s->target[i];
+    if (s->table && have && s->logical->children[t]->format[0] == '+' && t < s->table->n_fields) {
+      /* a struct (list, map) copied from another column: its fields by
+       * name, the ones it lacks null (the columns may differ in shape) */
+      struct ArrowArray conformed;
+      if ((rc = conform_array(s->table->fields[t].type, s->logical->children[t], have, &v, MAP_NONE,
+                              s->logical->children[t]->name, &conformed)))
+        break;
+      v = conformed;
+    }
+    struct ArrowArray *slot = out->children[t];
     arrow_array_release(slot);
     *slot = v;
   }

@@ -672,6 +672,26 @@ static int parse_const(value_type vt, const char *format, int scale, const char 
   return 0;
 }
 
+int vexpr_natural_type(vexpr *e, const struct ArrowSchema *schema, const struct ArrowSchema **column,
+                       const char **format) {
+  *column = NULL;
+  *format = NULL;
+  int rc = bind_rec(e, schema);
+  if (rc) return rc;
+  if (e->kind == V_COL) {
+    *column = e->col_schema;
+    *format = e->col_format;
+    return 0;
+  }
+  static const char *const formats[] = {[R_NULL] = NULL, [R_INT] = "l", [R_FLOAT] = "g", [R_STRING] = "u",
+                                        [R_BOOL] = "b", [R_DATE] = "tdD", [R_TS] = "tsu:UTC"};
+  *format = formats[e->type];
+  return 0;
+}
+
+const struct ArrowSchema *vexpr_column_schema(const vexpr *e) { return e->kind == V_COL ? e->col_schema : NULL; }
+bool vexpr_is_null(const vexpr *e) { return e->kind == V_LIT && e->lt == R_NULL; }
+
 int vexpr_bind(vexpr *e, const struct ArrowSchema *schema, const char *target_format, const char *target_name) {
   int rc = bind_rec(e, schema);
   if (rc) return rc;

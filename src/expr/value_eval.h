@@ -46,6 +46,20 @@ int vexpr_bind(vexpr *e, const struct ArrowSchema *schema, const char *target_fo
  * target format, batch->length rows). */
 int vexpr_eval(vexpr *e, const struct ArrowArray *batch, struct ArrowArray *out);
 
+/* The column a value naturally has, for a column that does not exist yet
+ * (MERGE's schema evolution): resolves e against `schema` like vexpr_bind
+ * and gives, for a plain column reference, that column's schema in
+ * *column; otherwise *column is NULL and *format is the computed type
+ * ("l" long, "g" double, "u" string, "b" boolean; NULL for an untyped
+ * NULL). */
+int vexpr_natural_type(vexpr *e, const struct ArrowSchema *schema, const struct ArrowSchema **column,
+                       const char **format);
+/* For a bound plain column reference: the column's schema; else NULL. */
+const struct ArrowSchema *vexpr_column_schema(const vexpr *e);
+/* True for the literal NULL (assignable to any column, nested ones too:
+ * the caller builds those with arrow_array_nulls). */
+bool vexpr_is_null(const vexpr *e);
+
 /* "a = 1, b = c || 'x'": n assignments; names[i] and exprs[i] are owned by
  * the caller (free with vexpr_set_free). Commas inside parentheses, CASE or
  * strings do not split. */

@@ -92,6 +92,17 @@ static bool same_features(const char **a, int na, const char **b, int nb) {
   return true;
 }
 
+void log_crc_totals(const struct delta_snapshot *s, int64_t *bytes, int64_t *dvs, int64_t *deleted) {
+  *bytes = *dvs = *deleted = 0;
+  for (int64_t i = 0; i < s->n_files; i++) {
+    *bytes += s->files[i].size;
+    if (s->files[i].dv.present) {
+      (*dvs)++;
+      *deleted += s->files[i].dv.cardinality;
+    }
+  }
+}
+
 int log_crc_verify(const delta_snapshot *s, log_crc_check *out) {
   memset(out, 0, sizeof *out);
   const log_entry *e = find_crc(&s->listing, s->version);
@@ -114,14 +125,8 @@ int log_crc_verify(const delta_snapshot *s, log_crc_check *out) {
     delta_arena_dispose(&arena);
     return 0;
   }
-  int64_t bytes = 0, deleted = 0, dvs = 0;
-  for (int64_t i = 0; i < s->n_files; i++) {
-    bytes += s->files[i].size;
-    if (s->files[i].dv.present) {
-      dvs++;
-      deleted += s->files[i].dv.cardinality;
-    }
-  }
+  int64_t bytes, deleted, dvs;
+  log_crc_totals(s, &bytes, &dvs, &deleted);
   char *d = out->detail;
   size_t cap = sizeof out->detail;
   if (c.num_files != s->n_files)

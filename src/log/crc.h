@@ -47,6 +47,10 @@ typedef struct {
   char detail[256];    /* what differs, or why it could not be read */
 } log_crc_check;
 
+/* What a checksum says of a snapshot's live files: their bytes, how many
+ * have a deletion vector and the rows those delete. */
+void log_crc_totals(const struct delta_snapshot *s, int64_t *bytes, int64_t *dvs, int64_t *deleted);
+
 /* Compare the snapshot's replayed state (live files, their bytes and DV
  * totals, protocol and metadata) with its version's checksum file. Only
  * allocation failures are errors; everything else is the check's status. */

@@ -7,6 +7,13 @@
  * and the commits after it, which all stay. Modification times decide, as
  * in Delta Spark; a single young file below a checkpoint holds the cut
  * back to an older checkpoint (or none), so no version is left half there.
+ *
+ * Then, as the protocol's Metadata Cleanup asks (step 5), V2 checkpoint
+ * sidecars in _delta_log/_sidecars that no remaining checkpoint references
+ * go too, but only old ones: a checkpoint being written puts its sidecars
+ * before the checkpoint file that names them. The spec keeps sidecars less
+ * than a day old as of midnight UTC; we also keep those younger than the
+ * log retention cutoff, whichever protects more.
  */
 #include "maint/log_cleanup.h"
 
@@ -14,9 +21,14 @@
 #include <string.h>
 #include <strings.h>
 
+#include "log/action_json.h"
+#include "log/arena.h"
+#include "log/checkpoint_read.h"
 #include "log/segment.h"
 #include "log/snapshot.h"
 #include "util/alloc_internal.h"
+#include "storage/path.h"
+#include "storage/storage_internal.h"
 #include "util/error_internal.h"
 #include "write/commit.h"
 #include "write/table_setup.h"
@@ -44,6 +56,110 @@ static bool checkpoint_complete(const log_listing *l, int64_t version) {
     want = e->info.parts;
   }
   return want > 0 && parts == want;
+}
+
+#define DAY_MS (86400LL * 1000)
+
+typedef struct {
+  char **names;      /* candidate sidecar file names (decoded), NULL once referenced */
+  int64_t *sizes;
+  int n, cap;
+  int64_t before;    /* candidates were last modified before this (ms) */
+} sidecar_set;
+
+static int on_sidecar_entry(const delta_storage_entry *e, void *payload) {
+  sidecar_set *set = payload;
+  /* hidden names are a writer's temporaries, not sidecars */
+  if (e->is_dir || e->name[0] == '.' || e->mtime_ms >= set->before) return 0;
+  if (set->n == set->cap) {
+    int cap = set->cap ? set->cap * 2 : 16;
+    char **nn = delta_realloc(set->names, (size_t)cap * sizeof *nn);
+    if (!nn) return DELTA_NOMEM();
+    set->names = nn;
+    int64_t *ns = delta_realloc(set->sizes, (size_t)cap * sizeof *ns);
+    if (!ns) return DELTA_NOMEM();
+    set->sizes = ns;
+    set->cap = cap;
+  }
+  set->names[set->n] = delta_strdup(e->name);
+  if (!set->names[set->n]) return DELTA_NOMEM();
+  set->sizes[set->n++] = (int64_t)e->size;
+  return 0;
+}
+
+/* A sidecar action of a remaining checkpoint: its file is not a candidate. */
+static int on_checkpoint_action(const delta_action *a, void *payload) {
+  if (a->kind != DELTA_ACTION_SIDECAR) return 0;
+  sidecar_set *set = payload;
+  const char *base = strrchr(a->u.sidecar.path, '/') ? strrchr(a->u.sidecar.path, '/') + 1 : a->u.sidecar.path;
+  delta_buf name = DELTA_BUF_INIT;
+  int rc = delta_path_decode(&name, base, strlen(base));
+  if (!rc) rc = delta_buf_putc(&name, 0);
+  for (int i = 0; !rc && i < set->n; i++)
+    if (set->names[i] && strcmp(set->names[i], (const char *)name.data) == 0) {
+      delta_free(set->names[i]);
+      set->names[i] = NULL;
+    }
+  delta_buf_dispose(&name);
+  return rc;
+}
+
+/* The sidecars named by one checkpoint file (multi-part ones are V1: none). */
+static int read_sidecar_refs(delta_storage *st, const log_entry *e, sidecar_set *set) {
+  if (e->info.kind == LOG_CHECKPOINT_PART) return 0;
+  char key[160];
+  snprintf(key, sizeof key, "_delta_log/%s", e->name);
+  delta_arena arena = DELTA_ARENA_INIT;
+  delta_buf buf = DELTA_BUF_INIT;
+  delta_json_doc *doc = NULL;
+  int rc;
+  if (e->info.kind == LOG_CHECKPOINT_V2_JSON) {
+    rc = delta_json_doc_new(&doc);
+    if (!rc) rc = delta_storage_read(st, key, &buf);
+    if (!rc) rc = delta_actions_parse_json(e->name, (const char *)buf.data, buf.len, &arena, doc, on_checkpoint_action, set);
+  } else {
+    rc = delta_storage_local_path(st, key, &buf);
+    if (!rc) rc = delta_checkpoint_read_parquet((const char *)buf.data, &arena, DELTA_CKPT_STATS_NONE,
+                                                on_checkpoint_action, set);
+  }
+  delta_json_doc_free(doc);
+  delta_buf_dispose(&buf);
+  delta_arena_dispose(&arena);
+  return rc;
+}
+
+/* Delete (or, dry run, list) the old sidecars no checkpoint from `cut` on
+ * references. */
+static int cleanup_sidecars(delta_table *t, const log_listing *l, int64_t cut, int64_t before,
+                            const delta_log_cleanup_options *o, delta_log_cleanup_result *result) {
+  sidecar_set set = {0};
+  set.before = before;
+  int rc = delta_storage_list(t->storage, "_delta_log/_sidecars", NULL, on_sidecar_entry, &set);
+  if (rc == DELTA_ENOTFOUND) {
+    delta_error_clear();
+    rc = 0;
+  }
+  /* only when there is something old to delete are the checkpoints read */
+  for (int i = 0; !rc && set.n && i < l->n; i++) {
+    const log_entry *e = &l->entries[i];
+    if (is_checkpoint(e->info.kind) && e->info.version >= cut) rc = read_sidecar_refs(t->storage, e, &set);
+  }
+  delta_buf key = DELTA_BUF_INIT;
+  for (int i = 0; !rc && i < set.n; i++) {
+    if (!set.names[i]) continue;
+    key.len = 0;
+    rc = delta_buf_printf(&key, "_delta_log/_sidecars/%s", set.names[i]);
+    if (!rc) rc = delta_buf_putc(&key, 0);
+    if (!rc && !o->dry_run) rc = delta_storage_delete(t->storage, (const char *)key.data);
+    if (rc) break;
+    result->files_deleted++;
+    if (o->on_file) rc = o->on_file(o->on_file_ctx, (const char *)key.data, set.sizes[i]);
+  }
+  delta_buf_dispose(&key);
+  for (int i = 0; i < set.n; i++) delta_free(set.names[i]);
+  delta_free(set.names);
+  delta_free(set.sizes);
+  return rc;
 }
 
 int log_cleanup_run(delta_table *t, const delta_snapshot *s, const delta_log_cleanup_options *o,
@@ -81,6 +197,12 @@ int log_cleanup_run(delta_table *t, const delta_snapshot *s, const delta_log_cle
     if (o->on_file) rc = o->on_file(o->on_file_ctx, (const char *)key.data, (int64_t)e->size);
   }
   delta_buf_dispose(&key);
+  /* as the spec: no cut checkpoint, no cleanup */
+  if (!rc && cut >= 0) {
+    int64_t now = write_now_ms();
+    int64_t day = now - now % DAY_MS - DAY_MS; /* a day before midnight UTC */
+    rc = cleanup_sidecars(t, &l, cut, day < cutoff ? day : cutoff, o, result);
+  }
   log_listing_dispose(&l);
   return rc;
 }

@@ -11,6 +11,7 @@ void maint_commit_request(commit_request *req, const delta_snapshot *s, const ch
   memset(req, 0, sizeof *req);
   req->storage = s->table->storage;
   req->read_version = s->version;
+  req->read_snapshot = s;
   req->read_timestamp_ms = s->timestamp_ms;
   req->ict = table_prop_true(s->metadata.configuration, s->metadata.n_configuration,
                              "delta.enableInCommitTimestamps");

@@ -24,6 +24,13 @@ int maint_path_key(const delta_snapshot *s, const char *path, delta_buf *out);
  * the DV is inline or outside the table. */
 int maint_dv_key(const delta_snapshot *s, const delta_dv *dv, delta_buf *out);
 
+/* VACUUM LITE (vacuum_lite.c): fn gets the key of every data file and DV
+ * file the log's removes older than `cutoff` name (the snapshot's
+ * tombstones and every commit up to its version still in _delta_log; keys
+ * may repeat); *first_commit is the oldest commit read (-1: none). */
+typedef int (*lite_key_fn)(void *ctx, const char *key);
+int vacuum_lite_keys(const delta_snapshot *s, int64_t cutoff, lite_key_fn fn, void *ctx, int64_t *first_commit);
+
 /* Finish the action JSON w wrote into b (unless rc is an error) and end
  * its line. */
 int maint_line_end(delta_buf *b, int rc, delta_json_writer *w);

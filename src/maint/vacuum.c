@@ -6,10 +6,14 @@
  * Spark does (partition directories and _change_data/, never _delta_log or
  * other '_'/'.' names) and every other file last modified before the cutoff
  * is deleted. Files younger than the cutoff are kept whatever they are: a
- * writer may be about to commit them.
+ * writer may be about to commit them. Directories the deletions empty go
+ * last, deepest first, through the storage layer's remove_dir (which never
+ * removes a directory that holds anything, so a file put there meanwhile
+ * keeps it).
  */
 #include "deltac/maintenance.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +102,8 @@ typedef struct {
   int64_t *doomed_size;
   int64_t doomed_cap;
   int64_t kept;
+  str_list dirs;               /* directories the deletions empty, deepest first */
+  int64_t dirs_listed;         /* the root included */
 } walk_ctx;
 
 /* Spark's hidden names: '_' or '.' first, except _change_data at the root
@@ -113,44 +119,92 @@ static bool hidden(const delta_snapshot *s, const char *name, bool dir, bool roo
   return true;
 }
 
-static int walk(walk_ctx *w, const char *dir) {
+/* Collect the files of `dir` to delete, and the directories below it that
+ * the deletions leave empty; *empties: whether `dir` itself will hold
+ * nothing (hidden entries count: they stay). */
+static int doom(walk_ctx *w, const char *key, size_t len, int64_t size);
+
+static int walk(walk_ctx *w, const char *dir, bool *empties) {
   dir_listing d = {0};
   int rc = delta_storage_list(w->s->table->storage, dir, NULL, on_entry, &d);
   if (rc == DELTA_ENOTFOUND && !*dir) rc = 0;
+  w->dirs_listed++;
+  *empties = true;
   delta_buf key = DELTA_BUF_INIT;
   for (int64_t i = 0; !rc && i < d.names.n; i++) {
     const char *name = d.names.v[i] + 1;
     bool is_dir = d.names.v[i][0] == 'd';
-    if (hidden(w->s, name, is_dir, !*dir)) continue;
+    if (hidden(w->s, name, is_dir, !*dir)) {
+      *empties = false;
+      continue;
+    }
     key.len = 0;
     rc = *dir ? delta_buf_printf(&key, "%s/%s", dir, name) : delta_buf_puts(&key, name);
     if (!rc) rc = delta_buf_putc(&key, 0);
     if (rc) break;
     if (is_dir) {
-      rc = walk(w, (const char *)key.data);
+      bool sub;
+      rc = walk(w, (const char *)key.data, &sub);
+      /* a directory changed within the window may be about to get a file */
+      if (!rc && sub && d.mtime[i] < w->cutoff)
+        rc = list_add(&w->dirs, (const char *)key.data, key.len - 1);
+      else
+        *empties = false;
       continue;
     }
     if (list_has(w->keep, (const char *)key.data) || d.mtime[i] >= w->cutoff) {
       w->kept++;
+      *empties = false;
       continue;
     }
-    if (w->doomed.n == w->doomed_cap) {
-      int64_t cap = w->doomed_cap ? w->doomed_cap * 2 : 64;
-      int64_t *z = delta_realloc(w->doomed_size, (size_t)cap * sizeof *z);
-      if (!z) {
-        rc = DELTA_NOMEM();
-        break;
-      }
-      w->doomed_size = z;
-      w->doomed_cap = cap;
-    }
-    w->doomed_size[w->doomed.n] = d.size[i];
-    rc = list_add(&w->doomed, (const char *)key.data, key.len - 1);
+    rc = doom(w, (const char *)key.data, key.len - 1, d.size[i]);
   }
   delta_buf_dispose(&key);
   list_free(&d.names);
   delta_free(d.mtime);
   delta_free(d.size);
+  return rc;
+}
+
+/* A doomed file of `size` bytes. */
+static int doom(walk_ctx *w, const char *key, size_t len, int64_t size) {
+  if (w->doomed.n == w->doomed_cap) {
+    int64_t cap = w->doomed_cap ? w->doomed_cap * 2 : 64;
+    int64_t *z = delta_realloc(w->doomed_size, (size_t)cap * sizeof *z);
+    if (!z) return DELTA_NOMEM();
+    w->doomed_size = z;
+    w->doomed_cap = cap;
+  }
+  w->doomed_size[w->doomed.n] = size;
+  return list_add(&w->doomed, key, len);
+}
+
+static int lite_key(void *ctx, const char *key) {
+  str_list *l = ctx;
+  return list_add(l, key, strlen(key));
+}
+
+/* LITE: the files the log's expired removes name (vacuum_lite.c), less
+ * the ones still needed, already gone, or changed within the window. */
+static int lite_collect(walk_ctx *w, int64_t *first_commit) {
+  str_list cand = {0};
+  int rc = vacuum_lite_keys(w->s, w->cutoff, lite_key, &cand, first_commit);
+  if (!rc) qsort(cand.v, (size_t)cand.n, sizeof *cand.v, cmp_str);
+  for (int64_t i = 0; !rc && i < cand.n; i++) {
+    if (i > 0 && strcmp(cand.v[i], cand.v[i - 1]) == 0) continue;
+    if (list_has(w->keep, cand.v[i])) continue;
+    delta_file_info fi;
+    rc = delta_storage_head(w->s->table->storage, cand.v[i], &fi);
+    if (rc == DELTA_ENOTFOUND) { /* vacuumed before */
+      delta_error_clear();
+      rc = 0;
+      continue;
+    }
+    if (rc) break;
+    if (fi.mtime_ms >= w->cutoff) w->kept++;
+    else rc = doom(w, cand.v[i], strlen(cand.v[i]), (int64_t)fi.size);
+  }
+  list_free(&cand);
   return rc;
 }
 
@@ -174,20 +228,60 @@ static int log_start(const delta_snapshot *s, const delta_vacuum_options *o, int
                      int64_t files, int64_t bytes, int64_t *version) {
   char params[256], metrics[128];
   snprintf(params, sizeof params,
-           "{\"retentionCheckEnabled\":%s,\"defaultRetentionMillis\":%lld%s%lld}", o->force ? "false" : "true",
-           (long long)table_ms, o->retain_hours >= 0 ? ",\"specifiedRetentionMillis\":" : ",\"retentionMillis\":",
-           (long long)retain_ms);
+           "{\"retentionCheckEnabled\":%s,\"defaultRetentionMillis\":%lld%s%lld,\"vacuumType\":\"%s\"}",
+           o->force ? "false" : "true", (long long)table_ms,
+           o->retain_hours >= 0 ? ",\"specifiedRetentionMillis\":" : ",\"retentionMillis\":", (long long)retain_ms,
+           o->version >= 3 && o->lite ? "LITE" : "FULL");
   snprintf(metrics, sizeof metrics, "{\"numFilesToDelete\":\"%lld\",\"sizeOfDataToDelete\":\"%lld\"}",
            (long long)files, (long long)bytes);
   return log_commit(s, s->version, "VACUUM START", params, metrics, version);
 }
 
+/* Remove the directories the deletions emptied (or, dry run, report them).
+ * One that holds something after all (a file put there meanwhile) stays;
+ * a store without directories has none to remove. */
+static int remove_dirs(const delta_snapshot *s, const delta_vacuum_options *o, const str_list *dirs, int64_t *removed) {
+  delta_buf key = DELTA_BUF_INIT;
+  int rc = 0;
+  for (int64_t i = 0; !rc && i < dirs->n; i++) {
+    if (!o->dry_run) {
+      rc = delta_storage_remove_dir(s->table->storage, dirs->v[i]);
+      if (rc == DELTA_EEXISTS) {
+        delta_error_clear();
+        rc = 0;
+        continue;
+      }
+      if (rc == DELTA_EUNSUPPORTED) {
+        delta_error_clear();
+        rc = 0;
+        break;
+      }
+      if (rc) break;
+    }
+    (*removed)++;
+    if (o->version >= 2 && o->on_file) {
+      key.len = 0;
+      rc = delta_buf_printf(&key, "%s/", dirs->v[i]);
+      if (!rc) rc = delta_buf_putc(&key, 0);
+      if (!rc) rc = o->on_file(o->on_file_ctx, (const char *)key.data, 0);
+    }
+  }
+  delta_buf_dispose(&key);
+  return rc;
+}
+
 int delta_vacuum(const char *location, const delta_vacuum_options *o, delta_vacuum_result *result) {
-  if (!o || o->version != DELTA_VACUUM_OPTIONS_VERSION)
+  if (!o || o->version < 1 || o->version > DELTA_VACUUM_OPTIONS_VERSION)
     return delta_error_set(DELTA_EINVAL, "vacuum options: unknown version");
   delta_vacuum_result local;
   if (!result) result = &local;
-  memset(result, 0, sizeof *result);
+  /* older callers' results end before the fields their version lacks */
+  size_t result_size = o->version >= 3   ? sizeof *result
+                       : o->version == 2 ? offsetof(delta_vacuum_result, first_commit)
+                                         : offsetof(delta_vacuum_result, dirs_deleted);
+  bool lite = o->version >= 3 && o->lite;
+  memset(result, 0, result_size);
+  int64_t dirs_deleted = 0;
   result->start_version = result->end_version = -1;
   delta_table *t = NULL;
   delta_snapshot *s = NULL;
@@ -219,12 +313,21 @@ int delta_vacuum(const char *location, const delta_vacuum_options *o, delta_vacu
   w.s = s;
   w.keep = &keep;
   w.cutoff = result->cutoff_ms;
-  if ((rc = walk(&w, ""))) goto done;
+  bool root_empties;
+  if (lite) {
+    int64_t first;
+    rc = lite_collect(&w, &first);
+    result->first_commit = first;
+  } else {
+    rc = walk(&w, "", &root_empties);
+  }
+  if (rc) goto done;
   result->files_kept = w.kept;
   delta_progress p = {"delete", 0, w.doomed.n, 0, 0};
   for (int64_t i = 0; i < w.doomed.n; i++) p.bytes_total += w.doomed_size[i];
   bool logged = !o->dry_run && !o->no_log_commits;
-  if (logged && (rc = log_start(s, o, retain_ms, table_ms, w.doomed.n, p.bytes_total, &result->start_version)))
+  if (logged &&
+      (rc = log_start(s, o, retain_ms, table_ms, w.doomed.n + w.dirs.n, p.bytes_total, &result->start_version)))
     goto done;
   for (int64_t i = 0; !rc && i < w.doomed.n; i++) {
     if (!o->dry_run && (rc = delta_storage_delete(t->storage, w.doomed.v[i]))) break;
@@ -235,16 +338,21 @@ int delta_vacuum(const char *location, const delta_vacuum_options *o, delta_vacu
     p.bytes_done += w.doomed_size[i];
     maint_progress(o->progress, o->progress_ctx, &p);
   }
+  if (!rc) rc = remove_dirs(s, o, &w.dirs, &dirs_deleted);
+  if (o->version >= 2) result->dirs_deleted = dirs_deleted;
   if (!rc && logged) {
+    /* as Delta Spark logs it: directories removed count as deleted files;
+     * numVacuumedDirectories is how many were listed */
     char metrics[128];
-    snprintf(metrics, sizeof metrics, "{\"numDeletedFiles\":\"%lld\",\"numVacuumedDirectories\":\"0\"}",
-             (long long)result->files_deleted);
+    snprintf(metrics, sizeof metrics, "{\"numDeletedFiles\":\"%lld\",\"numVacuumedDirectories\":\"%lld\"}",
+             (long long)(result->files_deleted + dirs_deleted), (long long)w.dirs_listed);
     rc = log_commit(s, result->start_version, "VACUUM END", "{\"status\":\"COMPLETED\"}", metrics,
                     &result->end_version);
   }
 done:
   list_free(&keep);
   list_free(&w.doomed);
+  list_free(&w.dirs);
   delta_free(w.doomed_size);
   delta_buf_dispose(&tmp);
   delta_snapshot_free(s);

@@ -9,11 +9,14 @@
  * wrongly; responseformat=delta carries them. */
 #include <microhttpd.h>
 #include <nettle/sha2.h>
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "deltac/changes.h"
 #include "json/json.h"
+#include "serve/sharing_hints.h"
 #include "serve/commit_info.h"
 #include "serve/serve.h"
 #include "serve/sharing.h"
@@ -66,21 +69,63 @@ static int list_reply(serve_request *r, struct MHD_Connection *c, delta_buf *b) 
   return ok;
 }
 
+/* A listing's page (the protocol's maxResults / pageToken): items
+ * [start, start + max) of the listing, then nextPageToken when more are
+ * left. The token is the next item's index, written "p<index>"; clients
+ * treat it as opaque, and one that is not ours is a 400. */
+typedef struct {
+  int64_t start, max, seen, emitted;
+  delta_buf b;
+} list_page;
+
+static const char *page_begin(list_page *pg, struct MHD_Connection *c) {
+  memset(pg, 0, sizeof *pg);
+  pg->max = INT64_MAX;
+  bool has;
+  if (serve_arg_int(c, "maxResults", &pg->max, &has) || (has && pg->max < 0))
+    return "maxResults must be a non-negative integer";
+  const char *tok = serve_arg(c, "pageToken");
+  if (tok && *tok) {
+    char *end;
+    if (tok[0] != 'p' || !isdigit((unsigned char)tok[1])) return "pageToken is not one this server gave";
+    pg->start = strtoll(tok + 1, &end, 10);
+    if (*end || pg->start < 0 || pg->start > INT32_MAX) return "pageToken is not one this server gave";
+  }
+  delta_buf_puts(&pg->b, "{\"items\":[");
+  return NULL;
+}
+
+/* Whether the next item of the listing goes on this page (then the
+ * caller appends it, with a comma when pg->emitted > 0 before the call). */
+static bool page_take(list_page *pg) {
+  int64_t k = pg->seen++;
+  return k >= pg->start && pg->emitted < pg->max;
+}
+
+static int page_reply(serve_request *r, struct MHD_Connection *c, list_page *pg) {
+  delta_buf_putc(&pg->b, ']');
+  if (pg->start + pg->emitted < pg->seen)
+    delta_buf_printf(&pg->b, ",\"nextPageToken\":\"p%lld\"", (long long)(pg->start + pg->emitted));
+  delta_buf_puts(&pg->b, "}\n");
+  return list_reply(r, c, &pg->b);
+}
+
 static int list_shares(serve_request *r, struct MHD_Connection *c) {
   const serve_config *cfg = r->srv->cfg;
   bool presented;
   const serve_token *tok = cfg->n_tokens ? serve_auth_token(cfg, c, &presented) : NULL;
-  delta_buf b = DELTA_BUF_INIT;
-  delta_buf_puts(&b, "{\"items\":[");
-  int k = 0;
+  list_page pg;
+  const char *bad = page_begin(&pg, c);
+  if (bad) return sharing_error(r, c, 400, bad);
   for (int i = 0; i < cfg->n_shares; i++) {
     char scope[160];
     snprintf(scope, sizeof scope, "share:%s", cfg->shares[i].name);
     if (tok && !serve_token_allows(tok, scope)) continue;
-    delta_buf_printf(&b, "%s{\"name\":\"%s\",\"id\":\"%s\"}", k++ ? "," : "", cfg->shares[i].name, cfg->shares[i].name);
+    if (!page_take(&pg)) continue;
+    delta_buf_printf(&pg.b, "%s{\"name\":\"%s\",\"id\":\"%s\"}", pg.emitted++ ? "," : "", cfg->shares[i].name,
+                     cfg->shares[i].name);
   }
-  delta_buf_puts(&b, "]}\n");
-  return list_reply(r, c, &b);
+  return page_reply(r, c, &pg);
 }
 
 static void table_item(delta_buf *b, const serve_share *sh, const char *table, bool comma) {
@@ -89,11 +134,14 @@ static void table_item(delta_buf *b, const serve_share *sh, const char *table, b
 }
 
 static int list_tables(serve_request *r, struct MHD_Connection *c, const serve_share *sh) {
-  delta_buf b = DELTA_BUF_INIT;
-  delta_buf_puts(&b, "{\"items\":[");
-  for (int i = 0; i < sh->n_tables; i++) table_item(&b, sh, sh->tables[i], i > 0);
-  delta_buf_puts(&b, "]}\n");
-  return list_reply(r, c, &b);
+  list_page pg;
+  const char *bad = page_begin(&pg, c);
+  if (bad) return sharing_error(r, c, 400, bad);
+  for (int i = 0; i < sh->n_tables; i++) {
+    if (!page_take(&pg)) continue;
+    table_item(&pg.b, sh, sh->tables[i], pg.emitted++ > 0);
+  }
+  return page_reply(r, c, &pg);
 }
 
 /* ----------------------------------------------------------- table calls */
@@ -289,6 +337,7 @@ static int table_metadata(serve_request *r, struct MHD_Connection *c, serve_tabl
 typedef struct {
   bool at_v, at_ts, since, has_end;
   int64_t version, ts, start, end;
+  delta_json_doc *doc; /* the body, for the hints (NULL: no body) */
 } query_body;
 
 /* A non-negative integer member; 1 when absent, -1 when bad. */
@@ -326,7 +375,8 @@ static const char *parse_query_body(const delta_buf *body, query_body *q) {
   else if (q->has_end && !q->since) bad = "endingVersion needs startingVersion";
   else if (q->has_end && q->end < q->start) bad = "endingVersion is before startingVersion";
   delta_buf_dispose(&tmp);
-  delta_json_doc_free(doc);
+  if (bad) delta_json_doc_free(doc);
+  else q->doc = doc;
   return bad;
 }
 
@@ -350,25 +400,18 @@ static void parquet_file_line(delta_buf *b, const sharing_ctx *sc, const delta_a
   delta_buf_putc(b, '\n');
 }
 
-/* POST .../query: the files of the latest snapshot, or of body's "version"
- * or "timestamp"; with "startingVersion" (and "endingVersion") the data
- * change files of those versions instead (sharing_log.c). Predicate and
- * limit hints may be ignored (they are hints). */
-static int table_query(serve_request *r, struct MHD_Connection *c, serve_table *t) {
-  query_body q = {0};
-  const char *bad = parse_query_body(&r->body, &q);
-  if (bad) return sharing_error(r, c, 400, bad);
+static int table_query_body(serve_request *r, struct MHD_Connection *c, serve_table *t, const query_body *q) {
   delta_snapshot *s = NULL;
   bool delta = false;
-  int rc = serve_table_snapshot_at(t, q.at_v, q.version, q.at_ts, q.ts, &s);
+  int rc = serve_table_snapshot_at(t, q->at_v, q->version, q->at_ts, q->ts, &s);
   if (!rc) rc = sharing_format_choose(c, s, &delta);
   if (!rc && !delta) rc = sharing_parquet_check_mapping(s);
-  if (!rc && q.since) {
-    if (q.start > s->version)
-      rc = delta_error_set(DELTA_EINVAL, "startingVersion %lld is after the latest version %lld", (long long)q.start,
+  if (!rc && q->since) {
+    if (q->start > s->version)
+      rc = delta_error_set(DELTA_EINVAL, "startingVersion %lld is after the latest version %lld", (long long)q->start,
                            (long long)s->version);
-    sharing_walk_options o = {WALK_DATA_CHANGES, delta, true, q.start,
-                              q.has_end && q.end < s->version ? q.end : s->version};
+    sharing_walk_options o = {WALK_DATA_CHANGES, delta, true, q->start,
+                              q->has_end && q->end < s->version ? q->end : s->version};
     if (!rc) {
       int ok = sharing_walk_reply(r, c, t, s, &o);
       delta_snapshot_free(s);
@@ -376,7 +419,10 @@ static int table_query(serve_request *r, struct MHD_Connection *c, serve_table *
     }
   }
   if (!rc && !delta) rc = check_parquet_format(s);
+  sharing_hints hints = {0};
+  if (!rc && q->doc) rc = sharing_hints_read(&hints, delta_json_root(q->doc), s);
   if (rc) {
+    sharing_hints_free(&hints);
     if (s) delta_snapshot_free(s);
     return sharing_error(r, c, serve_status_for(rc), delta_error_last());
   }
@@ -387,14 +433,21 @@ static int table_query(serve_request *r, struct MHD_Connection *c, serve_table *
   sc.base = (const char *)base.data;
   head_lines(&b, s, delta);
   for (int64_t i = 0; !rc && i < s->n_files; i++) {
-    if (!delta) {
-      parquet_file_line(&b, &sc, &s->files[i]);
+    int keep = sharing_hints_keep(&hints, &s->files[i]);
+    if (keep <= 0) {
+      rc = keep;
       continue;
     }
-    delta_action a = {.kind = DELTA_ACTION_ADD};
-    a.u.add = s->files[i];
-    rc = sharing_delta_file_line(&b, &sc, &a, false, 0, 0);
+    if (!delta) {
+      parquet_file_line(&b, &sc, &s->files[i]);
+    } else {
+      delta_action a = {.kind = DELTA_ACTION_ADD};
+      a.u.add = s->files[i];
+      rc = sharing_delta_file_line(&b, &sc, &a, false, 0, 0);
+    }
+    if (sharing_hints_limit_reached(&hints, &s->files[i])) break;
   }
+  sharing_hints_free(&hints);
   int64_t v = s->version;
   delta_buf_dispose(&base);
   delta_snapshot_free(s);
@@ -403,6 +456,20 @@ static int table_query(serve_request *r, struct MHD_Connection *c, serve_table *
     return sharing_error(r, c, serve_status_for(rc), delta_error_last());
   }
   return reply_ndjson(r, c, &b, v, delta);
+}
+
+/* POST .../query: the files of the latest snapshot, or of body's "version"
+ * or "timestamp"; with "startingVersion" (and "endingVersion") the data
+ * change files of those versions instead (sharing_log.c). A snapshot's
+ * files are narrowed by the predicate and limit hints (sharing_hints.c);
+ * the version-range form returns every data change file. */
+static int table_query(serve_request *r, struct MHD_Connection *c, serve_table *t) {
+  query_body q = {0};
+  const char *bad = parse_query_body(&r->body, &q);
+  if (bad) return sharing_error(r, c, 400, bad);
+  int ok = table_query_body(r, c, t, &q);
+  delta_json_doc_free(q.doc);
+  return ok;
 }
 
 /* .../shares/{share}/schemas/{schema}/tables/{table}/{what} */
@@ -439,9 +506,14 @@ int sharing_route(serve_request *r, struct MHD_Connection *c, const char *method
     return list_reply(r, c, &b);
   }
   if (n == 3 && get && strcmp(segs[2], "schemas") == 0) {
-    delta_buf b = DELTA_BUF_INIT;
-    delta_buf_printf(&b, "{\"items\":[{\"name\":\"" SCHEMA "\",\"share\":\"%s\"}]}\n", sh->name);
-    return list_reply(r, c, &b);
+    list_page pg;
+    const char *bad = page_begin(&pg, c);
+    if (bad) return sharing_error(r, c, 400, bad);
+    if (page_take(&pg)) {
+      delta_buf_printf(&pg.b, "{\"name\":\"" SCHEMA "\",\"share\":\"%s\"}", sh->name);
+      pg.emitted++;
+    }
+    return page_reply(r, c, &pg);
   }
   if (n == 3 && get && strcmp(segs[2], "all-tables") == 0) return list_tables(r, c, sh);
   if (n >= 5 && strcmp(segs[2], "schemas") == 0) {

@@ -431,6 +431,25 @@ done:
   return rc;
 }
 
+static int local_remove_dir(void *impl, const char *key) {
+  local_storage *l = impl;
+  delta_buf path = DELTA_BUF_INIT;
+  int rc = full_path(&path, l, key);
+  if (!rc && rmdir((const char *)path.data) != 0) {
+    int err = errno;
+    if (err == ENOENT)
+      rc = 0; /* idempotent: already gone */
+    else if (err == ENOTEMPTY || err == EEXIST)
+      rc = delta_error_set(DELTA_EEXISTS, "remove directory '%s': not empty", key);
+    else if (err == ENOTDIR)
+      rc = delta_error_set(DELTA_EINVAL, "remove directory '%s': not a directory", key);
+    else
+      rc = os_error(err, "remove directory", key);
+  }
+  delta_buf_dispose(&path);
+  return rc;
+}
+
 static int local_path(void *impl, const char *key, delta_storage_sink *sink) {
   local_storage *l = impl;
   delta_buf path = DELTA_BUF_INIT;
@@ -448,8 +467,8 @@ static void local_free(void *impl) {
 }
 
 const delta_storage_vtable delta_storage__local_vtable = {
-    DELTA_STORAGE_VTABLE_VERSION, local_list, local_read,  local_head,
-    local_put,                    local_remove, local_path, local_free,
+    DELTA_STORAGE_VTABLE_VERSION, local_list, local_read,  local_head, local_put,
+    local_remove,                 local_path, local_free, local_remove_dir,
 };
 
 int delta_storage__local_new(void **impl_out, const char *root) {

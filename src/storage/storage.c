@@ -3,6 +3,7 @@
 #include "storage/storage_internal.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,9 +68,12 @@ int delta_storage_new(delta_storage **out, const delta_storage_vtable *vt, void 
     delta_free(s);
     return DELTA_NOMEM();
   }
-  /* Version 1 is the whole struct today; a later version copies only the
-   * members its caller's version knows and leaves the rest NULL. */
-  s->vt = *vt;
+  /* A version-1 table ends before remove_dir: copy only the members its
+   * caller's version knows and leave the rest NULL. */
+  if (vt->version == 1)
+    memcpy(&s->vt, vt, offsetof(delta_storage_vtable, remove_dir));
+  else
+    s->vt = *vt;
   s->impl = impl;
   *out = s;
   return 0;
@@ -278,6 +282,16 @@ int delta_storage_delete(delta_storage *storage, const char *key) {
     return delta_error_set(DELTA_EUNSUPPORTED, "delete '%s': storage '%s' is read-only", key,
                            storage->location);
   return storage->vt.remove(storage->impl, key);
+}
+
+int delta_storage_remove_dir(delta_storage *storage, const char *dir_key) {
+  if (!storage) return delta_error_set(DELTA_EINVAL, "remove_dir: NULL argument");
+  int rc = delta_path_check_key(dir_key, false);
+  if (rc) return rc;
+  if (!storage->vt.remove_dir)
+    return delta_error_set(DELTA_EUNSUPPORTED, "remove directory '%s': storage '%s' has no directories to remove",
+                           dir_key, storage->location);
+  return storage->vt.remove_dir(storage->impl, dir_key);
 }
 
 int delta_storage_local_path_into(delta_storage *storage, const char *key,

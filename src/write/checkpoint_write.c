@@ -190,12 +190,15 @@ typedef struct {
   delta_buf file;
   int64_t rows;
   bool rb_live;
+  bool json;          /* a V2 checkpoint in JSON form: the rows are the lines */
 } ckpt_state;
 
 static int sink_write(void *ctx, const void *data, size_t len) { return delta_buf_append(ctx, data, len); }
 
-static int ckpt_open(ckpt_state *cs, const char *schema_text) {
+static int ckpt_open(ckpt_state *cs, const char *schema_text, bool json) {
   memset(cs, 0, sizeof *cs);
+  cs->json = json;
+  if (json) return 0;
   int rc = schema_parse_text(schema_text, &cs->type);
   if (!rc) rc = delta_schema_to_arrow(cs->type, &cs->schema);
   if (!rc && !(rc = row_builder_init(&cs->rb, cs->type))) cs->rb_live = true;
@@ -217,7 +220,7 @@ static void ckpt_dispose(ckpt_state *cs) {
 }
 
 static int flush(ckpt_state *cs) {
-  if (cs->rb.rows == 0) return 0;
+  if (cs->json || cs->rb.rows == 0) return 0;
   struct ArrowArray batch;
   int rc = row_builder_finish(&cs->rb, &batch);
   if (rc) return rc;
@@ -227,6 +230,7 @@ static int flush(ckpt_state *cs) {
 }
 
 static int ckpt_close(ckpt_state *cs) {
+  if (cs->json) return 0;
   int rc = flush(cs);
   return rc ? rc : delta_parquet_writer_close(cs->w, NULL);
 }
@@ -234,6 +238,14 @@ static int ckpt_close(ckpt_state *cs) {
 /* cs->line holds one action as JSON: make it a row. */
 static int add_row(ckpt_state *cs, int rc) {
   if (rc) return rc;
+  if (cs->json) {
+    /* one action a line, as in a commit file */
+    if ((rc = delta_buf_append(&cs->file, cs->line.data, cs->line.len)) || (rc = delta_buf_putc(&cs->file, '\n')))
+      return rc;
+    cs->rows++;
+    delta_buf_reset(&cs->line);
+    return 0;
+  }
   if ((rc = delta_json_parse(cs->doc, (const char *)cs->line.data, cs->line.len))) return rc;
   if ((rc = row_builder_add_json(&cs->rb, delta_json_root(cs->doc)))) return rc;
   cs->rows++;
@@ -326,6 +338,9 @@ int checkpoint_write_snapshot(delta_table *t, const delta_snapshot *s) {
                                     "delta.checkpoint.writeStatsAsStruct");
   for (int i = 0; i < s->protocol.n_writer_features; i++)
     if (strcmp(s->protocol.writer_features[i], "v2Checkpoint") == 0) co.v2 = true;
+  /* the spec allows a UUID-named V2 checkpoint in JSON form (sidecars stay Parquet) */
+  const char *fmt = delta_snapshot_config(s, "deltac.checkpoint.v2Format");
+  bool v2_json = co.v2 && fmt && strcasecmp(fmt, "json") == 0;
   ckpt_state main_cs, side_cs;
   memset(&main_cs, 0, sizeof main_cs);
   memset(&side_cs, 0, sizeof side_cs);
@@ -346,12 +361,12 @@ int checkpoint_write_snapshot(delta_table *t, const delta_snapshot *s) {
                         col_rest);
   if (!rc && co.v2) rc = delta_buf_printf(&text, ",%s", col_v2);
   if (!rc) rc = delta_buf_putc(&text, 0);
-  if (!rc) rc = ckpt_open(&main_cs, (const char *)text.data);
+  if (!rc) rc = ckpt_open(&main_cs, (const char *)text.data, v2_json);
   if (!rc) rc = table_rows(s, &main_cs);
   if (rc) goto done;
   delta_json_writer w;
   if (sidecar) {
-    rc = ckpt_open(&side_cs, (const char *)add_col.data);
+    rc = ckpt_open(&side_cs, (const char *)add_col.data, false);
     if (!rc) rc = file_rows(&co, &side_cs, &n_adds);
     if (!rc) rc = ckpt_close(&side_cs);
     if (rc) goto done;
@@ -378,7 +393,7 @@ int checkpoint_write_snapshot(delta_table *t, const delta_snapshot *s) {
   delta_buf_reset(&key);
   if (co.v2) {
     write_uuid(uuid);
-    snprintf(name, sizeof name, "%020lld.checkpoint.%s.parquet", (long long)s->version, uuid);
+    snprintf(name, sizeof name, "%020lld.checkpoint.%s.%s", (long long)s->version, uuid, v2_json ? "json" : "parquet");
   } else {
     snprintf(name, sizeof name, "%020lld.checkpoint.parquet", (long long)s->version);
   }

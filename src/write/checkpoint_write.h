@@ -8,6 +8,10 @@
  * domainMetadata). Rows are rendered as JSON and built into Arrow batches
  * of 8192 rows, so memory is a batch plus the snapshot. The file is put
  * whole (never visible half-written); _last_checkpoint is written after it.
+ * Tables with v2Checkpoint get UUID-named V2 checkpoints, the file actions
+ * in one Parquet sidecar; with the table property
+ * deltac.checkpoint.v2Format=json the checkpoint itself is a JSON file
+ * (one action a line, as the spec allows for UUID-named checkpoints).
  */
 #ifndef DELTAC_WRITE_CHECKPOINT_WRITE_H
 #define DELTAC_WRITE_CHECKPOINT_WRITE_H

@@ -12,6 +12,7 @@
 #include "storage/storage_internal.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
+#include "write/crc_write.h"
 #include "write/schema_build.h"
 
 int64_t write_now_ms(void) {
@@ -183,5 +184,7 @@ int commit_run(const commit_request *req, commit_outcome *out) {
   }
   delta_buf_dispose(&cs.msg);
   delta_buf_dispose(&bytes);
+  if (!rc && !out->skipped && (req->read_snapshot || req->table))
+    crc_write_after_commit(req->table, req->read_snapshot, out->version);
   return rc;
 }

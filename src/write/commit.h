@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "deltac/storage.h"
+#include "deltac/table.h"
 #include "util/buf.h"
 
 typedef struct {
@@ -41,6 +42,11 @@ typedef struct {
   const char *actions;         /* NDJSON lines, each ending in '\n' */
   size_t actions_len;
   int max_attempts;
+  /* For the version checksum written after the commit (crc_write.h): the
+   * snapshot the transaction read, or for a new table the table. Neither:
+   * no checksum. */
+  const struct delta_snapshot *read_snapshot;
+  delta_table *table;
 } commit_request;
 
 typedef struct {

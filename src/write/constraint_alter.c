@@ -155,6 +155,7 @@ static int alter(const char *location, const char *name, const char *expr, bool 
   memset(&req, 0, sizeof req);
   req.storage = t->storage;
   req.read_version = s->version;
+  req.read_snapshot = s;
   req.read_timestamp_ms = s->timestamp_ms;
   req.ict = table_prop_true(kv, n, "delta.enableInCommitTimestamps");
   req.operation = expr ? "ADD CONSTRAINT" : "DROP CONSTRAINT";

@@ -1,6 +1,7 @@
 /* NOT NULL and CHECK constraints of writes; see constraints.h. */
 #include "write/constraints.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -11,9 +12,25 @@
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 
+/* One step down from a value to the ones it holds. */
+typedef enum {
+  STEP_FIELD,   /* struct child `child` */
+  STEP_LIST,    /* list ("+l", int32 offsets): the elements */
+  STEP_LARGE,   /* large list ("+L", int64 offsets) */
+  STEP_FIXED,   /* fixed-size list ("+w:N"): `child` elements each */
+  STEP_MAP      /* map ("+m"): the entries' key (child 0) or value (child 1) */
+} step_kind;
+
 typedef struct {
-  char *name;        /* "a.b.c" */
-  int *path;         /* child index at each depth in the input schema */
+  step_kind kind;
+  int child;
+} step;
+
+#define MAX_STEPS 64
+
+typedef struct {
+  char *name;        /* "a.b.c", "tags.element", "attrs.value" */
+  step *path;        /* from the batch down to the values that must not be null */
   int depth;
 } not_null_rule;
 
@@ -70,48 +87,117 @@ static int add_invariant(write_constraints *c, const delta_field *fd, const char
   return rc;
 }
 
-/* The NOT NULL fields of struct `t` under the input struct `in`, depth-first. */
-static int collect_not_null(write_constraints *c, const delta_type *t, const struct ArrowSchema *in, int *path,
-                            int depth, delta_buf *name) {
-  size_t at = name->len;
+/* The path being walked while collecting rules. */
+typedef struct {
+  step steps[MAX_STEPS];
+  int depth;
+  bool through_fields; /* only struct fields so far: invariants can name the column */
+  delta_buf name;
+} walk;
+
+static int add_rule(write_constraints *c, const walk *w) {
+  not_null_rule *r = delta_realloc(c->nn, (size_t)(c->n_nn + 1) * sizeof *r);
+  if (!r) return DELTA_NOMEM();
+  c->nn = r;
+  r = &c->nn[c->n_nn];
+  r->name = delta_strdup((const char *)w->name.data);
+  r->path = delta_malloc((size_t)w->depth * sizeof *r->path);
+  r->depth = w->depth;
+  if (r->path) memcpy(r->path, w->steps, (size_t)w->depth * sizeof *r->path);
+  c->n_nn++;
+  return r->name && r->path ? 0 : DELTA_NOMEM();
+}
+
+/* Append ".part" (or "part" at the top) to the walk's name, NUL-terminated;
+ * returns the length to restore. */
+static int push_name(walk *w, const char *part, size_t *at) {
+  *at = w->name.len;
+  if ((*at && delta_buf_putc(&w->name, '.')) || delta_buf_puts(&w->name, part) || delta_buf_putc(&w->name, 0))
+    return DELTA_NOMEM();
+  w->name.len--;
+  return 0;
+}
+
+static int visit(write_constraints *c, walk *w, const delta_type *t, const struct ArrowSchema *in, bool nullable);
+
+/* Go one step down into a value of `t` (at in) and visit what it holds. */
+static int descend(write_constraints *c, walk *w, step st, const char *part, const delta_type *t,
+                   const struct ArrowSchema *in, bool nullable) {
+  if (w->depth == MAX_STEPS) return 0; /* deeper than any real schema: not checked */
+  size_t at;
+  int rc = push_name(w, part, &at);
+  if (rc) return rc;
+  bool save = w->through_fields;
+  w->steps[w->depth++] = st;
+  if (st.kind != STEP_FIELD) w->through_fields = false;
+  rc = visit(c, w, t, in, nullable);
+  w->through_fields = save;
+  w->depth--;
+  w->name.len = at;
+  return rc;
+}
+
+/* The struct fields of `t` under the input struct `in`. */
+static int visit_fields(write_constraints *c, walk *w, const delta_type *t, const struct ArrowSchema *in) {
   for (int f = 0; f < t->n_fields; f++) {
     const delta_field *fd = &t->fields[f];
     int k = find_input(in, fd->name);
-    name->len = at;
-    int rc = (at ? delta_buf_putc(name, '.') : 0) || delta_buf_puts(name, fd->name) ? DELTA_NOMEM() : 0;
-    if (!rc) rc = delta_buf_putc(name, 0);
-    if (rc) return rc;
-    name->len--;
     if (k < 0) {
       /* a missing top-level column is the data writer's to report; a field
-       * missing inside a struct given is null in every row */
-      if (!fd->nullable && depth > 0)
-        return delta_error_set(DELTA_EINVAL, "NOT NULL field %s is missing from the input", (const char *)name->data);
+       * missing inside a struct given is null in every value of it */
+      if (!fd->nullable && w->depth > 0) {
+        size_t at;
+        int rc = push_name(w, fd->name, &at);
+        if (!rc) rc = delta_error_set(DELTA_EINVAL, "NOT NULL field %s is missing from the input", (const char *)w->name.data);
+        return rc;
+      }
       continue;
     }
-    path[depth] = k;
-    if (fd->metadata && strstr(fd->metadata, "\"delta.invariants\"") &&
-        (rc = add_invariant(c, fd, (const char *)name->data)))
-      return rc;
-    if (!fd->nullable) {
-      not_null_rule *r = delta_realloc(c->nn, (size_t)(c->n_nn + 1) * sizeof *r);
-      if (!r) return DELTA_NOMEM();
-      c->nn = r;
-      r = &c->nn[c->n_nn];
-      r->name = delta_strdup((const char *)name->data);
-      r->path = delta_malloc((size_t)(depth + 1) * sizeof(int));
-      r->depth = depth + 1;
-      if (r->path) memcpy(r->path, path, (size_t)(depth + 1) * sizeof(int));
-      c->n_nn++;
-      if (!r->name || !r->path) return DELTA_NOMEM();
+    if (fd->metadata && strstr(fd->metadata, "\"delta.invariants\"") && w->through_fields) {
+      size_t at;
+      int rc = push_name(w, fd->name, &at);
+      if (!rc) rc = add_invariant(c, fd, (const char *)w->name.data);
+      w->name.len = at;
+      if (rc) return rc;
     }
-    const struct ArrowSchema *child = in->children[k];
-    if (fd->type->kind == DT_STRUCT && depth + 1 < 64 && strcmp(child->format, "+s") == 0 &&
-        (rc = collect_not_null(c, fd->type, child, path, depth + 1, name)))
-      return rc;
+    int rc = descend(c, w, (step){STEP_FIELD, k}, fd->name, fd->type, in->children[k], fd->nullable);
+    if (rc) return rc;
   }
-  name->len = at;
   return 0;
+}
+
+/* A value of type `t` (input type `in`) the walk has reached: a rule when it
+ * must not be null, then the values it holds. Input types that do not match
+ * the table's are the data writer's to report: nothing below them is checked. */
+static int visit(write_constraints *c, walk *w, const delta_type *t, const struct ArrowSchema *in, bool nullable) {
+  int rc = nullable ? 0 : add_rule(c, w);
+  if (rc) return rc;
+  const char *f = in->format;
+  switch (t->kind) {
+  case DT_STRUCT:
+    return strcmp(f, "+s") == 0 ? visit_fields(c, w, t, in) : 0;
+  case DT_ARRAY: {
+    step st = {STEP_LIST, 0};
+    if (in->n_children != 1) return 0;
+    if (strcmp(f, "+L") == 0) st.kind = STEP_LARGE;
+    else if (strncmp(f, "+w:", 3) == 0) {
+      st.kind = STEP_FIXED;
+      st.child = atoi(f + 3);
+    } else if (strcmp(f, "+l") != 0)
+      return 0;
+    return descend(c, w, st, "element", t->element, in->children[0], t->contains_null);
+  }
+  case DT_MAP: {
+    if (strcmp(f, "+m") != 0 || in->n_children != 1 || in->children[0]->n_children != 2) return 0;
+    const struct ArrowSchema *e = in->children[0];
+    /* keys are never null, whatever the schema says */
+    rc = descend(c, w, (step){STEP_MAP, 0}, "key", t->key, e->children[0], false);
+    if (!rc) rc = descend(c, w, (step){STEP_MAP, 1}, "value", t->value, e->children[1], t->value_contains_null);
+    return rc;
+  }
+  default:
+    return 0;
+  }
 }
 
 /* Columns the input lacks become NULL literals: what the row will hold. */
@@ -157,10 +243,15 @@ int constraints_new(write_constraints **out, const delta_type *schema, const del
   write_constraints *c = delta_calloc(1, sizeof *c);
   if (!c) return DELTA_NOMEM();
   c->input = input;
-  int path[64];
-  delta_buf name = DELTA_BUF_INIT;
-  int rc = collect_not_null(c, schema, input, path, 0, &name);
-  delta_buf_dispose(&name);
+  walk *w = delta_calloc(1, sizeof *w);
+  if (!w) {
+    constraints_free(c);
+    return DELTA_NOMEM();
+  }
+  w->through_fields = true;
+  int rc = visit_fields(c, w, schema, input);
+  delta_buf_dispose(&w->name);
+  delta_free(w);
   size_t pl = strlen(CONSTRAINT_PREFIX);
   for (int i = 0; i < n_config && !rc; i++) {
     if (strncmp(config[i].key, CONSTRAINT_PREFIX, pl) != 0) continue;
@@ -199,17 +290,65 @@ static int add_check(write_constraints *c, char *name, char *text) {
   return rc;
 }
 
-/* Whether value i of the rule's field is null while every struct above it
- * is not (a null struct holds no fields to violate). */
-static bool nn_violated(const not_null_rule *r, const struct ArrowArray *batch, int64_t i) {
-  const struct ArrowArray *a = batch;
-  int64_t idx = i;
-  for (int d = 0; d < r->depth; d++) {
-    idx += a->offset;
-    a = a->children[r->path[d]];
-    if (!arrow_is_valid(a, idx)) return d == r->depth - 1;
+/* The values one step below value i of `a` (offset not yet applied): the
+ * array holding them and their range in it (its own offset not applied). */
+static const struct ArrowArray *step_range(const step *st, const struct ArrowArray *a, int64_t i, int64_t *lo,
+                                           int64_t *hi) {
+  int64_t k = a->offset + i;
+  switch (st->kind) {
+  case STEP_FIELD:
+    *lo = k;
+    *hi = k + 1;
+    return a->children[st->child];
+  case STEP_LIST:
+    *lo = ((const int32_t *)a->buffers[1])[k];
+    *hi = ((const int32_t *)a->buffers[1])[k + 1];
+    return a->children[0];
+  case STEP_LARGE:
+    *lo = ((const int64_t *)a->buffers[1])[k];
+    *hi = ((const int64_t *)a->buffers[1])[k + 1];
+    return a->children[0];
+  case STEP_FIXED:
+    *lo = k * st->child;
+    *hi = *lo + st->child;
+    return a->children[0];
+  case STEP_MAP: {
+    const struct ArrowArray *e = a->children[0];
+    *lo = ((const int32_t *)a->buffers[1])[k] + e->offset;
+    *hi = ((const int32_t *)a->buffers[1])[k + 1] + e->offset;
+    return e->children[st->child];
+  }
+  }
+  *lo = *hi = 0;
+  return a;
+}
+
+/* Whether a value the rule covers is null below value i of `a` (reached by
+ * the rule's first d steps, and not null), while every value above it is
+ * not: a null struct, list or map holds nothing to violate. */
+static bool nn_violated(const not_null_rule *r, int d, const struct ArrowArray *a, int64_t i) {
+  int64_t lo, hi;
+  const struct ArrowArray *child = step_range(&r->path[d], a, i, &lo, &hi);
+  bool last = d == r->depth - 1;
+  for (int64_t j = lo; j < hi; j++) {
+    if (!arrow_is_valid(child, j)) {
+      if (last) return true;
+    } else if (!last && nn_violated(r, d + 1, child, j))
+      return true;
   }
   return false;
+}
+
+/* The array of the values the rule covers, for its null count. */
+static const struct ArrowArray *rule_leaf(const not_null_rule *r, const struct ArrowArray *batch) {
+  const struct ArrowArray *a = batch;
+  for (int d = 0; d < r->depth; d++) {
+    const step *st = &r->path[d];
+    if (st->kind == STEP_FIELD) a = a->children[st->child];
+    else if (st->kind == STEP_MAP) a = a->children[0]->children[st->child];
+    else a = a->children[0];
+  }
+  return a;
 }
 
 static int row_error(write_constraints *c, const struct ArrowArray *batch, int64_t i, const char *what) {
@@ -226,11 +365,9 @@ int constraints_check(write_constraints *c, const struct ArrowArray *batch) {
   int64_t n = batch->length;
   for (int k = 0; k < c->n_nn; k++) {
     const not_null_rule *r = &c->nn[k];
-    const struct ArrowArray *leaf = batch;
-    for (int d = 0; d < r->depth; d++) leaf = leaf->children[r->path[d]];
-    if (leaf->null_count == 0) continue;
+    if (rule_leaf(r, batch)->null_count == 0) continue;
     for (int64_t i = 0; i < n; i++)
-      if (nn_violated(r, batch, i)) {
+      if (nn_violated(r, 0, batch, i)) {
         delta_buf what = DELTA_BUF_INIT;
         int rc = delta_buf_printf(&what, "NOT NULL constraint on %s", r->name);
         if (!rc) rc = delta_buf_putc(&what, 0);

@@ -7,10 +7,15 @@
  * fail before anything is committed. Column invariants (field metadata
  * "delta.invariants", legacy writer 2) are checked as CHECKs of their own.
  *
+ * NOT NULL holds at every depth: struct fields, array elements
+ * (containsNull:false), map values (valueContainsNull:false) and map keys
+ * (never null, whatever the schema says), named by their path
+ * ("items.element.qty", "attrs.value", "attrs.key").
+ *
  * As in Spark: a CHECK constraint is violated only when it is FALSE (NULL
- * passes); a NOT NULL field inside a struct that is itself null is not
- * violated; array elements and map values (containsNull:false) are not
- * checked. A constraint naming a column the input lacks sees NULL there.
+ * passes); a NOT NULL value inside a struct, list or map that is itself
+ * null is not violated (there is nothing there). A constraint naming a
+ * column the input lacks sees NULL there.
  */
 #ifndef DELTAC_WRITE_CONSTRAINTS_H
 #define DELTAC_WRITE_CONSTRAINTS_H
@@ -28,7 +33,7 @@ typedef struct write_constraints write_constraints;
 /* Bind the table's constraints to `input`, the schema of the batches to be
  * checked (borrowed: it must outlive the result). *out is NULL when the
  * table has nothing to check. DELTA_EINVAL when a constraint does not
- * parse or bind, or a NOT NULL field is missing from the input. */
+ * parse or bind, or a NOT NULL field of a struct given is missing from it. */
 int constraints_new(write_constraints **out, const delta_type *schema, const delta_kv *config, int n_config,
                     const struct ArrowSchema *input);
 /* 0, or DELTA_EINVAL naming the constraint and the first row violating it. */

@@ -326,6 +326,22 @@ static int infer_csv(text_stream *ts, inf_set *s) {
   return rc;
 }
 
+/* Every value of `t` nullable: the input's types carry no NOT NULL, so a
+ * null reaches the data writer, whose constraint check names the column
+ * path and the row the same way for every input. */
+static void all_nullable(delta_type *t) {
+  if (!t) return;
+  for (int i = 0; i < t->n_fields; i++) {
+    t->fields[i].nullable = true;
+    all_nullable(t->fields[i].type);
+  }
+  t->contains_null = true;
+  t->value_contains_null = true;
+  all_nullable(t->element);
+  all_nullable(t->key);
+  all_nullable(t->value);
+}
+
 static int build_type(text_stream *ts, inf_set *s, const delta_type *table) {
   delta_type *t = prim(DT_STRUCT);
   if (!t) return DELTA_NOMEM();
@@ -337,11 +353,12 @@ static int build_type(text_stream *ts, inf_set *s, const delta_type *table) {
     const delta_field *tf = table ? delta_schema_find(table, s->cols[i].name) : NULL;
     f->name = delta_strdup(tf ? tf->name : s->cols[i].name);
     f->metadata = delta_strdup("{}");
-    f->nullable = tf ? tf->nullable : true;
+    f->nullable = true;
     if (tf) {
       /* the table's types; struct fields only the input has are added with
        * their inferred types (for --schema-mode merge, or its error) */
       f->type = schema_copy(tf->type);
+      all_nullable(f->type);
       int added = 0;
       if (f->type && s->cols[i].nested && schema_add_fields(f->type, s->cols[i].nested, &added)) return DELTA_NOMEM();
     } else if (s->cols[i].kind == INF_NESTED && s->cols[i].nested) {

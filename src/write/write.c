@@ -420,6 +420,8 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   memset(&req, 0, sizeof req);
   req.storage = c.table->storage;
   req.read_version = c.snap ? c.snap->version : -1;
+  req.read_snapshot = c.snap;
+  req.table = c.table;
   req.read_timestamp_ms = c.snap ? c.snap->timestamp_ms : 0;
   req.ict = table_prop_true(c.meta.configuration, c.meta.n_configuration, "delta.enableInCommitTimestamps");
   req.operation = c.snap ? "WRITE" : data ? "CREATE TABLE AS SELECT" : "CREATE TABLE";

@@ -3,6 +3,9 @@
 # fields: enforced on write (NDJSON and Parquet input), overwrite and
 # update; a violation names the constraint and a row, exits 1 and commits
 # nothing; NULL passes a CHECK; the protocol asks for checkConstraints.
+# NOT NULL inside arrays and maps (containsNull / valueContainsNull false,
+# struct fields of elements): NDJSON, Parquet and Arrow input, overwrite,
+# replace-where, update and merge.
 source "$(dirname "$0")/../lib.sh"
 
 run() { "$deltac" "$@" >"$tmp/out" 2>"$tmp/err" || { bad "deltac $*: $(cat "$tmp/err")"; return 1; }; }
@@ -138,5 +141,66 @@ printf '{"id":3,"x":1}\n' >"$tmp/inv_bad.ndjson"
 expect_error 'invariant of column x (x > 3) violated by row {"id":3,"x":1}' write --input "$tmp/inv_bad.ndjson" "$tmp/t8"
 expect_error 'invariant of column x (x > 3) violated' update --set "x = 0" --where "id = 1" "$tmp/t8"
 expect_eq "invariants: versions" "$(versions "$tmp/t8")" 2
+
+# --- NOT NULL inside arrays and maps ---
+nschema='{"type":"struct","fields":[
+ {"name":"id","type":"long","nullable":false,"metadata":{}},
+ {"name":"tags","type":{"type":"array","elementType":"string","containsNull":false},"nullable":true,"metadata":{}},
+ {"name":"attrs","type":{"type":"map","keyType":"string","valueType":"long","valueContainsNull":false},"nullable":true,"metadata":{}},
+ {"name":"items","type":{"type":"array","elementType":{"type":"struct","fields":[
+   {"name":"qty","type":"long","nullable":false,"metadata":{}}]},"containsNull":true},"nullable":true,"metadata":{}}]}'
+n="$tmp/n"
+run create --schema "$nschema" "$n"
+printf '{"id":1,"tags":["a"],"attrs":{"k":1},"items":[null,{"qty":2}]}\n{"id":2,"tags":null,"attrs":null,"items":null}\n{"id":3,"tags":[],"attrs":{},"items":[]}\n' >"$tmp/n_ok.ndjson"
+run write --input "$tmp/n_ok.ndjson" "$n"
+expect_eq "nested: allowed nulls written" "$("$deltac" scan --format count "$n")" 3
+printf '{"id":4,"tags":["a",null]}\n' >"$tmp/n_tags.ndjson"
+printf '{"id":5,"attrs":{"k":null}}\n' >"$tmp/n_attrs.ndjson"
+printf '{"id":6,"items":[{"qty":1},{"qty":null}]}\n' >"$tmp/n_items.ndjson"
+expect_error 'write: NOT NULL constraint on tags.element violated by row {"id":4,"tags":["a",null]}' \
+  write --input "$tmp/n_tags.ndjson" "$n"
+expect_error 'write: NOT NULL constraint on attrs.value violated by row {"id":5,"attrs":{"k":null}}' \
+  write --input "$tmp/n_attrs.ndjson" "$n"
+expect_error 'write: NOT NULL constraint on items.element.qty violated by row {"id":6,"items":[{"qty":1},{"qty":null}]}' \
+  write --input "$tmp/n_items.ndjson" "$n"
+expect_error 'NOT NULL constraint on tags.element' write --mode overwrite --input "$tmp/n_tags.ndjson" "$n"
+expect_error 'NOT NULL constraint on items.element.qty' \
+  write --mode overwrite --replace-where "id = 6" --input "$tmp/n_items.ndjson" "$n"
+printf '{"id":null,"tags":["a"]}\n' >"$tmp/n_id.ndjson"
+expect_error 'NOT NULL constraint on id violated by row {"id":null,"tags":["a"]}' write --input "$tmp/n_id.ndjson" "$n"
+# the same rows as Parquet and as an Arrow stream, from a table that allows them
+nl="$tmp/nloose"
+run create --schema 'id long, tags array<string>, attrs map<string, long>, items array<struct<qty: long>>' "$nl"
+for f in tags attrs items; do run write --input "$tmp/n_$f.ndjson" "$nl"; done
+for f in "$nl"/*.parquet; do
+  expect_error 'write: NOT NULL constraint on ' write --input "$f" "$n"
+done
+"$deltac" scan --format arrow "$nl" >"$tmp/nl.arrows"
+expect_error 'write: NOT NULL constraint on ' write --format arrow "$n" <"$tmp/nl.arrows"
+"$deltac" scan --format arrow --filter "id = 5" "$nl" >"$tmp/n5.arrows"
+expect_error 'write: NOT NULL constraint on attrs.value violated by row {"id":5,"tags":null,"attrs":{"k":null},"items":null}' \
+  write --format arrow "$n" <"$tmp/n5.arrows"
+expect_eq "nested: nothing committed" "$(versions "$n")" 2
+# update and merge rewrite rows through the same check: a table whose schema
+# was tightened by hand after bad rows were written (the only way to get some)
+nt="$tmp/ntight"
+cp -r "$nl" "$nt"
+python3 - "$nt" "$nschema" <<'PY' && ok || bad "tighten the schema"
+import json, sys
+p = sys.argv[1] + "/_delta_log/00000000000000000000.json"
+acts = [json.loads(l) for l in open(p)]
+for a in acts:
+    if "metaData" in a: a["metaData"]["schemaString"] = json.dumps(json.loads(sys.argv[2]))
+open(p, "w").write("".join(json.dumps(a) + "\n" for a in acts))
+PY
+expect_error 'update: NOT NULL constraint on tags.element violated by row {"id":40' update --where "id = 4" --set "id = 40" "$nt"
+printf '{"id":5}\n' >"$tmp/n_key5.ndjson"
+expect_error 'merge: NOT NULL constraint on attrs.value violated by row {"id":5' \
+  merge --source "$tmp/n_key5.ndjson" --on "t.id = s.id" --when-matched-update "id = s.id" "$nt"
+printf '{"id":9,"tags":[],"attrs":{},"items":[{"qty":null}]}\n' >"$tmp/n_ins.ndjson"
+expect_error 'merge: NOT NULL constraint on items.element.qty violated by row {"id":9' \
+  merge --source "$tmp/n_ins.ndjson" --on "t.id = s.id" --when-not-matched-insert-all "$n"
+expect_eq "nested update/merge: nothing committed" "$(versions "$nt")" 4
+run delete --where "id = 4" "$nt"
 
 finish constraints

@@ -105,6 +105,15 @@ check "replace-where: the old row is gone, the new one numbered 40" test "$(rows
 check "replace-where: high-water mark 40" test "$(hwm "$t" id)" = 40
 check "all ids distinct" test "$(rows "$t" | python3 -c "import json,sys; ids=[json.loads(l)['id'] for l in sys.stdin]; print(len(ids) == len(set(ids)))")" = True
 
+# MERGE with schema evolution: one metaData carries both the new column and the high-water mark
+printf '%s\n' '{"name":"Zed","extra":"e1"}' '{"name":"Neu","ts":"2022-01-01T00:00:00Z","extra":"e2"}' >"$tmp/ev.ndjson"
+run merge --schema-mode merge --source "$tmp/ev.ndjson" --on "t.name = s.name" --when-matched-update "extra = s.extra" \
+  --when-not-matched-insert "name = s.name, ts = s.ts, extra = s.extra" "$t"
+last=$(ls "$t"/_delta_log/*.json | tail -1)
+check "evolving merge: one metaData" test "$(grep -c '"metaData"' "$last")" = 1
+check "evolving merge: high-water mark 45 and the new column" test "$(hwm "$t" id)/$(hwm "$t" extra)" = 45/none
+check "evolving merge: rows" test "$(rows "$t" "extra IS NOT NULL" | python3 -c "import json,sys; print(sorted((r['id'], r['name'], r['extra'], r['yr']) for r in map(json.loads, sys.stdin)))")" = "[(30, 'Zed', 'e1', 2021), (45, 'Neu', 'e2', 2022)]"
+
 # --- negative step; explicit values allowed (they do not move the high-water mark) ---------------
 n=$tmp/neg
 run create --schema '{"type":"struct","fields":[{"name":"k","type":"long","nullable":true,"metadata":{"delta.identity.start":-1,"delta.identity.step":-2,"delta.identity.allowExplicitInsert":true}},{"name":"v","type":"integer","nullable":true,"metadata":{}},{"name":"w","type":"long","nullable":true,"metadata":{"delta.generationExpression":"CASE WHEN v > 1 THEN v * 10 ELSE COALESCE(v, -1) END"}}]}' "$n"

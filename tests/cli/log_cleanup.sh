@@ -5,6 +5,8 @@
 # from that checkpoint on reads exactly as before, older ones fail with a
 # clear error; a young file holds the cut back to an older checkpoint;
 # delta.logRetentionDuration and delta.enableExpiredLogCleanup are honoured.
+# V2 checkpoint sidecars no remaining checkpoint references go when old
+# (older than a day before midnight UTC and than the retention cutoff).
 source "$(dirname "$0")/../lib.sh"
 
 run() { "$deltac" "$@" >"$tmp/out" 2>"$tmp/err" || { bad "deltac $*: $(cat "$tmp/err")"; return 1; }; }
@@ -35,7 +37,8 @@ age "$t" 0 7 '40 days ago'
 n_before=$(ls "$t/_delta_log" | wc -l)
 run cleanup-log --dry-run --format ndjson "$t"
 expect_eq "dry run lists" "$(grep -o '_delta_log/[^"]*' "$tmp/out" | tr '\n' ' ')" \
-  "$(for v in 0 1 2; do echo -n "_delta_log/$(printf %020d $v).json "; done)_delta_log/00000000000000000003.checkpoint.parquet $(for v in 3 4 5; do echo -n "_delta_log/$(printf %020d $v).json "; done)"
+  "$(for v in 0 1 2 3 4 5; do [ $v = 3 ] && echo -n "_delta_log/$(printf %020d $v).checkpoint.parquet "
+      echo -n "_delta_log/$(printf %020d $v).crc _delta_log/$(printf %020d $v).json "; done)"
 expect_eq "dry run deletes nothing" "$(ls "$t/_delta_log" | wc -l)" "$n_before"
 # the cleanup after a new checkpoint
 run checkpoint "$t"
@@ -55,7 +58,7 @@ make "$t"
 age "$t" 0 9 '40 days ago'
 touch "$(logf "$t" 4 json)"
 run cleanup-log --format table "$t"
-grep -q "deleted 3 log files; oldest readable version 3" "$tmp/out" && ok || bad "young file: $(cat "$tmp/out")"
+grep -q "deleted 6 log files; oldest readable version 3" "$tmp/out"  # 0..2: commit and checksum && ok || bad "young file: $(cat "$tmp/out")"
 for v in $(seq 3 9); do "$deltac" scan --format count --version $v "$t" >/dev/null 2>&1 && ok || bad "young: v$v unreadable"; done
 
 # delta.logRetentionDuration
@@ -83,5 +86,46 @@ for v in 10 11 12; do run write --input "$tmp/row.ndjson" "$t"; done   # v12 is 
 expect_eq "auto: oldest file" "$(ls "$t/_delta_log" | head -1)" "00000000000000000008.checkpoint.parquet"
 for v in 8 11; do "$deltac" scan --format count --version $v "$t" >/dev/null 2>&1 && ok || bad "auto: v$v unreadable"; done
 expect_eq "auto: rows" "$("$deltac" scan --format count "$t")" 13
+
+# V2 checkpoints (delta.checkpointPolicy=v2): sidecars of removed checkpoints
+# and old orphans go; referenced, young and retention-young ones stay
+t="$tmp/v2"
+make "$t" --property delta.checkpointPolicy=v2           # UUID-named checkpoints at 3 and 6
+run checkpoint --version 8 "$t"
+sc="$t/_delta_log/_sidecars"
+expect_eq "v2: one sidecar per checkpoint" "$(ls "$sc" | wc -l)" 3
+declare -A wantv2=()
+for v in $(seq 6 9); do wantv2[$v]=$(rows --version $v "$t"); done
+# the sidecar of the checkpoint at 3 (its sidecar row names it)
+old_sc=$("$deltac" parquet cat "$t"/_delta_log/00000000000000000003.checkpoint.*.parquet | grep -o '"path":"[^"]*"' | cut -d'"' -f4)
+[ -f "$sc/$old_sc" ] && ok || bad "v2: sidecar of 3 not found: '$old_sc'"
+cp "$sc/$old_sc" "$sc/00000000-0000-0000-0000-0000000000aa.parquet"   # orphans
+cp "$sc/$old_sc" "$sc/00000000-0000-0000-0000-0000000000bb.parquet"
+cp "$sc/$old_sc" "$sc/00000000-0000-0000-0000-0000000000cc.parquet"
+cp "$sc/$old_sc" "$sc/00000000-0000-0000-0000-0000000000dd.parquet"
+age "$t" 0 5 '40 days ago'                                  # the cut: the checkpoint at 6
+touch -d '40 days ago' "$sc"/*
+touch -d '12 hours ago' "$sc/00000000-0000-0000-0000-0000000000bb.parquet"   # under a day: may be in progress
+touch -d '3 days ago' "$sc/00000000-0000-0000-0000-0000000000cc.parquet"     # within the 30-day retention
+touch "$sc/.00000000-0000-0000-0000-0000000000dd.parquet.tmp"; rm "$sc/00000000-0000-0000-0000-0000000000dd.parquet"
+touch -d '40 days ago' "$sc/.00000000-0000-0000-0000-0000000000dd.parquet.tmp"  # hidden: a writer's temporary
+n_before=$(ls -A "$sc" | wc -l)
+run cleanup-log --dry-run --format ndjson "$t"
+dry=$(grep -o '_delta_log/_sidecars/[^"]*' "$tmp/out" | sort | tr '\n' ' ')
+expect_eq "v2 dry run: the checkpoint at 3's sidecar and the old orphan" "$dry" \
+  "_delta_log/_sidecars/00000000-0000-0000-0000-0000000000aa.parquet _delta_log/_sidecars/$old_sc "
+expect_eq "v2 dry run deletes nothing" "$(ls -A "$sc" | wc -l)" "$n_before"
+run cleanup-log --format ndjson "$t"
+expect_eq "v2: real run = dry run" "$(grep -o '_delta_log/_sidecars/[^"]*' "$tmp/out" | sort | tr '\n' ' ')" "$dry"
+[ ! -e "$sc/$old_sc" ] && [ ! -e "$sc/00000000-0000-0000-0000-0000000000aa.parquet" ] && ok || bad "old sidecars left"
+for f in 00000000-0000-0000-0000-0000000000bb.parquet 00000000-0000-0000-0000-0000000000cc.parquet \
+         .00000000-0000-0000-0000-0000000000dd.parquet.tmp; do
+  [ -e "$sc/$f" ] && ok || bad "v2: $f deleted"
+done
+expect_eq "v2: the referenced sidecars and the kept ones" "$(ls -A "$sc" | wc -l)" 5
+[ ! -e "$(logf "$t" 5 json)" ] && ls "$t/_delta_log" | grep -q '^00000000000000000006\.checkpoint\.' && ok || bad "v2: log cut"
+for v in $(seq 6 9); do expect_eq "v2: v$v after cleanup" "$(rows --version $v "$t")" "${wantv2[$v]}"; done
+# a second run: nothing more to do
+run cleanup-log --format table "$t" && { grep -q "deleted 0 log files" "$tmp/out" && ok || bad "v2 again: $(cat "$tmp/out")"; }
 
 finish log_cleanup

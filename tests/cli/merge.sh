@@ -68,7 +68,8 @@ n=$(versions "$t")
 expect_error "matched 2 source rows" merge "$t" --source <(printf '{"id":3,"v":"a"}\n{"id":3,"v":"b"}\n') \
   --format ndjson --on "t.id = s.id" --when-matched-update-all
 expect_error "deltac: merge: --on" merge "$t" --source "$tmp/src.ndjson" --on "t.id = " --when-matched-delete
-expect_error "at least one equality" merge "$t" --source "$tmp/src.ndjson" --on "t.id < s.id" --when-matched-delete
+# no equality (a nested-loop join): several source rows per target row still fail an update
+expect_error "matched 3 source rows" merge "$t" --source "$tmp/src.ndjson" --on "t.id < s.id" --when-matched-update "v = s.v"
 expect_error "nope" merge "$t" --source "$tmp/src.ndjson" --on "t.nope = s.id" --when-matched-delete
 expect_error "no column named zz" merge "$t" --source "$tmp/src.ndjson" --on "t.id = s.id" --when-matched-update "zz = 1"
 expect_error "no column named s.zz" merge "$t" --source "$tmp/src.ndjson" --on "t.id = s.id" --when-matched-update "v = s.zz"

@@ -178,6 +178,55 @@ check "startingVersion with version: 400" test "$(req "$tmp/b" "$TB/demo/query" 
 ts3=$("$deltac" changes --from 3 --to 3 --format ndjson "$tmp/demo" | head -n1 | python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["_commit_timestamp"])')
 client demo delta snapshot --timestamp "$ts3" >"$tmp/rows" && same_rows "delta snapshot at a timestamp" "$tmp/rows" scan --version 3 "$tmp/demo"
 
+# ----------------------------------------------- predicate and limit hints
+# hinted_parts BODY -> the order_date of each file the query answers, sorted
+hinted_parts() {
+  curl -s -H "$AUTH" -H "$CAP" "$TB/demo/query" -d "$1" | python3 -c '
+import json, sys
+for x in sys.stdin:
+    l = json.loads(x)
+    if "file" in l: print(l["file"]["deltaSingleAction"]["add"]["partitionValues"]["order_date"])' | sort
+}
+all_parts=$("$deltac" files --format ndjson "$tmp/demo" | python3 -c '
+import json, sys
+for x in sys.stdin: print(json.loads(x)["partition_values"]["order_date"])' | sort)
+parts_where() { echo "$all_parts" | awk -v lo="$1" -v hi="$2" '$1 >= lo && $1 <= hi'; }
+eq03='{"op":"equal","children":[{"op":"column","name":"order_date","valueType":"date"},{"op":"literal","value":"2024-05-03","valueType":"date"}]}'
+jbody() { python3 -c 'import json,sys; print(json.dumps({"jsonPredicateHints": sys.argv[1]}))' "$1"; }
+check "demo has several partitions" test "$(echo "$all_parts" | sort -u | wc -l)" -ge 4
+check "json hint: equal on the partition column" test "$(hinted_parts "$(jbody "$eq03")")" = "$(parts_where 2024-05-03 2024-05-03)"
+check "json hint: and / or / not / isNull" test "$(hinted_parts "$(jbody '{"op":"and","children":[
+  {"op":"or","children":[{"op":"greaterThanOrEqual","children":[{"op":"column","name":"order_date","valueType":"date"},{"op":"literal","value":"2024-05-05","valueType":"date"}]},
+                         {"op":"lessThan","children":[{"op":"column","name":"order_date","valueType":"date"},{"op":"literal","value":"2024-05-02","valueType":"date"}]}]},
+  {"op":"not","children":[{"op":"isNull","children":[{"op":"column","name":"order_date","valueType":"date"}]}]},
+  {"op":"not","children":[{"op":"equal","children":[{"op":"literal","value":"2024-05-06","valueType":"date"},{"op":"column","name":"order_date","valueType":"date"}]}]}]}')")" \
+  = "$( (parts_where 2024-05-05 2024-05-05; parts_where 2024-05-07 9999; parts_where 0 2024-05-01) | sort)"
+check "SQL hints, ANDed" test "$(hinted_parts '{"predicateHints":["order_date >= '"'"'2024-05-03'"'"'","order_date <= '"'"'2024-05-04'"'"'"]}')" = "$(parts_where 2024-05-03 2024-05-04)"
+check "a SQL hint that does not parse is skipped, the others used" test "$(hinted_parts '{"predicateHints":["order_date = '"'"'2024-05-03'"'"'","no_such_col > 1","((("]}')" = "$(parts_where 2024-05-03 2024-05-03)"
+check "an unknown JSON op: every file" test "$(hinted_parts "$(jbody '{"op":"like","children":[]}')")" = "$all_parts"
+check "a JSON hint that is not JSON: every file" test "$(hinted_parts '{"jsonPredicateHints":"{not json"}')" = "$all_parts"
+check "a stats hint leaves out files: 200, none for order_id < 0" test "$(req "$tmp/b" "$TB/demo/query" -H "$CAP" -d "$(jbody '{"op":"lessThan","children":[{"op":"column","name":"order_id","valueType":"long"},{"op":"literal","value":"0","valueType":"long"}]}')")-$(grep -c '"file"' "$tmp/b")-$(grep -c '"metaData"' "$tmp/b")" = "200-0-1"
+# the client still gets exactly the matching rows through a hint
+client demo delta snapshot --json-hint "$eq03" >"$tmp/rows" && same_rows "client rows with a json hint" "$tmp/rows" scan --filter "order_date = DATE '2024-05-03'" "$tmp/demo"
+check "limitHint 1: one file" test "$(hinted_parts '{"limitHint":1}' | wc -l)" = 1
+check "limitHint large: every file" test "$(hinted_parts '{"limitHint":1000000}')" = "$all_parts"
+check "limitHint with a predicate: not applied" test "$(hinted_parts "{\"limitHint\":1,\"jsonPredicateHints\":$(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$eq03")}")" = "$(parts_where 2024-05-03 2024-05-03)"
+check "limitHint not an integer: 400" test "$(req "$tmp/b" "$TB/demo/query" -H "$CAP" -d '{"limitHint":"ten"}')" = 400
+check "predicateHints not an array: 400" test "$(req "$tmp/b" "$TB/demo/query" -H "$CAP" -d '{"predicateHints":"x = 1"}')" = 400
+
+# ------------------------------------------------ listing pages
+SH="$B/delta-sharing/shares/s"
+page_names() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join(i["name"] for i in d.get("items", [])), d.get("nextPageToken", "-"))' "$1"; }
+check "tables, 2 per page: 200" test "$(req "$tmp/b" "$SH/all-tables?maxResults=2")" = 200
+check "... first page: two tables and a token" test "$(page_names "$tmp/b")" = "demo cdf p2"
+check "... next page: the last table, no token" test "$(req "$tmp/b" "$SH/schemas/default/tables?maxResults=2&pageToken=p2")-$(page_names "$tmp/b")" = "200-dvcm -"
+check "maxResults=0: no items, a token" test "$(req "$tmp/b" "$SH/all-tables?maxResults=0")-$(page_names "$tmp/b")" = "200- p0"
+check "no maxResults: every table" test "$(req "$tmp/b" "$SH/all-tables")-$(page_names "$tmp/b")" = "200-demo cdf dvcm -"
+check "shares paged" test "$(req "$tmp/b" "$B/delta-sharing/shares?maxResults=1")-$(page_names "$tmp/b")" = "200-s -"
+check "schemas paged" test "$(req "$tmp/b" "$SH/schemas?maxResults=0")-$(page_names "$tmp/b")" = "200- p0"
+check "a page token not ours: 400" test "$(req "$tmp/b" "$SH/all-tables?pageToken=xyz")" = 400
+check "negative maxResults: 400" test "$(req "$tmp/b" "$SH/all-tables?maxResults=-1")" = 400
+
 # the server stops cleanly (under ASan: no leak or error report either)
 kill "$pid"; wait "$pid"; rc=$?; pid=
 check "server stops cleanly on SIGTERM (exit $rc)" test $rc -eq 0

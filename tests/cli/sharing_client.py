@@ -82,8 +82,10 @@ class Client:
         share, schema, name = table.split(".")
         return "/shares/%s/schemas/%s/tables/%s" % (share, schema, name)
 
-    def snapshot(self, table, version=None, timestamp=None):
+    def snapshot(self, table, version=None, timestamp=None, json_hint=None):
         body = {}
+        if json_hint is not None:
+            body["jsonPredicateHints"] = json_hint
         if version is not None:
             body["version"] = version
         if timestamp is not None:
@@ -283,6 +285,31 @@ def roaring32(data, pos):
     return pos, values
 
 
+def json_pred(p, row):
+    """A JSON predicate (the protocol's "JSON predicates for Filtering") on
+    one row: True, False or None (unknown, SQL's three-valued logic)."""
+    op, kids = p["op"], p.get("children", [])
+    if op == "column":
+        return row.get(p["name"])
+    if op == "literal":
+        return int(p["value"]) if p["valueType"] in ("int", "long") else p["value"]
+    if op == "isNull":
+        return json_pred(kids[0], row) is None
+    if op == "not":
+        v = json_pred(kids[0], row)
+        return None if v is None else not v
+    if op in ("and", "or"):
+        vs = [json_pred(k, row) for k in kids]
+        if op == "and":
+            return False if False in vs else (None if None in vs else True)
+        return True if True in vs else (None if None in vs else False)
+    a, b = json_pred(kids[0], row), json_pred(kids[1], row)
+    if a is None or b is None:
+        return None
+    return {"equal": a == b, "lessThan": a < b, "lessThanOrEqual": a <= b,
+            "greaterThan": a > b, "greaterThanOrEqual": a >= b}[op]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--deltac", required=True)
@@ -294,12 +321,19 @@ def main():
     s = sub.add_parser("snapshot")
     s.add_argument("--version", type=int)
     s.add_argument("--timestamp")
+    s.add_argument("--json-hint", help="a JSON predicate sent as jsonPredicateHints and applied to the rows")
     c = sub.add_parser("changes")
     c.add_argument("--from", dest="start", type=int, required=True)
     c.add_argument("--to", dest="end", type=int)
     a = ap.parse_args()
     cl = Client(a.profile, a.deltac, a.format)
-    rows = cl.snapshot(a.table, a.version, a.timestamp) if a.cmd == "snapshot" else cl.changes(a.table, a.start, a.end)
+    if a.cmd == "snapshot":
+        rows = cl.snapshot(a.table, a.version, a.timestamp, a.json_hint)
+        if a.json_hint:  # hints are best effort: the client filters (the protocol says so)
+            pred = json.loads(a.json_hint)
+            rows = [r for r in rows if json_pred(pred, r) is True]
+    else:
+        rows = cl.changes(a.table, a.start, a.end)
     for r in rows:
         print(json.dumps(r, sort_keys=True))
 

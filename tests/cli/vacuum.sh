@@ -8,6 +8,10 @@
 # ones ('_x', '.x', _delta_log) stay; dry-run lists exactly what a real run
 # deletes; DV files of live files stay, replaced ones go; old _change_data
 # files go; a retention below the table's is refused without --force.
+# Directories the deletions empty (partition directories, _change_data/ and
+# its partitions) go too, deepest first, listed like files with a trailing
+# '/', counted in numDeletedFiles; not ones holding a hidden file, nor ones
+# modified within the retention window, never the root or _delta_log.
 source "$(dirname "$0")/../lib.sh"
 
 run() { "$deltac" "$@" >"$tmp/out" 2>"$tmp/err" || { bad "deltac $*: $(cat "$tmp/err")"; return 1; }; }
@@ -124,5 +128,100 @@ run history --format ndjson --limit 1 "$t" && { grep -q '"operation":"VACUUM END
 # --no-log and dry runs commit nothing
 run vacuum --no-log "$t" && run vacuum --dry-run "$t"
 expect_eq "no-log commits" "$(ls "$t/_delta_log" | grep -c json)" 5
+
+# ---- empty directories: two partition levels and _change_data/
+t="$tmp/dirs"
+printf '{"id":1,"p":"a","q":1}\n{"id":2,"p":"a","q":2}\n{"id":3,"p":"b","q":1}\n{"id":4,"p":"c","q":1}\n{"id":5,"p":"a","q":1}\n' \
+  >"$tmp/dirs.ndjson"
+run write --schema 'id long, p string, q long' --partition-by p,q --property delta.enableChangeDataFeed=true \
+  --input "$tmp/dirs.ndjson" "$t"
+run update --set "id = 10" --where "id = 1" "$t"
+run delete --where "p = 'b'" "$t"
+run delete --where "p = 'a' AND q = 2" "$t"
+run delete --where "p = 'c'" "$t"
+echo x >"$t/p=c/q=1/.keep.crc"   # hidden: p=c/q=1 (and so p=c) stay
+want_dirs=$(rows "$t")
+run vacuum --retain 0 --force --dry-run --format ndjson "$t"
+dry=$(grep -o '"path":"[^"]*/"' "$tmp/out" | cut -d'"' -f4 | tr '\n' ' ')
+expect_eq "dry run: empty directories, deepest first" "$dry" \
+  "_change_data/p=a/q=1/ _change_data/p=a/q=2/ _change_data/p=a/ _change_data/p=b/q=1/ _change_data/p=b/ _change_data/p=c/q=1/ _change_data/p=c/ _change_data/ p=a/q=2/ p=b/q=1/ p=b/ "
+[ -d "$t/p=b/q=1" ] && ok || bad "dry run removed a directory"
+grep -q "would delete 8 files ([0-9]* bytes) and 11 empty directories" <("$deltac" vacuum --retain 0 --force --dry-run --format table "$t") \
+  && ok || bad "dry run summary"
+run vacuum --retain 0 --force --format ndjson "$t"
+expect_eq "real run = dry run" "$(grep -o '"path":"[^"]*/"' "$tmp/out" | cut -d'"' -f4 | tr '\n' ' ')" "$dry"
+expect_eq "directories left" "$(cd "$t" && find . -type d | sort | tr '\n' ' ')" \
+  ". ./_delta_log ./p=a ./p=a/q=1 ./p=c ./p=c/q=1 "
+expect_eq "rows after" "$(rows "$t")" "$want_dirs"
+python3 - "$t" <<'PY' && ok || bad "VACUUM END counts directories"
+import json, os, sys
+log = os.path.join(sys.argv[1], "_delta_log")
+last = sorted(f for f in os.listdir(log) if f.endswith(".json"))[-1]
+ci = json.loads(open(os.path.join(log, last)).readline())["commitInfo"]
+assert ci["operation"] == "VACUUM END", ci
+# 8 files + 11 directories; listed: the root and 7 directories under each of it and _change_data
+assert ci["operationMetrics"] == {"numDeletedFiles": "19", "numVacuumedDirectories": "16"}, ci
+s = json.loads(open(os.path.join(log, "%020d.json" % (int(last[:20]) - 1))).readline())["commitInfo"]
+assert s["operationMetrics"]["numFilesToDelete"] == "19", s
+PY
+# a directory modified within the retention window stays (a writer may be
+# about to put a file there) until it is old
+t="$tmp/young_dir"
+run write --schema 'id long, p string' --partition-by p --input <(printf '{"id":1,"p":"x"}\n') "$t"
+run write --mode overwrite --input <(printf '{"id":2,"p":"y"}\n') "$t"
+sed -i "s/\"deletionTimestamp\":[0-9]*/\"deletionTimestamp\":$(hours_ago_ms 200)/g" "$t/_delta_log/$(printf %020d 1).json"
+touch -d '10 days ago' "$t"/p=x/*.parquet
+run vacuum --format ndjson "$t"
+expect_eq "young directory: its old file goes, it stays" "$(grep -c '"path":"p=x/' "$tmp/out")/$(ls -A "$t/p=x" | wc -l)" "1/0"
+touch -d '10 days ago' "$t/p=x"
+run vacuum --format table "$t"
+grep -q "deleted 0 files (0 bytes) and 1 empty directories" "$tmp/out" && ok || bad "old empty directory: $(cat "$tmp/out")"
+[ ! -e "$t/p=x" ] && [ -d "$t/p=y" ] && ok || bad "p=x should be gone, p=y kept"
+
+# ---- LITE: the candidates come from the log's removes, not a listing
+t="$tmp/lite"
+run write --schema 'id long, p string, v string' --partition-by p --property delta.enableDeletionVectors=true \
+  --property deltac.deletionVectors.inline=false --input "$tmp/in0.ndjson" "$t"   # v0
+run write --input "$tmp/in1.ndjson" "$t"                      # v1
+run delete --where "id = 1 OR id = 12" "$t"                   # v2: DVs in files
+run delete --where "id = 4" "$t"                              # v3: a's DV replaced
+run optimize --where "p = 'b'" "$t"                           # v4: b compacted, its DV purged
+run write --mode overwrite --input "$tmp/in2.ndjson" "$t"     # v5: everything removed
+run restore --version 4 "$t"                                  # v6: v4's files live again
+last=$(latest "$t")
+declare -A want=()
+for v in $(seq 0 $last); do want[$v]=$(rows --version $v "$t"); done
+echo x >"$t/p=a/untracked.parquet"                            # never in the log: lite cannot see it
+find "$t" -type f ! -path '*/_delta_log/*' -exec touch -d '10 days ago' {} +
+old_ts=$(hours_ago_ms 200)
+for v in 2 3 4 5; do
+  sed -i "s/\"deletionTimestamp\":[0-9]*/\"deletionTimestamp\":$old_ts/g" "$t/_delta_log/$(printf %020d $v).json"
+done
+run vacuum --dry-run --format ndjson "$t"
+full=$(grep -o '"path":"[^"/]*/\?[^"]*[^/]"' "$tmp/out" | cut -d'"' -f4 | sort)
+run vacuum --lite --dry-run --format ndjson "$t"
+lite=$(grep -o '"path":"[^"]*"' "$tmp/out" | cut -d'"' -f4 | sort)
+[ -n "$lite" ] && ok || bad "lite dry run listed nothing"
+expect_eq "lite = full, less the untracked file" "$lite" "$(echo "$full" | grep -v untracked)"
+# v6 restored v4's files, which v5 removed long ago: live again, so they stay
+live=$("$deltac" files --format ndjson "$t" | grep -o '"path":"[^"]*"' | cut -d'"' -f4 | sort)
+expect_eq "no live file among the lite candidates" "$(comm -12 <(echo "$live") <(echo "$lite"))" ""
+echo "$lite" | grep -q '^deletion_vector_' && ok || bad "lite lists no replaced DV file: $lite"
+run vacuum --lite --format table "$t"
+grep -q "vacuum lite: deleted $(echo "$lite" | wc -l) files .* removes read from version 0 on; logged" "$tmp/out" && ok ||
+  bad "lite summary: $(cat "$tmp/out")"
+[ -e "$t/p=a/untracked.parquet" ] && ok || bad "lite deleted an untracked file"
+for v in 4 $last; do expect_eq "lite: v$v reads as before" "$(rows --version $v "$t")" "${want[$v]}"; done
+python3 - "$t" <<'PY' && ok || bad "VACUUM START says LITE"
+import json, os, sys
+log = os.path.join(sys.argv[1], "_delta_log")
+last = sorted(f for f in os.listdir(log) if f.endswith(".json"))[-1]
+s = json.loads(open(os.path.join(log, "%020d.json" % (int(last[:20]) - 1))).readline())["commitInfo"]
+assert s["operation"] == "VACUUM START" and s["operationParameters"]["vacuumType"] == "LITE", s
+PY
+run vacuum --lite --format table "$t" && { grep -q "deleted 0 files" "$tmp/out" && ok || bad "second lite: $(cat "$tmp/out")"; }
+# the full vacuum still finds the untracked file
+run vacuum --format ndjson "$t"
+expect_eq "full after lite: the untracked file" "$(grep -o '"path":"[^"]*"' "$tmp/out" | cut -d'"' -f4)" "p=a/untracked.parquet"
 
 finish vacuum

@@ -33,11 +33,18 @@ const src2 = [
   { id: 3, p: 'b', v: 2003, s: 'r3' }, { id: 5, p: 'c', v: 2005, s: 'r5' }, { id: 22, p: 'b', v: 2022, s: null },
   { id: 31, p: 'b', v: 2031, s: 'r31' }, { id: 33, p: 'a', v: 2033, s: 'n33' },
 ];
-for (const [n, rs] of [['src1', src1], ['src2', src2]])
+// no equality in ON: ranges of v (nested-loop join), OR of equalities
+const src3 = [{ lo: 2, hi: 4, tag: 'r1' }, { lo: 10, hi: 12, tag: 'r2' }, { lo: 50, hi: 60, tag: 'r3' }];
+const src4 = [{ a: 5, b: 's6' }, { a: 7, b: 's7' }, { a: 99, b: 'zz' }, { a: 23, b: null }];
+// schema evolution: a column the table lacks
+const src5 = [{ id: 4, p: 'a', v: 3004, s: 'e4', x: 1 }, { id: 17, p: 'b', v: 3017, s: null, x: 2 },
+  { id: 45, p: 'c', v: 3045, s: 'e45', x: 3 }];
+for (const [n, rs] of [['src1', src1], ['src2', src2], ['src3', src3], ['src4', src4], ['src5', src5]])
   fs.writeFileSync(path.join(tmp, `${n}.ndjson`), rs.map((r) => JSON.stringify(r)).join('\n') + '\n');
 
 // per DML: [deltac arguments, DuckDB SQL over table cur] x 2
 const src = (n) => `read_json('${path.join(tmp, n)}.ndjson', ${COLS.replace('}', ", op: 'VARCHAR'}")})`;
+const srcOf = (n, cols) => `read_json('${path.join(tmp, n)}.ndjson', columns=${cols})`;
 const ops = {
   delete: [
     [['delete', '--where', "v > 12 AND p = 'b'"], "DELETE FROM cur WHERE v > 12 AND p = 'b'"],
@@ -66,9 +73,38 @@ const ops = {
        WHEN NOT MATCHED AND s.v > 2004 THEN INSERT (id, p, v, s) VALUES (s.id, s.p, s.v, s.s)
        WHEN NOT MATCHED BY SOURCE AND t.v < 5 THEN DELETE`],
   ],
+  merge_nonequi: [
+    [['merge', '--source', path.join(tmp, 'src3.ndjson'), '--on', 't.v BETWEEN s.lo AND s.hi',
+      '--when-matched-update', 's = s.tag, v = t.v + 1000',
+      '--when-not-matched-insert', "id = s.lo + 100, p = 'a', v = s.hi, s = s.tag",
+      '--when-not-matched-by-source-delete', '--if', 't.v > 27'],
+      `MERGE INTO cur t USING ${srcOf('src3', "{lo: 'BIGINT', hi: 'BIGINT', tag: 'VARCHAR'}")} s
+       ON t.v BETWEEN s.lo AND s.hi
+       WHEN MATCHED THEN UPDATE SET s = s.tag, v = t.v + 1000
+       WHEN NOT MATCHED THEN INSERT (id, p, v, s) VALUES (s.lo + 100, 'a', s.hi, s.tag)
+       WHEN NOT MATCHED BY SOURCE AND t.v > 27 THEN DELETE`],
+    [['merge', '--source', path.join(tmp, 'src4.ndjson'), '--on', 't.id = s.a OR t.s = s.b',
+      '--when-matched-delete', '--when-not-matched-insert', "id = s.a, p = 'b', v = 0, s = s.b"],
+      `MERGE INTO cur t USING ${srcOf('src4', "{a: 'BIGINT', b: 'VARCHAR'}")} s ON t.id = s.a OR t.s = s.b
+       WHEN MATCHED THEN DELETE
+       WHEN NOT MATCHED THEN INSERT (id, p, v, s) VALUES (s.a, 'b', 0, s.b)`],
+  ],
+  merge_evolve: [
+    [['merge', '--schema-mode', 'merge', '--source', path.join(tmp, 'src5.ndjson'), '--on', 't.id = s.id',
+      '--when-matched-update-all', '--when-not-matched-insert-all'],
+      ['ALTER TABLE cur ADD COLUMN x BIGINT',
+        `MERGE INTO cur t USING ${srcOf('src5', "{id: 'BIGINT', p: 'VARCHAR', v: 'BIGINT', s: 'VARCHAR', x: 'BIGINT'}")} s
+         ON t.id = s.id
+         WHEN MATCHED THEN UPDATE SET p = s.p, v = s.v, s = s.s, x = s.x
+         WHEN NOT MATCHED THEN INSERT (id, p, v, s, x) VALUES (s.id, s.p, s.v, s.s, s.x)`]],
+    [['merge', '--schema-mode', 'merge', '--source', path.join(tmp, 'src2.ndjson'), '--on', 't.id = s.id',
+      '--when-matched-update', 'y = s.v * 2, x = t.x + 1'],
+      ['ALTER TABLE cur ADD COLUMN y BIGINT',
+        `MERGE INTO cur t USING ${src('src2')} s ON t.id = s.id WHEN MATCHED THEN UPDATE SET y = s.v * 2, x = t.x + 1`]],
+  ],
 };
 
-const key = (r) => JSON.stringify([r.id, r.p, r.v, r.s].map((x) => (x === null || x === undefined ? null : String(x))));
+const key = (r) => JSON.stringify([r.id, r.p, r.v, r.s, r.x, r.y].map((x) => (x === null || x === undefined ? null : String(x))));
 const sorted = (a) => a.slice().sort();
 const deltacRows = (t) => sorted(run('scan', '--format', 'ndjson', t).split('\n').filter(Boolean).map((l) => key(JSON.parse(l))));
 const deltacChanges = (t, v) => sorted(run('changes', '--from', String(v), '--to', String(v), '--format', 'ndjson', t)
@@ -115,7 +151,7 @@ for (const part of [false, true]) for (const dv of [false, true]) for (const cdf
         break;
       }
       version++;
-      await con.run(sql);
+      for (const q of [].concat(sql)) await con.run(q);
       const after = await rows('SELECT * FROM cur');
       same(`${name} #${i + 1} rows`, deltacRows(t), sorted(after.map(key)));
       if (cdf) same(`${name} #${i + 1} changes`, deltacChanges(t, version), expectedChanges(before, after));

@@ -10,6 +10,7 @@
 #include "deltac.h"
 #include "deltac/dml.h"
 #include "test.h"
+#include "log/snapshot.h"
 #include "util/alloc_internal.h"
 #include "write/input_text.h"
 
@@ -21,6 +22,27 @@ static int64_t latest(const char *loc) {
   delta_snapshot_free(s);
   delta_table_free(t);
   return v;
+}
+
+/* MERGE of the NDJSON rows `src` (types inferred: integers are long) ON
+ * `on` with `clauses`, options of `version`. */
+static int merge_with(const char *tbl, const char *src, const char *on, const delta_merge_clause *cl, int n,
+                      bool schema_merge, unsigned version, delta_merge_result *r) {
+  size_t len = strlen(src);
+  char *text = delta_malloc(len + 1);
+  memcpy(text, src, len + 1);
+  struct ArrowArrayStream st = {0};
+  CHECK_EQ_INT(input_text_stream(text, len, INPUT_NDJSON, NULL, 0, &st), 0);
+  delta_merge_options o = DELTA_MERGE_OPTIONS_INIT;
+  o.version = version;
+  o.source = &st;
+  o.on = on;
+  o.clauses = cl;
+  o.n_clauses = n;
+  o.schema_merge = schema_merge;
+  int rc = delta_merge(tbl, &o, r);
+  st.release(&st);
+  return rc;
 }
 
 /* MERGE of the NDJSON rows `src` with `clauses`, having read `read_version`. */
@@ -40,6 +62,93 @@ static int merge(const char *tbl, const char *src, const delta_merge_clause *cl,
   int rc = delta_merge(tbl, &o, r);
   st.release(&st);
   return rc;
+}
+
+/* The table's column names, comma-separated, into buf. */
+static void column_names(const char *loc, char *buf, size_t n) {
+  delta_table *t = NULL;
+  delta_snapshot *s = NULL;
+  buf[0] = 0;
+  if (delta_table_open(&t, loc) == 0 && delta_snapshot_open(&s, t, NULL) == 0)
+    for (int i = 0; i < s->schema->n_fields; i++)
+      snprintf(buf + strlen(buf), n - strlen(buf), "%s%s", i ? "," : "", s->schema->fields[i].name);
+  delta_snapshot_free(s);
+  delta_table_free(t);
+}
+
+/* Without an equality in ON: the nested loop, pruned by the ranges. */
+static void test_nonequi(const char *bin, const char *dir) {
+  char tbl[1024], cmd[4096];
+  snprintf(tbl, sizeof tbl, "%s/ne", dir);
+  for (int k = 0; k < 3; k++) { /* three files: ids 1-3, 4-6, 7-9 */
+    snprintf(cmd, sizeof cmd,
+             "printf '{\"id\":%d}\\n{\"id\":%d}\\n{\"id\":%d}\\n' | '%s' write --schema 'id long, v long' "
+             "--format ndjson --input - '%s' >/dev/null",
+             3 * k + 1, 3 * k + 2, 3 * k + 3, bin, tbl);
+    CHECK_EQ_INT(system(cmd), 0);
+  }
+  delta_merge_clause upd = {DELTA_MERGE_MATCHED, DELTA_MERGE_UPDATE, NULL, "v = s.lo"};
+  delta_merge_result r;
+  CHECK_EQ_INT(merge_with(tbl, "{\"lo\":4,\"hi\":5}", "t.id BETWEEN s.lo AND s.hi", &upd, 1, false,
+                          DELTA_MERGE_OPTIONS_VERSION, &r),
+               0);
+  CHECK_EQ_INT(r.rows_updated, 2);
+  CHECK_EQ_INT(r.files_considered, 3);
+  CHECK_EQ_INT(r.files_skipped, 2);
+  /* s.lo > t.id flips to t.id < s.lo: only the first file can hold id < 2 */
+  CHECK_EQ_INT(merge_with(tbl, "{\"lo\":2}", "s.lo > t.id", &upd, 1, false, DELTA_MERGE_OPTIONS_VERSION, &r), 0);
+  CHECK_EQ_INT(r.rows_updated, 1);
+  CHECK_EQ_INT(r.files_skipped, 2);
+  /* the smallest lo above every file's max: no file read */
+  CHECK_EQ_INT(merge_with(tbl, "{\"lo\":100}\n{\"lo\":50}", "t.id >= s.lo", &upd, 1, false,
+                          DELTA_MERGE_OPTIONS_VERSION, &r),
+               0);
+  CHECK(r.noop);
+  CHECK_EQ_INT(r.files_skipped, 3);
+  /* OR of equalities: no pruning, both sides match */
+  delta_merge_clause upd0 = {DELTA_MERGE_MATCHED, DELTA_MERGE_UPDATE, NULL, "v = 0"};
+  CHECK_EQ_INT(merge_with(tbl, "{\"a\":1,\"b\":9}", "t.id = s.a OR t.id = s.b", &upd0, 1, false,
+                          DELTA_MERGE_OPTIONS_VERSION, &r),
+               0);
+  CHECK_EQ_INT(r.rows_updated, 2);
+  CHECK_EQ_INT(r.files_skipped, 0);
+}
+
+static void test_evolution(const char *bin, const char *dir) {
+  char tbl[1024], cmd[4096], names[256];
+  snprintf(tbl, sizeof tbl, "%s/ev", dir);
+  snprintf(cmd, sizeof cmd,
+           "printf '{\"id\":1,\"n\":1}\\n' | '%s' write --schema 'id long, n integer' --format ndjson --input - '%s' "
+           ">/dev/null",
+           bin, tbl);
+  CHECK_EQ_INT(system(cmd), 0);
+  delta_merge_clause all[2] = {{DELTA_MERGE_MATCHED, DELTA_MERGE_UPDATE, NULL, NULL},
+                               {DELTA_MERGE_NOT_MATCHED, DELTA_MERGE_INSERT, NULL, NULL}};
+  delta_merge_result r;
+  /* the source's n is long: widening is refused, nothing committed */
+  CHECK_EQ_INT(merge_with(tbl, "{\"id\":1,\"n\":2,\"x\":\"a\"}", "t.id = s.id", all, 2, true,
+                          DELTA_MERGE_OPTIONS_VERSION, &r),
+               DELTA_EUNSUPPORTED);
+  CHECK(strstr(delta_error_last(), "column n is integer in the table and long in the source") != NULL);
+  CHECK_EQ_INT(latest(tbl), 0);
+  /* version 1 options have no schema_merge: x is ignored (Spark without evolution) */
+  CHECK_EQ_INT(merge_with(tbl, "{\"id\":1,\"x\":\"a\"}", "t.id = s.id", all, 2, true, 1, &r), 0);
+  column_names(tbl, names, sizeof names);
+  CHECK_STR(names, "id,n");
+  /* with it: x appended */
+  CHECK_EQ_INT(merge_with(tbl, "{\"id\":2,\"x\":\"b\"}", "t.id = s.id", all, 2, true,
+                          DELTA_MERGE_OPTIONS_VERSION, &r),
+               0);
+  CHECK_EQ_INT(r.rows_inserted, 1);
+  column_names(tbl, names, sizeof names);
+  CHECK_STR(names, "id,n,x");
+  /* a SET naming a new column without evolution: no such column */
+  delta_merge_clause newcol = {DELTA_MERGE_MATCHED, DELTA_MERGE_UPDATE, NULL, "y = s.id * 2"};
+  CHECK_EQ_INT(merge_with(tbl, "{\"id\":2}", "t.id = s.id", &newcol, 1, false, DELTA_MERGE_OPTIONS_VERSION, &r),
+               DELTA_EINVAL);
+  CHECK_EQ_INT(merge_with(tbl, "{\"id\":2}", "t.id = s.id", &newcol, 1, true, DELTA_MERGE_OPTIONS_VERSION, &r), 0);
+  column_names(tbl, names, sizeof names);
+  CHECK_STR(names, "id,n,x,y");
 }
 
 static void test_conflicts(const char *bin, const char *dir, bool dv) {
@@ -125,6 +234,8 @@ int main(void) {
   test_conflicts(bin, dir, false);
   test_conflicts(bin, dir, true);
   test_options(dir);
+  test_nonequi(bin, dir);
+  test_evolution(bin, dir);
   char cmd[2048];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   CHECK_EQ_INT(system(cmd), 0);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -356,6 +357,21 @@ static void test_put_delete(void) {
   CHECK_EQ_INT(delta_storage_delete(s, "no/such/dir/file"), 0);
   CHECK_EQ_INT(delta_storage_delete(s, "empty/under-a-file"), 0);
   CHECK_EQ_INT(delta_storage_delete(s, "a=1"), DELTA_EINVAL);
+  /* remove_dir: only empty directories; missing is fine; never the root */
+  CHECK_EQ_INT(delta_storage_remove_dir(s, "a=1/b=2"), DELTA_EEXISTS);
+  CHECK(strstr(delta_error_last(), "not empty") != NULL);
+  CHECK_EQ_INT(put_str(s, "a=1/b=2/c=4/.hidden", "h", false), 0);
+  CHECK_EQ_INT(delta_storage_remove_dir(s, "a=1/b=2/c=4"), DELTA_EEXISTS);
+  CHECK_EQ_INT(delta_storage_delete(s, "a=1/b=2/c=4/.hidden"), 0);
+  CHECK_EQ_INT(delta_storage_remove_dir(s, "a=1/b=2/c=4"), 0);
+  collected gone = {0};
+  CHECK_EQ_INT(delta_storage_list(s, "a=1/b=2/c=4", NULL, collect, &gone), DELTA_ENOTFOUND);
+  CHECK_EQ_INT(delta_storage_remove_dir(s, "a=1/b=2/c=4"), 0);
+  CHECK_EQ_INT(delta_storage_remove_dir(s, "no/such"), 0);
+  CHECK_EQ_INT(delta_storage_remove_dir(s, "empty"), DELTA_EINVAL);
+  CHECK_EQ_INT(delta_storage_remove_dir(s, ""), DELTA_EINVAL);
+  CHECK_EQ_INT(delta_storage_remove_dir(s, "../put"), DELTA_EINVAL);
+  CHECK_STR(read_str(s, "a=1/b=2/c=3/part-0.parquet", NULL), "p");
   /* After a delete, put-if-absent succeeds again. */
   CHECK_EQ_INT(put_str(s, "_delta_log/_last_checkpoint", "c", false), 0);
 
@@ -649,7 +665,7 @@ static void mem_free(void *impl) {
 
 static void test_custom_backend(void) {
   delta_storage_vtable vt = {DELTA_STORAGE_VTABLE_VERSION, mem_list, mem_read, mem_head, NULL,
-                             NULL,                         NULL,     mem_free};
+                             NULL,                         NULL,     mem_free, NULL};
   delta_storage *s = NULL;
   CHECK_EQ_INT(delta_storage_new(&s, &vt, NULL, "mem://x"), 0);
   vt.read = NULL; /* the handle kept its own copy */
@@ -660,6 +676,7 @@ static void test_custom_backend(void) {
   CHECK_STR(c.names[0], "only");
   CHECK_EQ_INT(put_str(s, "k", "v", false), DELTA_EUNSUPPORTED);
   CHECK_EQ_INT(delta_storage_delete(s, "k"), DELTA_EUNSUPPORTED);
+  CHECK_EQ_INT(delta_storage_remove_dir(s, "k"), DELTA_EUNSUPPORTED);
   delta_buf lp = DELTA_BUF_INIT;
   CHECK_EQ_INT(delta_storage_local_path(s, "only", &lp), DELTA_EUNSUPPORTED);
   CHECK_EQ_INT(lp.len, 0);
@@ -680,6 +697,18 @@ static void test_custom_backend(void) {
   vt.list = mem_list;
   CHECK_EQ_INT(delta_storage_new(&s, &vt, NULL, NULL), 0);
   CHECK_STR(delta_storage_location(s), "");
+  delta_storage_free(s);
+
+  /* a version-1 table ends before remove_dir: whatever lies behind it in
+   * the caller's memory is not taken for one */
+  struct {
+    delta_storage_vtable vt;
+  } v1;
+  memset(&v1, 0xff, sizeof v1);
+  memcpy(&v1.vt, &vt, offsetof(delta_storage_vtable, remove_dir));
+  v1.vt.version = 1;
+  CHECK_EQ_INT(delta_storage_new(&s, &v1.vt, NULL, NULL), 0);
+  CHECK_EQ_INT(delta_storage_remove_dir(s, "k"), DELTA_EUNSUPPORTED);
   delta_storage_free(s);
 }
 

@@ -1,0 +1,143 @@
+/* MERGE WITH SCHEMA EVOLUTION (Spark's autoMerge): the columns the clauses
+ * bring into the target, merged into its schema the way write's
+ * --schema-mode merge does (schema_add_fields). See merge_internal.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "arrow/array.h"
+#include "dml/merge_internal.h"
+#include "expr/value_eval.h"
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
+#include "write/schema_build.h"
+
+static bool has_name(const struct ArrowSchema *s, const char *name) {
+  for (int64_t i = 0; i < s->n_children; i++)
+    if (strcasecmp(s->children[i]->name, name) == 0) return true;
+  return false;
+}
+
+/* Add column `name` of Arrow type `col` (or flat `format`) to `want`
+ * unless it has one by that name (the first mention decides). */
+static int want_column(delta_type *want, const struct ArrowSchema *col, const char *format, const char *name) {
+  for (int i = 0; i < want->n_fields; i++)
+    if (strcasecmp(want->fields[i].name, name) == 0) return 0;
+  struct ArrowSchema one = col ? *col : (struct ArrowSchema){.format = format};
+  one.name = name;
+  one.flags |= ARROW_FLAG_NULLABLE;
+  one.release = NULL;
+  struct ArrowSchema *ptr = &one;
+  struct ArrowSchema wrap = {.format = "+s", .name = "", .n_children = 1, .children = &ptr};
+  delta_type *t = NULL;
+  int added = 0, rc = schema_from_arrow(&wrap, &t);
+  if (!rc) rc = schema_add_fields(want, t, &added);
+  delta_type_free(t);
+  return rc;
+}
+
+/* New columns an explicit SET assigns: typed by their values. */
+static int explicit_columns(const merge_evolve_input *in, const delta_merge_clause *sp, delta_type *want) {
+  char **names = NULL;
+  vexpr **exprs = NULL;
+  int n = 0, rc = vexpr_parse_set(sp->set, &names, &exprs, &n);
+  size_t pl = strlen(in->talias);
+  const struct ArrowSchema *bind = sp->when == DELTA_MERGE_MATCHED ? in->j_both
+                                   : sp->when == DELTA_MERGE_NOT_MATCHED ? in->j_s : in->j_t;
+  for (int i = 0; i < n && !rc; i++) {
+    const char *name = names[i];
+    if (sp->action == DELTA_MERGE_UPDATE && strncasecmp(name, in->talias, pl) == 0 && name[pl] == '.')
+      name += pl + 1;
+    if (has_name(in->tlogical, name)) continue;
+    if (strchr(name, '.')) {
+      rc = delta_error_set(DELTA_EINVAL, "schema evolution: %s: new nested fields come only from the source's "
+                                         "structs (UPDATE SET * / INSERT *)", names[i]);
+      break;
+    }
+    const struct ArrowSchema *col;
+    const char *format;
+    if ((rc = vexpr_qualify(exprs[i], in->qualify, in->qctx[sp->when])) ||
+        (rc = vexpr_natural_type(exprs[i], bind, &col, &format))) {
+      delta_error_prefix("schema evolution: new column %s", name);
+      break;
+    }
+    if (!col && !format)
+      rc = delta_error_set(DELTA_EINVAL, "schema evolution: new column %s: a NULL has no type (CAST it)", name);
+    else rc = want_column(want, col, format, name);
+  }
+  vexpr_set_free(names, exprs, n);
+  return rc;
+}
+
+/* Types both have: the same, or the source narrower (converted as it is
+ * written). A wider source type would need type widening: refused. */
+static int check_types(const delta_type *t, const delta_type *s, delta_buf *path) {
+  if (t->kind == DT_STRUCT && s->kind == DT_STRUCT) {
+    size_t at = path->len;
+    for (int i = 0; i < s->n_fields; i++) {
+      const delta_field *sf = &s->fields[i];
+      for (int k = 0; k < t->n_fields; k++) {
+        if (strcasecmp(t->fields[k].name, sf->name) != 0) continue;
+        path->len = at;
+        int rc = delta_buf_printf(path, "%s%s", at ? "." : "", sf->name);
+        if (!rc) rc = check_types(t->fields[k].type, sf->type, path);
+        if (rc) return rc;
+      }
+    }
+    path->len = at;
+    return 0;
+  }
+  if (t->kind == DT_ARRAY && s->kind == DT_ARRAY) return check_types(t->element, s->element, path);
+  if (t->kind == DT_MAP && s->kind == DT_MAP) return check_types(t->value, s->value, path);
+  if (schema_type_equal(t, s) || !schema_safe_widening(s, t)) return 0;
+  delta_buf tn = DELTA_BUF_INIT, sn = DELTA_BUF_INIT;
+  int rc = delta_type_name(t, &tn);
+  if (!rc) rc = delta_type_name(s, &sn);
+  if (!rc) rc = delta_buf_putc(&tn, 0);
+  if (!rc) rc = delta_buf_putc(&sn, 0);
+  if (!rc) rc = delta_buf_putc(path, 0);
+  if (!rc)
+    rc = delta_error_set(DELTA_EUNSUPPORTED,
+                         "schema evolution: column %s is %s in the table and %s in the source: widening a "
+                         "column's type is not supported (CAST the source column to %s)",
+                         (const char *)path->data, (const char *)tn.data, (const char *)sn.data,
+                         (const char *)tn.data);
+  delta_buf_dispose(&tn);
+  delta_buf_dispose(&sn);
+  return rc;
+}
+
+int merge_evolve_schema(const merge_evolve_input *in, const delta_merge_clause *cl, int n, delta_type **merged) {
+  *merged = NULL;
+  delta_type *want = delta_calloc(1, sizeof *want), *src = NULL;
+  if (!want) return DELTA_NOMEM();
+  want->kind = DT_STRUCT;
+  int rc = 0;
+  bool star = false;
+  for (int i = 0; i < n && !rc; i++) {
+    if (cl[i].action == DELTA_MERGE_DELETE) continue;
+    if (!cl[i].set) star = true;
+    else rc = explicit_columns(in, &cl[i], want);
+  }
+  /* UPDATE SET * / INSERT *: every source column, nested fields too */
+  if (!rc && star && !(rc = schema_from_arrow(in->source, &src))) {
+    delta_buf path = DELTA_BUF_INIT;
+    rc = check_types(in->target, src, &path);
+    delta_buf_dispose(&path);
+    int added = 0;
+    if (!rc) rc = schema_add_fields(want, src, &added);
+  }
+  int added = 0;
+  delta_type *m = rc ? NULL : schema_copy(in->target);
+  if (!rc && !m) rc = DELTA_NOMEM();
+  if (!rc) rc = schema_add_fields(m, want, &added);
+  if (!rc && added) {
+    *merged = m;
+    m = NULL;
+  }
+  delta_type_free(m);
+  delta_type_free(src);
+  delta_type_free(want);
+  return rc;
+}

@@ -1,0 +1,102 @@
+/* Writing version checksum files; see crc_write.h. */
+#include "write/crc_write.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "deltac/error.h"
+#include "json/json.h"
+#include "json/json_writer.h"
+#include "log/crc.h"
+#include "log/log_files.h"
+#include "storage/storage_internal.h"
+#include "write/action_write.h"
+
+enum { INNER_METADATA, INNER_PROTOCOL, INNER_TXN, INNER_DOMAIN };
+
+/* Write the object inside an action ({"metaData":{...}} -> {...}), reusing
+ * the commit writers so a checksum says exactly what a commit would. */
+static int write_inner(delta_json_writer *w, int kind, const void *x) {
+  delta_buf tmp = DELTA_BUF_INIT;
+  delta_json_writer aw;
+  delta_json_writer_init(&aw, &tmp, 0);
+  int rc = kind == INNER_METADATA ? action_metadata_json(&aw, x)
+           : kind == INNER_PROTOCOL ? action_protocol_json(&aw, x)
+           : kind == INNER_TXN      ? action_txn_json(&aw, x)
+                                    : action_domain_json(&aw, x);
+  if (!rc) rc = delta_json_writer_finish(&aw);
+  delta_json_doc *doc = NULL;
+  if (!rc) rc = delta_json_doc_new(&doc);
+  if (!rc) rc = delta_json_parse(doc, (const char *)tmp.data, tmp.len);
+  if (!rc) {
+    const char *p;
+    size_t n;
+    delta_json_raw(delta_json_first(delta_json_root(doc)), &p, &n);
+    rc = delta_json_write_raw(w, p, n);
+  }
+  delta_json_doc_free(doc);
+  delta_buf_dispose(&tmp);
+  return rc;
+}
+
+int crc_render(const delta_snapshot *s, delta_buf *out) {
+  int64_t bytes, dvs, deleted;
+  log_crc_totals(s, &bytes, &dvs, &deleted);
+  delta_json_writer w;
+  delta_json_writer_init(&w, out, 0);
+  delta_json_write_object_begin(&w);
+  delta_json_write_key(&w, "tableSizeBytes");
+  delta_json_write_int64(&w, bytes);
+  delta_json_write_key(&w, "numFiles");
+  delta_json_write_int64(&w, s->n_files);
+  delta_json_write_key(&w, "numMetadata");
+  delta_json_write_int64(&w, 1);
+  delta_json_write_key(&w, "numProtocol");
+  delta_json_write_int64(&w, 1);
+  if (s->ict_enabled) {
+    delta_json_write_key(&w, "inCommitTimestampOpt");
+    delta_json_write_int64(&w, s->timestamp_ms);
+  }
+  int rc = 0;
+  delta_json_write_key(&w, "setTransactions");
+  delta_json_write_array_begin(&w);
+  for (int i = 0; !rc && i < s->n_txns; i++) rc = write_inner(&w, INNER_TXN, &s->txns[i]);
+  delta_json_write_array_end(&w);
+  delta_json_write_key(&w, "domainMetadata");
+  delta_json_write_array_begin(&w);
+  for (int i = 0; !rc && i < s->n_domains; i++) rc = write_inner(&w, INNER_DOMAIN, &s->domains[i]);
+  delta_json_write_array_end(&w);
+  delta_json_write_key(&w, "metadata");
+  if (!rc) rc = write_inner(&w, INNER_METADATA, &s->metadata);
+  delta_json_write_key(&w, "protocol");
+  if (!rc) rc = write_inner(&w, INNER_PROTOCOL, &s->protocol);
+  delta_json_write_key(&w, "numDeletedRecordsOpt");
+  delta_json_write_int64(&w, deleted);
+  delta_json_write_key(&w, "numDeletionVectorsOpt");
+  delta_json_write_int64(&w, dvs);
+  delta_json_write_object_end(&w);
+  int frc = delta_json_writer_finish(&w);
+  return rc ? rc : frc;
+}
+
+void crc_write_after_commit(delta_table *table, const delta_snapshot *read, int64_t version) {
+  delta_snapshot *s = NULL;
+  int rc;
+  if (read) {
+    rc = delta_snapshot_update(&s, read);
+  } else {
+    delta_snapshot_options o = DELTA_SNAPSHOT_OPTIONS_INIT;
+    o.at_version = true;
+    o.table_version = version;
+    rc = table ? delta_snapshot_open(&s, table, &o) : DELTA_EINVAL;
+  }
+  delta_buf text = DELTA_BUF_INIT;
+  if (!rc && s->version == version && !(rc = crc_render(s, &text))) {
+    char key[48] = "_delta_log/";
+    snprintf(key + 11, sizeof key - 11, "%020lld.crc", (long long)version);
+    (void)delta_storage_put(s->table->storage, key, text.data, text.len, false);
+  }
+  delta_buf_dispose(&text);
+  delta_snapshot_free(s);
+  delta_error_clear();
+}
