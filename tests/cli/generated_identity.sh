@@ -208,7 +208,7 @@ r=$tmp/race
 run create --schema '{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{"delta.identity.start":1,"delta.identity.step":1,"delta.identity.allowExplicitInsert":false}},{"name":"w","type":"integer","nullable":true,"metadata":{}}]}' "$r"
 : >"$tmp/race.log"
 for w in 1 2 3; do
-  ( for i in 1 2 3 4 5 6; do printf '{"w":%d}\n{"w":%d}\n' "$w" "$w" >"$tmp/race$w.ndjson"; "$deltac" write --input "$tmp/race$w.ndjson" "$r" >>"$tmp/race.log" 2>&1; done ) &
+  ( for i in 1 2 3 4; do printf '{"w":%d}\n{"w":%d}\n' "$w" "$w" >"$tmp/race$w.ndjson"; "$deltac" write --input "$tmp/race$w.ndjson" "$r" >>"$tmp/race.log" 2>&1; done ) &
 done
 wait
 okw=$(grep -c '^write: version' "$tmp/race.log")
