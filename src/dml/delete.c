@@ -113,7 +113,8 @@ static int pass2_batch(void *ctx, const struct ArrowSchema *schema, const struct
     struct ArrowArray gone, upd = {0};
     if ((rc = arrow_filter(schema, batch, del, &gone))) goto done;
     data_writer *uw = NULL;
-    if (gone.length && !(rc = dml_set_apply(st->set, &gone, &gone, &upd)) && !(rc = dml_rows_updated(st->wr, &upd)) &&
+    if (gone.length && !(rc = dml_set_apply(st->set, &gone, &gone, &upd)) &&
+        !(rc = dml_fill_generated(st->wr, st->set, &upd, true)) && !(rc = dml_rows_updated(st->wr, &upd)) &&
         !(rc = dml_writers_data(st->wr, &uw)))
       rc = data_writer_write(uw, &upd);
     if (!rc && gone.length && st->wr->cdc) {

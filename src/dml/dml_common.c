@@ -14,9 +14,11 @@
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 #include "dv/dv.h"
+#include "json/json.h"
 #include "write/action_write.h"
 #include "write/schema_build.h"
 #include "write/row_tracking.h"
+#include "write/gen_columns.h"
 #include "write/table_setup.h"
 
 static int read_file(delta_snapshot *s, const delta_add *a, bool live, bool row_ids, dml_batch_cb cb, void *ctx) {
@@ -114,6 +116,11 @@ int dml_writers_new(dml_writers **out, delta_snapshot *s, bool cdc) {
   w->cfg.configuration = s->metadata.configuration;
   w->cfg.n_configuration = s->metadata.n_configuration;
   w->cfg.has_configuration = true;
+  /* generated and identity columns of new rows: dml_fill_generated */
+  struct ArrowSchema eff;
+  rc = gen_columns_new(&w->gen, s->schema, &s->protocol, true, &w->logical, &eff);
+  if (eff.release) eff.release(&eff);
+  if (rc) return rc;
   /* rewritten files are buffered whole until put: delta.targetFileSize
    * (bytes) bounds them, and with them the memory of a rewrite */
   const char *tfs = table_prop(s->metadata.configuration, s->metadata.n_configuration, "delta.targetFileSize");
@@ -272,12 +279,68 @@ static int adds_to_cdc(const delta_buf *adds, delta_buf *actions, int64_t *n) {
   return rc;
 }
 
+static int line_end(delta_buf *b, int rc, delta_json_writer *w);
+
+/* The commit's metaData with schema `schema_json`: a metaData line already
+ * in `actions` (MERGE's schema evolution puts one first) gets the new
+ * schemaString, as a commit carries one metaData at most; otherwise one
+ * is added from the snapshot's. */
+static int put_schema_metadata(const delta_snapshot *s, const char *schema_json, delta_buf *actions) {
+  static const char head[] = "{\"metaData\":";
+  const char *text = (const char *)actions->data;
+  size_t at = 0, len = actions->len;
+  while (at < len && !(len - at >= sizeof head - 1 && memcmp(text + at, head, sizeof head - 1) == 0)) {
+    const char *nl = memchr(text + at, '\n', len - at);
+    at = nl ? (size_t)(nl - text) + 1 : len;
+  }
+  if (at >= len) {
+    delta_metadata m = s->metadata;
+    m.schema_string = schema_json;
+    delta_json_writer jw;
+    delta_json_writer_init(&jw, actions, 0);
+    return line_end(actions, action_metadata_json(&jw, &m), &jw);
+  }
+  const char *nl = memchr(text + at, '\n', len - at);
+  size_t end = nl ? (size_t)(nl - text) : len;
+  delta_json_doc *d = NULL;
+  delta_buf out = DELTA_BUF_INIT;
+  int rc = delta_json_doc_new(&d);
+  if (!rc) rc = delta_json_parse(d, text + at, end - at);
+  const char *p = NULL;
+  size_t n = 0;
+  if (!rc) delta_json_raw(delta_json_get(delta_json_get(delta_json_root(d), "metaData"), "schemaString"), &p, &n);
+  if (!rc && !p) rc = delta_error_set(DELTA_EINVAL, "internal: a metaData action without a schemaString");
+  if (!rc) rc = delta_buf_append(&out, text, (size_t)(p - text));
+  if (!rc) rc = delta_json_append_string(&out, schema_json, strlen(schema_json));
+  if (!rc) rc = delta_buf_append(&out, p + n, len - (size_t)(p + n - text));
+  delta_json_doc_free(d);
+  if (!rc) {
+    delta_buf_dispose(actions);
+    *actions = out;
+  } else {
+    delta_buf_dispose(&out);
+  }
+  return rc;
+}
+
 int dml_writers_finish(dml_writers *w, delta_buf *actions, int64_t *files_added, int64_t *cdc_files) {
   int rc = 0;
   if (w->data) {
     rc = data_writer_finish(w->data, actions);
     *files_added += data_writer_files(w->data);
   }
+  bool moved = false;
+  delta_type *schema = NULL;
+  if (!rc && w->gen && !(schema = schema_copy(w->s->schema))) rc = DELTA_NOMEM();
+  if (!rc && w->gen) rc = gen_columns_update_schema(w->gen, schema, &moved);
+  if (!rc && moved) {
+    /* identity values given: the new high-water marks in a metaData */
+    delta_buf js = DELTA_BUF_INIT;
+    if (!(rc = schema_to_json(schema, &js)) && !(rc = delta_buf_putc(&js, 0)))
+      rc = put_schema_metadata(w->s, (const char *)js.data, actions);
+    delta_buf_dispose(&js);
+  }
+  delta_type_free(schema);
   if (!rc && w->cdc) {
     delta_buf adds = DELTA_BUF_INIT;
     rc = data_writer_finish(w->cdc, &adds);
@@ -304,6 +367,7 @@ void dml_writers_free(dml_writers *w) {
   if (w->cdc_input.release) w->cdc_input.release(&w->cdc_input);
   delta_type_free(w->cdc_schema);
   delta_type_free(w->rt_schema);
+  gen_columns_free(w->gen);
   delta_free(w);
 }
 

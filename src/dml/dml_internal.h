@@ -45,6 +45,7 @@ typedef struct dml_writers {
   delta_type *cdc_schema;
   bool track_rows;             /* logical/cfg have the materialized row tracking columns */
   delta_type *rt_schema;       /* the table's schema + those columns (cfg.schema then) */
+  struct gen_columns *gen;     /* generated/identity columns of new rows; NULL: none */
 } dml_writers;
 
 int dml_writers_new(dml_writers **out, delta_snapshot *s, bool cdc);
@@ -114,6 +115,12 @@ void dml_set_free(dml_set *s);
  * MERGE's source structs need not have the target's shape. `table`
  * (the logical schema's Delta type) must outlive s. */
 void dml_set_conform(dml_set *s, const delta_type *table);
+/* Generated and identity columns of rows dml_set_apply made (gen_columns.h,
+ * fill mode): generated columns the set does not assign are computed (in
+ * `update` rows recomputed), assigned ones checked; identity columns of
+ * inserts are filled, and assigning one is refused (in updates always,
+ * in inserts unless it allows explicit values). */
+int dml_fill_generated(dml_writers *w, const dml_set *s, struct ArrowArray *rows, bool update);
 
 /* DELETE (set_text NULL) or UPDATE of the rows matching `where`. */
 int dml_run(const char *location, const char *where, const char *set_text, bool no_dv, int max_attempts,

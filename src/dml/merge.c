@@ -234,7 +234,9 @@ static int write_clause(merge_ctx *c, int k, const struct ArrowSchema *schema, c
   if ((rc = arrow_filter(schema, rows, m, &sel))) goto done;
   bool insert = c->cl[k].spec->action == DELTA_MERGE_INSERT;
   const struct ArrowArray *pre = insert ? NULL : sel.children[0];
-  if ((rc = dml_set_apply(c->cl[k].set, pre, &sel, &out)) || (rc = dml_rows_updated(c->wr, &out))) goto done;
+  if ((rc = dml_set_apply(c->cl[k].set, pre, &sel, &out))) goto done;
+  if ((rc = dml_fill_generated(c->wr, c->cl[k].set, &out, !insert))) goto done;
+  if ((rc = dml_rows_updated(c->wr, &out))) goto done;
   if ((rc = dml_writers_data(c->wr, &dw)) || (rc = data_writer_write(dw, &out))) goto done;
   if (!insert && (rc = dml_cdc_write(c->wr, pre, "update_preimage"))) goto done;
   rc = dml_cdc_write(c->wr, &out, insert ? "insert" : "update_postimage");

@@ -10,9 +10,11 @@
 #include "scan/conform.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
+#include "write/gen_columns.h"
 
 struct dml_set {
   int n;
+  int n_user;           /* the first n_user assignments are the user's (the rest: fill_nulls) */
   char **names;
   vexpr **exprs;
   int *target;          /* column index in the logical schema */
@@ -61,6 +63,7 @@ int dml_set_new(dml_set **out, const char *text, const char *what, const struct 
       if (s->target[j] == t) rc = delta_error_set(DELTA_EINVAL, "%s: column %s is assigned twice", what, name);
     s->target[i] = t;
   }
+  s->n_user = s->n;
   /* INSERT: every column not assigned is NULL */
   for (int c = 0; fill_nulls && !rc && c < s->n_columns; c++) {
     bool set = false;
@@ -132,6 +135,14 @@ int dml_set_apply(dml_set *s, const struct ArrowArray *copy, const struct ArrowA
   }
   if (rc && out->release) arrow_array_release(out);
   return rc;
+}
+
+int dml_fill_generated(dml_writers *w, const dml_set *s, struct ArrowArray *rows, bool update) {
+  if (!w->gen) return 0;
+  bool assigned[s->n_columns + 1];
+  memset(assigned, 0, sizeof assigned);
+  for (int i = 0; i < s->n_user; i++) assigned[s->target[i]] = true;
+  return gen_columns_fill_in_place(w->gen, rows, assigned, update);
 }
 
 int delta_update(const char *location, const delta_update_options *opts, delta_dml_result *result) {

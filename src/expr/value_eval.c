@@ -18,16 +18,16 @@
 #include "expr/dec_math.h"
 #include "expr/expr.h"
 #include "expr/value.h"
+#include "expr/value_funcs.h"
 #include "util/alloc_internal.h"
 #include "util/buf.h"
 #include "util/error_internal.h"
 
 #define MAX_DEPTH 100
 
-typedef enum { V_LIT, V_COL, V_BIN, V_NEG, V_CASE, V_COALESCE, V_CAST, V_FUNC } vkind;
-/* R_IVL: an INTERVAL literal, only an operand of + and - with a date or
- * timestamp. */
-typedef enum { R_NULL, R_INT, R_FLOAT, R_STRING, R_BOOL, R_DEC, R_DATE, R_TS, R_TSNTZ, R_IVL } rtype;
+/* V_FUNC: the date and time functions below; V_XFUNC: value_funcs.h's
+ * (calendar fields, strings), by id. */
+typedef enum { V_LIT, V_COL, V_BIN, V_NEG, V_CASE, V_COALESCE, V_CAST, V_FUNC, V_XFUNC } vkind;
 typedef enum {
   F_DATE_ADD, F_DATE_SUB, F_ADD_MONTHS, F_DATEDIFF, F_CURRENT_DATE, F_CURRENT_TIMESTAMP, F_DATE_TRUNC,
   F_TO_DATE, F_UNIX_MICROS, F_UNIX_SECONDS, F_TIMESTAMP_MICROS, F_TIMESTAMP_SECONDS
@@ -69,6 +69,7 @@ struct vexpr {
   /* V_FUNC */
   vfunc fn;
   int trunc_unit;          /* date_trunc's unit, known at parse time */
+  int xfn;                 /* V_XFUNC: value_funcs.h's id */
   /* bound */
   rtype type;
   /* R_DEC: the value's decimal(prec, scale). R_INT: the digits of its
@@ -81,16 +82,6 @@ struct vexpr {
   char nat_format[24];     /* vexpr_natural_type's decimal format */
 };
 
-typedef struct {
-  rtype t;                 /* R_NULL: null */
-  int64_t i;               /* R_INT; R_DATE days; R_TS(NTZ) microseconds; R_IVL microseconds */
-  double d;
-  bool b;
-  __int128 dec;            /* R_DEC, at scale */
-  int scale;
-  int64_t iv_months, iv_days; /* R_IVL */
-  size_t s_off, s_len;     /* into the scratch buffer */
-} sval;
 
 /* ------------------------------------------------------------------ parse */
 
@@ -584,6 +575,38 @@ static int p_primary(vparser *p, vexpr **out) {
       return 0;
     }
     p->pos = save;
+    /* name(args): value_funcs.h's functions (calendar fields, strings) */
+    ws(p);
+    const char *fs = p->s + p->pos;
+    size_t fn_len = 0;
+    while (isalnum((unsigned char)fs[fn_len]) || fs[fn_len] == '_') fn_len++;
+    const char *after = fs + fn_len;
+    while (isspace((unsigned char)*after)) after++;
+    if (fn_len && *after == '(') {
+      vexpr *e = vnew(V_XFUNC);
+      if (!e || !(e->name = delta_malloc(fn_len + 1))) {
+        vexpr_free(e);
+        return DELTA_NOMEM();
+      }
+      memcpy(e->name, fs, fn_len);
+      e->name[fn_len] = 0;
+      p->pos = (size_t)(after - p->s) + 1;
+      bool no_args = punct(p, ")");
+      while (!no_args && !rc) {
+        vexpr *v = NULL;
+        if (!(rc = p_concat(p, &v))) rc = push(e, v);
+        if (!rc && !punct(p, ",")) break;
+      }
+      if (!rc && !no_args && !punct(p, ")")) rc = verr(p, "expected ')'");
+      if (!rc) rc = vfunc_find(e->name, e->n_args, &e->xfn);
+      if (rc) {
+        vexpr_free(e);
+        return rc;
+      }
+      *out = e;
+      return 0;
+    }
+    p->pos = save;
     vexpr *e = vnew(V_COL);
     if (!e) return DELTA_NOMEM();
     delta_buf full = DELTA_BUF_INIT;
@@ -929,6 +952,17 @@ static int bind_rec(vexpr *e, const struct ArrowSchema *s) {
     e->type = to;
     e->prec = e->cast_prec;
     e->scale = e->cast_scale;
+    return 0;
+  }
+  case V_XFUNC: {
+    rtype at[e->n_args + 1];
+    for (int i = 0; i < e->n_args; i++) {
+      at[i] = e->args[i]->type == R_TSNTZ ? R_TS : e->args[i]->type;
+      if (at[i] == R_DEC || at[i] == R_IVL)
+        return delta_error_set(DELTA_EINVAL, "expression: %s does not take a %s", e->name, rtype_name(at[i]));
+    }
+    if ((rc = vfunc_bind(e->xfn, at, e->n_args, &e->type))) return rc;
+    if (e->type == R_INT) e->prec = 20;
     return 0;
   }
   case V_FUNC: {
@@ -1493,6 +1527,14 @@ static int eval_row(ectx *c, const vexpr *e, int64_t r, sval *out) {
     return cast_value(c, out, e->cast_to, e->cast_prec, e->cast_scale);
   case V_FUNC:
     return eval_func(c, e, r, out);
+  case V_XFUNC: {
+    sval a[e->n_args + 1];
+    for (int i = 0; i < e->n_args; i++) {
+      if ((rc = eval_row(c, e->args[i], r, &a[i]))) return rc;
+      if (a[i].t == R_TSNTZ) a[i].t = R_TS;
+    }
+    return vfunc_eval(e->xfn, a, e->n_args, &c->scratch, out);
+  }
   }
   return 0;
 }

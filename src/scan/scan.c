@@ -16,6 +16,7 @@
 #include "log/snapshot.h"
 #include "scan/columns.h"
 #include "scan/conform.h"
+#include "scan/gen_prune.h"
 #include "scan/prune.h"
 #include "scan/scan_internal.h"
 #include "storage/path.h"
@@ -522,7 +523,10 @@ static int add_field(scan_state *st, const delta_field *f) {
  * and add the columns it needs that the projection lacks. */
 static int setup_filter(scan_state *st, const char *filter) {
   const delta_type *t = st->snap->schema;
-  int rc = expr_parse(filter, &st->prune_pred);
+  char *derived = NULL; /* with bounds on generated partition columns */
+  int rc = gen_prune_filter(st->snap, filter, &derived);
+  if (!rc) rc = expr_parse(derived ? derived : filter, &st->prune_pred);
+  delta_free(derived);
   if (rc) return rc;
   rc = delta_schema_to_arrow(t, &st->logical);
   if (!rc && st->changes) {

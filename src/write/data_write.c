@@ -17,6 +17,7 @@
 #include "write/constraints.h"
 #include "write/file_out.h"
 #include "write/file_stats.h"
+#include "write/gen_columns.h"
 #include "write/schema_build.h"
 
 #define DEFAULT_TARGET ((int64_t)128 << 20)
@@ -47,6 +48,7 @@ struct data_writer {
   write_constraints *constraints; /* NULL: nothing to check */
   file_out_pending pending;       /* files to fsync before the commit */
   int64_t opened;                 /* files opened: their part numbers */
+  gen_columns *gen;               /* generated/identity columns; NULL: none */
 };
 
 static int64_t now_ms(void) {
@@ -168,8 +170,12 @@ int data_writer_new(data_writer **out, const data_write_config *cfg, const struc
   dw->cfg = *cfg;
   if (dw->cfg.target_file_size <= 0) dw->cfg.target_file_size = DEFAULT_TARGET;
   const delta_type *st = cfg->schema;
-  int rc = arrow_schema_copy(&dw->input, input);
+  /* dw->input: the input's schema with generated and identity columns
+   * added when it lacks them (gen_columns.h) */
+  int rc = cfg->no_data_change ? arrow_schema_copy(&dw->input, input)
+                               : gen_columns_new(&dw->gen, st, cfg->protocol, false, input, &dw->input);
   if (rc) goto fail;
+  input = &dw->input;
   dw->n_fields = st->n_fields;
   dw->input_of_field = delta_calloc((size_t)st->n_fields + 1, sizeof(int));
   dw->part_fields = delta_calloc((size_t)cfg->n_partition_columns + 1, sizeof(int));
@@ -452,7 +458,11 @@ static int widen(const struct ArrowArray *a, char from, char to, struct ArrowArr
 
 int data_writer_write(data_writer *dw, const struct ArrowArray *batch) {
   if (batch->length == 0) return 0;
-  int rc = constraints_check(dw->constraints, batch);
+  struct ArrowArray filled;
+  int rc = dw->gen ? gen_columns_apply(dw->gen, batch, NULL, false, &filled) : 0;
+  if (rc) return rc;
+  if (dw->gen) batch = &filled;
+  rc = constraints_check(dw->constraints, batch);
   if (rc) return rc;
   /* the data columns as a struct array borrowing the input's children */
   struct ArrowArray *kids[dw->n_data + 1];
@@ -578,8 +588,13 @@ void data_writer_free(data_writer *dw) {
   delta_buf_dispose(&dw->adds);
   delta_buf_dispose(&dw->tmp);
   constraints_free(dw->constraints);
+  gen_columns_free(dw->gen);
   file_out_pending_dispose(&dw->pending);
   delta_free(dw);
+}
+
+int data_writer_update_schema(const data_writer *dw, delta_type *schema, bool *changed) {
+  return gen_columns_update_schema(dw->gen, schema, changed);
 }
 
 int64_t data_writer_files(const data_writer *dw) { return dw->files; }

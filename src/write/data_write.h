@@ -40,6 +40,11 @@ typedef struct {
   const delta_kv *configuration;
   int n_configuration;
   bool has_configuration;
+  /* The table's protocol: when set, generated and identity columns are
+   * computed, checked and filled (gen_columns.h); NULL for writers of rows
+   * that need none of it or had it done (change data, OPTIMIZE, the rows
+   * DML and replace-where copy, DML's new rows: dml_fill_generated). */
+  const delta_protocol *protocol;
 } data_write_config;
 
 typedef struct data_writer data_writer;
@@ -55,6 +60,10 @@ int data_writer_write(data_writer *dw, const struct ArrowArray *batch);
  * {"add":...} line per file to `adds`. */
 int data_writer_finish(data_writer *dw, delta_buf *adds);
 void data_writer_free(data_writer *dw);
+
+/* Write the identity columns' new high-water marks into `schema` (a copy
+ * of the table's, for the commit's metaData); *changed when one moved. */
+int data_writer_update_schema(const data_writer *dw, delta_type *schema, bool *changed);
 
 int64_t data_writer_files(const data_writer *dw);
 int64_t data_writer_rows(const data_writer *dw);

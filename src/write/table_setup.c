@@ -90,6 +90,15 @@ static bool has_not_null(const delta_type *t) {
   return false;
 }
 
+static bool has_generated(const delta_type *t, bool identity) {
+  if (!t) return false;
+  for (int i = 0; i < t->n_fields; i++)
+    if ((identity ? t->fields[i].is_identity : t->fields[i].generation_expression != NULL) ||
+        has_generated(t->fields[i].type, identity))
+      return true;
+  return false;
+}
+
 int table_derive_protocol(const delta_type *schema, const delta_kv *config, int n_config, delta_arena *arena,
                           delta_protocol *out) {
   return table_derive_protocol_ex(schema, config, n_config, false, arena, out);
@@ -113,7 +122,8 @@ int table_derive_protocol_ex(const delta_type *schema, const delta_kv *config, i
                      table_prop(config, n_config, "delta.checkpoint.writeStatsAsStruct");
   /* legacy versions while they suffice (every reader knows them) */
   int reader = cm ? 2 : 1;
-  int writer = cm ? 5 : cdf ? 4 : checks || stats_props ? 3 : 2;
+  bool gen = has_generated(schema, false), ident = has_generated(schema, true);
+  int writer = ident ? 6 : cm ? 5 : cdf || gen ? 4 : checks || stats_props ? 3 : 2;
   (void)append_only; /* writer 2 covers appendOnly */
   if (!dv && !ict && !ntz && !v2 && !rows && !clustered) {
     out->min_reader_version = reader;
@@ -128,6 +138,8 @@ int table_derive_protocol_ex(const delta_type *schema, const delta_kv *config, i
   if (has_not_null(schema)) wf[nw++] = "invariants"; /* NOT NULL columns are invariants to Spark */
   if (checks) wf[nw++] = "checkConstraints";
   if (cdf) wf[nw++] = "changeDataFeed";
+  if (gen) wf[nw++] = "generatedColumns";
+  if (ident) wf[nw++] = "identityColumns";
   if (cm) wf[nw++] = "columnMapping", rf[nr++] = "columnMapping";
   if (dv) wf[nw++] = "deletionVectors", rf[nr++] = "deletionVectors";
   if (ict) wf[nw++] = "inCommitTimestamp";
@@ -154,14 +166,6 @@ int table_derive_protocol_ex(const delta_type *schema, const delta_kv *config, i
   return 0;
 }
 
-static bool has_generated(const delta_type *t, bool identity) {
-  if (!t) return false;
-  for (int i = 0; i < t->n_fields; i++)
-    if ((identity ? t->fields[i].is_identity : t->fields[i].generation_expression != NULL) ||
-        has_generated(t->fields[i].type, identity))
-      return true;
-  return false;
-}
 
 int table_check_writable(const delta_protocol *p, const delta_metadata *m, const delta_type *schema) {
   static const char *const ok[] = {"appendOnly", "changeDataFeed", "columnMapping", "deletionVectors",
@@ -182,10 +186,12 @@ int table_check_writable(const delta_protocol *p, const delta_metadata *m, const
         return delta_error_set(DELTA_EUNSUPPORTED, "table uses writer feature %s, which deltac cannot write yet",
                                p->writer_features[i]);
     }
-  if (has_generated(schema, false))
-    return delta_error_set(DELTA_EUNSUPPORTED, "table has generated columns, which deltac cannot compute yet");
-  if (has_generated(schema, true))
-    return delta_error_set(DELTA_EUNSUPPORTED, "table has identity columns, which deltac cannot fill yet");
+  /* generated and identity columns are computed and filled by the data
+   * writer (gen_columns.h); only nested ones are out of reach */
+  for (int i = 0; schema && i < schema->n_fields; i++)
+    if (has_generated(schema->fields[i].type, false) || has_generated(schema->fields[i].type, true))
+      return delta_error_set(DELTA_EUNSUPPORTED, "column %s has a nested generated or identity column, which deltac "
+                             "cannot fill", schema->fields[i].name);
   if (table_prop_true(m->configuration, m->n_configuration, "delta.enableRowTracking") &&
       (!table_prop(m->configuration, m->n_configuration, "delta.rowTracking.materializedRowIdColumnName") ||
        !table_prop(m->configuration, m->n_configuration, "delta.rowTracking.materializedRowCommitVersionColumnName")))

@@ -25,6 +25,7 @@
 #include "write/commit.h"
 #include "write/constraints.h"
 #include "write/data_write.h"
+#include "write/gen_columns.h"
 #include "write/replace_where.h"
 #include "write/row_tracking.h"
 #include "write/schema_build.h"
@@ -163,6 +164,15 @@ static int setup_new_table(write_ctx *c) {
     return rc;
   c->new_metadata = c->new_protocol = true;
   if (!m->id) return DELTA_NOMEM();
+  /* a generation expression deltac cannot evaluate (or bad identity
+   * settings) is refused now rather than at the first write */
+  struct ArrowSchema full = {0}, eff = {0};
+  gen_columns *g = NULL;
+  if (!(rc = delta_schema_to_arrow(c->schema, &full))) rc = gen_columns_new(&g, c->schema, &c->protocol, false, &full, &eff);
+  gen_columns_free(g);
+  if (eff.release) eff.release(&eff);
+  if (full.release) full.release(&full);
+  if (rc) return rc;
   /* the input must fit the declared schema */
   if (c->in_type) {
     delta_type *merged = NULL;
@@ -345,7 +355,7 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   data_write_config dc = {c.table->storage, c.schema, c.partition_cols, c.n_partition_cols,
                           table_cm_mode(c.meta.configuration, c.meta.n_configuration) != CM_NONE,
                           opts->target_file_size, opts->codec, false, c.meta.configuration, c.meta.n_configuration,
-                          true};
+                          true, &c.protocol};
   if (data && opts->replace_where) {
     /* every row written must fall inside what is replaced */
     if ((rc = expr_parse(opts->replace_where, &where))) goto done;
@@ -358,6 +368,13 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
       table_prop_true(c.meta.configuration, c.meta.n_configuration, "delta.enableChangeDataFeed")) {
     if (c.new_metadata) {
       rc = delta_error_set(DELTA_EUNSUPPORTED, "--replace-where with a schema change on a change-data-feed table");
+      goto done;
+    }
+    /* the change rows are the input's, before generated and identity columns are filled */
+    if ((gen_generated_enabled(&c.protocol) && gen_schema_has(c.schema, false)) ||
+        (gen_identity_enabled(&c.protocol) && gen_schema_has(c.schema, true))) {
+      rc = delta_error_set(DELTA_EUNSUPPORTED, "--replace-where on a change-data-feed table with generated or "
+                           "identity columns is not supported yet");
       goto done;
     }
     if ((rc = replace_where_cdc_new(&cdc, c.snap, data ? &c.in_schema : NULL))) goto done;
@@ -378,6 +395,15 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
       if (rc) goto done;
     }
   }
+
+  /* identity values given: the new high-water marks go into the metaData */
+  bool hwm_moved = false;
+  if (dw && (rc = data_writer_update_schema(dw, c.schema, &hwm_moved))) goto done;
+  if (hwm_moved) {
+    if ((rc = schema_string(&c))) goto done;
+    c.new_metadata = true;
+  }
+  dc.protocol = NULL; /* replace-where's copies of rows that stay: the table's own values */
 
   /* actions after commitInfo: protocol, metaData, txn, removes, adds */
   delta_json_writer w;

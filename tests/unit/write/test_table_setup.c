@@ -105,8 +105,40 @@ int main(void) {
   delta_type_free(t);
   CHECK_EQ_INT(schema_parse_text("{\"type\":\"struct\",\"fields\":[{\"name\":\"g\",\"type\":\"integer\",\"nullable\":true,"
                                  "\"metadata\":{\"delta.generationExpression\":\"1\"}}]}", &t), 0);
-  CHECK_EQ_INT(table_check_writable(&p, &m, t), DELTA_EUNSUPPORTED);
-  CHECK(strstr(delta_error_last(), "generated columns") != NULL);
+  /* top-level generated columns are written (gen_columns.h); nested ones are not */
+  CHECK_EQ_INT(table_check_writable(&p, &m, t), 0);
   delta_type_free(t);
+  CHECK_EQ_INT(schema_parse_text("{\"type\":\"struct\",\"fields\":[{\"name\":\"s\",\"type\":{\"type\":\"struct\","
+                                 "\"fields\":[{\"name\":\"g\",\"type\":\"long\",\"nullable\":true,\"metadata\":"
+                                 "{\"delta.identity.start\":1}}]},\"nullable\":true,\"metadata\":{}}]}", &t), 0);
+  CHECK_EQ_INT(table_check_writable(&p, &m, t), DELTA_EUNSUPPORTED);
+  CHECK(strstr(delta_error_last(), "column s has a nested generated or identity column") != NULL);
+  delta_type_free(t);
+  /* the protocol a new table gets: writer 4 for generated, 6 for identity
+   * columns; with table features, both listed */
+  delta_arena ga = DELTA_ARENA_INIT;
+  delta_protocol gp;
+  CHECK_EQ_INT(schema_parse_text("{\"type\":\"struct\",\"fields\":[{\"name\":\"a\",\"type\":\"integer\",\"nullable\":true,"
+                                 "\"metadata\":{}},{\"name\":\"g\",\"type\":\"integer\",\"nullable\":true,"
+                                 "\"metadata\":{\"delta.generationExpression\":\"a + 1\"}}]}", &t), 0);
+  CHECK_EQ_INT(table_derive_protocol(t, NULL, 0, &ga, &gp), 0);
+  CHECK_EQ_INT(gp.min_writer_version, 4);
+  CHECK(!gp.has_writer_features);
+  delta_type_free(t);
+  CHECK_EQ_INT(schema_parse_text("{\"type\":\"struct\",\"fields\":[{\"name\":\"i\",\"type\":\"long\",\"nullable\":true,"
+                                 "\"metadata\":{\"delta.identity.start\":1,\"delta.identity.step\":1}},"
+                                 "{\"name\":\"g\",\"type\":\"long\",\"nullable\":true,"
+                                 "\"metadata\":{\"delta.generationExpression\":\"i * 2\"}}]}", &t), 0);
+  CHECK_EQ_INT(table_derive_protocol(t, NULL, 0, &ga, &gp), 0);
+  CHECK_EQ_INT(gp.min_writer_version, 6);
+  delta_kv dvp = {"delta.enableDeletionVectors", "true"};
+  CHECK_EQ_INT(table_derive_protocol(t, &dvp, 1, &ga, &gp), 0);
+  CHECK_EQ_INT(gp.min_writer_version, 7);
+  int found = 0;
+  for (int i = 0; i < gp.n_writer_features; i++)
+    found += strcmp(gp.writer_features[i], "generatedColumns") == 0 || strcmp(gp.writer_features[i], "identityColumns") == 0;
+  CHECK_EQ_INT(found, 2);
+  delta_type_free(t);
+  delta_arena_dispose(&ga);
   TEST_MAIN_END();
 }
