@@ -1,8 +1,13 @@
 #include "arrow/ipc_reader.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "arrow/filter.h"
+#include "parquet/codec.h"
+#include "parquet/metadata.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 
@@ -20,6 +25,10 @@ enum { FIELD_NAME = 0, FIELD_NULLABLE = 1, FIELD_TYPE_TYPE = 2, FIELD_TYPE = 3,
 enum { SCHEMA_ENDIANNESS = 0, SCHEMA_FIELDS = 1, SCHEMA_METADATA = 2 };
 enum { MSG_HEADER_TYPE = 1, MSG_HEADER = 2, MSG_BODY_LENGTH = 3 };
 enum { RB_LENGTH = 0, RB_NODES = 1, RB_BUFFERS = 2, RB_COMPRESSION = 3 };
+enum { DB_ID = 0, DB_DATA = 1, DB_IS_DELTA = 2 };
+enum { DE_ID = 0, DE_INDEX_TYPE = 1 };
+enum { BC_CODEC = 0, BC_METHOD = 1 };
+enum { CODEC_LZ4_FRAME = 0, CODEC_ZSTD = 1 };
 
 #define MAX_DEPTH 64
 
@@ -132,11 +141,17 @@ static fbt fb_vector_table(fbr *r, size_t start, size_t i) {
 typedef enum { L_NULL, L_BOOL, L_FIXED, L_BINARY, L_LARGE_BINARY, L_LIST, L_LARGE_LIST, L_FSL,
                L_STRUCT } layout;
 
+/* A field's layout. A dictionary-encoded field (dict) is sent as indices of
+ * index_width bytes, but `kind` and the children describe its values: the
+ * layout of its dictionary batches, and of what the reader hands out. */
 typedef struct lnode {
   layout kind;
   int64_t width;
   int64_t n_children;
   struct lnode *children;
+  int dict, index_width, index_signed;
+  int64_t dict_id;
+  const struct ArrowSchema *schema; /* the field's (value) type, for take */
 } lnode;
 
 /* One ArrowSchema node's memory: the strings and the children arrays. */
@@ -367,8 +382,24 @@ static int read_field(fbr *r, const fbt *f, struct ArrowSchema *s, lnode *n, int
   if (depth > MAX_DEPTH) return delta_error_set(DELTA_ELIMIT, "arrow ipc: schema nested deeper than %d", MAX_DEPTH);
   if (!(p->name = fb_strdup(r, f, FIELD_NAME))) return r->bad ? corrupt("bad field name") : DELTA_NOMEM();
   s->name = p->name;
-  if (fb_ref(r, f, FIELD_DICTIONARY))
-    return unsupported(p->name, "a dictionary-encoded field");
+  size_t dpos = fb_ref(r, f, FIELD_DICTIONARY);
+  if (dpos) { /* DictionaryEncoding: the Type is the values' type */
+    fbt de = fb_table_at(r, dpos);
+    size_t ipos = fb_ref(r, &de, DE_INDEX_TYPE);
+    n->dict = 1;
+    n->dict_id = fb_int(r, &de, DE_ID, 8, 0);
+    n->index_width = 4; /* an omitted index type is int32 */
+    n->index_signed = 1;
+    if (ipos) {
+      fbt it = fb_table_at(r, ipos);
+      int64_t bits = fb_int(r, &it, 0, 4, 0);
+      if (bits != 8 && bits != 16 && bits != 32 && bits != 64) return corrupt("bad dictionary index width");
+      n->index_width = (int)(bits / 8);
+      n->index_signed = fb_int(r, &it, 1, 1, 0) != 0;
+    }
+    if (r->bad) return corrupt("bad dictionary encoding");
+  }
+  n->schema = s;
   int rc = read_type(r, f, p->name, fmt, sizeof fmt, n, &want);
   if (!rc) rc = read_children(r, f, FIELD_CHILDREN, s, n, depth);
   if (!rc) rc = read_metadata(r, f, FIELD_METADATA, &p->metadata);
@@ -390,6 +421,15 @@ static int read_field(fbr *r, const fbt *f, struct ArrowSchema *s, lnode *n, int
 /* ------------------------------------------------------------------ */
 /* Record batches → struct arrays owning copies of their buffers.       */
 
+/* Bounds on what a message may make us allocate beyond its own size: a
+ * compressed buffer's stated length, and what dictionary indices expand to
+ * (a one-byte index can stand for a long string). Both allow a floor plus a
+ * multiple of the message, so a tiny hostile message cannot claim gigabytes. */
+#define INFLATE_FLOOR ((uint64_t)256 << 20)
+#define INFLATE_RATIO 4096
+#define EXPAND_FLOOR ((uint64_t)256 << 20)
+#define EXPAND_RATIO 64
+
 typedef struct {
   void *bufs[3];
   struct ArrowArray **kids;
@@ -410,27 +450,131 @@ static void array_release(struct ArrowArray *a) {
   a->release = NULL;
 }
 
+/* One dictionary id: its value layout and the batches that make it up (the
+ * first, then any deltas), already decoded to plain arrays. */
+typedef struct {
+  int64_t id;
+  const lnode *node;
+  struct ArrowArray *chunks;
+  int64_t *starts; /* row of the whole dictionary where each chunk starts */
+  int n_chunks, cap;
+  int64_t rows;
+} dict_entry;
+
+typedef struct {
+  dict_entry *dicts;
+  int n_dicts;
+} dict_set;
+
+static dict_entry *dict_find(dict_set *d, int64_t id) {
+  for (int i = 0; i < d->n_dicts; i++)
+    if (d->dicts[i].id == id) return &d->dicts[i];
+  return NULL;
+}
+
+static void dict_clear(dict_entry *e) {
+  for (int i = 0; i < e->n_chunks; i++)
+    if (e->chunks[i].release) e->chunks[i].release(&e->chunks[i]);
+  e->n_chunks = 0;
+  e->rows = 0;
+}
+
 typedef struct {
   fbr *r;
   size_t nodes, n_nodes, bufs, n_bufs, next_node, next_buf;
   const uint8_t *body;
   uint64_t body_len;
+  uint64_t size;       /* the body's size once decompressed: the bound of row counts */
+  void **dec;          /* compressed bodies: each buffer decompressed, taken by take_buffer */
+  uint64_t *dec_len;
+  uint64_t expand_left; /* what dictionary indices may still expand to */
+  dict_set *dicts;
 } batch_ctx;
 
-/* Copy the next body buffer (at least `need` bytes, else corrupt) into
- * fresh memory; zero-length buffers become an 8-byte zeroed block. */
-static int take_buffer(batch_ctx *c, uint64_t need, void **out, uint64_t *got) {
-  if (c->next_buf >= c->n_bufs) return corrupt("too few buffers");
-  size_t at = c->bufs + 16 * c->next_buf++;
-  uint64_t off = rd(c->r, at, 8), len = rd(c->r, at + 8, 8);
-  if (c->r->bad || off > c->body_len || len > c->body_len - off) return corrupt("buffer outside the message body");
-  if (len < need) return corrupt("buffer too short");
+static void batch_ctx_dispose(batch_ctx *c) {
+  if (c->dec)
+    for (size_t i = 0; i < c->n_bufs; i++) delta_free(c->dec[i]);
+  delta_free(c->dec);
+  delta_free(c->dec_len);
+}
+
+/* 8-aligned memory holding `len` bytes, its tail zeroed. */
+static uint8_t *buffer_alloc(uint64_t len) {
   size_t alloc = (size_t)(len ? (len + 7) & ~(uint64_t)7 : 8);
   uint8_t *m = delta_malloc(alloc);
-  if (!m) return DELTA_NOMEM();
-  memset(m + alloc - 8, 0, 8);
-  if (len) memcpy(m, c->body + off, (size_t)len);
-  *out = m;
+  if (m) memset(m + alloc - 8, 0, 8);
+  return m;
+}
+
+/* BodyCompression: every non-empty buffer is an int64 uncompressed length
+ * (-1: the rest is not compressed) then the codec's frame. All buffers are
+ * decompressed before the batch is decoded, so the decoder sees their real
+ * sizes. */
+static int decompress_body(batch_ctx *c, const fbt *rb) {
+  fbt bc = fb_table_at(c->r, fb_ref(c->r, rb, RB_COMPRESSION));
+  int64_t codec = fb_int(c->r, &bc, BC_CODEC, 1, 0), method = fb_int(c->r, &bc, BC_METHOD, 1, 0);
+  if (c->r->bad) return corrupt("bad body compression");
+  if (codec != CODEC_LZ4_FRAME && codec != CODEC_ZSTD)
+    return delta_error_set(DELTA_EUNSUPPORTED, "arrow ipc: body compression codec %lld is not supported", (long long)codec);
+  if (method != 0)
+    return delta_error_set(DELTA_EUNSUPPORTED, "arrow ipc: body compression method %lld is not supported", (long long)method);
+  c->dec = delta_calloc(c->n_bufs + 1, sizeof *c->dec);
+  c->dec_len = delta_calloc(c->n_bufs + 1, sizeof *c->dec_len);
+  if (!c->dec || !c->dec_len) return DELTA_NOMEM();
+  c->size = 0;
+  for (size_t i = 0; i < c->n_bufs; i++) {
+    size_t at = c->bufs + 16 * i;
+    uint64_t off = rd(c->r, at, 8), len = rd(c->r, at + 8, 8);
+    if (c->r->bad || off > c->body_len || len > c->body_len - off) return corrupt("buffer outside the message body");
+    if (len == 0) continue; /* an empty buffer has no length prefix */
+    if (len < 8) return corrupt("compressed buffer without its length");
+    const uint8_t *src = c->body + off + 8;
+    int64_t want = (int64_t)le(c->body + off, 8);
+    uint64_t n = len - 8, out = want == -1 ? n : (uint64_t)want;
+    if (want < -1) return corrupt("bad uncompressed buffer length");
+    if (want != -1 && out > INFLATE_FLOOR + INFLATE_RATIO * n)
+      return delta_error_set(DELTA_ELIMIT, "arrow ipc: a %llu-byte compressed buffer claims %llu bytes",
+                             (unsigned long long)n, (unsigned long long)out);
+    if (!(c->dec[i] = buffer_alloc(out))) return DELTA_NOMEM();
+    c->dec_len[i] = out;
+    c->size += out;
+    int rc = 0;
+    if (want == -1) memcpy(c->dec[i], src, (size_t)n);
+    else if (codec == CODEC_ZSTD) rc = pq_decompress(PQ_CODEC_ZSTD, src, (size_t)n, c->dec[i], (size_t)out);
+    else rc = pq_lz4_frame_decompress(src, (size_t)n, c->dec[i], (size_t)out);
+    if (rc == DELTA_ECORRUPT) return corrupt(codec == CODEC_ZSTD ? "a ZSTD buffer does not decompress to its stated length"
+                                                                  : "an LZ4 buffer does not decompress to its stated length");
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* Take the next body buffer (at least `need` bytes, else corrupt) as fresh
+ * memory; zero-length buffers become an 8-byte zeroed block. */
+static int take_buffer(batch_ctx *c, uint64_t need, void **out, uint64_t *got) {
+  if (c->next_buf >= c->n_bufs) return corrupt("too few buffers");
+  size_t i = c->next_buf++;
+  uint64_t len;
+  if (c->dec) {
+    len = c->dec_len[i];
+    if (len < need) return corrupt("buffer too short");
+    if (c->dec[i]) {
+      *out = c->dec[i];
+      c->dec[i] = NULL;
+    } else if (!(*out = buffer_alloc(0))) {
+      return DELTA_NOMEM();
+    }
+  } else {
+    size_t at = c->bufs + 16 * i;
+    uint64_t off = rd(c->r, at, 8);
+    len = rd(c->r, at + 8, 8);
+    if (c->r->bad || off > c->body_len || len > c->body_len - off) return corrupt("buffer outside the message body");
+    if (len < need) return corrupt("buffer too short");
+    uint8_t *m = buffer_alloc(len);
+    if (!m) return DELTA_NOMEM();
+    if (len) memcpy(m, c->body + off, (size_t)len);
+    *out = m;
+  }
   if (got) *got = len;
   return 0;
 }
@@ -454,7 +598,43 @@ static int check_offsets(const void *buf, int large, int64_t length, uint64_t li
   return 0;
 }
 
-static int read_array(batch_ctx *c, const lnode *n, struct ArrowArray *a, int64_t min_len, int depth);
+static int64_t offset_at(const void *buf, int large, int64_t i) {
+  return large ? ((const int64_t *)buf)[i] : ((const int32_t *)buf)[i];
+}
+
+/* Roughly the bytes row `slot` of `a` (a decoded array of layout `n`, offset
+ * 0) takes when copied; adds to *cost and stops early once past `limit`. */
+static void row_cost(const lnode *n, const struct ArrowArray *a, int64_t slot, uint64_t limit, uint64_t *cost) {
+  if (*cost > limit) return;
+  *cost += 1;
+  switch (n->kind) {
+  case L_FIXED: *cost += (uint64_t)n->width; break;
+  case L_BINARY:
+  case L_LARGE_BINARY: {
+    int large = n->kind == L_LARGE_BINARY;
+    *cost += (uint64_t)(offset_at(a->buffers[1], large, slot + 1) - offset_at(a->buffers[1], large, slot)) + 8;
+    break;
+  }
+  case L_LIST:
+  case L_LARGE_LIST: {
+    int large = n->kind == L_LARGE_LIST;
+    *cost += 8;
+    for (int64_t e = offset_at(a->buffers[1], large, slot); e < offset_at(a->buffers[1], large, slot + 1) && *cost <= limit; e++)
+      row_cost(&n->children[0], a->children[0], e, limit, cost);
+    break;
+  }
+  case L_FSL:
+    for (int64_t e = 0; e < n->width && *cost <= limit; e++)
+      row_cost(&n->children[0], a->children[0], slot * n->width + e, limit, cost);
+    break;
+  case L_STRUCT:
+    for (int64_t k = 0; k < n->n_children; k++) row_cost(&n->children[k], a->children[k], slot, limit, cost);
+    break;
+  default: break;
+  }
+}
+
+static int read_array(batch_ctx *c, const lnode *n, struct ArrowArray *a, int64_t min_len, int depth, int as_values);
 
 static int read_kids(batch_ctx *c, const lnode *n, struct ArrowArray *a, int64_t min_len, int depth) {
   array_priv *p = a->private_data;
@@ -464,15 +644,71 @@ static int read_kids(batch_ctx *c, const lnode *n, struct ArrowArray *a, int64_t
   for (int64_t i = 0; i < n->n_children; i++) {
     if (!(p->kids[i] = delta_calloc(1, sizeof **p->kids))) return DELTA_NOMEM();
     a->n_children = i + 1;
-    int rc = read_array(c, &n->children[i], p->kids[i], min_len, depth + 1);
+    int rc = read_array(c, &n->children[i], p->kids[i], min_len, depth + 1, 0);
     if (rc) return rc;
   }
   return 0;
 }
 
+/* A dictionary-encoded array: its indices (validity + index_width bytes
+ * each) taken through the dictionary into a plain array of the values'
+ * type. A null index is a null value. */
+static int read_dict_indices(batch_ctx *c, const lnode *n, struct ArrowArray *a, int64_t length, int64_t nulls) {
+  void *valid = NULL, *idx = NULL;
+  arrow_row_ref *refs = NULL;
+  int rc = take_buffer(c, nulls ? ((uint64_t)length + 7) / 8 : 0, &valid, NULL);
+  if (!rc && (uint64_t)length > c->size / (uint64_t)n->index_width) rc = corrupt("buffer too short");
+  if (!rc) rc = take_buffer(c, (uint64_t)length * (uint64_t)n->index_width, &idx, NULL);
+  dict_entry *e = rc ? NULL : dict_find(c->dicts, n->dict_id);
+  if (!rc && !e) rc = corrupt("dictionary id not in the schema");
+  if (!rc && length && !e->n_chunks) rc = corrupt("dictionary used before its DictionaryBatch");
+  if (!rc && !(refs = delta_malloc((size_t)length * sizeof *refs + 1))) rc = DELTA_NOMEM();
+  uint64_t cost = 0;
+  for (int64_t i = 0; !rc && i < length; i++) {
+    if (nulls && !((((const uint8_t *)valid)[i >> 3] >> (i & 7)) & 1)) {
+      refs[i] = (arrow_row_ref){-1, 0};
+      continue;
+    }
+    const uint8_t *q = (const uint8_t *)idx + (size_t)i * (size_t)n->index_width;
+    uint64_t u = le(q, n->index_width);
+    int shift = 64 - 8 * n->index_width;
+    int64_t v = n->index_signed ? (shift ? (int64_t)(u << shift) >> shift : (int64_t)u) : (int64_t)u;
+    if (v < 0 || v >= e->rows) {
+      rc = corrupt("dictionary index out of range");
+      break;
+    }
+    int k = e->n_chunks - 1;
+    while (e->starts[k] > v) k--; /* deltas are few: a linear walk back */
+    refs[i] = (arrow_row_ref){k, v - e->starts[k]};
+    row_cost(n, &e->chunks[k], refs[i].row, c->expand_left, &cost);
+    if (cost > c->expand_left)
+      rc = delta_error_set(DELTA_ELIMIT, "arrow ipc: dictionary indices expand past %llu bytes",
+                           (unsigned long long)(cost));
+  }
+  if (!rc) {
+    c->expand_left -= cost;
+    const struct ArrowArray *ins[1];
+    const struct ArrowArray **chunks = e->n_chunks > 1 ? delta_malloc((size_t)e->n_chunks * sizeof *chunks) : ins;
+    if (!chunks) rc = DELTA_NOMEM();
+    for (int k = 0; !rc && k < e->n_chunks; k++) chunks[k] = &e->chunks[k];
+    /* arrow_take makes a fresh array: drop the placeholder the caller set */
+    if (!rc) {
+      array_release(a);
+      memset(a, 0, sizeof *a);
+      rc = arrow_take(n->schema, chunks, e->n_chunks, refs, length, a);
+    }
+    if (chunks != ins) delta_free(chunks);
+  }
+  delta_free(refs);
+  delta_free(valid);
+  delta_free(idx);
+  return rc;
+}
+
 /* Decode the next FieldNode and its buffers into `a` (zeroed; released by
- * the caller also on failure); it must hold at least `min_len` values. */
-static int read_array(batch_ctx *c, const lnode *n, struct ArrowArray *a, int64_t min_len, int depth) {
+ * the caller also on failure); it must hold at least `min_len` values.
+ * as_values: a dictionary field's own values (in a DictionaryBatch). */
+static int read_array(batch_ctx *c, const lnode *n, struct ArrowArray *a, int64_t min_len, int depth, int as_values) {
   array_priv *p = delta_calloc(1, sizeof *p);
   int rc;
   if (!p) return DELTA_NOMEM();
@@ -484,9 +720,10 @@ static int read_array(batch_ctx *c, const lnode *n, struct ArrowArray *a, int64_
   int64_t length = (int64_t)rd(c->r, at, 8), nulls = (int64_t)rd(c->r, at + 8, 8);
   if (c->r->bad || length < 0 || nulls < 0 || nulls > length || length < min_len)
     return corrupt("bad field node");
-  if (too_many_rows(length, c->body_len))
+  if (too_many_rows(length, c->size))
     return delta_error_set(DELTA_ELIMIT, "arrow ipc: an array claims %lld rows in a %llu-byte body",
-                           (long long)length, (unsigned long long)c->body_len);
+                           (long long)length, (unsigned long long)c->size);
+  if (n->dict && !as_values) return read_dict_indices(c, n, a, length, nulls);
   a->length = length;
   a->null_count = nulls;
   int nb = n->kind == L_NULL ? 0 : n->kind == L_FSL || n->kind == L_STRUCT ? 1
@@ -507,7 +744,7 @@ static int read_array(batch_ctx *c, const lnode *n, struct ArrowArray *a, int64_
     rc = take_buffer(c, bitmap, &p->bufs[1], NULL);
     break;
   case L_FIXED:
-    if ((uint64_t)length > c->body_len / (uint64_t)n->width) return corrupt("buffer too short");
+    if ((uint64_t)length > c->size / (uint64_t)n->width) return corrupt("buffer too short");
     rc = take_buffer(c, (uint64_t)length * (uint64_t)n->width, &p->bufs[1], NULL);
     break;
   case L_BINARY:
@@ -516,7 +753,7 @@ static int read_array(batch_ctx *c, const lnode *n, struct ArrowArray *a, int64_
   case L_LARGE_LIST: {
     int large = n->kind == L_LARGE_BINARY || n->kind == L_LARGE_LIST;
     uint64_t w = large ? 8 : 4;
-    if ((uint64_t)length >= c->body_len && length) return corrupt("buffer too short");
+    if ((uint64_t)length >= c->size && length) return corrupt("buffer too short");
     if ((rc = take_buffer(c, length ? ((uint64_t)length + 1) * w : 0, &p->bufs[1], &got))) return rc;
     if (!got) { /* an empty array may leave its offsets out */
       delta_free(p->bufs[1]);
@@ -546,13 +783,20 @@ static int read_array(batch_ctx *c, const lnode *n, struct ArrowArray *a, int64_
 }
 
 /* ------------------------------------------------------------------ */
-/* The stream: framing, and handing out the decoded batches.           */
+/* The stream: framing messages off the source one at a time.         */
 
 typedef struct {
+  arrow_ipc_read_fn read;
+  void *ctx;
+  void (*close_ctx)(void *ctx);
+  char *name;          /* put in front of errors from get_next */
   struct ArrowSchema schema;
   lnode root;
-  struct ArrowArray *batches;
-  size_t n_batches, cap_batches, next;
+  dict_set dicts;
+  uint8_t *meta, *body; /* the current message, reused: they grow to the largest */
+  size_t meta_cap, body_cap;
+  int done, failed;
+  char err[1024];
 } stream_priv;
 
 static void stream_release(struct ArrowArrayStream *st) {
@@ -560,12 +804,96 @@ static void stream_release(struct ArrowArrayStream *st) {
   if (p) {
     if (p->schema.release) p->schema.release(&p->schema);
     lnode_free(&p->root);
-    for (size_t i = p->next; i < p->n_batches; i++)
-      if (p->batches[i].release) p->batches[i].release(&p->batches[i]);
-    delta_free(p->batches);
+    for (int i = 0; i < p->dicts.n_dicts; i++) {
+      dict_clear(&p->dicts.dicts[i]);
+      delta_free(p->dicts.dicts[i].chunks);
+      delta_free(p->dicts.dicts[i].starts);
+    }
+    delta_free(p->dicts.dicts);
+    delta_free(p->meta);
+    delta_free(p->body);
+    if (p->close_ctx) p->close_ctx(p->ctx);
+    delta_free(p->name);
     delta_free(p);
   }
   st->release = NULL;
+}
+
+/* Read up to n bytes (fewer only at EOF); the count, or an error code. */
+static int64_t read_full(stream_priv *p, uint8_t *buf, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    int64_t k = p->read(p->ctx, buf + got, n - got);
+    if (k < 0) return k;
+    if (k == 0) break;
+    got += (size_t)k;
+  }
+  return (int64_t)got;
+}
+
+/* Read exactly `need` bytes into *buf, growing it with the data that
+ * arrives (a message claiming more than the stream holds costs only what
+ * the stream holds). */
+static int read_grow(stream_priv *p, uint8_t **buf, size_t *cap, uint64_t need) {
+  uint64_t have = 0;
+  if (need > SIZE_MAX - 8) return corrupt("message too large");
+  while (have < need) {
+    if (*cap < need && *cap <= have) {
+      uint64_t want = have < ((uint64_t)1 << 20) ? (uint64_t)1 << 20 : 2 * have;
+      if (want > need) want = need;
+      uint8_t *m = delta_realloc(*buf, (size_t)want + 8);
+      if (!m) return DELTA_NOMEM();
+      *buf = m;
+      *cap = (size_t)want;
+    }
+    uint64_t chunk = (*cap < need ? *cap : need) - have;
+    int64_t k = read_full(p, *buf + have, (size_t)chunk);
+    if (k < 0) return (int)k;
+    have += (uint64_t)k;
+    if ((uint64_t)k < chunk) return corrupt("truncated message");
+  }
+  return 0;
+}
+
+typedef struct {
+  int64_t type; /* H_*, 0 = end of stream */
+  fbr r;
+  fbt header;
+  const uint8_t *body;
+  uint64_t body_len;
+} message;
+
+static int next_message(stream_priv *p, int have_schema, message *m) {
+  uint8_t pre[4];
+  memset(m, 0, sizeof *m);
+  int64_t k = read_full(p, pre, 4);
+  if (k < 0) return (int)k;
+  if (k == 0 && have_schema) return 0; /* EOF between messages */
+  if (k < 4) return corrupt(k || have_schema ? "truncated message" : "empty input");
+  uint32_t meta = (uint32_t)le(pre, 4);
+  if (meta == 0xFFFFFFFFu) {
+    if ((k = read_full(p, pre, 4)) < 0) return (int)k;
+    if (k < 4) return corrupt("truncated message");
+    meta = (uint32_t)le(pre, 4);
+  }
+  if (meta == 0) return have_schema ? 0 : corrupt("stream ends before its schema");
+  int rc = read_grow(p, &p->meta, &p->meta_cap, meta);
+  if (rc) return rc;
+  fbr r = {p->meta, meta, 0};
+  fbt msg = fb_table_at(&r, (size_t)rd(&r, 0, 4));
+  int64_t type = fb_int(&r, &msg, MSG_HEADER_TYPE, 1, 0);
+  int64_t body_len = fb_int(&r, &msg, MSG_BODY_LENGTH, 8, 0);
+  size_t hpos = fb_ref(&r, &msg, MSG_HEADER);
+  fbt header = hpos ? fb_table_at(&r, hpos) : msg;
+  if (r.bad || !hpos || body_len < 0) return corrupt(r.bad || !hpos ? "bad message header" : "bad body length");
+  if ((rc = read_grow(p, &p->body, &p->body_cap, (uint64_t)body_len))) return rc;
+  if (type != H_SCHEMA && type != H_DICTIONARY && type != H_RECORD_BATCH) return corrupt("unknown message type");
+  m->type = type;
+  m->r = r;
+  m->header = header;
+  m->body = p->body;
+  m->body_len = (uint64_t)body_len;
+  return 0;
 }
 
 /* Deep-copy a schema tree (get_schema hands the consumer its own). */
@@ -608,22 +936,25 @@ static int stream_get_schema(struct ArrowArrayStream *st, struct ArrowSchema *ou
   stream_priv *p = st->private_data;
   int rc = schema_copy(&p->schema, out);
   if (rc && out->release) out->release(out);
-  return rc ? 12 /* ENOMEM */ : 0;
+  return rc ? ENOMEM : 0;
 }
 
-static int stream_get_next(struct ArrowArrayStream *st, struct ArrowArray *out) {
-  stream_priv *p = st->private_data;
-  if (p->next < p->n_batches) {
-    *out = p->batches[p->next++];
-  } else {
-    memset(out, 0, sizeof *out);
+/* Every dictionary-encoded field of the schema, at any depth. */
+static int collect_dicts(stream_priv *p, const lnode *n) {
+  if (n->dict) {
+    if (dict_find(&p->dicts, n->dict_id)) return corrupt("two fields share a dictionary id");
+    dict_entry *d = delta_realloc(p->dicts.dicts, (size_t)(p->dicts.n_dicts + 1) * sizeof *d);
+    if (!d) return DELTA_NOMEM();
+    p->dicts.dicts = d;
+    memset(&d[p->dicts.n_dicts], 0, sizeof *d);
+    d[p->dicts.n_dicts].id = n->dict_id;
+    d[p->dicts.n_dicts++].node = n;
+  }
+  for (int64_t i = 0; i < n->n_children; i++) {
+    int rc = collect_dicts(p, &n->children[i]);
+    if (rc) return rc;
   }
   return 0;
-}
-
-static const char *stream_last_error(struct ArrowArrayStream *st) {
-  (void)st;
-  return NULL;
 }
 
 static int read_schema(stream_priv *p, fbr *r, const fbt *schema) {
@@ -640,102 +971,220 @@ static int read_schema(stream_priv *p, fbr *r, const fbt *schema) {
   int rc = read_children(r, schema, SCHEMA_FIELDS, &p->schema, &p->root, 0);
   if (!rc) rc = read_metadata(r, schema, SCHEMA_METADATA, &sp->metadata);
   p->schema.metadata = sp->metadata;
+  if (!rc) rc = collect_dicts(p, &p->root);
   return rc;
 }
 
-static int read_batch(stream_priv *p, fbr *r, const fbt *rb, const uint8_t *body, uint64_t body_len) {
-  if (fb_ref(r, rb, RB_COMPRESSION))
-    return delta_error_set(DELTA_EUNSUPPORTED, "arrow ipc: compressed record batch bodies are not supported");
-  batch_ctx c = {.r = r, .body = body, .body_len = body_len};
-  c.n_nodes = fb_vector(r, rb, RB_NODES, 16, &c.nodes);
-  c.n_bufs = fb_vector(r, rb, RB_BUFFERS, 16, &c.bufs);
-  int64_t length = fb_int(r, rb, RB_LENGTH, 8, 0);
-  if (r->bad || length < 0) return corrupt("bad record batch");
-  if (too_many_rows(length, body_len))
-    return delta_error_set(DELTA_ELIMIT, "arrow ipc: a batch claims %lld rows in a %llu-byte body",
-                           (long long)length, (unsigned long long)body_len);
-  if (p->n_batches == p->cap_batches) {
-    size_t cap = p->cap_batches ? 2 * p->cap_batches : 8;
-    struct ArrowArray *b = delta_realloc(p->batches, cap * sizeof *b);
-    if (!b) return DELTA_NOMEM();
-    p->batches = b;
-    p->cap_batches = cap;
+/* The parts of a RecordBatch table (also a DictionaryBatch's data) that
+ * come before its columns; *length gets its row count. */
+static int batch_begin(stream_priv *p, message *m, const fbt *rb, batch_ctx *c, int64_t *length) {
+  memset(c, 0, sizeof *c);
+  c->r = &m->r;
+  c->body = m->body;
+  c->body_len = c->size = m->body_len;
+  c->dicts = &p->dicts;
+  c->n_nodes = fb_vector(c->r, rb, RB_NODES, 16, &c->nodes);
+  c->n_bufs = fb_vector(c->r, rb, RB_BUFFERS, 16, &c->bufs);
+  *length = fb_int(c->r, rb, RB_LENGTH, 8, 0);
+  if (c->r->bad || *length < 0) return corrupt("bad record batch");
+  if (fb_ref(c->r, rb, RB_COMPRESSION)) {
+    int rc = decompress_body(c, rb);
+    if (rc) return rc;
   }
-  struct ArrowArray *a = &p->batches[p->n_batches++];
-  memset(a, 0, sizeof *a);
-  array_priv *ap = delta_calloc(1, sizeof *ap);
-  if (!ap) return DELTA_NOMEM();
-  a->private_data = ap;
-  a->release = array_release;
-  a->length = length;
-  a->n_buffers = 1;
-  if (!(a->buffers = delta_calloc(1, sizeof *a->buffers))) return DELTA_NOMEM();
-  return read_kids(&c, &p->root, a, length, 0);
+  c->expand_left = EXPAND_FLOOR + (c->size > UINT64_MAX / 2 / EXPAND_RATIO ? UINT64_MAX / 2 : EXPAND_RATIO * c->size);
+  if (too_many_rows(*length, c->size))
+    return delta_error_set(DELTA_ELIMIT, "arrow ipc: a batch claims %lld rows in a %llu-byte body",
+                           (long long)*length, (unsigned long long)c->size);
+  return 0;
 }
 
-int arrow_ipc_read(const uint8_t *data, size_t len, struct ArrowArrayStream *out) {
-  stream_priv *p = delta_calloc(1, sizeof *p);
-  int rc = 0, have_schema = 0;
-  memset(out, 0, sizeof *out);
-  if (!p) return DELTA_NOMEM();
-  size_t pos = 0;
-  while (!rc) {
-    if (len - pos == 0 && have_schema) break; /* EOF between messages */
-    if (len - pos < 4) {
-      rc = corrupt(pos ? "truncated message" : "empty input");
-      break;
-    }
-    uint32_t meta = (uint32_t)le(data + pos, 4);
-    pos += 4;
-    if (meta == 0xFFFFFFFFu) {
-      if (len - pos < 4) {
-        rc = corrupt("truncated message");
-        break;
-      }
-      meta = (uint32_t)le(data + pos, 4);
-      pos += 4;
-    }
-    if (meta == 0) {
-      if (!have_schema) rc = corrupt("stream ends before its schema");
-      break;
-    }
-    if (meta > len - pos) {
-      rc = corrupt("truncated message");
-      break;
-    }
-    fbr r = {data + pos, meta, 0};
-    pos += meta;
-    fbt msg = fb_table_at(&r, (size_t)rd(&r, 0, 4));
-    int64_t type = fb_int(&r, &msg, MSG_HEADER_TYPE, 1, 0);
-    int64_t body_len = fb_int(&r, &msg, MSG_BODY_LENGTH, 8, 0);
-    size_t hpos = fb_ref(&r, &msg, MSG_HEADER);
-    fbt header = hpos ? fb_table_at(&r, hpos) : msg;
-    if (r.bad || !hpos || body_len < 0 || (uint64_t)body_len > len - pos) {
-      rc = corrupt(r.bad || !hpos ? "bad message header" : "truncated message body");
-      break;
-    }
-    const uint8_t *body = data + pos;
-    pos += (size_t)body_len;
-    if (type == H_SCHEMA && !have_schema) {
-      rc = read_schema(p, &r, &header);
-      have_schema = 1;
-    } else if (type == H_RECORD_BATCH && have_schema) {
-      rc = read_batch(p, &r, &header, body, (uint64_t)body_len);
-    } else if (type == H_DICTIONARY) {
-      rc = delta_error_set(DELTA_EUNSUPPORTED, "arrow ipc: dictionary batches are not supported");
-    } else {
-      rc = corrupt(have_schema ? "unexpected message" : "stream does not start with a schema");
-    }
+static int read_batch(stream_priv *p, message *m, struct ArrowArray *a) {
+  batch_ctx c;
+  int64_t length;
+  int rc = batch_begin(p, m, &m->header, &c, &length);
+  array_priv *ap = rc ? NULL : delta_calloc(1, sizeof *ap);
+  if (!rc && !ap) rc = DELTA_NOMEM();
+  if (!rc) {
+    a->private_data = ap;
+    a->release = array_release;
+    a->length = length;
+    a->n_buffers = 1;
+    if (!(a->buffers = delta_calloc(1, sizeof *a->buffers))) rc = DELTA_NOMEM();
+  }
+  if (!rc) rc = read_kids(&c, &p->root, a, length, 0);
+  batch_ctx_dispose(&c);
+  return rc;
+}
+
+/* A DictionaryBatch: one column of the dictionary's value type, which
+ * replaces the dictionary or (isDelta) is appended to it. */
+static int read_dictionary(stream_priv *p, message *m) {
+  fbr *r = &m->r;
+  int64_t id = fb_int(r, &m->header, DB_ID, 8, 0);
+  int delta = fb_int(r, &m->header, DB_IS_DELTA, 1, 0) != 0;
+  size_t dpos = fb_ref(r, &m->header, DB_DATA);
+  if (r->bad || !dpos) return corrupt("bad dictionary batch");
+  fbt rb = fb_table_at(r, dpos);
+  if (r->bad) return corrupt("bad dictionary batch");
+  dict_entry *e = dict_find(&p->dicts, id);
+  if (!e) return corrupt("dictionary batch for an id not in the schema");
+  batch_ctx c;
+  int64_t length;
+  struct ArrowArray col;
+  memset(&col, 0, sizeof col);
+  int rc = batch_begin(p, m, &rb, &c, &length);
+  if (!rc) rc = read_array(&c, e->node, &col, length, 0, 1);
+  batch_ctx_dispose(&c);
+  if (!rc && delta && e->rows > INT64_MAX - col.length) rc = corrupt("dictionary too long");
+  if (!rc && e->n_chunks == e->cap) {
+    int cap = e->cap ? 2 * e->cap : 2;
+    struct ArrowArray *ch = delta_realloc(e->chunks, (size_t)cap * sizeof *ch);
+    int64_t *st = ch ? delta_realloc(e->starts, (size_t)cap * sizeof *st) : NULL;
+    if (ch) e->chunks = ch;
+    if (st) e->starts = st;
+    if (!ch || !st) rc = DELTA_NOMEM();
+    else e->cap = cap;
   }
   if (rc) {
-    out->private_data = p;
+    if (col.release) col.release(&col);
+    return rc;
+  }
+  if (!delta) dict_clear(e); /* a replacement dictionary (stream format only) */
+  e->starts[e->n_chunks] = e->rows;
+  e->chunks[e->n_chunks++] = col;
+  e->rows += col.length;
+  return 0;
+}
+
+static int to_errno(int rc) {
+  switch (rc) {
+  case DELTA_ENOMEM: return ENOMEM;
+  case DELTA_EIO: return EIO;
+  case DELTA_EUNSUPPORTED: return ENOTSUP;
+  case DELTA_ELIMIT: return EOVERFLOW;
+  default: return EINVAL;
+  }
+}
+
+static int stream_get_next(struct ArrowArrayStream *st, struct ArrowArray *out) {
+  stream_priv *p = st->private_data;
+  memset(out, 0, sizeof *out);
+  if (p->failed) return p->failed;
+  if (p->done) return 0;
+  int rc;
+  for (;;) {
+    message m;
+    if ((rc = next_message(p, 1, &m))) break;
+    if (m.type == 0) {
+      p->done = 1;
+      return 0;
+    }
+    if (m.type == H_DICTIONARY) {
+      if ((rc = read_dictionary(p, &m))) break;
+      continue;
+    }
+    if (m.type != H_RECORD_BATCH) {
+      rc = corrupt("unexpected message");
+      break;
+    }
+    if (!(rc = read_batch(p, &m, out))) return 0;
+    break;
+  }
+  if (out->release) out->release(out);
+  memset(out, 0, sizeof *out);
+  snprintf(p->err, sizeof p->err, "%s%s%s", p->name ? p->name : "", p->name ? ": " : "", delta_error_last());
+  p->failed = to_errno(rc);
+  return p->failed;
+}
+
+static const char *stream_last_error(struct ArrowArrayStream *st) {
+  stream_priv *p = st->private_data;
+  return p->failed ? p->err : NULL;
+}
+
+int arrow_ipc_open(arrow_ipc_read_fn read, void *ctx, void (*close_ctx)(void *ctx), const char *name,
+                   struct ArrowArrayStream *out) {
+  stream_priv *p = delta_calloc(1, sizeof *p);
+  memset(out, 0, sizeof *out);
+  if (!p) {
+    if (close_ctx) close_ctx(ctx);
+    return DELTA_NOMEM();
+  }
+  p->read = read;
+  p->ctx = ctx;
+  p->close_ctx = close_ctx;
+  out->private_data = p;
+  out->release = stream_release;
+  int rc = 0;
+  if (name && !(p->name = delta_strdup(name))) rc = DELTA_NOMEM();
+  message m;
+  if (!rc) rc = next_message(p, 0, &m);
+  if (!rc && m.type != H_SCHEMA) rc = corrupt("stream does not start with a schema");
+  if (!rc) rc = read_schema(p, &m.r, &m.header);
+  if (rc) {
     stream_release(out);
     return rc;
   }
-  out->private_data = p;
   out->get_schema = stream_get_schema;
   out->get_next = stream_get_next;
   out->get_last_error = stream_last_error;
-  out->release = stream_release;
   return 0;
+}
+
+/* ---- sources: memory and file descriptors ---- */
+
+typedef struct {
+  const uint8_t *data;
+  size_t len, pos;
+} mem_src;
+
+static int64_t mem_read(void *ctx, void *buf, size_t n) {
+  mem_src *m = ctx;
+  if (n > m->len - m->pos) n = m->len - m->pos;
+  if (n) memcpy(buf, m->data + m->pos, n);
+  m->pos += n;
+  return (int64_t)n;
+}
+
+static void mem_close(void *ctx) { delta_free(ctx); }
+
+int arrow_ipc_read(const uint8_t *data, size_t len, struct ArrowArrayStream *out) {
+  mem_src *m = delta_calloc(1, sizeof *m);
+  if (!m) return DELTA_NOMEM();
+  m->data = data;
+  m->len = len;
+  return arrow_ipc_open(mem_read, m, mem_close, NULL, out);
+}
+
+typedef struct {
+  int fd, own;
+  char *name;
+} fd_src;
+
+static int64_t fd_read(void *ctx, void *buf, size_t n) {
+  fd_src *f = ctx;
+  for (;;) {
+    ssize_t k = read(f->fd, buf, n > ((size_t)1 << 30) ? (size_t)1 << 30 : n);
+    if (k >= 0) return k;
+    if (errno != EINTR) return delta_error_set(DELTA_EIO, "reading %s failed: %s", f->name, strerror(errno));
+  }
+}
+
+static void fd_close(void *ctx) {
+  fd_src *f = ctx;
+  if (f->own) close(f->fd);
+  delta_free(f->name);
+  delta_free(f);
+}
+
+int arrow_ipc_open_fd(int fd, int own_fd, const char *name, struct ArrowArrayStream *out) {
+  fd_src *f = delta_calloc(1, sizeof *f);
+  if (!f || !(f->name = delta_strdup(name ? name : "input"))) {
+    delta_free(f);
+    if (own_fd) close(fd);
+    return DELTA_NOMEM();
+  }
+  f->fd = fd;
+  f->own = own_fd;
+  return arrow_ipc_open(fd_read, f, fd_close, name, out);
 }
