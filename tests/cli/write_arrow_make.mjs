@@ -10,8 +10,8 @@
 //                where the format wants the uncompressed one (fixed upstream
 //                in apache/arrow-js#470), so the prefixes are corrected here
 //   zstd-as-is   the same ZSTD stream without that correction
-//   big N        N rows (id int64, name utf8, score float64) made batch by batch
-//                and written as they are made, for the memory test
+//   big N        N rows (id int64, name utf8, score float64) in batches of 65536,
+//                written as the pipe takes them, for the memory test
 // usage: node write_arrow_make.mjs MODE [N] > out.arrows
 import { execFileSync } from 'node:child_process';
 import {
@@ -74,29 +74,30 @@ if (which === 'typed') {
   const w = new RecordBatchStreamWriter({ compressionType: type });
   process.stdout.write(w.writeAll(typed()).toUint8Array(true));
 } else if (which === 'big') {
+  // one batch of `per` rows made once and sent again and again (making rows
+  // is what is slow in JS); the pipe's backpressure paces the writing
   const n = Number(process.argv[3] || 2000000), per = 65536;
+  const ids = new Array(per), names = new Array(per), scores = new Float64Array(per);
+  for (let i = 0; i < per; i++) {
+    ids[i] = BigInt(i);
+    names[i] = `name-${i}-padding-to-make-the-stream-larger`;
+    scores[i] = i / 7;
+  }
+  const full = makeTable({
+    id: vectorFromArray(ids, new Int64()),
+    name: vectorFromArray(names, new Utf8()),
+    score: vectorFromArray(scores, new Float64()),
+  }).batches[0];
   const w = new RecordBatchStreamWriter();
-  const out = w.toNodeStream();
-  out.pipe(process.stdout);
+  w.toNodeStream().pipe(process.stdout);
   let row = 0;
-  // write a batch, then wait for the pipe to drain before making the next
   const next = () => {
     if (row >= n) {
       w.finish();
       return;
     }
     const m = Math.min(per, n - row);
-    const ids = new Array(m), names = new Array(m), scores = new Float64Array(m);
-    for (let i = 0; i < m; i++) {
-      ids[i] = BigInt(row + i);
-      names[i] = `name-${row + i}-padding-to-make-the-stream-larger`;
-      scores[i] = (row + i) / 7;
-    }
-    w.write(makeTable({
-      id: vectorFromArray(ids, new Int64()),
-      name: vectorFromArray(names, new Utf8()),
-      score: vectorFromArray(scores, new Float64()),
-    }).batches[0]);
+    w.write(m === per ? full : full.slice(0, m));
     row += m;
     if (process.stdout.writableNeedDrain) process.stdout.once('drain', next);
     else setImmediate(next);
