@@ -12,6 +12,8 @@
  * used before it is sent, a compressed buffer that does not decompress to
  * its stated length, one claiming far more than it could hold, and every
  * truncation of the stream: each fails with one line and nothing crashes.
+ * With DELTAC_IPC_OUT=dir, the good streams are also written to
+ * dir/dict-<codec>.arrows (the fuzz seeds fuzz/corpus/ipc/dict-*.arrows).
  */
 #include <lz4frame.h>
 #include <stdio.h>
@@ -330,6 +332,17 @@ static char *render(struct ArrowArrayStream *st, int *rc, char *msg, size_t cap)
 static void test_good(int codec) {
   delta_buf s = DELTA_BUF_INIT;
   good_stream(&s, codec);
+  const char *dir = getenv("DELTAC_IPC_OUT");
+  if (dir) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/dict-%s.arrows", dir, codec == NONE ? "plain" : codec == ZSTD ? "zstd" : "lz4");
+    FILE *fp = fopen(path, "wb");
+    CHECK(fp != NULL);
+    if (fp) {
+      fwrite(s.data, 1, s.len, fp);
+      fclose(fp);
+    }
+  }
   struct ArrowArrayStream st;
   int rc = arrow_ipc_read(s.data, s.len, &st);
   CHECK_EQ_INT(rc, 0);
