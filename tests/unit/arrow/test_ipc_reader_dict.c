@@ -485,7 +485,70 @@ static void test_bad(void) {
   delta_buf_dispose(&s);
 }
 
+/* Value types the take kernel gathers specially: a fixed-size list
+ * (dictionary<fixed_size_list<int32, 2>, int32>, null indices) and a large
+ * string (dictionary<large_utf8, uint8>). */
+static void test_more_types(void) {
+  delta_buf s = DELTA_BUF_INIT;
+  fb_builder f;
+  fb_init(&f);
+  fb_ref item = field(&f, "item", 2, int_type(&f, 32, 1), 0, NULL, 0);
+  fb_table_start(&f);
+  fb_add_i32(&f, 0, 2);
+  fb_ref fsl = fb_table_end(&f);
+  fb_ref w = field(&f, "w", 16, fsl, dict_enc(&f, 10, 32, 1), &item, 1);
+  fb_ref big = field(&f, "L", 20, empty(&f), dict_enc(&f, 11, 8, 0), NULL, 0);
+  fb_ref fields[2] = {w, big};
+  fb_ref fv = fb_offset_vector(&f, fields, 2);
+  fb_table_start(&f);
+  fb_add_offset(&f, 1, fv);
+  emit(&s, &f, 1, fb_table_end(&f), NULL);
+  fb_dispose(&f);
+  rbatch b;
+  rb_init(&b, NONE);
+  rb_node(&b, 2, 0);
+  rb_bits(&b, NULL);
+  rb_node(&b, 4, 0);
+  rb_bits(&b, NULL);
+  rb_buf(&b, (const int32_t[]){1, 2, 3, 4}, 16);
+  emit_dict(&s, &b, 10, 2, 0);
+  rb_init(&b, NONE);
+  rb_node(&b, 2, 0);
+  rb_bits(&b, NULL);
+  rb_buf(&b, (const int64_t[]){0, 3, 4}, 24);
+  rb_buf(&b, "bigx", 4);
+  emit_dict(&s, &b, 11, 2, 0);
+  rb_init(&b, NONE);
+  rb_node(&b, 3, 1);
+  rb_bits(&b, "101");
+  rb_buf(&b, (const int32_t[]){1, 7, 0}, 12); /* the null row's index is never looked at */
+  rb_node(&b, 3, 0);
+  rb_bits(&b, NULL);
+  rb_buf(&b, (const uint8_t[]){0, 1, 1}, 3);
+  emit_batch(&s, &b, 3);
+  eos(&s);
+  struct ArrowArrayStream st;
+  CHECK(arrow_ipc_read(s.data, s.len, &st) == 0);
+  if (st.release) {
+    struct ArrowSchema schema;
+    CHECK(st.get_schema(&st, &schema) == 0);
+    CHECK_STR(schema.children[0]->format, "+w:2");
+    CHECK_STR(schema.children[1]->format, "U");
+    schema.release(&schema);
+    int rc;
+    char msg[512] = "";
+    char *got = render(&st, &rc, msg, sizeof msg);
+    CHECK_EQ_INT(rc, 0);
+    if (rc) fprintf(stderr, "more types: %s\n", msg);
+    CHECK_STR(got, "{\"w\":[3,4],\"L\":\"big\"}\n{\"w\":null,\"L\":\"x\"}\n{\"w\":[1,2],\"L\":\"x\"}\n");
+    free(got);
+    st.release(&st);
+  }
+  delta_buf_dispose(&s);
+}
+
 int main(void) {
+  test_more_types();
   test_good(NONE);
   test_good(ZSTD);
   test_good(LZ4F);
