@@ -522,6 +522,7 @@ static int decompress_body(batch_ctx *c, const fbt *rb) {
   c->dec_len = delta_calloc(c->n_bufs + 1, sizeof *c->dec_len);
   if (!c->dec || !c->dec_len) return DELTA_NOMEM();
   c->size = 0;
+  uint64_t limit = INFLATE_FLOOR + (INFLATE_RATIO + 1) * c->body_len;
   for (size_t i = 0; i < c->n_bufs; i++) {
     size_t at = c->bufs + 16 * i;
     uint64_t off = rd(c->r, at, 8), len = rd(c->r, at + 8, 8);
@@ -532,7 +533,8 @@ static int decompress_body(batch_ctx *c, const fbt *rb) {
     int64_t want = (int64_t)le(c->body + off, 8);
     uint64_t n = len - 8, out = want == -1 ? n : (uint64_t)want;
     if (want < -1) return corrupt("bad uncompressed buffer length");
-    if (want != -1 && out > INFLATE_FLOOR + INFLATE_RATIO * n)
+    /* the whole message together: many buffers may not each claim the floor */
+    if (want != -1 && (out > INFLATE_FLOOR + INFLATE_RATIO * n || out > limit || c->size > limit - out))
       return delta_error_set(DELTA_ELIMIT, "arrow ipc: a %llu-byte compressed buffer claims %llu bytes",
                              (unsigned long long)n, (unsigned long long)out);
     if (!(c->dec[i] = buffer_alloc(out))) return DELTA_NOMEM();
