@@ -521,8 +521,11 @@ static int read_dictionary(stream_priv *p, message *m) {
   return 0;
 }
 
+/* The stream contract wants errno codes; EBADMSG marks a malformed stream
+ * (the write path turns it back into DELTA_ECORRUPT). */
 static int to_errno(int rc) {
   switch (rc) {
+  case DELTA_ECORRUPT: return EBADMSG;
   case DELTA_ENOMEM: return ENOMEM;
   case DELTA_EIO: return EIO;
   case DELTA_EUNSUPPORTED: return ENOTSUP;

@@ -12,6 +12,8 @@
  * used before it is sent, a compressed buffer that does not decompress to
  * its stated length, one claiming far more than it could hold, and every
  * truncation of the stream: each fails with one line and nothing crashes.
+ * delta_write of a stream that breaks after good batches fails with
+ * DELTA_ECORRUPT and leaves the table's version where it was.
  * With DELTAC_IPC_OUT=dir, the good streams are also written to
  * dir/dict-<codec>.arrows (the fuzz seeds fuzz/corpus/ipc/dict-*.arrows).
  */
@@ -25,6 +27,8 @@
 #include "arrow/format.h"
 #include "arrow/ipc_reader.h"
 #include "deltac/error.h"
+#include "deltac/table.h"
+#include "deltac/write.h"
 #include "util/buf.h"
 #include "test.h"
 
@@ -547,7 +551,43 @@ static void test_more_types(void) {
   delta_buf_dispose(&s);
 }
 
+static int64_t table_version(const char *path) {
+  delta_table *t = NULL;
+  delta_snapshot *snap = NULL;
+  int64_t v = -1;
+  if (delta_table_open(&t, path) == 0 && delta_snapshot_open(&snap, t, NULL) == 0) v = delta_snapshot_version(snap);
+  delta_snapshot_free(snap);
+  delta_table_free(t);
+  return v;
+}
+
+static void test_write_fails_late(void) {
+  char root[] = "/tmp/deltac-ipcdict-XXXXXX";
+  if (!mkdtemp(root)) return;
+  char table[300];
+  snprintf(table, sizeof table, "%s/t", root);
+  delta_buf s = DELTA_BUF_INIT;
+  good_stream(&s, ZSTD);
+  struct ArrowArrayStream st;
+  delta_write_options o = DELTA_WRITE_OPTIONS_INIT;
+  CHECK(arrow_ipc_read(s.data, s.len, &st) == 0);
+  CHECK_EQ_INT(delta_write(table, &st, &o, NULL), 0);
+  CHECK_EQ_INT(table_version(table), 0);
+  /* append the same stream cut in its last batch: two batches arrive first */
+  o.mode = DELTA_WRITE_APPEND;
+  o.target_file_size = 1;
+  CHECK(arrow_ipc_read(s.data, s.len - 40, &st) == 0);
+  CHECK_EQ_INT(delta_write(table, &st, &o, NULL), DELTA_ECORRUPT);
+  CHECK(strstr(delta_error_last(), "arrow ipc: malformed stream") != NULL);
+  CHECK_EQ_INT(table_version(table), 0);
+  delta_buf_dispose(&s);
+  char cmd[400];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", root);
+}
+
 int main(void) {
+  test_write_fails_late();
   test_more_types();
   test_good(NONE);
   test_good(ZSTD);
