@@ -15,7 +15,9 @@ int arrow_filter(const struct ArrowSchema *schema, const struct ArrowArray *in, 
 
 /* Gathering rows from one or more arrays of the same type (the chunks of
  * a stream): out row k is row rows[k].row (logical, 0-based) of
- * in[rows[k].chunk]. Any order, repeats allowed. */
+ * in[rows[k].chunk], or null when rows[k].chunk is negative. Any order,
+ * repeats allowed. Types: those of `arrow_filter` plus large strings,
+ * binaries and lists and fixed-size lists. */
 typedef struct {
   int32_t chunk;
   int64_t row;

@@ -266,10 +266,13 @@ static int64_t floor_div(int64_t a, int64_t b) {
 
 int fmt_timestamp(delta_buf *out, int64_t v, char unit, bool utc, bool quote) {
   int64_t per_sec = unit == 's' ? 1 : unit == 'm' ? 1000 : unit == 'u' ? 1000000 : 1000000000;
+  /* remainders, not v - secs * per_sec: that overflows near INT64_MIN */
   int64_t secs = floor_div(v, per_sec);
-  int64_t frac = v - secs * per_sec;
+  int64_t frac = v % per_sec;
+  if (frac < 0) frac += per_sec;
   int64_t days = floor_div(secs, 86400);
-  int64_t sod = secs - days * 86400;
+  int64_t sod = secs % 86400;
+  if (sod < 0) sod += 86400;
   char b[80];
   int n = 0;
   if (quote) b[n++] = '"';

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -93,18 +95,20 @@ int cli_open_input(const char *path, const char *format, const char *table, cons
     int rc = delta_parquet_open(pf, path);
     return rc ? rc : delta_parquet_read(*pf, NULL, out);
   }
+  if (arrow) { /* an Arrow IPC stream carries its own schema, as Parquet does, and is read as it comes */
+    bool in = strcmp(path, "-") == 0;
+    int fd = in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return delta_error_set(DELTA_ENOTFOUND, "cannot open %s", path);
+    int rc = arrow_ipc_open_fd(fd, !in, in ? "stdin" : path, out);
+    if (rc) delta_error_prefix("%s", in ? "stdin" : path);
+    return rc;
+  }
   delta_table *t = NULL;
   delta_snapshot *s = NULL;
   char *text = NULL;
   size_t len = 0;
   int rc = read_file(path, &text, &len);
   if (rc) return rc;
-  if (arrow) { /* an Arrow IPC stream carries its own schema, as Parquet does */
-    rc = arrow_ipc_read((const uint8_t *)text, len, out);
-    delta_free(text);
-    if (rc) delta_error_prefix("%s", strcmp(path, "-") == 0 ? "stdin" : path);
-    return rc;
-  }
   /* a missing table is fine: the write creates it */
   if (delta_table_open(&t, table) == 0 && delta_snapshot_open(&s, t, NULL) != 0) {
     delta_snapshot_free(s);

@@ -5,6 +5,7 @@
 
 #include <brotli/decode.h>
 #include <lz4.h>
+#include <lz4frame.h>
 #include <snappy-c.h>
 #include <string.h>
 #include <zlib.h>
@@ -105,6 +106,33 @@ static int lz4_hadoop(const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
   if (ip == n && op == want) return 0;
 raw:
   return lz4_raw(src, n, dst, want);
+}
+
+int pq_lz4_frame_decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
+  LZ4F_dctx *d = NULL;
+  if (LZ4F_isError(LZ4F_createDecompressionContext(&d, LZ4F_VERSION)))
+    return delta_error_set(DELTA_ENOMEM, "lz4 init failed");
+  size_t ip = 0, op = 0, hint = 1;
+  int rc = 0;
+  /* the frame must end (hint 0) exactly when the input and the output do */
+  while (hint != 0) {
+    size_t in_n = n - ip, out_n = want - op;
+    hint = LZ4F_decompress(d, dst + op, &out_n, src + ip, &in_n, NULL);
+    if (LZ4F_isError(hint)) {
+      rc = delta_error_set(DELTA_ECORRUPT, "LZ4 frame does not decompress: %s", LZ4F_getErrorName(hint));
+      break;
+    }
+    ip += in_n;
+    op += out_n;
+    if (hint != 0 && in_n == 0 && out_n == 0) {
+      rc = delta_error_set(DELTA_ECORRUPT, "LZ4 frame is truncated or larger than stated");
+      break;
+    }
+  }
+  LZ4F_freeDecompressionContext(d);
+  if (!rc && ip != n) rc = delta_error_set(DELTA_ECORRUPT, "LZ4 frame is followed by %zu stray bytes", n - ip);
+  if (!rc && op != want) rc = size_mismatch("LZ4 frame", op, want);
+  return rc;
 }
 
 static int brotli(const uint8_t *src, size_t n, uint8_t *dst, size_t want) {

@@ -11,6 +11,10 @@
  * unknown codecs. */
 int pq_decompress(int codec, const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len);
 
+/* An LZ4 *frame* (lz4frame.h; not a Parquet codec: Arrow IPC bodies use it)
+ * that must decompress to exactly dst_len bytes and hold nothing after. */
+int pq_lz4_frame_decompress(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len);
+
 /* True when deltac can decompress `codec`. */
 int pq_codec_supported(int codec);
 

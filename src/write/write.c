@@ -8,6 +8,7 @@
  */
 #include "deltac/write.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,6 +282,18 @@ static int params_json(write_ctx *c, delta_buf *out, const char *mode) {
   return rc ? rc : delta_json_writer_finish(&w);
 }
 
+/* An input stream's errno-style failure as our code (its message comes
+ * from get_last_error): a malformed Arrow stream stays DELTA_ECORRUPT. */
+static int input_errno_code(int e) {
+  switch (e) {
+  case EBADMSG: return DELTA_ECORRUPT;
+  case ENOTSUP: return DELTA_EUNSUPPORTED;
+  case EOVERFLOW: return DELTA_ELIMIT;
+  case ENOMEM: return DELTA_ENOMEM;
+  default: return DELTA_EIO;
+  }
+}
+
 int delta_write(const char *location, struct ArrowArrayStream *data, const delta_write_options *opts,
                 delta_write_result *result) {
   delta_write_result local;
@@ -384,7 +397,7 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
     for (;;) {
       if ((rc = data->get_next(data, &batch))) {
         const char *e = data->get_last_error(data);
-        rc = delta_error_set(rc < 0 ? rc : DELTA_EIO, "input: %s", e ? e : "read failed");
+        rc = delta_error_set(rc < 0 ? rc : input_errno_code(rc), "input: %s", e ? e : "read failed");
         goto done;
       }
       if (!batch.release) break;

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # deltac write --format arrow: Arrow IPC streams on stdin. Round trips of
 # tables with many types (scan --format arrow | write --format arrow, rows
-# compared), a stream written by the npm apache-arrow package, and malformed
-# or unsupported streams failing with one line and no commit.
+# compared), streams written by the npm apache-arrow package (plain,
+# dictionary-encoded, ZSTD and LZ4_FRAME bodies), and malformed or
+# unsupported streams failing with one line and no commit, also when the
+# stream goes bad after batches already written.
 source "$(dirname "$0")/../lib.sh"
 
 rows() { "$deltac" scan --format ndjson "$1" | sort; }
@@ -35,6 +37,7 @@ if command -v node >/dev/null && [ -d node_modules/apache-arrow ]; then
 JSON
 )
     if [ "$got" = "$want" ]; then ok; else bad "apache-arrow stream: got $got"; fi
+    want_typed=$want
   else bad "apache-arrow stream: $(cat "$tmp/err")"; fi
   # merge --source - --format arrow: two rows match on i, the null key and a new row insert
   "$deltac" scan --format arrow "$tmp/typed" >"$tmp/typed2.arrows"
@@ -42,8 +45,36 @@ JSON
        --when-not-matched-insert-all "$tmp/typed" <"$tmp/typed2.arrows" >"$tmp/out" 2>"$tmp/err" &&
      grep -q "1 rows inserted, 2 updated" "$tmp/out" && [ "$(rows "$tmp/typed" | wc -l)" -eq 4 ]; then ok
   else bad "merge from an arrow stream: $(cat "$tmp/out" "$tmp/err")"; fi
+  # dictionary-encoded columns (one in a struct), replacement dictionaries in the second batch
   node tests/cli/write_arrow_make.mjs dict >"$tmp/dict.arrows"
-  expect_error 'field "c": a dictionary-encoded field is not supported' write --format arrow "$p" <"$tmp/dict.arrows"
+  if "$deltac" write --format arrow "$tmp/dict" <"$tmp/dict.arrows" >/dev/null 2>"$tmp/err"; then
+    got=$(rows "$tmp/dict")
+    want=$(sort <<'JSON'
+{"c":"a","k":"x","s":{"code":"p"}}
+{"c":"b","k":null,"s":{"code":"q"}}
+{"c":"a","k":"y","s":{"code":null}}
+{"c":"c","k":"z","s":{"code":"r"}}
+{"c":"c","k":"x","s":{"code":"r"}}
+{"c":null,"k":"z","s":{"code":"p"}}
+JSON
+)
+    if [ "$got" = "$want" ]; then ok; else bad "dictionary stream: got $got"; fi
+    # the table's columns have the values' types
+    if "$deltac" schema "$tmp/dict" 2>/dev/null | grep -q -- "-- c: string"; then ok; else bad "dictionary stream: schema $("$deltac" schema "$tmp/dict" 2>&1)"; fi
+  else bad "dictionary stream: $(cat "$tmp/err")"; fi
+  # compressed bodies (ZSTD and LZ4_FRAME, some buffers left uncompressed) read as the plain stream
+  for codec in zstd lz4; do
+    if node tests/cli/write_arrow_make.mjs $codec >"$tmp/$codec.arrows" 2>"$tmp/err"; then
+      if "$deltac" write --format arrow "$tmp/$codec" <"$tmp/$codec.arrows" >/dev/null 2>"$tmp/err" &&
+         [ "$(rows "$tmp/$codec")" = "$want_typed" ]; then ok
+      else bad "$codec stream: $(cat "$tmp/err")"; fi
+    else echo "write_arrow: cannot make the $codec stream ($(head -1 "$tmp/err")), skipping"; fi
+  done
+  # apache-arrow's own prefixes (compressed lengths) are refused, nothing committed
+  if node tests/cli/write_arrow_make.mjs zstd-as-is >"$tmp/asis.arrows" 2>/dev/null; then
+    expect_error "buffer does not decompress to its stated length" write --format arrow "$tmp/asis" <"$tmp/asis.arrows"
+    if [ ! -d "$tmp/asis/_delta_log" ] || [ -z "$(ls "$tmp/asis/_delta_log")" ]; then ok; else bad "a refused stream committed"; fi
+  fi
 else
   echo "write_arrow: node or apache-arrow missing, skipping the apache-arrow cases"
 fi
@@ -65,5 +96,34 @@ open(sys.argv[2], 'wb').write(b)" "$tmp/p.arrows" "$tmp/flip.arrows"
 if [ $rc -eq 0 ] || [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/err")" -le 1 ]; then ok; else bad "flipped bytes: exit $rc: $(cat "$tmp/err")"; fi
 [ "$rc" -eq 0 ] && before=$((before + 1))
 if [ "$(commits "$p")" -eq "$before" ]; then ok; else bad "a failed write committed"; fi
+
+# (d) a stream that goes bad after good batches: the batches before were read
+# (and their data files written), but the write fails and the version stays
+"$deltac" scan --format arrow "$T/delta-golden.data-reader-primitives" >"$tmp/one.arrows"
+python3 - "$tmp/one.arrows" "$tmp/late.arrows" <<'PY'
+import sys
+b = open(sys.argv[1], 'rb').read()
+assert b.endswith(b'\xff\xff\xff\xff\x00\x00\x00\x00')
+# the schema message, then the record batch message four times, then half of it again
+pos = 0; msgs = []
+while True:
+    meta = int.from_bytes(b[pos + 4:pos + 8], 'little')
+    if meta == 0: break
+    # bodyLength: trust our writer's layout; the message ends where the next 0xFFFFFFFF starts
+    nxt = b.index(b'\xff\xff\xff\xff', pos + 8 + meta)
+    msgs.append(b[pos:nxt]); pos = nxt
+schema, batch = msgs[0], msgs[1]
+open(sys.argv[2], 'wb').write(schema + batch * 4 + batch[:len(batch) // 2])
+PY
+v_before=$("$deltac" info "$p" 2>/dev/null | grep -m1 -i version)
+files_before=$(find "$p" -name '*.parquet' | wc -l)
+# a tiny target file size: each batch's rows go to a data file before the failure
+expect_error "arrow ipc: malformed stream: truncated message" write --format arrow --target-file-size 1 "$p" <"$tmp/late.arrows"
+if [ "$("$deltac" info "$p" 2>/dev/null | grep -m1 -i version)" = "$v_before" ] && [ "$(commits "$p")" -eq "$before" ]; then ok
+else bad "a stream failing late moved the table's version"; fi
+if [ "$("$deltac" scan --format ndjson "$p" | wc -l)" -eq "$(rows "$p" | wc -l)" ]; then ok; else bad "scan after a failed write"; fi
+# streaming: the good batches were written out before the bad one was read
+# (left as uncommitted files, as any failed write leaves them)
+if [ "$(find "$p" -name '*.parquet' | wc -l)" -gt "$files_before" ]; then ok; else bad "no data file written before the failure"; fi
 
 finish write_arrow

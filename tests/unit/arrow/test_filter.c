@@ -2,7 +2,8 @@
  * the same rows of the unfiltered batch, for every column of the sample
  * (lists, structs, strings, decimals, booleans, nulls) and for sliced input.
  * The take kernel: rows gathered from two chunks (one sliced) in any order,
- * with repeats, render as the rows they came from. */
+ * with repeats, render as the rows they came from; null rows (a negative
+ * chunk) render as nulls in every column. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,7 @@ static void check_take(const struct ArrowSchema *schema, const arrow_type *t, co
   enum { M = 500 };
   arrow_row_ref refs[M];
   for (int k = 0; k < M; k++) refs[k] = (arrow_row_ref){k % 2, (int64_t)((k * 7919) % in[k % 2]->length)};
+  for (int k = 3; k < M; k += 11) refs[k] = (arrow_row_ref){-1, 0}; /* null rows */
   struct ArrowArray out;
   CHECK_EQ_INT(arrow_take(schema, in, 2, refs, M, &out), 0);
   if (!out.release) return;
@@ -57,7 +59,13 @@ static void check_take(const struct ArrowSchema *schema, const arrow_type *t, co
   delta_buf a = DELTA_BUF_INIT, b = DELTA_BUF_INIT;
   int64_t mismatches = 0;
   for (int k = 0; k < M; k++) {
-    render_row(&a, t, in[refs[k].chunk], refs[k].row);
+    if (refs[k].chunk < 0) { /* every column null */
+      a.len = 0;
+      for (int c = 0; c < t->n_children; c++) delta_buf_puts(&a, "null|");
+      delta_buf_putc(&a, '\0');
+    } else {
+      render_row(&a, t, in[refs[k].chunk], refs[k].row);
+    }
     render_row(&b, t, &out, k);
     if (strcmp((const char *)a.data, (const char *)b.data) != 0 && mismatches++ == 0)
       fprintf(stderr, "take %d:\n  %s\n  %s\n", k, (const char *)a.data, (const char *)b.data);
