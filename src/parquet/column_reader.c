@@ -54,6 +54,11 @@ struct pq_column_reader {
   uint64_t bss_pos;
   delta_buf idx;               /* uint32 dictionary indices */
   delta_buf scratch;           /* flat booleans: bytes before they become bits */
+  /* Skipping (pq_colreader_skip): records to pass over before the next
+   * read, resolved lazily so that consecutive skips add up to whole pages. */
+  int64_t skip_pending;
+  pq_col_batch discard;        /* what partly skipped pages decode into */
+  pq_page_counts pages;
 };
 
 int pq_col_batch_reset(pq_col_batch *b) {
@@ -182,6 +187,7 @@ int pq_colreader_open(pq_column_reader **out, const pq_file *f, int rg, const pq
   cr->dict_n = 0;
   cr->page_levels = cr->page_pos = cr->page_nonnull = 0;
   cr->values_seen = 0;
+  cr->skip_pending = 0;
   const uint8_t *bytes;
   rc = chunk_bytes(cr, f, (uint64_t)start, (size_t)len, &bytes);
   if (rc) {
@@ -225,6 +231,7 @@ void pq_colreader_free(pq_column_reader *cr) {
   delta_buf_dispose(&cr->page_valid);
   delta_buf_dispose(&cr->idx);
   delta_buf_dispose(&cr->scratch);
+  pq_col_batch_dispose(&cr->discard);
   delta_free(cr->path);
   delta_free(cr);
 }
@@ -486,6 +493,7 @@ static int next_page(pq_column_reader *cr) {
       cr->page_consumed = 0;
       if (cr->max_def == 0) cr->page_nonnull = cr->page_levels;
       cr->values_seen += d->num_values;
+      cr->pages.read++;
       return start_values(cr, d->encoding);
     }
     if (h.type == PQ_PAGE_DATA_V2) {
@@ -521,6 +529,7 @@ static int next_page(pq_column_reader *cr) {
         return delta_error_set(DELTA_ECORRUPT, "data page v2 says %d nulls, its levels say %lld",
                                (int)d->num_nulls, (long long)(d->num_values - cr->page_nonnull));
       cr->values_seen += d->num_values;
+      cr->pages.read++;
       return start_values(cr, d->encoding);
     }
     /* Index pages and unknown page types are skipped. */
@@ -847,8 +856,86 @@ static int read_flat(pq_column_reader *cr, int64_t max_records, pq_col_batch *ou
   return 0;
 }
 
+/* ---- skipping ---- */
+
+/* At a page boundary of a leaf without repetition: pass over the next data
+ * page without decompressing it when all its rows are to be skipped (a
+ * level entry per row, so its num_values counts rows). Dictionary pages on
+ * the way are read, as later pages need them. *rows: the rows passed over,
+ * 0 when the next page must be decoded (or the chunk is done). */
+static int skip_whole_page(pq_column_reader *cr, int64_t *rows) {
+  *rows = 0;
+  for (;;) {
+    if (cr->values_seen >= cr->values_total || cr->p >= cr->end) return 0;
+    pq_page_header h;
+    size_t hlen;
+    int rc = pq_page_header_parse(cr->p, (size_t)(cr->end - cr->p), &h, &hlen);
+    if (rc) return rc;
+    const uint8_t *body = cr->p + hlen;
+    if (h.compressed_page_size < 0 || h.compressed_page_size > cr->end - body) return 0; /* next_page says why */
+    int64_t n;
+    if (h.type == PQ_PAGE_DICTIONARY) {
+      if (h.uncompressed_page_size < 0 || h.uncompressed_page_size > MAX_PAGE_BYTES) return 0;
+      rc = read_dictionary(cr, &h, body);
+      if (rc) return rc;
+      cr->p = body + h.compressed_page_size;
+      continue;
+    } else if (h.type == PQ_PAGE_DATA && h.has_data_page_header) {
+      n = h.data_page_header.num_values;
+    } else if (h.type == PQ_PAGE_DATA_V2 && h.has_data_page_header_v2) {
+      n = h.data_page_header_v2.num_values;
+    } else if (h.type == PQ_PAGE_DATA || h.type == PQ_PAGE_DATA_V2) {
+      return 0;
+    } else {
+      cr->p = body + h.compressed_page_size; /* index and unknown pages, as next_page does */
+      continue;
+    }
+    if (n < 0 || n > cr->skip_pending || n > cr->values_total - cr->values_seen) return 0;
+    cr->p = body + h.compressed_page_size;
+    cr->values_seen += n;
+    cr->pages.skipped++;
+    *rows = n;
+    return 0;
+  }
+}
+
+static int resolve_skip(pq_column_reader *cr) {
+  while (cr->skip_pending > 0) {
+    if (cr->page_pos == cr->page_levels && cr->max_rep == 0) {
+      int64_t rows;
+      int rc = skip_whole_page(cr, &rows);
+      if (rc) return rc;
+      if (rows > 0) {
+        cr->skip_pending -= rows;
+        continue;
+      }
+    }
+    /* Decode and drop: the rest of the current page, or (nested leaves,
+     * whose records may span pages) a bounded share of what is left. */
+    int64_t take = cr->skip_pending < 65536 ? cr->skip_pending : 65536;
+    if (cr->max_rep == 0 && cr->page_pos < cr->page_levels && cr->page_levels - cr->page_pos < take)
+      take = cr->page_levels - cr->page_pos;
+    int rc = pq_col_batch_reset(&cr->discard);
+    if (!rc) rc = cr->flat ? read_flat(cr, take, &cr->discard) : read_records(cr, take, &cr->discard);
+    if (rc) return rc;
+    if (cr->discard.n_records == 0)
+      return delta_error_set(DELTA_ECORRUPT, "chunk ends with %lld rows still to skip", (long long)cr->skip_pending);
+    cr->skip_pending -= cr->discard.n_records;
+  }
+  return 0;
+}
+
+void pq_colreader_skip(pq_column_reader *cr, int64_t n_records) {
+  if (n_records > 0) cr->skip_pending += n_records;
+}
+
+void pq_colreader_page_counts(const pq_column_reader *cr, pq_page_counts *out) {
+  *out = cr->pages;
+}
+
 int pq_colreader_read(pq_column_reader *cr, int64_t max_records, pq_col_batch *out) {
-  int rc = cr->flat ? read_flat(cr, max_records, out) : read_records(cr, max_records, out);
+  int rc = resolve_skip(cr);
+  if (!rc) rc = cr->flat ? read_flat(cr, max_records, out) : read_records(cr, max_records, out);
   if (rc) delta_error_prefix("column %s", cr->path);
   return rc;
 }
