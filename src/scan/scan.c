@@ -25,6 +25,7 @@
 #include "util/error_internal.h"
 
 #define DEFAULT_BATCH_ROWS 65536
+#define LATE_BATCH_ROWS 4096
 
 typedef struct {
   delta_snapshot *snap;
@@ -226,7 +227,9 @@ static int open_file(scan_state *st) {
   delta_parquet_read_options ro = DELTA_PARQUET_READ_OPTIONS_INIT;
   ro.columns = cols;
   ro.n_columns = n;
-  ro.batch_rows = st->batch_rows;
+  /* Late mode decides per batch whether the other columns are read: small
+   * batches let it pass over more of them. */
+  ro.batch_rows = st->late && st->batch_rows > LATE_BATCH_ROWS ? LATE_BATCH_ROWS : st->batch_rows;
   if (n_keep < n_rg) {
     ro.row_groups = rgs;
     ro.n_row_groups = (size_t)n_keep;
