@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "parquet/bigbuf.h"
 #include "parquet/encoding.h"
 #include "parquet/file.h"
 #include "parquet/schema.h"
@@ -62,6 +63,10 @@ int pq_colreader_read(pq_column_reader *cr, int64_t max_records, pq_col_batch *o
  * decoded and dropped. Skipping past the chunk's end is an error at that
  * read. */
 void pq_colreader_skip(pq_column_reader *cr, int64_t n_records);
+/* Let readers share the buffer compressed page bodies are read into (from
+ * a file, they are read a page at a time and decompressed at once); the
+ * buffer must outlive them. NULL: the reader's own. */
+void pq_colreader_share_body_buffer(pq_column_reader *cr, pq_bigbuf *buf);
 void pq_colreader_page_counts(const pq_column_reader *cr, pq_page_counts *out);
 void pq_colreader_free(pq_column_reader *cr);
 

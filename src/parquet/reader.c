@@ -257,6 +257,7 @@ typedef struct {
   pq_col_batch *batches;      /* by leaf index */
   pq_assembler *asm_;
   pq_page_counts pages;       /* of readers already freed */
+  pq_bigbuf body_buf;         /* compressed page bodies, shared by the readers */
   struct ArrowSchema schema;
   char last_error[1024];
   bool failed;
@@ -283,6 +284,7 @@ static void stream_release(struct ArrowArrayStream *s) {
   for (int i = 0; st->batches && i < st->f->schema->n_leaves; i++) pq_col_batch_dispose(&st->batches[i]);
   delta_free(st->batches);
   delta_free(st->readers);
+  pq_bigbuf_dispose(&st->body_buf);
   pq_assembler_free(st->asm_);
   arrow_schema_release(&st->schema);
   delta_free(st->selected);
@@ -335,6 +337,7 @@ static int next_row_group(stream_state *st) {
       if (!st->selected[i]) continue;
       int rc = pq_colreader_open(&st->readers[i], f, st->cur_rg, f->schema->leaves[i]);
       if (rc) return rc;
+      pq_colreader_share_body_buffer(st->readers[i], &st->body_buf);
     }
   }
   return 0;
