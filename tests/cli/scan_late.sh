@@ -75,7 +75,7 @@ FILTERS=(
   "grp = 'g1'|r['grp'] == 'g1'|0"
 )
 
-for layout in "--page-rows 64" "--page-rows 50 --page-v2" "--page-rows 100 --dictionary off" "--page-rows 37 --page-v2 --dictionary off"; do
+for layout in "--page-rows 64" "--page-rows 50 --page-v2 --codec zstd" "--page-rows 100 --dictionary off --codec uncompressed" "--page-rows 37 --page-v2 --dictionary off"; do
   for dv in no yes; do
     t="$tmp/t_${layout//[^a-z0-9]/_}_$dv"
     args=()
