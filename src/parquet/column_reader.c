@@ -978,8 +978,70 @@ static int skip_whole_page(pq_column_reader *cr, int64_t *rows) {
   }
 }
 
+/* Inside a page of a flat leaf: pass over `take` rows of it (nv of them
+ * with values) by moving the value decoder, without producing the values.
+ * false: not for this encoding (the caller decodes and drops instead). */
+static int skip_in_page(pq_column_reader *cr, int64_t take, bool *done) {
+  *done = false;
+  int64_t nv = take;
+  if (cr->max_def > 0)
+    nv = cr->page_pos + take == cr->page_levels
+             ? cr->page_nonnull - cr->page_consumed
+             : (int64_t)pq_bits_count(cr->page_valid.data, (size_t)cr->page_pos, (size_t)take);
+  if (nv > 0) {
+    size_t left = (size_t)(cr->vend - cr->vp);
+    switch (cr->enc) {
+    case PQ_ENC_PLAIN:
+      if (cr->physical == PQ_BOOLEAN) {
+        cr->bool_bit += (size_t)nv;
+      } else if (cr->physical == PQ_BYTE_ARRAY) {
+        const uint8_t *q = cr->vp;
+        for (int64_t i = 0; i < nv; i++) {
+          if (cr->vend - q < 4) return delta_error_set(DELTA_ECORRUPT, "PLAIN string runs past the page");
+          uint32_t l = delta_load_le32(q);
+          if (l > (size_t)(cr->vend - q - 4)) return delta_error_set(DELTA_ECORRUPT, "PLAIN string runs past the page");
+          q += 4 + l;
+        }
+        cr->vp = q;
+      } else {
+        if ((uint64_t)nv * (uint64_t)cr->width > left)
+          return delta_error_set(DELTA_ECORRUPT, "page has fewer values than its levels say");
+        cr->vp += (size_t)nv * (size_t)cr->width;
+      }
+      break;
+    case PQ_ENC_PLAIN_DICTIONARY:
+    case PQ_ENC_RLE_DICTIONARY: {
+      const uint32_t *idx;
+      int rc = dict_indices(cr, (size_t)nv, &idx);
+      if (rc) return rc;
+      break;
+    }
+    case PQ_ENC_BYTE_STREAM_SPLIT:
+      cr->bss_pos += (uint64_t)nv;
+      break;
+    default:
+      return 0;
+    }
+  }
+  cr->page_consumed += nv;
+  cr->page_pos += take;
+  *done = true;
+  return 0;
+}
+
 static int resolve_skip(pq_column_reader *cr) {
   while (cr->skip_pending > 0) {
+    if (cr->flat && cr->page_pos < cr->page_levels) {
+      int64_t take = cr->page_levels - cr->page_pos;
+      if (take > cr->skip_pending) take = cr->skip_pending;
+      bool done;
+      int rc = skip_in_page(cr, take, &done);
+      if (rc) return rc;
+      if (done) {
+        cr->skip_pending -= take;
+        continue;
+      }
+    }
     if (cr->page_pos == cr->page_levels && cr->max_rep == 0) {
       int64_t rows;
       int rc = skip_whole_page(cr, &rows);
