@@ -33,12 +33,18 @@ typedef struct {
   int64_t row_groups_skipped;  /* ruled out by row-group statistics */
   int64_t rows_read;           /* rows decoded, before deletion vectors and the filter */
   int64_t rows_returned;
+  /* Filled in only for options of version 3 and later (the fields below
+   * were added then; a version 2 caller's struct ends above). */
+  int64_t pages_read;          /* Parquet data pages decompressed and decoded */
+  int64_t pages_skipped;       /* data pages passed over undecoded (late materialization) */
+  int64_t rows_skipped;        /* of rows_read, rows whose other columns were never decoded: the
+                                  filter's columns ruled them out first */
 } delta_scan_metrics;
 
 #define DELTA_SCAN_OPTIONS_VERSION 3
 typedef struct {
   unsigned int version;            /* DELTA_SCAN_OPTIONS_VERSION (1: without filter and metrics;
-                                      2: without row_tracking) */
+                                      2: without row_tracking, and metrics without the page counts) */
   const char *const *columns;      /* top-level column names; NULL / 0: all */
   size_t n_columns;
   int64_t batch_rows;              /* 0: 65536 */

@@ -66,8 +66,10 @@ int cli_listing_args(const char *cmd, int argc, char **argv, cli_opt *opts, int 
 void cli_print_scan_metrics(const delta_scan_metrics *m) {
   fprintf(stderr,
           "{\"files_total\":%lld,\"files_skipped\":%lld,\"files_read\":%lld,\"row_groups_total\":%lld,"
-          "\"row_groups_skipped\":%lld,\"rows_read\":%lld,\"rows_returned\":%lld}\n",
+          "\"row_groups_skipped\":%lld,\"rows_read\":%lld,\"rows_returned\":%lld,\"rows_skipped\":%lld,"
+          "\"pages_read\":%lld,\"pages_skipped\":%lld}\n",
           (long long)m->files_total, (long long)m->files_skipped, (long long)m->files_read,
           (long long)m->row_groups_total, (long long)m->row_groups_skipped, (long long)m->rows_read,
-          (long long)m->rows_returned);
+          (long long)m->rows_returned, (long long)m->rows_skipped, (long long)m->pages_read,
+          (long long)m->pages_skipped);
 }

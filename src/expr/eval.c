@@ -99,11 +99,24 @@ static bool fast_cmp(const expr_node *e, const operand *col, const struct ArrowA
   if (!wide && !narrow) return false;
   const struct ArrowArray *a = col->leaf;
   int64_t n = batch->length, off = a->offset + batch->offset, L = l->value.u.i;
-  for (int64_t i = 0; i < n; i++) {
-    int64_t x = wide ? ((const int64_t *)a->buffers[1])[off + i] : ((const int32_t *)a->buffers[1])[off + i];
-    int r = (x > L) - (x < L);
-    out[i] = cmp_holds(op, r) ? TRI_T : TRI_F;
-  }
+  /* One loop per operator and width, so that each is a plain compare the
+   * compiler vectorizes (TRI_T is 1, TRI_F 0). */
+#define CMP_LOOPS(T)                                                   \
+  do {                                                                 \
+    const T *x = (const T *)a->buffers[1] + off;                       \
+    switch (op) {                                                      \
+    case CMP_EQ: for (int64_t i = 0; i < n; i++) out[i] = x[i] == L; break; \
+    case CMP_NE: for (int64_t i = 0; i < n; i++) out[i] = x[i] != L; break; \
+    case CMP_LT: for (int64_t i = 0; i < n; i++) out[i] = x[i] < L; break;  \
+    case CMP_LE: for (int64_t i = 0; i < n; i++) out[i] = x[i] <= L; break; \
+    case CMP_GT: for (int64_t i = 0; i < n; i++) out[i] = x[i] > L; break;  \
+    case CMP_GE: for (int64_t i = 0; i < n; i++) out[i] = x[i] >= L; break; \
+    default: return false;                                             \
+    }                                                                  \
+  } while (0)
+  if (wide) CMP_LOOPS(int64_t);
+  else CMP_LOOPS(int32_t);
+#undef CMP_LOOPS
   if (a->null_count != 0 && a->buffers[0])
     for (int64_t i = 0; i < n; i++)
       if (!arrow_bit_get(a->buffers[0], a->offset + batch->offset + i)) out[i] = TRI_N;

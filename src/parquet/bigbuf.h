@@ -6,6 +6,8 @@
  * boundary), which on a virtual machine costs more than the copy itself.
  * Buffers of 2 MiB and more are therefore mapped on their own and offered
  * to the kernel as transparent huge pages; smaller ones come from the heap.
+ * Disposed mappings are kept (up to 128 MiB, process-wide) for the next
+ * buffer instead of being unmapped: fresh pages cost a kernel zeroing each.
  */
 #ifndef DELTAC_PARQUET_BIGBUF_H
 #define DELTAC_PARQUET_BIGBUF_H

@@ -19,7 +19,17 @@ struct pq_column_reader {
   const pq_file *f;
   const pq_node *leaf;
   char *path;
-  const uint8_t *p, *end;      /* unread chunk bytes */
+  /* The chunk: bytes [pos, len) are unread. In memory (whole) at `base`,
+   * unless `lazy`: compressed chunks of files read with pread are read a
+   * page at a time, the header into `hdr` and the body into `body_buf` (a
+   * buffer the stream's readers share: each body is decompressed out of it
+   * at once), so pages passed over are never read and a reader holds no
+   * copy of its chunk. */
+  const uint8_t *base;
+  uint64_t pos, len, file_start;
+  bool lazy;
+  delta_buf hdr;
+  pq_bigbuf *body_buf;         /* shared, or &chunk_buf */
   int codec;
   int64_t values_total, values_seen;
   int physical;
@@ -54,6 +64,11 @@ struct pq_column_reader {
   uint64_t bss_pos;
   delta_buf idx;               /* uint32 dictionary indices */
   delta_buf scratch;           /* flat booleans: bytes before they become bits */
+  /* Skipping (pq_colreader_skip): records to pass over before the next
+   * read, resolved lazily so that consecutive skips add up to whole pages. */
+  int64_t skip_pending;
+  pq_col_batch discard;        /* what partly skipped pages decode into */
+  pq_page_counts pages;
 };
 
 int pq_col_batch_reset(pq_col_batch *b) {
@@ -182,15 +197,21 @@ int pq_colreader_open(pq_column_reader **out, const pq_file *f, int rg, const pq
   cr->dict_n = 0;
   cr->page_levels = cr->page_pos = cr->page_nonnull = 0;
   cr->values_seen = 0;
-  const uint8_t *bytes;
-  rc = chunk_bytes(cr, f, (uint64_t)start, (size_t)len, &bytes);
-  if (rc) {
-    cr->p = cr->end = NULL;
-    cr->values_total = 0;
-    return delta_error_prefix("column %s", path);
+  cr->skip_pending = 0;
+  cr->pos = 0;
+  cr->len = (uint64_t)len;
+  cr->file_start = (uint64_t)start;
+  cr->lazy = !f->data && m->codec != PQ_CODEC_UNCOMPRESSED;
+  if (!cr->body_buf) cr->body_buf = &cr->chunk_buf;
+  cr->base = NULL;
+  if (!cr->lazy) {
+    rc = chunk_bytes(cr, f, (uint64_t)start, (size_t)len, &cr->base);
+    if (rc) {
+      cr->len = 0;
+      cr->values_total = 0;
+      return delta_error_prefix("column %s", path);
+    }
   }
-  cr->p = bytes;
-  cr->end = cr->p + len;
   cr->codec = m->codec;
   cr->values_total = m->num_values;
   cr->physical = leaf->physical;
@@ -225,6 +246,8 @@ void pq_colreader_free(pq_column_reader *cr) {
   delta_buf_dispose(&cr->page_valid);
   delta_buf_dispose(&cr->idx);
   delta_buf_dispose(&cr->scratch);
+  delta_buf_dispose(&cr->hdr);
+  pq_col_batch_dispose(&cr->discard);
   delta_free(cr->path);
   delta_free(cr);
 }
@@ -237,7 +260,16 @@ static int page_bytes(pq_column_reader *cr, const uint8_t *src, size_t src_len, 
     if (src_len != want)
       return delta_error_set(DELTA_ECORRUPT, "uncompressed page is %zu bytes, header says %zu",
                              src_len, want);
-    *out = src;
+    if (!cr->lazy) {
+      *out = src;
+      return 0;
+    }
+    /* The shared body buffer is overwritten by the next page of any reader. */
+    int rc = pq_bigbuf_reserve(buf, want + 8);
+    if (rc) return rc;
+    memcpy(buf->data, src, want);
+    memset(buf->data + want, 0, 8);
+    *out = buf->data;
     return 0;
   }
   /* 8 spare bytes let decoders load whole words at the end. */
@@ -435,27 +467,78 @@ static int start_values(pq_column_reader *cr, int enc) {
                          pq_type_name(cr->physical));
 }
 
+/* The header of the page at cr->pos and the offset of its body in the
+ * chunk. Lazy chunks read a window of the file for it, widened until the
+ * header fits (page statistics can make headers long). */
+static int peek_header(pq_column_reader *cr, pq_page_header *h, uint64_t *body_pos) {
+  uint64_t left = cr->len - cr->pos;
+  size_t hlen;
+  if (!cr->lazy) {
+    int rc = pq_page_header_parse(cr->base + cr->pos, (size_t)left, h, &hlen);
+    if (rc) return rc;
+    *body_pos = cr->pos + hlen;
+    return 0;
+  }
+  for (size_t w = 1024;; w *= 16) {
+    if (w > left) w = (size_t)left;
+    cr->hdr.len = 0;
+    int rc = delta_buf_reserve(&cr->hdr, w);
+    if (!rc) rc = pq_file_read(cr->f, cr->file_start + cr->pos, w, cr->hdr.data);
+    if (rc) return rc;
+    rc = pq_page_header_parse(cr->hdr.data, w, h, &hlen);
+    if (!rc) {
+      *body_pos = cr->pos + hlen;
+      return 0;
+    }
+    if (w == left) return rc;
+    delta_error_clear();
+  }
+}
+
+/* A page body's bytes (n, checked against the chunk by the caller); lazy
+ * chunks read it into the body buffer, valid until the next page. */
+static int body_bytes(pq_column_reader *cr, uint64_t body_pos, size_t n, const uint8_t **out) {
+  if (!cr->lazy) {
+    *out = cr->base + body_pos;
+    return 0;
+  }
+  pq_bigbuf *b = cr->body_buf;
+  int rc = pq_bigbuf_reserve(b, n + 8); /* 8 spare bytes: decoders may load whole words */
+  if (!rc) rc = pq_file_read(cr->f, cr->file_start + body_pos, n, b->data);
+  if (rc) return rc;
+  memset(b->data + n, 0, 8);
+  *out = b->data;
+  return 0;
+}
+
+void pq_colreader_share_body_buffer(pq_column_reader *cr, pq_bigbuf *buf) {
+  cr->body_buf = buf ? buf : &cr->chunk_buf;
+}
+
 /* Load the next data page (reading any dictionary page first).
  * DELTA_ITEROVER at the end of the chunk. */
 static int next_page(pq_column_reader *cr) {
   for (;;) {
     if (cr->values_seen >= cr->values_total) return DELTA_ITEROVER;
-    if (cr->p >= cr->end)
+    if (cr->pos >= cr->len)
       return delta_error_set(DELTA_ECORRUPT, "chunk ends after %lld of %lld values",
                              (long long)cr->values_seen, (long long)cr->values_total);
     pq_page_header h;
-    size_t hlen;
-    int rc = pq_page_header_parse(cr->p, (size_t)(cr->end - cr->p), &h, &hlen);
+    uint64_t body_pos;
+    int rc = peek_header(cr, &h, &body_pos);
     if (rc) return rc;
-    const uint8_t *body = cr->p + hlen;
     if (h.compressed_page_size < 0 || h.uncompressed_page_size < 0 ||
-        h.compressed_page_size > cr->end - body)
+        (uint64_t)h.compressed_page_size > cr->len - body_pos)
       return delta_error_set(DELTA_ECORRUPT, "page of %d bytes runs past the chunk",
                              (int)h.compressed_page_size);
     if (h.uncompressed_page_size > MAX_PAGE_BYTES)
       return delta_error_set(DELTA_ELIMIT, "page of %d bytes is larger than the limit",
                              (int)h.uncompressed_page_size);
-    cr->p = body + h.compressed_page_size;
+    cr->pos = body_pos + (uint64_t)h.compressed_page_size;
+    bool has_body = h.type == PQ_PAGE_DICTIONARY || h.type == PQ_PAGE_DATA || h.type == PQ_PAGE_DATA_V2;
+    const uint8_t *body = NULL;
+    if (has_body) rc = body_bytes(cr, body_pos, (size_t)h.compressed_page_size, &body);
+    if (rc) return rc;
     if (h.type == PQ_PAGE_DICTIONARY) {
       rc = read_dictionary(cr, &h, body);
       if (rc) return rc;
@@ -486,6 +569,7 @@ static int next_page(pq_column_reader *cr) {
       cr->page_consumed = 0;
       if (cr->max_def == 0) cr->page_nonnull = cr->page_levels;
       cr->values_seen += d->num_values;
+      cr->pages.read++;
       return start_values(cr, d->encoding);
     }
     if (h.type == PQ_PAGE_DATA_V2) {
@@ -521,6 +605,7 @@ static int next_page(pq_column_reader *cr) {
         return delta_error_set(DELTA_ECORRUPT, "data page v2 says %d nulls, its levels say %lld",
                                (int)d->num_nulls, (long long)(d->num_values - cr->page_nonnull));
       cr->values_seen += d->num_values;
+      cr->pages.read++;
       return start_values(cr, d->encoding);
     }
     /* Index pages and unknown page types are skipped. */
@@ -847,8 +932,151 @@ static int read_flat(pq_column_reader *cr, int64_t max_records, pq_col_batch *ou
   return 0;
 }
 
+/* ---- skipping ---- */
+
+/* At a page boundary of a leaf without repetition: pass over the next data
+ * page without decompressing it when all its rows are to be skipped (a
+ * level entry per row, so its num_values counts rows). Dictionary pages on
+ * the way are read, as later pages need them. *rows: the rows passed over,
+ * 0 when the next page must be decoded (or the chunk is done). */
+static int skip_whole_page(pq_column_reader *cr, int64_t *rows) {
+  *rows = 0;
+  for (;;) {
+    if (cr->values_seen >= cr->values_total || cr->pos >= cr->len) return 0;
+    pq_page_header h;
+    uint64_t body_pos;
+    int rc = peek_header(cr, &h, &body_pos);
+    if (rc) return rc;
+    if (h.compressed_page_size < 0 || (uint64_t)h.compressed_page_size > cr->len - body_pos)
+      return 0; /* next_page says why */
+    uint64_t next = body_pos + (uint64_t)h.compressed_page_size;
+    int64_t n;
+    if (h.type == PQ_PAGE_DICTIONARY) {
+      if (h.uncompressed_page_size < 0 || h.uncompressed_page_size > MAX_PAGE_BYTES) return 0;
+      const uint8_t *body;
+      rc = body_bytes(cr, body_pos, (size_t)h.compressed_page_size, &body);
+      if (!rc) rc = read_dictionary(cr, &h, body);
+      if (rc) return rc;
+      cr->pos = next;
+      continue;
+    } else if (h.type == PQ_PAGE_DATA && h.has_data_page_header) {
+      n = h.data_page_header.num_values;
+    } else if (h.type == PQ_PAGE_DATA_V2 && h.has_data_page_header_v2) {
+      n = h.data_page_header_v2.num_values;
+    } else if (h.type == PQ_PAGE_DATA || h.type == PQ_PAGE_DATA_V2) {
+      return 0;
+    } else {
+      cr->pos = next; /* index and unknown pages, as next_page does */
+      continue;
+    }
+    if (n < 0 || n > cr->skip_pending || n > cr->values_total - cr->values_seen) return 0;
+    cr->pos = next;
+    cr->values_seen += n;
+    cr->pages.skipped++;
+    *rows = n;
+    return 0;
+  }
+}
+
+/* Inside a page of a flat leaf: pass over `take` rows of it (nv of them
+ * with values) by moving the value decoder, without producing the values.
+ * false: not for this encoding (the caller decodes and drops instead). */
+static int skip_in_page(pq_column_reader *cr, int64_t take, bool *done) {
+  *done = false;
+  int64_t nv = take;
+  if (cr->max_def > 0)
+    nv = cr->page_pos + take == cr->page_levels
+             ? cr->page_nonnull - cr->page_consumed
+             : (int64_t)pq_bits_count(cr->page_valid.data, (size_t)cr->page_pos, (size_t)take);
+  if (nv > 0) {
+    size_t left = (size_t)(cr->vend - cr->vp);
+    switch (cr->enc) {
+    case PQ_ENC_PLAIN:
+      if (cr->physical == PQ_BOOLEAN) {
+        cr->bool_bit += (size_t)nv;
+      } else if (cr->physical == PQ_BYTE_ARRAY) {
+        const uint8_t *q = cr->vp;
+        for (int64_t i = 0; i < nv; i++) {
+          if (cr->vend - q < 4) return delta_error_set(DELTA_ECORRUPT, "PLAIN string runs past the page");
+          uint32_t l = delta_load_le32(q);
+          if (l > (size_t)(cr->vend - q - 4)) return delta_error_set(DELTA_ECORRUPT, "PLAIN string runs past the page");
+          q += 4 + l;
+        }
+        cr->vp = q;
+      } else {
+        if ((uint64_t)nv * (uint64_t)cr->width > left)
+          return delta_error_set(DELTA_ECORRUPT, "page has fewer values than its levels say");
+        cr->vp += (size_t)nv * (size_t)cr->width;
+      }
+      break;
+    case PQ_ENC_PLAIN_DICTIONARY:
+    case PQ_ENC_RLE_DICTIONARY: {
+      const uint32_t *idx;
+      int rc = dict_indices(cr, (size_t)nv, &idx);
+      if (rc) return rc;
+      break;
+    }
+    case PQ_ENC_BYTE_STREAM_SPLIT:
+      cr->bss_pos += (uint64_t)nv;
+      break;
+    default:
+      return 0;
+    }
+  }
+  cr->page_consumed += nv;
+  cr->page_pos += take;
+  *done = true;
+  return 0;
+}
+
+static int resolve_skip(pq_column_reader *cr) {
+  while (cr->skip_pending > 0) {
+    if (cr->flat && cr->page_pos < cr->page_levels) {
+      int64_t take = cr->page_levels - cr->page_pos;
+      if (take > cr->skip_pending) take = cr->skip_pending;
+      bool done;
+      int rc = skip_in_page(cr, take, &done);
+      if (rc) return rc;
+      if (done) {
+        cr->skip_pending -= take;
+        continue;
+      }
+    }
+    if (cr->page_pos == cr->page_levels && cr->max_rep == 0) {
+      int64_t rows;
+      int rc = skip_whole_page(cr, &rows);
+      if (rc) return rc;
+      if (rows > 0) {
+        cr->skip_pending -= rows;
+        continue;
+      }
+    }
+    /* Decode and drop: the rest of the current page, or (nested leaves,
+     * whose records may span pages) a bounded share of what is left. */
+    int64_t take = cr->skip_pending < 65536 ? cr->skip_pending : 65536;
+    if (cr->max_rep == 0 && cr->page_pos < cr->page_levels && cr->page_levels - cr->page_pos < take)
+      take = cr->page_levels - cr->page_pos;
+    int rc = pq_col_batch_reset(&cr->discard);
+    if (!rc) rc = cr->flat ? read_flat(cr, take, &cr->discard) : read_records(cr, take, &cr->discard);
+    if (rc) return rc;
+    if (cr->discard.n_records == 0)
+      return delta_error_set(DELTA_ECORRUPT, "chunk ends with %lld rows still to skip", (long long)cr->skip_pending);
+    cr->skip_pending -= cr->discard.n_records;
+  }
+  return 0;
+}
+
+void pq_colreader_skip(pq_column_reader *cr, int64_t n_records) {
+  if (n_records > 0) cr->skip_pending += n_records;
+}
+
+void pq_colreader_page_counts(const pq_column_reader *cr, pq_page_counts *out) {
+  *out = cr->pages;
+}
+
 int pq_colreader_read(pq_column_reader *cr, int64_t max_records, pq_col_batch *out) {
-  int rc = cr->flat ? read_flat(cr, max_records, out) : read_records(cr, max_records, out);
+  int rc = resolve_skip(cr);
+  if (!rc) rc = cr->flat ? read_flat(cr, max_records, out) : read_records(cr, max_records, out);
   if (rc) delta_error_prefix("column %s", cr->path);
   return rc;
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "parquet/bigbuf.h"
 #include "parquet/encoding.h"
 #include "parquet/file.h"
 #include "parquet/schema.h"
@@ -45,12 +46,28 @@ bool pq_leaf_is_flat(const pq_node *leaf);
 
 typedef struct pq_column_reader pq_column_reader;
 
+/* Data pages a reader decoded and passed over undecoded, over its life. */
+typedef struct {
+  int64_t read, skipped;
+} pq_page_counts;
+
 /* Position a reader at a column chunk. *out may hold a reader from an
  * earlier row group, which is reused (with its buffers); NULL makes one. */
 int pq_colreader_open(pq_column_reader **out, const pq_file *f, int row_group, const pq_node *leaf);
 /* Append up to max_records whole records to `out`. Fewer only at the end of
  * the chunk. */
 int pq_colreader_read(pq_column_reader *cr, int64_t max_records, pq_col_batch *out);
+/* Pass over the next n_records records. Lazy: the skip happens at the next
+ * read, so that skips in a row add up and whole pages are passed over
+ * without being decompressed (leaves without repetition); the rest is
+ * decoded and dropped. Skipping past the chunk's end is an error at that
+ * read. */
+void pq_colreader_skip(pq_column_reader *cr, int64_t n_records);
+/* Let readers share the buffer compressed page bodies are read into (from
+ * a file, they are read a page at a time and decompressed at once); the
+ * buffer must outlive them. NULL: the reader's own. */
+void pq_colreader_share_body_buffer(pq_column_reader *cr, pq_bigbuf *buf);
+void pq_colreader_page_counts(const pq_column_reader *cr, pq_page_counts *out);
 void pq_colreader_free(pq_column_reader *cr);
 
 #endif

@@ -10,6 +10,7 @@
 #include "parquet/assemble.h"
 #include "parquet/column_reader.h"
 #include "parquet/file.h"
+#include "parquet/stream.h"
 #include "util/alloc_internal.h"
 #include "util/bytes.h"
 #include "util/error_internal.h"
@@ -255,6 +256,8 @@ typedef struct {
   pq_column_reader **readers; /* by leaf index, for the current row group */
   pq_col_batch *batches;      /* by leaf index */
   pq_assembler *asm_;
+  pq_page_counts pages;       /* of readers already freed */
+  pq_bigbuf body_buf;         /* compressed page bodies, shared by the readers */
   struct ArrowSchema schema;
   char last_error[1024];
   bool failed;
@@ -263,6 +266,12 @@ typedef struct {
 static void close_readers(stream_state *st) {
   if (!st->readers) return;
   for (int i = 0; i < st->f->schema->n_leaves; i++) {
+    if (st->readers[i]) {
+      pq_page_counts c;
+      pq_colreader_page_counts(st->readers[i], &c);
+      st->pages.read += c.read;
+      st->pages.skipped += c.skipped;
+    }
     pq_colreader_free(st->readers[i]);
     st->readers[i] = NULL;
   }
@@ -275,6 +284,7 @@ static void stream_release(struct ArrowArrayStream *s) {
   for (int i = 0; st->batches && i < st->f->schema->n_leaves; i++) pq_col_batch_dispose(&st->batches[i]);
   delta_free(st->batches);
   delta_free(st->readers);
+  pq_bigbuf_dispose(&st->body_buf);
   pq_assembler_free(st->asm_);
   arrow_schema_release(&st->schema);
   delta_free(st->selected);
@@ -313,26 +323,35 @@ static int to_errno(int rc) {
   }
 }
 
+/* Make sure a row group with rows left is open: DELTA_ITEROVER when none. */
+static int next_row_group(stream_state *st) {
+  pq_file *f = st->f;
+  while (st->rg_rows_left == 0) {
+    if (st->next_rg >= st->n_row_groups) {
+      close_readers(st);
+      return DELTA_ITEROVER;
+    }
+    st->cur_rg = st->row_groups[st->next_rg++];
+    st->rg_rows_left = f->md->row_groups[st->cur_rg].num_rows;
+    for (int i = 0; i < f->schema->n_leaves && st->rg_rows_left > 0; i++) {
+      if (!st->selected[i]) continue;
+      int rc = pq_colreader_open(&st->readers[i], f, st->cur_rg, f->schema->leaves[i]);
+      if (rc) return rc;
+      pq_colreader_share_body_buffer(st->readers[i], &st->body_buf);
+    }
+  }
+  return 0;
+}
+
 static int stream_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
   stream_state *st = s->private_data;
   memset(out, 0, sizeof *out);
   if (st->failed) return EINVAL;
   pq_file *f = st->f;
   int n_leaves = f->schema->n_leaves;
-  int rc = 0;
-  while (st->rg_rows_left == 0) {
-    if (st->next_rg >= st->n_row_groups) {
-      close_readers(st);
-      return 0; /* end of stream: out stays released */
-    }
-    st->cur_rg = st->row_groups[st->next_rg++];
-    st->rg_rows_left = f->md->row_groups[st->cur_rg].num_rows;
-    for (int i = 0; i < n_leaves && st->rg_rows_left > 0; i++) {
-      if (!st->selected[i]) continue;
-      rc = pq_colreader_open(&st->readers[i], f, st->cur_rg, f->schema->leaves[i]);
-      if (rc) goto fail;
-    }
-  }
+  int rc = next_row_group(st);
+  if (rc == DELTA_ITEROVER) return 0; /* end of stream: out stays released */
+  if (rc) goto fail;
   int64_t want = st->rg_rows_left < st->batch_rows ? st->rg_rows_left : st->batch_rows;
   for (int i = 0; i < n_leaves; i++) {
     if (!st->selected[i]) continue;
@@ -456,4 +475,42 @@ fail:
     stream_release(&tmp);
   }
   return rc;
+}
+
+/* ---- skipping rows (for the scan's late materialization) ---- */
+
+int pq_stream_skip(struct ArrowArrayStream *s, int64_t n_rows) {
+  if (!s->release || s->get_next != stream_get_next)
+    return delta_error_set(DELTA_EINVAL, "pq_stream_skip: not a Parquet read stream");
+  stream_state *st = s->private_data;
+  if (st->failed) return delta_error_set(DELTA_ERROR, "%s", st->last_error);
+  while (n_rows > 0) {
+    int rc = next_row_group(st);
+    if (rc == DELTA_ITEROVER)
+      return delta_error_set(DELTA_EINVAL, "%s: skipping %lld rows past the end", st->f->name, (long long)n_rows);
+    if (rc) {
+      delta_error_prefix("%s: row group %d", st->f->name, st->cur_rg);
+      return stream_fail(st, rc);
+    }
+    int64_t take = n_rows < st->rg_rows_left ? n_rows : st->rg_rows_left;
+    for (int i = 0; i < st->f->schema->n_leaves; i++)
+      if (st->selected[i]) pq_colreader_skip(st->readers[i], take);
+    st->rg_rows_left -= take;
+    n_rows -= take;
+  }
+  return 0;
+}
+
+void pq_stream_page_counts(struct ArrowArrayStream *s, pq_page_counts *out) {
+  *out = (pq_page_counts){0, 0};
+  if (!s->release || s->get_next != stream_get_next) return;
+  stream_state *st = s->private_data;
+  *out = st->pages;
+  for (int i = 0; st->readers && i < st->f->schema->n_leaves; i++) {
+    if (!st->readers[i]) continue;
+    pq_page_counts c;
+    pq_colreader_page_counts(st->readers[i], &c);
+    out->read += c.read;
+    out->skipped += c.skipped;
+  }
 }

@@ -14,9 +14,9 @@
 #include "deltac/parquet.h"
 #include "dv/dv.h"
 #include "log/snapshot.h"
+#include "parquet/stream.h"
 #include "scan/columns.h"
 #include "scan/conform.h"
-#include "scan/gen_prune.h"
 #include "scan/prune.h"
 #include "scan/scan_internal.h"
 #include "storage/path.h"
@@ -25,6 +25,7 @@
 #include "util/error_internal.h"
 
 #define DEFAULT_BATCH_ROWS 65536
+#define LATE_BATCH_ROWS 4096
 
 typedef struct {
   delta_snapshot *snap;
@@ -42,6 +43,14 @@ typedef struct {
   /* the filter */
   struct ArrowSchema logical;  /* every table column (+ change columns): what prune_pred is bound to */
   expr_node *prune_pred, *row_pred; /* row_pred is bound to `schema` */
+  /* Late materialization: the filter's columns are read first (stream fs),
+   * the others (fs_rest) only for batches where a row passes. */
+  bool late;
+  bool *in_filter;             /* by column: the filter refers to it */
+  struct ArrowSchema pre_schema; /* struct of the filter's columns */
+  int *pre_cols;               /* pre_schema child k is column pre_cols[k] */
+  expr_node *pre_pred;         /* bound to pre_schema */
+  bool page_metrics;           /* the caller's metrics have the page counts (options v3) */
   scan_pruner pruner;
   delta_scan_metrics own_metrics, *metrics;
   int64_t batch_rows;
@@ -52,16 +61,30 @@ typedef struct {
   delta_parquet_file *pf;
   struct ArrowArrayStream fs;
   struct ArrowSchema file_schema;
+  struct ArrowArrayStream fs_rest; /* late: the columns the filter does not need */
+  struct ArrowSchema rest_schema;
   int64_t file_row;            /* rows of this file already read */
   delta_dv_bitmap *dv, *dv2;
-  delta_buf mask, mask2;
+  delta_buf mask, mask2, mask3;
   char error[1024];
 } scan_state;
 
 
+static void count_pages(scan_state *st, struct ArrowArrayStream *s) {
+  if (!s->release || !st->page_metrics) return;
+  pq_page_counts c;
+  pq_stream_page_counts(s, &c);
+  st->metrics->pages_read += c.read;
+  st->metrics->pages_skipped += c.skipped;
+}
+
 static void close_file(scan_state *st) {
+  count_pages(st, &st->fs);
+  count_pages(st, &st->fs_rest);
   if (st->fs.release) st->fs.release(&st->fs);
   if (st->file_schema.release) st->file_schema.release(&st->file_schema);
+  if (st->fs_rest.release) st->fs_rest.release(&st->fs_rest);
+  if (st->rest_schema.release) st->rest_schema.release(&st->rest_schema);
   delta_parquet_free(st->pf);
   delta_dv_bitmap_free(st->dv);
   delta_dv_bitmap_free(st->dv2);
@@ -79,8 +102,13 @@ static void scan_release(struct ArrowArrayStream *s) {
   if (st->logical.release) st->logical.release(&st->logical);
   expr_free(st->prune_pred);
   expr_free(st->row_pred);
+  expr_free(st->pre_pred);
+  if (st->pre_schema.release) st->pre_schema.release(&st->pre_schema);
+  delta_free(st->pre_cols);
+  delta_free(st->in_filter);
   delta_buf_dispose(&st->mask);
   delta_buf_dispose(&st->mask2);
+  delta_buf_dispose(&st->mask3);
   if (st->src.release) st->src.release(st->src.ctx);
   delta_free(st->fields);
   delta_free(st->is_partition);
@@ -176,14 +204,18 @@ static int open_file(scan_state *st) {
     all.release(&all);
     return rc;
   }
-  /* Read only the physical columns the selected logical ones need. */
+  /* Read only the physical columns the selected logical ones need; in
+   * late mode those the filter needs (cols) apart from the rest. */
   const char **cols = delta_calloc((size_t)st->n_cols + 4, sizeof *cols);
-  size_t n = 0;
-  if (!cols) rc = DELTA_NOMEM();
+  const char **rest = delta_calloc((size_t)st->n_cols + 1, sizeof *rest);
+  size_t n = 0, n_rest = 0;
+  if (!cols || !rest) rc = DELTA_NOMEM();
   for (int i = 0; !rc && i < st->n_cols; i++) {
     if (st->is_partition[i]) continue;
     int c = conform_find_child(&all, st->fields[i], st->mode);
-    if (c >= 0) cols[n++] = all.children[c]->name;
+    if (c < 0) continue;
+    if (st->late && !st->in_filter[i]) rest[n_rest++] = all.children[c]->name;
+    else cols[n++] = all.children[c]->name;
   }
   if (!rc && st->changes && !a->change_type) {
     delta_field ct = {0};
@@ -192,7 +224,8 @@ static int open_file(scan_state *st) {
     if (c < 0) rc = delta_error_set(DELTA_ECORRUPT, "change data file %s has no _change_type column", a->path);
     else cols[n++] = all.children[c]->name;
   }
-  /* the materialized row tracking columns, hidden from the table's schema */
+  /* the materialized row tracking columns, hidden from the table's schema
+   * (never in late mode: row tracking turns it off) */
   const char *mat[2] = {st->mat_id_col, st->mat_version_col};
   for (int k = 0; !rc && st->row_tracking && k < 2; k++) {
     if (!mat[k]) continue;
@@ -206,14 +239,24 @@ static int open_file(scan_state *st) {
   delta_parquet_read_options ro = DELTA_PARQUET_READ_OPTIONS_INIT;
   ro.columns = cols;
   ro.n_columns = n;
-  ro.batch_rows = st->batch_rows;
+  /* Late mode decides per batch whether the other columns are read: small
+   * batches let it pass over more of them. */
+  ro.batch_rows = st->late && st->batch_rows > LATE_BATCH_ROWS ? LATE_BATCH_ROWS : st->batch_rows;
   if (n_keep < n_rg) {
     ro.row_groups = rgs;
     ro.n_row_groups = (size_t)n_keep;
   }
   if (!rc) rc = delta_parquet_read(st->pf, &ro, &st->fs);
+  if (!rc && n_rest > 0) {
+    ro.columns = rest;
+    ro.n_columns = n_rest;
+    rc = delta_parquet_read(st->pf, &ro, &st->fs_rest);
+    if (!rc && st->fs_rest.get_schema(&st->fs_rest, &st->rest_schema) != 0)
+      rc = delta_error_set(DELTA_ERROR, "%s", st->fs_rest.get_last_error(&st->fs_rest));
+  }
   delta_free(rgs);
   delta_free(cols);
+  delta_free(rest);
   all.release(&all);
   if (!rc && st->fs.get_schema(&st->fs, &st->file_schema) != 0)
     rc = delta_error_set(DELTA_ERROR, "%s", st->fs.get_last_error(&st->fs));
@@ -257,6 +300,23 @@ static int change_columns(scan_state *st, struct ArrowArray *in, struct ArrowArr
   if (!rc) rc = constant_i64(t->version, in->length, out->children[base + 1]);
   if (!rc) rc = constant_i64(t->timestamp_us, in->length, out->children[base + 2]);
   return rc;
+}
+
+/* Logical column i of a file batch `in` (of file schema `fsch`): its
+ * partition value, its conformed file column (moved out of `in`), or nulls. */
+static int conform_column(scan_state *st, int i, struct ArrowArray *in, const struct ArrowSchema *fsch,
+                          struct ArrowArray *out) {
+  const delta_field *f = st->fields[i];
+  if (st->is_partition[i]) {
+    bool found;
+    const char *v = partition_value(st, st->file, f, &found);
+    return scan_partition_array(f->type, f->name, v, in->length, out);
+  }
+  int c = fsch->release ? conform_find_child(fsch, f, st->mode) : -1;
+  if (c < 0) return scan_null_array(st->schema.children[i], in->length, out);
+  struct ArrowArray child = *in->children[c];
+  in->children[c]->release = NULL; /* moved out of the file batch */
+  return conform_array(f->type, st->schema.children[i], fsch->children[c], &child, st->mode, f->name, out);
 }
 
 /* _row_id or _row_commit_version of rows start.. of the file: the
@@ -315,24 +375,7 @@ static int conform_batch(scan_state *st, struct ArrowArray *in, int64_t start, s
   int rc = arrow_array_new(out, 1, st->n_cols + (st->changes ? 3 : 0) + (st->row_tracking ? 2 : 0));
   if (rc) return rc;
   out->length = in->length;
-  for (int i = 0; !rc && i < st->n_cols; i++) {
-    const delta_field *f = st->fields[i];
-    if (st->is_partition[i]) {
-      bool found;
-      const char *v = partition_value(st, st->file, f, &found);
-      rc = scan_partition_array(f->type, f->name, v, in->length, out->children[i]);
-      continue;
-    }
-    int c = conform_find_child(&st->file_schema, f, st->mode);
-    if (c < 0) {
-      rc = scan_null_array(st->schema.children[i], in->length, out->children[i]);
-      continue;
-    }
-    struct ArrowArray child = *in->children[c];
-    in->children[c]->release = NULL; /* moved out of the file batch */
-    rc = conform_array(f->type, st->schema.children[i], st->file_schema.children[c], &child, st->mode, f->name,
-                       out->children[i]);
-  }
+  for (int i = 0; !rc && i < st->n_cols; i++) rc = conform_column(st, i, in, &st->file_schema, out->children[i]);
   if (!rc && st->changes) rc = change_columns(st, in, out);
   if (!rc && st->row_tracking) {
     int base = st->n_cols + (st->changes ? 3 : 0);
@@ -343,15 +386,16 @@ static int conform_batch(scan_state *st, struct ArrowArray *in, int64_t start, s
   return rc;
 }
 
-/* Keep the rows the task selects (see row_selection). */
-static int select_rows(scan_state *st, int64_t start, struct ArrowArray *batch) {
+/* Whether the task selects only some rows of the file (see row_selection). */
+static bool selects_rows(const scan_state *st) {
+  return st->file->rows != ROWS_LIVE || st->dv;
+}
+
+/* keep[i] = whether the task selects row start + i of the file; `other` is
+ * scratch of n bytes. */
+static int row_mask(scan_state *st, int64_t start, int64_t n, uint8_t *keep, uint8_t *other) {
   const scan_task *t = st->file;
-  if (t->rows == ROWS_LIVE && !st->dv) return 0;
-  int rc = delta_buf_reserve(&st->mask, (size_t)batch->length);
-  if (!rc) rc = delta_buf_reserve(&st->mask2, (size_t)batch->length);
-  if (rc) return rc;
-  uint8_t *keep = st->mask.data, *other = st->mask2.data;
-  int64_t n = batch->length, kept = 0;
+  int rc = 0;
   if (t->rows == ROWS_LIVE) {
     rc = delta_dv_bitmap_mask(st->dv, (uint64_t)start, (uint64_t)n, keep);
     for (int64_t i = 0; !rc && i < n; i++) keep[i] = !keep[i];
@@ -363,6 +407,18 @@ static int select_rows(scan_state *st, int64_t start, struct ArrowArray *batch) 
     else if (!rc) memset(other, 0, (size_t)n);
     for (int64_t i = 0; !rc && i < n; i++) keep[i] = keep[i] && !other[i];
   }
+  return rc;
+}
+
+/* Keep the rows the task selects. */
+static int select_rows(scan_state *st, int64_t start, struct ArrowArray *batch) {
+  if (!selects_rows(st)) return 0;
+  int rc = delta_buf_reserve(&st->mask, (size_t)batch->length);
+  if (!rc) rc = delta_buf_reserve(&st->mask2, (size_t)batch->length);
+  if (rc) return rc;
+  uint8_t *keep = st->mask.data;
+  int64_t n = batch->length, kept = 0;
+  rc = row_mask(st, start, n, keep, st->mask2.data);
   if (rc) return rc;
   for (int64_t i = 0; i < n; i++) kept += keep[i];
   if (kept == n) return 0;
@@ -408,6 +464,82 @@ static int drop_filter_columns(scan_state *st, struct ArrowArray *batch) {
   return 0;
 }
 
+/* Late materialization, one batch: the filter's columns are read and the
+ * filter and the task's row selection evaluated on them; the other columns
+ * are read only when some row passes, else passed over undecoded (whole
+ * pages skipped). Returns 0 with *out the kept rows of every column read,
+ * LATE_EMPTY when no row passed, LATE_DONE at the end of the file. */
+enum { LATE_DONE = 1, LATE_EMPTY = 2 };
+
+static int late_batch(scan_state *st, struct ArrowArray *out) {
+  memset(out, 0, sizeof *out);
+  struct ArrowArray in, pre = {0}, rest = {0};
+  if (st->fs.get_next(&st->fs, &in) != 0)
+    return delta_error_set(DELTA_ECORRUPT, "%s", st->fs.get_last_error(&st->fs));
+  if (!in.release) return LATE_DONE;
+  int64_t n = in.length, start = st->file_row;
+  st->file_row += n;
+  st->metrics->rows_read += n;
+  int n_pre = (int)st->pre_schema.n_children;
+  int rc = arrow_array_new(&pre, 1, n_pre);
+  if (!rc) pre.length = n;
+  for (int k = 0; !rc && k < n_pre; k++)
+    rc = conform_column(st, st->pre_cols[k], &in, &st->file_schema, pre.children[k]);
+  in.release(&in);
+  if (!rc) rc = delta_buf_reserve(&st->mask, (size_t)n);
+  if (!rc) rc = delta_buf_reserve(&st->mask2, (size_t)n);
+  if (!rc) rc = delta_buf_reserve(&st->mask3, (size_t)n);
+  uint8_t *keep = st->mask.data, *sel = st->mask2.data;
+  if (!rc) rc = expr_eval_batch(st->pre_pred, &pre, keep);
+  if (!rc && selects_rows(st)) {
+    rc = row_mask(st, start, n, sel, st->mask3.data);
+    for (int64_t i = 0; !rc && i < n; i++) keep[i] &= sel[i];
+  }
+  int64_t kept = 0;
+  for (int64_t i = 0; !rc && i < n; i++) kept += keep[i];
+  if (!rc && kept == 0) {
+    if (st->page_metrics) st->metrics->rows_skipped += n;
+    if (st->fs_rest.release) rc = pq_stream_skip(&st->fs_rest, n);
+    arrow_array_release(&pre);
+    return rc ? rc : LATE_EMPTY;
+  }
+  if (!rc && st->fs_rest.release) {
+    if (st->fs_rest.get_next(&st->fs_rest, &rest) != 0)
+      rc = delta_error_set(DELTA_ECORRUPT, "%s", st->fs_rest.get_last_error(&st->fs_rest));
+    else if (!rest.release || rest.length != n)
+      rc = delta_error_set(DELTA_ECORRUPT, "the file's columns have different row counts");
+  }
+  struct ArrowArray full = {0};
+  if (!rc) rc = arrow_array_new(&full, 1, st->n_cols);
+  if (!rc) full.length = n;
+  for (int i = 0, k = 0; !rc && i < st->n_cols; i++) {
+    if (k < n_pre && st->pre_cols[k] == i) {
+      *full.children[i] = *pre.children[k]; /* moved */
+      pre.children[k++]->release = NULL;
+    } else {
+      struct ArrowArray none = {0};
+      none.length = n;
+      rc = conform_column(st, i, rest.release ? &rest : &none, &st->rest_schema, full.children[i]);
+    }
+  }
+  arrow_array_release(&pre);
+  arrow_array_release(&rest);
+  if (!rc && kept < n) {
+    struct ArrowArray filtered;
+    rc = arrow_filter(&st->schema, &full, keep, &filtered);
+    if (!rc) {
+      full.release(&full);
+      full = filtered;
+    }
+  }
+  if (rc) {
+    arrow_array_release(&full);
+    return rc;
+  }
+  *out = full;
+  return 0;
+}
+
 static int scan_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
   scan_state *st = s->private_data;
   memset(out, 0, sizeof *out);
@@ -440,6 +572,27 @@ static int scan_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
         return fail(st, rc);
       }
       if (!st->pf) continue; /* every row group ruled out */
+    }
+    if (st->late) {
+      int rc = late_batch(st, out);
+      if (rc == LATE_DONE) {
+        close_file(st);
+        continue;
+      }
+      if (rc == LATE_EMPTY) continue;
+      if (!rc && st->n_cols > st->n_selected) rc = drop_filter_columns(st, out);
+      if (rc) {
+        delta_error_prefix("%s", st->file->path);
+        if (out->release) out->release(out);
+        close_file(st);
+        return fail(st, rc);
+      }
+      if (out->length == 0) {
+        out->release(out);
+        continue;
+      }
+      st->metrics->rows_returned += out->length;
+      return 0;
     }
     struct ArrowArray in;
     if (st->fs.get_next(&st->fs, &in) != 0) {
@@ -523,10 +676,7 @@ static int add_field(scan_state *st, const delta_field *f) {
  * and add the columns it needs that the projection lacks. */
 static int setup_filter(scan_state *st, const char *filter) {
   const delta_type *t = st->snap->schema;
-  char *derived = NULL; /* with bounds on generated partition columns */
-  int rc = gen_prune_filter(st->snap, filter, &derived);
-  if (!rc) rc = expr_parse(derived ? derived : filter, &st->prune_pred);
-  delta_free(derived);
+  int rc = expr_parse(filter, &st->prune_pred);
   if (rc) return rc;
   rc = delta_schema_to_arrow(t, &st->logical);
   if (!rc && st->changes) {
@@ -555,12 +705,39 @@ static int setup_filter(scan_state *st, const char *filter) {
   return rc;
 }
 
+/* Late materialization pays when the filter leaves some file column out:
+ * those are read only for batches where a row passes. */
+static int setup_late(scan_state *st) {
+  st->in_filter = delta_calloc((size_t)st->n_cols + 1, sizeof *st->in_filter);
+  st->pre_cols = delta_calloc((size_t)st->n_cols + 1, sizeof *st->pre_cols);
+  if (!st->in_filter || !st->pre_cols) return DELTA_NOMEM();
+  const char *names[256];
+  int n = expr_top_columns(st->row_pred, &st->schema, names, 256);
+  int n_pre = 0;
+  bool other = false;
+  for (int i = 0; i < st->n_cols; i++) {
+    for (int k = 0; k < n; k++) st->in_filter[i] |= st->schema.children[i]->name == names[k];
+    if (st->in_filter[i]) st->pre_cols[n_pre++] = i;
+    else other |= !st->is_partition[i];
+  }
+  if (!other || n >= 256) return 0;
+  int rc = arrow_schema_new(&st->pre_schema, "+s", "", 0, n_pre);
+  for (int k = 0; !rc && k < n_pre; k++)
+    rc = arrow_schema_copy(st->pre_schema.children[k], st->schema.children[st->pre_cols[k]]);
+  if (!rc) rc = expr_copy(st->prune_pred, &st->pre_pred);
+  if (!rc) rc = expr_bind(st->pre_pred, &st->pre_schema);
+  if (!rc) st->late = true;
+  return rc;
+}
+
 /* The stream over the tasks of `src` (taken over) with the columns `opts`
  * selects from snap's schema, plus the change columns when `changes`. */
 int scan_stream_new(delta_snapshot *snap, const delta_scan_options *opts_in, scan_task_source src, bool changes,
                     struct ArrowArrayStream *out) {
   memset(out, 0, sizeof *out);
   delta_scan_options opts = DELTA_SCAN_OPTIONS_INIT;
+  /* version 3 added row_tracking to the options and the page counts to
+   * the metrics: older callers' structs end before them */
   if (opts_in && opts_in->version == 1) {
     memcpy(&opts, opts_in, offsetof(delta_scan_options, filter)); /* a caller built against the first layout */
     opts.version = DELTA_SCAN_OPTIONS_VERSION;
@@ -570,6 +747,7 @@ int scan_stream_new(delta_snapshot *snap, const delta_scan_options *opts_in, sca
   } else if (opts_in) {
     opts = *opts_in;
   }
+  bool page_metrics = !opts_in || opts_in->version >= 3;
   if (opts.version != DELTA_SCAN_OPTIONS_VERSION) {
     if (src.release) src.release(src.ctx);
     return delta_error_set(DELTA_EINVAL, "scan options: unknown version %u", opts.version);
@@ -590,6 +768,7 @@ int scan_stream_new(delta_snapshot *snap, const delta_scan_options *opts_in, sca
   }
   st->mode = scan_mapping_mode(snap);
   st->metrics = opts.metrics ? opts.metrics : &st->own_metrics;
+  st->page_metrics = page_metrics || !opts.metrics;
   st->batch_rows = opts.batch_rows > 0 ? opts.batch_rows : DEFAULT_BATCH_ROWS;
   const delta_type *t = snap->schema;
   int n = opts.n_columns ? (int)opts.n_columns : t->n_fields;
@@ -629,6 +808,9 @@ int scan_stream_new(delta_snapshot *snap, const delta_scan_options *opts_in, sca
   }
   if (!rc && st->prune_pred) rc = expr_copy(st->prune_pred, &st->row_pred);
   if (!rc && st->row_pred) rc = expr_bind(st->row_pred, &st->schema);
+  /* late mode reads only the table's columns: not with the change or
+   * row tracking columns after them */
+  if (!rc && st->row_pred && !changes && !st->row_tracking) rc = setup_late(st);
   if (full.release) full.release(&full);
   out->get_schema = scan_get_schema;
   out->get_next = scan_get_next;

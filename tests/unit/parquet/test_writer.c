@@ -2,7 +2,8 @@
  * types x nulls x codecs x dictionary x page versions (nested included,
  * batches written in slices), statistics (the caller's and the file's,
  * string truncation, -0/+0, NaN), page and row-group limits, dictionary
- * fallback, DELTA_BINARY_PACKED, field ids, and odd input. */
+ * fallback, DELTA_BINARY_PACKED, field ids, and odd input; and passing
+ * over rows (pq_stream_skip) in files of small pages. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "deltac/parquet_writer.h"
 #include "parquet/file.h"
 #include "parquet/metadata.h"
+#include "parquet/stream.h"
 #include "test.h"
 #include "util/buf.h"
 
@@ -729,7 +731,126 @@ static void test_path(void) {
   pool_free();
 }
 
+
+/* ---- passing over rows: pq_stream_skip ----
+ *
+ * A file of small pages (every type, nested included) read in batches of
+ * 128 rows, some batches passed over with pq_stream_skip: each batch read
+ * must equal the same batch of a plain read, from memory and from a file
+ * (compressed chunks from a file are read page by page), and whole pages
+ * must have been passed over. */
+
+static int skip_read(delta_parquet_file *f, char **ref, int n_ref, bool skipping, pq_page_counts *pages) {
+  delta_parquet_read_options ro = DELTA_PARQUET_READ_OPTIONS_INIT;
+  ro.batch_rows = 128;
+  struct ArrowArrayStream s;
+  struct ArrowSchema schema = {0};
+  int rc = delta_parquet_read(f, &ro, &s);
+  if (rc) return rc;
+  rc = s.get_schema(&s, &schema);
+  int bad = 0;
+  for (int k = 0; !rc; k++) {
+    /* runs of skipped batches of varying length, never the last batch */
+    if (skipping && k + 1 < n_ref && (k % 5 == 1 || k % 5 == 2 || k % 5 == 3 || k % 11 == 0)) {
+      CHECK_EQ_INT(pq_stream_skip(&s, k % 8 == 7 ? 104 : 128), 0); /* the batch's rows */
+      continue;
+    }
+    struct ArrowArray a;
+    if (s.get_next(&s, &a) != 0) {
+      fprintf(stderr, "skip read: %s\n", s.get_last_error(&s));
+      rc = -1;
+      break;
+    }
+    if (!a.release) {
+      CHECK_EQ_INT(k, n_ref);
+      break;
+    }
+    char *got = render_batch(&schema, &a);
+    a.release(&a);
+    if (ref && (k >= n_ref || !got || strcmp(got, ref[k]) != 0)) bad++;
+    free(got);
+  }
+  pq_stream_page_counts(&s, pages);
+  if (schema.release) schema.release(&schema);
+  s.release(&s);
+  CHECK_EQ_INT(bad, 0);
+  return rc;
+}
+
+static void test_skip(void) {
+  struct ArrowSchema schema;
+  make_schema(&schema);
+  const int64_t n = 3000;
+  struct ArrowArray *b = make_batch(n, 7);
+  struct {
+    delta_parquet_codec codec;
+    bool v2, no_dict;
+    int64_t page_rows;
+  } cases[] = {{DELTA_PARQUET_SNAPPY, false, false, 50},
+               {DELTA_PARQUET_ZSTD, true, true, 37},
+               {DELTA_PARQUET_UNCOMPRESSED, false, true, 64},
+               {DELTA_PARQUET_SNAPPY, true, false, 100}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    delta_parquet_write_options o = DELTA_PARQUET_WRITE_OPTIONS_INIT;
+    o.codec = cases[c].codec;
+    o.data_page_v2 = cases[c].v2;
+    o.no_dictionary = cases[c].no_dict;
+    o.page_rows = cases[c].page_rows;
+    o.row_group_rows = 1000; /* skips cross row groups too */
+    delta_buf file = DELTA_BUF_INIT;
+    if (write_file(&schema, b, 700, &o, &file, NULL) != 0) {
+      CHECK(0);
+      continue;
+    }
+    char path[] = "/tmp/deltac_test_skip_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0 && write(fd, file.data, file.len) == (ssize_t)file.len);
+    if (fd >= 0) close(fd);
+    for (int from_file = 0; from_file < 2; from_file++) {
+      delta_parquet_file *f = NULL;
+      int rc = from_file ? delta_parquet_open(&f, path) : delta_parquet_open_memory(&f, file.data, file.len, "mem");
+      CHECK_EQ_INT(rc, 0);
+      if (rc) continue;
+      /* the reference: every batch, rendered */
+      delta_parquet_read_options ro = DELTA_PARQUET_READ_OPTIONS_INIT;
+      ro.batch_rows = 128;
+      struct ArrowArrayStream s;
+      struct ArrowSchema rs = {0};
+      char *ref[64] = {0};
+      int n_ref = 0;
+      rc = delta_parquet_read(f, &ro, &s);
+      if (!rc) rc = s.get_schema(&s, &rs);
+      while (!rc && n_ref < 64) {
+        struct ArrowArray a;
+        if (s.get_next(&s, &a) != 0 || !a.release) break;
+        ref[n_ref++] = render_batch(&rs, &a);
+        a.release(&a);
+      }
+      if (rs.release) rs.release(&rs);
+      if (s.release) s.release(&s);
+      CHECK_EQ_INT(n_ref, 3 * 8); /* 1000-row groups: 7 full batches and one of 104 each */
+      pq_page_counts plain, skipped;
+      CHECK_EQ_INT(skip_read(f, ref, n_ref, false, &plain), 0);
+      CHECK_EQ_INT(skip_read(f, ref, n_ref, true, &skipped), 0);
+      CHECK(plain.skipped == 0 && plain.read > 0);
+      CHECK(skipped.skipped > 0);
+      CHECK(skipped.read < plain.read);
+      /* skipping past the end is an error, not a hang or a crash */
+      CHECK(delta_parquet_read(f, &ro, &s) == 0);
+      CHECK(pq_stream_skip(&s, n + 1) != 0);
+      s.release(&s);
+      for (int k = 0; k < n_ref; k++) free(ref[k]);
+      delta_parquet_free(f);
+    }
+    unlink(path);
+    delta_buf_dispose(&file);
+  }
+  schema.release(&schema);
+  pool_free();
+}
+
 int main(void) {
+  test_skip();
   test_matrix();
   test_result_stats();
   test_truncation();
