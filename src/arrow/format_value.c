@@ -9,6 +9,7 @@
 #include "arrow/format_internal.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
+#include "util/time_parse.h"
 
 static int parse(const struct ArrowSchema *s, arrow_type **out, int depth) {
   if (depth > 64) return delta_error_set(DELTA_EUNSUPPORTED, "Arrow type nested too deeply");
@@ -237,16 +238,10 @@ int fmt_decimal(delta_buf *out, const uint8_t *p, int w, int scale) {
 
 /* Days since 1970-01-01 to a civil date (proleptic Gregorian). */
 static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
-  z += 719468;
-  int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  int64_t doe = z - era * 146097;
-  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  int64_t yy = yoe + era * 400;
-  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  int64_t mp = (5 * doy + 2) / 153;
-  *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-  *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-  *y = yy + (*m <= 2);
+  unsigned um, ud;
+  delta_civil_from_days(z, y, &um, &ud);
+  *m = (int)um;
+  *d = (int)ud;
 }
 
 static int fmt_date_days(int64_t days, char *b) {

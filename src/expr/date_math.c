@@ -15,17 +15,7 @@ int64_t dm_floor_div(int64_t a, int64_t b) {
 
 /* The inverse of delta_days_from_civil (era arithmetic over 400-year
  * cycles, so it holds for any day). */
-void dm_civil(int64_t z, int64_t *y, unsigned *m, unsigned *d) {
-  z += 719468;
-  int64_t era = dm_floor_div(z, 146097);
-  int64_t doe = z - era * 146097;
-  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  int64_t mp = (5 * doy + 2) / 153;
-  *d = (unsigned)(doy - (153 * mp + 2) / 5 + 1);
-  *m = (unsigned)(mp < 10 ? mp + 3 : mp - 9);
-  *y = yoe + era * 400 + (*m <= 2);
-}
+void dm_civil(int64_t z, int64_t *y, unsigned *m, unsigned *d) { delta_civil_from_days(z, y, m, d); }
 
 static unsigned month_days(int64_t y, unsigned m) {
   static const unsigned n[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};

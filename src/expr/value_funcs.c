@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "util/error_internal.h"
+#include "util/time_parse.h"
 
 #define US_PER_DAY 86400000000LL
 
@@ -98,26 +99,14 @@ int vfunc_bind(int id, const rtype *a, int n, rtype *out) {
 
 /* ------------------------------------------------------------- calendar */
 
-int64_t vfunc_days_from_civil(int64_t y, int m, int d) {
-  /* days from 1970-01-01, counting in 400-year eras that start on March 1 */
-  y -= m <= 2;
-  int64_t era = (y >= 0 ? y : y - 399) / 400;
-  int64_t yoe = y - era * 400;
-  int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
+/* util/time_parse.h's, in the int types of this file's callers */
+int64_t vfunc_days_from_civil(int64_t y, int m, int d) { return delta_days_from_civil(y, (unsigned)m, (unsigned)d); }
 
 void vfunc_civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
-  z += 719468;
-  int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  int64_t doe = z - era * 146097;
-  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  int64_t mp = (5 * doy + 2) / 153;
-  *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-  *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-  *y = yoe + era * 400 + (*m <= 2);
+  unsigned um, ud;
+  delta_civil_from_days(z, y, &um, &ud);
+  *m = (int)um;
+  *d = (int)ud;
 }
 
 static int64_t floor_div(int64_t a, int64_t b) {

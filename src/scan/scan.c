@@ -17,6 +17,7 @@
 #include "parquet/stream.h"
 #include "scan/columns.h"
 #include "scan/conform.h"
+#include "scan/gen_prune.h"
 #include "scan/prune.h"
 #include "scan/scan_internal.h"
 #include "storage/path.h"
@@ -540,6 +541,25 @@ static int late_batch(scan_state *st, struct ArrowArray *out) {
   return 0;
 }
 
+/* The end of a batch (rc: how making it went): the filter-only columns
+ * dropped, then 0 to return it, 1 when no row is left (read on), or the
+ * stream's failure. */
+static int finish_batch(scan_state *st, struct ArrowArray *out, int rc) {
+  if (!rc && st->n_cols > st->n_selected) rc = drop_filter_columns(st, out);
+  if (rc) {
+    delta_error_prefix("%s", st->file->path);
+    if (out->release) out->release(out);
+    close_file(st);
+    return fail(st, rc);
+  }
+  if (out->length == 0) {
+    out->release(out);
+    return 1;
+  }
+  st->metrics->rows_returned += out->length;
+  return 0;
+}
+
 static int scan_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
   scan_state *st = s->private_data;
   memset(out, 0, sizeof *out);
@@ -580,19 +600,8 @@ static int scan_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
         continue;
       }
       if (rc == LATE_EMPTY) continue;
-      if (!rc && st->n_cols > st->n_selected) rc = drop_filter_columns(st, out);
-      if (rc) {
-        delta_error_prefix("%s", st->file->path);
-        if (out->release) out->release(out);
-        close_file(st);
-        return fail(st, rc);
-      }
-      if (out->length == 0) {
-        out->release(out);
-        continue;
-      }
-      st->metrics->rows_returned += out->length;
-      return 0;
+      if ((rc = finish_batch(st, out, rc)) == 1) continue;
+      return rc;
     }
     struct ArrowArray in;
     if (st->fs.get_next(&st->fs, &in) != 0) {
@@ -611,19 +620,8 @@ static int scan_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
     in.release(&in);
     if (!rc) rc = select_rows(st, start, out);
     if (!rc && st->row_pred) rc = filter_rows(st, out);
-    if (!rc && st->n_cols > st->n_selected) rc = drop_filter_columns(st, out);
-    if (rc) {
-      delta_error_prefix("%s", st->file->path);
-      if (out->release) out->release(out);
-      close_file(st);
-      return fail(st, rc);
-    }
-    if (out->length == 0) {
-      out->release(out);
-      continue;
-    }
-    st->metrics->rows_returned += out->length;
-    return 0;
+    if ((rc = finish_batch(st, out, rc)) == 1) continue;
+    return rc;
   }
 }
 
@@ -676,7 +674,10 @@ static int add_field(scan_state *st, const delta_field *f) {
  * and add the columns it needs that the projection lacks. */
 static int setup_filter(scan_state *st, const char *filter) {
   const delta_type *t = st->snap->schema;
-  int rc = expr_parse(filter, &st->prune_pred);
+  char *derived = NULL; /* with bounds on generated partition columns */
+  int rc = gen_prune_filter(st->snap, filter, &derived);
+  if (!rc) rc = expr_parse(derived ? derived : filter, &st->prune_pred);
+  delta_free(derived);
   if (rc) return rc;
   rc = delta_schema_to_arrow(t, &st->logical);
   if (!rc && st->changes) {

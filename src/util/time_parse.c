@@ -16,7 +16,7 @@ int64_t delta_days_from_civil(int64_t y, unsigned m, unsigned d) {
   return era * 146097 + doe - 719468;
 }
 
-static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d) {
+void delta_civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d) {
   z += 719468;
   int64_t era = (z >= 0 ? z : z - 146096) / 146097;
   int64_t doe = z - era * 146097;
@@ -105,7 +105,7 @@ void delta_time_format_ms(int64_t ms, char *buf) {
   int64_t sod = secs - days * 86400;
   int64_t y;
   unsigned m, d;
-  civil_from_days(days, &y, &m, &d);
+  delta_civil_from_days(days, &y, &m, &d);
   sprintf(buf, "%04lld-%02u-%02uT%02d:%02d:%02d.%03dZ", (long long)y, m, d, (int)(sod / 3600), (int)(sod / 60 % 60),
           (int)(sod % 60), (int)msr);
 }

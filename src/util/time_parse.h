@@ -18,5 +18,6 @@ void delta_time_format_ms(int64_t ms, char *buf);
 
 /* Days since 1970-01-01 for a civil date, and back. */
 int64_t delta_days_from_civil(int64_t y, unsigned m, unsigned d);
+void delta_civil_from_days(int64_t days, int64_t *y, unsigned *m, unsigned *d);
 
 #endif
