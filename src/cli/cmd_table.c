@@ -194,11 +194,12 @@ static int cmd_files(int argc, char **argv) {
   delta_snapshot *s;
   if ((rc = cli_open_snapshot("files", opts, n_opts, pos[0], &t, &s)) != 0) return rc;
   static const char *const names[] = {"path", "partition_values", "size", "num_records", "modification_time",
-                                      "deletion_vector", "deleted_rows"};
-  static const arrow_builder_type types[] = {AB_UTF8, AB_JSON, AB_INT64, AB_INT64, AB_TIMESTAMP_MS, AB_UTF8, AB_INT64};
+                                      "deletion_vector", "deleted_rows", "base_row_id", "default_row_commit_version"};
+  static const arrow_builder_type types[] = {AB_UTF8,  AB_JSON,  AB_INT64, AB_INT64, AB_TIMESTAMP_MS,
+                                             AB_UTF8,  AB_INT64, AB_INT64, AB_INT64};
   arrow_batch_builder *b = NULL;
   delta_buf json = DELTA_BUF_INIT;
-  rc = arrow_batch_builder_new(&b, 7, names, types);
+  rc = arrow_batch_builder_new(&b, 9, names, types);
   for (int64_t i = 0; !rc && i < s->n_files && (limit < 0 || i < limit); i++) {
     const delta_add *a = &s->files[i];
     json.len = 0;
@@ -214,6 +215,11 @@ static int cmd_files(int argc, char **argv) {
     if (!rc) rc = arrow_builder_i64(b, 4, a->modification_time);
     if (!rc) rc = a->dv.present ? arrow_builder_str(b, 5, a->dv.unique_id) : arrow_builder_null(b, 5);
     if (!rc) rc = a->dv.present ? arrow_builder_i64(b, 6, a->dv.cardinality) : arrow_builder_null(b, 6);
+    /* row tracking: what outside readers need to compute row ids */
+    if (!rc) rc = a->has_base_row_id ? arrow_builder_i64(b, 7, a->base_row_id) : arrow_builder_null(b, 7);
+    if (!rc)
+      rc = a->has_default_row_commit_version ? arrow_builder_i64(b, 8, a->default_row_commit_version)
+                                             : arrow_builder_null(b, 8);
   }
   struct ArrowArrayStream st = {0};
   if (!rc) rc = arrow_builder_finish(b, &st);

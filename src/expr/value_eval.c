@@ -1763,7 +1763,7 @@ int vexpr_parse_set(const char *text, char ***names_out, vexpr ***exprs_out, int
     while (isspace((unsigned char)text[i])) i++;
     if (!name || text[i] != '=') {
       delta_free(name);
-      rc = delta_error_set(DELTA_EINVAL, "--set: expected 'column = expression' at position %zu", i + 1);
+      rc = delta_error_set(DELTA_EINVAL, "expected 'column = expression' at position %zu", i + 1);
       break;
     }
     i++;
@@ -1795,7 +1795,7 @@ int vexpr_parse_set(const char *text, char ***names_out, vexpr ***exprs_out, int
       memcpy(et, text + es, i - es);
       et[i - es] = 0;
       rc = vexpr_parse(et, &e);
-      if (rc) delta_error_prefix("--set %s", name);
+      if (rc) delta_error_prefix("%s", name);
       delta_free(et);
     }
     char **nn = rc ? NULL : delta_realloc(names, (size_t)(n + 1) * sizeof *nn);

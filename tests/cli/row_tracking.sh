@@ -110,4 +110,13 @@ lc="$T/delta-rs.table_with_liquid_clustering"
 expect_eq "liquid table row ids" "$(csv --row-tracking "$lc" | tail -n +2 |
   awk -F, '$1 != $2 || $3 != 0' | wc -l)" 0
 expect_eq "liquid table rows" "$("$deltac" scan --row-tracking --format count "$lc")" 10
+# `deltac files` shows each file's baseRowId and defaultRowCommitVersion, as the log has them
+expect_eq "files: base_row_id and default_row_commit_version" \
+  "$("$deltac" files --format ndjson "$lc" | python3 -c '
+import json, sys
+print(sorted((r["path"], r["base_row_id"], r["default_row_commit_version"]) for r in map(json.loads, sys.stdin)))')" \
+  "$(cat "$lc"/_delta_log/*.json | python3 -c '
+import json, sys
+adds = [json.loads(l)["add"] for l in sys.stdin if "\"add\"" in l]
+print(sorted((a["path"], a.get("baseRowId"), a.get("defaultRowCommitVersion")) for a in adds))')"
 finish row_tracking
