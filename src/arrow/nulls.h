@@ -1,6 +1,7 @@
-/* An Arrow array of n nulls of any type: what SQL's NULL is for a struct,
- * list or map column (UPDATE ... SET m = NULL, MERGE inserts of a source
- * that lacks a nested column). */
+/* An Arrow array of n nulls of any type: columns a file or an input lacks
+ * (scans, generated-column inputs), and SQL's NULL for a struct, list or
+ * map column (UPDATE ... SET m = NULL, MERGE inserts of a source that lacks
+ * a nested column). */
 #ifndef DELTAC_ARROW_NULLS_H
 #define DELTAC_ARROW_NULLS_H
 

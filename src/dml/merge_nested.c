@@ -69,16 +69,6 @@ int merge_nested_pairs(const merge_join *j, const expr_node *on, const struct Ar
 
 /* ------------------------------------------------------------- pruning */
 
-static cmp_op flip(cmp_op op) {
-  switch (op) {
-  case CMP_LT: return CMP_GT;
-  case CMP_LE: return CMP_GE;
-  case CMP_GT: return CMP_LT;
-  case CMP_GE: return CMP_LE;
-  default: return op;
-  }
-}
-
 static bool prunable_type(value_type t) {
   return t == VT_INT || t == VT_STRING || t == VT_DATE || t == VT_TIMESTAMP || t == VT_TIMESTAMP_NTZ;
 }
@@ -104,7 +94,7 @@ static int add_range(merge_join *j, const expr_node *e, const struct ArrowSchema
     const expr_node *x = a;
     a = b;
     b = x;
-    op = flip(op);
+    op = cmp_op_swap(op);
   }
   if (a->depth != 2 || b->depth != 2) return 0; /* nested fields: not pruned on */
   if (!(op == CMP_LT || op == CMP_LE || op == CMP_GT || op == CMP_GE)) return 0;

@@ -47,6 +47,17 @@ typedef enum {
 
 typedef enum { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_NULL_SAFE_EQ } cmp_op;
 
+/* The operator with its operands swapped: `a < b` is `b > a`. */
+static inline cmp_op cmp_op_swap(cmp_op op) {
+  switch (op) {
+  case CMP_LT: return CMP_GT;
+  case CMP_LE: return CMP_GE;
+  case CMP_GT: return CMP_LT;
+  case CMP_GE: return CMP_LE;
+  default: return op;
+  }
+}
+
 /* How a literal was written, so binding can read its text as the type of
  * the column it meets (1.10 against a decimal(5,2) is exact, against a
  * double it is a double). */

@@ -25,16 +25,6 @@ typedef struct {
 
 static maybe eval(const expr_node *e, skipper *s);
 
-static int flip(cmp_op op) {
-  switch (op) {
-  case CMP_LT: return CMP_GT;
-  case CMP_LE: return CMP_GE;
-  case CMP_GT: return CMP_LT;
-  case CMP_GE: return CMP_LE;
-  default: return op;
-  }
-}
-
 /* Comparison results of bound b against literal v: b < v, b <= v... */
 static bool lt(const expr_value *b, const expr_value *v) { return value_cmp(b, v) < 0; }
 static bool gt(const expr_value *b, const expr_value *v) { return value_cmp(b, v) > 0; }
@@ -100,7 +90,7 @@ static maybe eval_cmp(const expr_node *e, skipper *s) {
     const expr_node *t = a;
     a = b;
     b = t;
-    op = (cmp_op)flip(op);
+    op = cmp_op_swap(op);
   }
   if (a->kind == EX_LITERAL && b->kind == EX_LITERAL) {
     const expr_value *x = &a->value, *y = &b->value;

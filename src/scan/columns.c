@@ -11,48 +11,6 @@
 #include "util/error_internal.h"
 #include "util/time_parse.h"
 
-int scan_null_array(const struct ArrowSchema *schema, int64_t n, struct ArrowArray *out) {
-  const char *f = schema->format;
-  bool is_struct = strcmp(f, "+s") == 0, is_list = f[0] == '+' && !is_struct;
-  bool is_binary = strcmp(f, "u") == 0 || strcmp(f, "z") == 0;
-  int rc = arrow_array_new(out, strcmp(f, "n") == 0 ? 0 : is_struct ? 1 : is_binary ? 3 : 2,
-                           is_struct ? (int)schema->n_children : is_list ? 1 : 0);
-  if (rc) return rc;
-  out->length = n;
-  out->null_count = n;
-  if (strcmp(f, "n") == 0) return 0;
-  uint8_t *valid = delta_calloc((size_t)(n + 7) / 8 + 1, 1);
-  if (!valid) goto nomem;
-  arrow_array_set_buffer(out, 0, valid);
-  if (is_struct) {
-    for (int64_t c = 0; c < schema->n_children; c++)
-      if ((rc = scan_null_array(schema->children[c], n, out->children[c])) != 0) goto fail;
-    return 0;
-  }
-  if (is_list || is_binary) {
-    void *off = delta_calloc((size_t)n + 1, 4);
-    if (!off) goto nomem;
-    arrow_array_set_buffer(out, 1, off);
-    if (is_binary) {
-      void *b = delta_malloc(1);
-      if (!b) goto nomem;
-      arrow_array_set_buffer(out, 2, b);
-      return 0;
-    }
-    return scan_null_array(schema->children[0], 0, out->children[0]);
-  }
-  /* Fixed width: zeroed values wide enough for any primitive (decimal256). */
-  void *v = delta_calloc((size_t)n + 1, 32);
-  if (!v) goto nomem;
-  arrow_array_set_buffer(out, 1, v);
-  return 0;
-nomem:
-  rc = DELTA_NOMEM();
-fail:
-  arrow_array_release(out);
-  return rc;
-}
-
 /* A decimal's text as a little-endian 128-bit integer scaled to `scale`. */
 static int parse_decimal(const char *s, int scale, uint8_t out[16]) {
   const char *p = s;

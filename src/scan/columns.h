@@ -14,7 +14,4 @@
 int scan_partition_array(const delta_type *t, const char *column, const char *value, int64_t n,
                          struct ArrowArray *out);
 
-/* n null rows of the Arrow type `schema` (nested types included). */
-int scan_null_array(const struct ArrowSchema *schema, int64_t n, struct ArrowArray *out);
-
 #endif

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "arrow/array.h"
+#include "arrow/nulls.h"
 #include "log/snapshot.h"
 #include "scan/columns.h"
 #include "util/alloc_internal.h"
@@ -225,7 +226,7 @@ int conform_array(const delta_type *t, const struct ArrowSchema *want, const str
       if (t->kind == DT_VARIANT) vf.name = i == 0 ? "metadata" : "value";
       int c = conform_find_child(have, f, mode);
       if (c < 0) {
-        rc = scan_null_array(want->children[i], in->length, out->children[i]);
+        rc = arrow_array_nulls(want->children[i], in->length, out->children[i]);
         continue;
       }
       /* The child's rows are the struct's physical slots: slice by moving the offset. */

@@ -127,7 +127,7 @@ static int derive(const delta_snapshot *snap, const struct ArrowSchema *logical,
     const expr_node *t = a;
     a = b;
     b = t;
-    op = op == CMP_LT ? CMP_GT : op == CMP_LE ? CMP_GE : op == CMP_GT ? CMP_LT : op == CMP_GE ? CMP_LE : op;
+    op = cmp_op_swap(op);
   }
   if (a->kind != EX_COLUMN || a->depth != 1 || b->kind != EX_LITERAL || b->value.is_null) return 0;
   if (op == CMP_NE || op == CMP_NULL_SAFE_EQ) return 0;

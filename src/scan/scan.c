@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "arrow/array.h"
+#include "arrow/nulls.h"
 #include "arrow/filter.h"
 #include "deltac/parquet.h"
 #include "dv/dv.h"
@@ -314,7 +315,7 @@ static int conform_column(scan_state *st, int i, struct ArrowArray *in, const st
     return scan_partition_array(f->type, f->name, v, in->length, out);
   }
   int c = fsch->release ? conform_find_child(fsch, f, st->mode) : -1;
-  if (c < 0) return scan_null_array(st->schema.children[i], in->length, out);
+  if (c < 0) return arrow_array_nulls(st->schema.children[i], in->length, out);
   struct ArrowArray child = *in->children[c];
   in->children[c]->release = NULL; /* moved out of the file batch */
   return conform_array(f->type, st->schema.children[i], fsch->children[c], &child, st->mode, f->name, out);

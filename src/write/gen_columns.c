@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "arrow/array.h"
+#include "arrow/nulls.h"
 #include "arrow/filter.h"
 #include "expr/value.h"
 #include "expr/value_eval.h"
@@ -272,7 +273,8 @@ int gen_columns_new(gen_columns **out, const delta_type *schema, const delta_pro
 
 static void no_release(struct ArrowArray *a) { a->release = NULL; }
 
-/* Bytes per value of a flat Arrow format (0: bits; -1: not flat). */
+/* Bytes per value of a flat Arrow format (0: bits; -1: not flat): the
+ * columns a missing input column may be read as null from. */
 static int null_width(const char *f) {
   if (strcmp(f, "tdD") == 0) return 4;
   if (strncmp(f, "ts", 2) == 0) return 8;
@@ -287,30 +289,6 @@ static int null_width(const char *f) {
   case 'l': case 'g': case 'U': case 'Z': return 8;
   default: return -1;
   }
-}
-
-/* n nulls of a flat format. */
-static int null_array(const char *f, int64_t n, struct ArrowArray *out) {
-  int w = null_width(f);
-  bool var = strchr("uzUZ", f[0]) && !f[1];
-  int rc = arrow_array_new(out, var ? 3 : 2, 0);
-  if (rc) return rc;
-  uint8_t *valid = delta_calloc((size_t)n / 8 + 1, 1);
-  uint8_t *vals = delta_calloc((size_t)n + 1, (size_t)(w ? w : 1));
-  uint8_t *chars = var ? delta_calloc(1, 1) : NULL;
-  if (!valid || !vals || (var && !chars)) {
-    delta_free(valid);
-    delta_free(vals);
-    delta_free(chars);
-    arrow_array_release(out);
-    return DELTA_NOMEM();
-  }
-  out->length = n;
-  out->null_count = n;
-  arrow_array_set_buffer(out, 0, valid);
-  arrow_array_set_buffer(out, 1, vals);
-  if (var) arrow_array_set_buffer(out, 2, chars);
-  return 0;
 }
 
 /* A value's text for messages. */
@@ -443,7 +421,7 @@ int gen_columns_apply(gen_columns *g, const struct ArrowArray *batch, const bool
   out->release = no_release;
   for (int i = 0; i < g->n && !rc; i++)
     if (g->cols[i].filler) {
-      rc = null_array(g->bind.children[g->cols[i].col]->format, n, &g->cols[i].computed);
+      rc = arrow_array_nulls(g->bind.children[g->cols[i].col], n, &g->cols[i].computed);
       if (!rc) g->kids[g->cols[i].col] = &g->cols[i].computed;
     }
   for (int i = 0; i < g->n && !rc; i++)
