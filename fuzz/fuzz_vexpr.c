@@ -12,7 +12,7 @@
 #include "log/table_schema.h"
 #include "util/alloc_internal.h"
 #include "write/input_text.h"
-#include "write/schema_build.h"
+#include "log/schema_build.h"
 
 static const char rows[] =
     "{\"i\":7,\"l\":-9223372036854775807,\"a\":\"-12345678.99\",\"big\":\"99999999999999999999999999.999999999999\","

@@ -26,7 +26,7 @@
 #include "util/error_internal.h"
 #include "util/buf.h"
 #include "write/input_text.h"
-#include "write/schema_build.h"
+#include "log/schema_build.h"
 
 #define DEMO_APP_ID "deltac-demo"
 #define DEMO_DAYS 7           /* orders of 2024-05-01 .. 2024-05-07 */

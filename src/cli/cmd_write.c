@@ -16,7 +16,7 @@
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 #include "write/input_text.h"
-#include "write/schema_build.h"
+#include "log/schema_build.h"
 
 #define MAX_PROPS 64
 

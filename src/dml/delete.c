@@ -22,10 +22,10 @@
 #include "scan/prune.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
-#include "write/action_write.h"
-#include "write/commit.h"
+#include "log/action_write.h"
+#include "txn/commit.h"
 #include "write/data_write.h"
-#include "write/table_setup.h"
+#include "log/table_setup.h"
 
 typedef struct {
   delta_snapshot *s;

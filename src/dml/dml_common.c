@@ -15,11 +15,11 @@
 #include "util/error_internal.h"
 #include "dv/dv.h"
 #include "json/json.h"
-#include "write/action_write.h"
-#include "write/schema_build.h"
-#include "write/row_tracking.h"
+#include "log/action_write.h"
+#include "log/schema_build.h"
+#include "txn/row_tracking.h"
 #include "write/gen_columns.h"
-#include "write/table_setup.h"
+#include "log/table_setup.h"
 
 static int read_file(delta_snapshot *s, const delta_add *a, bool live, bool row_ids, dml_batch_cb cb, void *ctx) {
   scan_task *task = delta_calloc(1, sizeof *task);

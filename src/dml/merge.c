@@ -29,10 +29,10 @@
 #include "scan/prune.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
-#include "write/action_write.h"
-#include "write/commit.h"
-#include "write/schema_build.h"
-#include "write/table_setup.h"
+#include "log/action_write.h"
+#include "txn/commit.h"
+#include "log/schema_build.h"
+#include "log/table_setup.h"
 
 typedef struct {
   const delta_merge_clause *spec;

@@ -11,7 +11,7 @@
 #include "expr/value_eval.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
-#include "write/schema_build.h"
+#include "log/schema_build.h"
 
 static bool has_name(const struct ArrowSchema *s, const char *name) {
   for (int64_t i = 0; i < s->n_children; i++)

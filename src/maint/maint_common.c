@@ -5,7 +5,7 @@
 
 #include "dv/dv.h"
 #include "storage/path.h"
-#include "write/table_setup.h"
+#include "log/table_setup.h"
 
 void maint_commit_request(commit_request *req, const delta_snapshot *s, const char *operation) {
   memset(req, 0, sizeof *req);

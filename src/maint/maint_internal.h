@@ -10,7 +10,7 @@
 #include "json/json_writer.h"
 #include "log/snapshot.h"
 #include "util/buf.h"
-#include "write/commit.h"
+#include "txn/commit.h"
 
 /* A commit request reading snapshot s (operation, params and metrics to be
  * filled in by the caller). */

@@ -21,9 +21,9 @@
 #include "scan/prune.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
-#include "write/action_write.h"
+#include "log/action_write.h"
 #include "write/clustering.h"
-#include "write/table_setup.h"
+#include "log/table_setup.h"
 
 #define DEFAULT_TARGET (128LL << 20)
 

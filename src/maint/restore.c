@@ -15,8 +15,8 @@
 #include "maint/maint_internal.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
-#include "write/action_write.h"
-#include "write/table_setup.h"
+#include "log/action_write.h"
+#include "log/table_setup.h"
 
 typedef struct {
   const delta_add *a;

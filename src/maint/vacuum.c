@@ -21,8 +21,8 @@
 #include "maint/maint_internal.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
-#include "write/commit.h"
-#include "write/table_setup.h"
+#include "txn/commit.h"
+#include "log/table_setup.h"
 
 #define WEEK_MS (7LL * 86400 * 1000)
 

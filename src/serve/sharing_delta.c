@@ -25,7 +25,7 @@
 #include "serve/sharing.h"
 #include "serve/signed_url.h"
 #include "util/error_internal.h"
-#include "write/action_write.h"
+#include "log/action_write.h"
 
 /* ------------------------------------------------------ the capabilities */
 

@@ -12,10 +12,10 @@
 #include "log/snapshot.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
-#include "write/action_write.h"
-#include "write/commit.h"
+#include "log/action_write.h"
+#include "txn/commit.h"
 #include "write/constraints.h"
-#include "write/table_setup.h"
+#include "log/table_setup.h"
 
 /* Every live row against the one constraint `kv`. */
 static int check_rows(delta_snapshot *s, const delta_kv *kv) {

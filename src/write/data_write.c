@@ -18,7 +18,7 @@
 #include "write/file_out.h"
 #include "write/file_stats.h"
 #include "write/gen_columns.h"
-#include "write/schema_build.h"
+#include "log/schema_build.h"
 
 #define DEFAULT_TARGET ((int64_t)128 << 20)
 

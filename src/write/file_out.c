@@ -12,7 +12,7 @@
 #include "storage/storage_internal.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
-#include "write/schema_build.h"
+#include "log/schema_build.h"
 
 #define WRITE_CHUNK ((size_t)1 << 20)
 

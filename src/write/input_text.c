@@ -11,7 +11,7 @@
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 #include "write/column_builder.h"
-#include "write/schema_build.h"
+#include "log/schema_build.h"
 
 typedef struct {
   input_text_format fmt;

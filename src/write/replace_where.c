@@ -11,7 +11,7 @@
 #include "scan/scan_internal.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
-#include "write/action_write.h"
+#include "log/action_write.h"
 
 int replace_where_check(const expr_node *e, const struct ArrowArray *batch, const char *predicate) {
   if (batch->length == 0) return 0;

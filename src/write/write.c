@@ -20,17 +20,17 @@
 #include "log/snapshot.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
-#include "write/action_write.h"
-#include "write/checkpoint_write.h"
+#include "log/action_write.h"
+#include "txn/checkpoint_write.h"
 #include "write/clustering.h"
-#include "write/commit.h"
+#include "txn/commit.h"
 #include "write/constraints.h"
 #include "write/data_write.h"
 #include "write/gen_columns.h"
 #include "write/replace_where.h"
-#include "write/row_tracking.h"
-#include "write/schema_build.h"
-#include "write/table_setup.h"
+#include "txn/row_tracking.h"
+#include "log/schema_build.h"
+#include "log/table_setup.h"
 
 typedef struct {
   const delta_write_options *o;

@@ -17,7 +17,7 @@
 #include "deltac/error.h"
 #include "util/alloc_internal.h"
 #include "write/input_text.h"
-#include "write/schema_build.h"
+#include "log/schema_build.h"
 #include "test.h"
 
 static int sink_buf(void *ctx, const void *data, size_t len) { return delta_buf_append(ctx, data, len); }

@@ -13,7 +13,7 @@
 #include "test.h"
 #include "util/alloc_internal.h"
 #include "write/input_text.h"
-#include "write/schema_build.h"
+#include "log/schema_build.h"
 
 static void no_release(struct ArrowArray *a) { a->release = NULL; }
 

@@ -7,7 +7,7 @@
 #include "json/json.h"
 #include "test.h"
 #include "write/column_builder.h"
-#include "write/schema_build.h"
+#include "log/schema_build.h"
 
 static int add(row_builder *rb, delta_json_doc *d, const char *json) {
   int rc = delta_json_parse(d, json, strlen(json));

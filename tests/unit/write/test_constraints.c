@@ -12,7 +12,7 @@
 #include "util/error_internal.h"
 #include "write/column_builder.h"
 #include "write/constraints.h"
-#include "write/schema_build.h"
+#include "log/schema_build.h"
 
 /* One batch of `input_schema` rows from NDJSON-ish lines ('\n'-separated). */
 static void batch_of(const delta_type *t, const char *lines, struct ArrowArray *out) {

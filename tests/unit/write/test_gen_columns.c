@@ -11,7 +11,7 @@
 #include "util/alloc_internal.h"
 #include "write/gen_columns.h"
 #include "write/input_text.h"
-#include "write/schema_build.h"
+#include "log/schema_build.h"
 
 static int64_t long_at(const struct ArrowArray *a, int64_t i) { return ((const int64_t *)a->buffers[1])[a->offset + i]; }
 

@@ -1,5 +1,5 @@
 /* Schemas for writes; see schema_build.h. */
-#include "write/schema_build.h"
+#include "log/schema_build.h"
 
 #include <ctype.h>
 #include <stdio.h>

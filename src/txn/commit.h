@@ -15,8 +15,8 @@
  *     in-commit timestamp moved past the winner's and, with row tracking,
  *     the row ids reassigned above the winner's high-water mark.
  */
-#ifndef DELTAC_WRITE_COMMIT_H
-#define DELTAC_WRITE_COMMIT_H
+#ifndef DELTAC_TXN_COMMIT_H
+#define DELTAC_TXN_COMMIT_H
 
 #include <stdbool.h>
 #include <stdint.h>

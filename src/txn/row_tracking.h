@@ -12,8 +12,8 @@
  * hidden materialized columns named by the table's configuration
  * (row_tracking_write_schema); the scan exposes _row_id/_row_commit_version.
  */
-#ifndef DELTAC_WRITE_ROW_TRACKING_H
-#define DELTAC_WRITE_ROW_TRACKING_H
+#ifndef DELTAC_TXN_ROW_TRACKING_H
+#define DELTAC_TXN_ROW_TRACKING_H
 
 #include <stdbool.h>
 #include <stdint.h>

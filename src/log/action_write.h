@@ -1,7 +1,7 @@
 /* Actions as the log writes them: one JSON object per action, from the
  * structs of log/actions.h (commits and checkpoints share these). */
-#ifndef DELTAC_WRITE_ACTION_WRITE_H
-#define DELTAC_WRITE_ACTION_WRITE_H
+#ifndef DELTAC_LOG_ACTION_WRITE_H
+#define DELTAC_LOG_ACTION_WRITE_H
 
 #include <stdbool.h>
 

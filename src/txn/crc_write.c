@@ -1,5 +1,5 @@
 /* Writing version checksum files; see crc_write.h. */
-#include "write/crc_write.h"
+#include "txn/crc_write.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -10,7 +10,7 @@
 #include "log/crc.h"
 #include "log/log_files.h"
 #include "storage/storage_internal.h"
-#include "write/action_write.h"
+#include "log/action_write.h"
 
 enum { INNER_METADATA, INNER_PROTOCOL, INNER_TXN, INNER_DOMAIN };
 

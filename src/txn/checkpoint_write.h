@@ -13,8 +13,8 @@
  * deltac.checkpoint.v2Format=json the checkpoint itself is a JSON file
  * (one action a line, as the spec allows for UUID-named checkpoints).
  */
-#ifndef DELTAC_WRITE_CHECKPOINT_WRITE_H
-#define DELTAC_WRITE_CHECKPOINT_WRITE_H
+#ifndef DELTAC_TXN_CHECKPOINT_WRITE_H
+#define DELTAC_TXN_CHECKPOINT_WRITE_H
 
 #include "deltac/table.h"
 

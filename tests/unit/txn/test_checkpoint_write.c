@@ -12,8 +12,8 @@
 #include "log/snapshot.h"
 #include "storage/storage_internal.h"
 #include "test.h"
-#include "write/checkpoint_write.h"
-#include "write/commit.h"
+#include "txn/checkpoint_write.h"
+#include "txn/commit.h"
 
 typedef struct {
   int adds, removes, txns, domains, metas, protos;

@@ -1,5 +1,5 @@
 /* Actions to JSON; see action_write.h. */
-#include "write/action_write.h"
+#include "log/action_write.h"
 
 #include <string.h>
 

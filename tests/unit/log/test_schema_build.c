@@ -6,7 +6,7 @@
 #include "deltac.h"
 #include "test.h"
 #include "util/alloc_internal.h"
-#include "write/schema_build.h"
+#include "log/schema_build.h"
 
 static char *json_of(const char *text) {
   delta_type *t = NULL;

@@ -4,8 +4,8 @@
 
 #include "deltac.h"
 #include "test.h"
-#include "write/schema_build.h"
-#include "write/table_setup.h"
+#include "log/schema_build.h"
+#include "log/table_setup.h"
 
 static void proto(const char *schema, const char *k1, const char *v1, const char *k2, const char *v2, int r, int w,
                   const char *rf, const char *wf) {

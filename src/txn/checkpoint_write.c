@@ -1,5 +1,5 @@
 /* Writing checkpoints; see checkpoint_write.h. */
-#include "write/checkpoint_write.h"
+#include "txn/checkpoint_write.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -11,15 +11,15 @@
 #include "deltac/parquet_writer.h"
 #include "json/json.h"
 #include "log/snapshot.h"
-#include "maint/log_cleanup.h"
+#include "txn/log_cleanup.h"
 #include "storage/storage_internal.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
-#include "write/action_write.h"
+#include "log/action_write.h"
 #include "write/column_builder.h"
-#include "write/commit.h"
-#include "write/schema_build.h"
-#include "write/table_setup.h"
+#include "txn/commit.h"
+#include "log/schema_build.h"
+#include "log/table_setup.h"
 
 #define BATCH_ROWS 8192
 

@@ -12,7 +12,7 @@
 #include "storage/storage_internal.h"
 #include "test.h"
 #include "util/alloc_internal.h"
-#include "write/commit.h"
+#include "txn/commit.h"
 #include "write/input_text.h"
 
 static char root[256];

@@ -15,7 +15,7 @@
  * than a day old as of midnight UTC; we also keep those younger than the
  * log retention cutoff, whichever protects more.
  */
-#include "maint/log_cleanup.h"
+#include "txn/log_cleanup.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -30,8 +30,8 @@
 #include "storage/path.h"
 #include "storage/storage_internal.h"
 #include "util/error_internal.h"
-#include "write/commit.h"
-#include "write/table_setup.h"
+#include "txn/commit.h"
+#include "log/table_setup.h"
 
 #define MONTH_MS (30LL * 86400 * 1000)
 
@@ -212,17 +212,4 @@ int log_cleanup_after_checkpoint(delta_table *t, const delta_snapshot *s) {
   if (v && strcasecmp(v, "false") == 0) return 0;
   delta_log_cleanup_options o = DELTA_LOG_CLEANUP_OPTIONS_INIT;
   return log_cleanup_run(t, s, &o, NULL);
-}
-
-int delta_log_cleanup(const char *location, const delta_log_cleanup_options *o, delta_log_cleanup_result *result) {
-  if (!o || o->version != DELTA_LOG_CLEANUP_OPTIONS_VERSION)
-    return delta_error_set(DELTA_EINVAL, "log cleanup options: unknown version");
-  delta_table *t = NULL;
-  delta_snapshot *s = NULL;
-  int rc = delta_table_open(&t, location);
-  if (!rc) rc = delta_snapshot_open(&s, t, NULL);
-  if (!rc) rc = log_cleanup_run(t, s, o, result);
-  delta_snapshot_free(s);
-  delta_table_free(t);
-  return rc;
 }

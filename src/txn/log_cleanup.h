@@ -1,7 +1,7 @@
 /* Expired-log cleanup (see delta_log_cleanup in deltac/maintenance.h), for
  * the checkpoint writer to run after each checkpoint. */
-#ifndef DELTAC_MAINT_LOG_CLEANUP_H
-#define DELTAC_MAINT_LOG_CLEANUP_H
+#ifndef DELTAC_TXN_LOG_CLEANUP_H
+#define DELTAC_TXN_LOG_CLEANUP_H
 
 #include "deltac/maintenance.h"
 #include "deltac/table.h"

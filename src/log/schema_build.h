@@ -5,8 +5,8 @@
  * column mapping (ids and physical names for every field), and the merge
  * that --schema-mode merge does.
  */
-#ifndef DELTAC_WRITE_SCHEMA_BUILD_H
-#define DELTAC_WRITE_SCHEMA_BUILD_H
+#ifndef DELTAC_LOG_SCHEMA_BUILD_H
+#define DELTAC_LOG_SCHEMA_BUILD_H
 
 #include <stdbool.h>
 #include <stdint.h>

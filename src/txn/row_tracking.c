@@ -1,5 +1,5 @@
 /* Row ids for commits; see row_tracking.h. */
-#include "write/row_tracking.h"
+#include "txn/row_tracking.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -9,10 +9,10 @@
 #include "log/action_json.h"
 #include "util/error_internal.h"
 #include "log/snapshot.h"
-#include "write/action_write.h"
-#include "write/commit.h"
-#include "write/schema_build.h"
-#include "write/table_setup.h"
+#include "log/action_write.h"
+#include "txn/commit.h"
+#include "log/schema_build.h"
+#include "log/table_setup.h"
 
 bool row_tracking_supported(const delta_protocol *p) {
   for (int i = 0; i < p->n_writer_features; i++)

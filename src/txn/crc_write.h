@@ -5,8 +5,8 @@
  * their replay (`deltac info` does) or take protocol and metadata without
  * one. Optional in the protocol: a checksum that cannot be written costs
  * nothing but the shortcut, and never fails the commit it describes. */
-#ifndef DELTAC_WRITE_CRC_WRITE_H
-#define DELTAC_WRITE_CRC_WRITE_H
+#ifndef DELTAC_TXN_CRC_WRITE_H
+#define DELTAC_TXN_CRC_WRITE_H
 
 #include <stdint.h>
 

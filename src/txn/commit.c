@@ -1,5 +1,5 @@
 /* The commit loop; see commit.h. */
-#include "write/commit.h"
+#include "txn/commit.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -12,9 +12,9 @@
 #include "storage/storage_internal.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
-#include "write/crc_write.h"
-#include "write/row_tracking.h"
-#include "write/schema_build.h"
+#include "txn/crc_write.h"
+#include "txn/row_tracking.h"
+#include "log/schema_build.h"
 
 int64_t write_now_ms(void) {
   struct timespec ts;

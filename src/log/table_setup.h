@@ -4,8 +4,8 @@
  * what the table uses, and whether deltac may write to an existing table
  * (every writer feature it declares must be one deltac honours).
  */
-#ifndef DELTAC_WRITE_TABLE_SETUP_H
-#define DELTAC_WRITE_TABLE_SETUP_H
+#ifndef DELTAC_LOG_TABLE_SETUP_H
+#define DELTAC_LOG_TABLE_SETUP_H
 
 #include <stdbool.h>
 #include <stdint.h>

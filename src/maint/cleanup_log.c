@@ -1,0 +1,26 @@
+/* `deltac cleanup-log`: expired-log cleanup on demand. The cleanup itself
+ * is txn/log_cleanup.c, which the checkpoint hook also runs after each
+ * checkpoint. */
+#include <stddef.h>
+
+#include "deltac/maintenance.h"
+#include "deltac/table.h"
+#include "txn/log_cleanup.h"
+#include "util/error_internal.h"
+
+int delta_log_cleanup(const char *location, const delta_log_cleanup_options *o, delta_log_cleanup_result *result) {
+  if (!o || o->version != DELTA_LOG_CLEANUP_OPTIONS_VERSION)
+    return delta_error_set(DELTA_EINVAL, "log cleanup options: unknown version");
+  delta_table *t = NULL;
+  delta_snapshot *s = NULL;
+  int rc;
+  if ((rc = delta_table_open(&t, location)) != 0)
+    goto done;
+  if ((rc = delta_snapshot_open(&s, t, NULL)) != 0)
+    goto done;
+  rc = log_cleanup_run(t, s, o, result);
+done:
+  delta_snapshot_free(s);
+  delta_table_free(t);
+  return rc;
+}
