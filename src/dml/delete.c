@@ -23,7 +23,7 @@
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 #include "log/action_write.h"
-#include "txn/commit.h"
+#include "txn/txn.h"
 #include "write/data_write.h"
 #include "log/table_setup.h"
 
@@ -205,14 +205,14 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
   struct ArrowSchema logical = {0};
   delta_buf params = DELTA_BUF_INIT, metrics = DELTA_BUF_INIT;
   int64_t t_start = dml_clock_ms();
-  int rc = delta_table_open(&t, location);
+  int rc;
   delta_snapshot_options so = DELTA_SNAPSHOT_OPTIONS_INIT;
   if (read_version >= 0) {
     so.at_version = true;
     so.table_version = read_version;
   }
-  if (!rc) rc = delta_snapshot_open(&c.s, t, &so);
-  if (rc) goto done;
+  if ((rc = txn_open(location, &so, &t, &c.s)) != 0)
+    goto done;
   if ((rc = dml_check_table(c.s))) goto done;
   if ((rc = delta_schema_to_arrow(c.s->schema, &logical))) goto done;
   if (where) {
@@ -301,26 +301,15 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
   if (!rc) rc = delta_buf_putc(&params, 0);
   if (!rc) rc = delta_buf_putc(&metrics, 0);
   if (rc) goto done;
-  commit_request req;
-  memset(&req, 0, sizeof req);
-  req.storage = t->storage;
-  req.read_version = c.s->version;
-  req.read_snapshot = c.s;
-  req.read_timestamp_ms = c.s->timestamp_ms;
-  req.ict = table_prop_true(c.s->metadata.configuration, c.s->metadata.n_configuration,
-                            "delta.enableInCommitTimestamps");
-  req.operation = c.set ? "UPDATE" : "DELETE";
-  req.params_json = (const char *)params.data;
-  req.metrics_json = (const char *)metrics.data;
-  req.removed = c.removed;
-  req.n_removed = c.n_removed;
-  req.actions = (const char *)c.actions.data;
-  req.actions_len = c.actions.len;
-  req.max_attempts = max_attempts;
-  commit_row_tracking_from(&req, c.s);
-  commit_outcome out;
-  if ((rc = commit_run(&req, &out))) goto done;
-  result->version = out.version;
+  txn_ctx tx;
+  txn_begin(&tx, t, c.s, c.set ? "UPDATE" : "DELETE");
+  txn_set_info(&tx, (const char *)params.data, (const char *)metrics.data);
+  txn_removes(&tx, c.removed, c.n_removed);
+  tx.req.max_attempts = max_attempts;
+  rc = txn_commit_actions(&tx, (const char *)c.actions.data, c.actions.len);
+  if (!rc)
+    result->version = tx.version;
+  txn_dispose(&tx);
 done:
   if (c.set) {
     result->rows_updated = result->rows_deleted;

@@ -77,8 +77,6 @@ int dml_read_live_rows(delta_snapshot *s, const delta_add *a, dml_batch_cb cb, v
 }
 
 int dml_check_table(const delta_snapshot *s) {
-  int rc = table_check_writable(&s->protocol, &s->metadata, s->schema);
-  if (rc) return rc;
   if (table_prop_true(s->metadata.configuration, s->metadata.n_configuration, "delta.appendOnly"))
     return delta_error_set(DELTA_EINVAL, "the table is append-only (delta.appendOnly): rows cannot be deleted or updated");
   return 0;

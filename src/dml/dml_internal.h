@@ -29,7 +29,8 @@ int dml_read_live_rows(delta_snapshot *s, const delta_add *a, dml_batch_cb cb, v
 struct dml_writers;
 int dml_read_file_tracked(struct dml_writers *w, const delta_add *a, dml_batch_cb cb, void *ctx);
 
-/* DELTA_EUNSUPPORTED/EINVAL when deltac may not change rows of the table. */
+/* DELTA_EINVAL when the table's rows may not change (delta.appendOnly);
+ * whether deltac may write it at all is txn_open's check. */
 int dml_check_table(const delta_snapshot *s);
 /* delta.enableDeletionVectors on and the deletionVectors feature present. */
 bool dml_dv_enabled(const delta_snapshot *s);

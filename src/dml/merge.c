@@ -30,7 +30,7 @@
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 #include "log/action_write.h"
-#include "txn/commit.h"
+#include "txn/txn.h"
 #include "log/schema_build.h"
 #include "log/table_setup.h"
 
@@ -560,30 +560,20 @@ static int commit_merge(merge_ctx *c, delta_table *t, const delta_merge_options 
         (long long)(dml_clock_ms() - c->t_start), (long long)c->scan_ms, (long long)c->rewrite_ms);
   if (!rc) rc = delta_buf_putc(&metrics, 0);
   if (rc) goto done;
-  commit_request req;
-  memset(&req, 0, sizeof req);
-  req.storage = t->storage;
-  req.read_version = c->s->version;
-  req.read_snapshot = c->s;
-  req.read_timestamp_ms = c->s->timestamp_ms;
-  req.ict = table_prop_true(c->s->metadata.configuration, c->s->metadata.n_configuration,
-                            "delta.enableInCommitTimestamps");
-  req.operation = "MERGE";
-  req.params_json = (const char *)params.data;
-  req.metrics_json = (const char *)metrics.data;
+  txn_ctx tx;
+  txn_begin(&tx, t, c->s, "MERGE");
+  txn_set_info(&tx, (const char *)params.data, (const char *)metrics.data);
+  txn_removes(&tx, c->removed, c->n_removed);
   /* rows a concurrent append adds could have matched (or been unmatched
    * targets): with insert or not-matched-by-source clauses that changes
    * the outcome, so such appends conflict */
-  req.reads_table = c->n_insert > 0 || c->n_nmbs > 0;
-  req.changes_metadata = c->old_schema != NULL;
-  req.removed = c->removed;
-  req.n_removed = c->n_removed;
-  req.actions = (const char *)c->actions.data;
-  req.actions_len = c->actions.len;
-  req.max_attempts = o->max_attempts;
-  commit_row_tracking_from(&req, c->s);
-  commit_outcome out;
-  if (!(rc = commit_run(&req, &out))) r->version = out.version;
+  tx.req.reads_table = c->n_insert > 0 || c->n_nmbs > 0;
+  tx.req.changes_metadata = c->old_schema != NULL;
+  tx.req.max_attempts = o->max_attempts;
+  rc = txn_commit_actions(&tx, (const char *)c->actions.data, c->actions.len);
+  if (!rc)
+    r->version = tx.version;
+  txn_dispose(&tx);
 done:
   delta_buf_dispose(&params);
   delta_buf_dispose(&metrics);
@@ -700,14 +690,16 @@ int delta_merge(const char *location, const delta_merge_options *o, delta_merge_
   c.salias = o->source_alias ? o->source_alias : "s";
   delta_table *t = NULL;
   if (strcasecmp(c.talias, c.salias) == 0) return delta_error_set(DELTA_EINVAL, "merge: the aliases must differ");
-  int rc = delta_table_open(&t, location);
+  int rc;
   delta_snapshot_options so = DELTA_SNAPSHOT_OPTIONS_INIT;
   if (o->read_version >= 0) {
     so.at_version = true;
     so.table_version = o->read_version;
   }
-  if (!rc) rc = delta_snapshot_open(&c.s, t, &so);
-  if (rc || (rc = dml_check_table(c.s))) goto done;
+  if ((rc = txn_open(location, &so, &t, &c.s)) != 0)
+    goto done;
+  if ((rc = dml_check_table(c.s)) != 0)
+    goto done;
   c.use_dv = !o->no_deletion_vectors && dml_dv_enabled(c.s);
   c.cdf = table_prop_true(c.s->metadata.configuration, c.s->metadata.n_configuration, "delta.enableChangeDataFeed");
   c.now = write_now_ms();

@@ -5,19 +5,6 @@
 
 #include "dv/dv.h"
 #include "storage/path.h"
-#include "log/table_setup.h"
-
-void maint_commit_request(commit_request *req, const delta_snapshot *s, const char *operation) {
-  memset(req, 0, sizeof *req);
-  req->storage = s->table->storage;
-  req->read_version = s->version;
-  req->read_snapshot = s;
-  req->read_timestamp_ms = s->timestamp_ms;
-  req->ict = table_prop_true(s->metadata.configuration, s->metadata.n_configuration,
-                             "delta.enableInCommitTimestamps");
-  req->operation = operation;
-  commit_row_tracking_from(req, s);
-}
 
 static int terminate(delta_buf *out, int rc, delta_path_kind kind) {
   if (rc) return rc;

@@ -1,5 +1,5 @@
-/* What the maintenance operations share: the commit request of a
- * snapshot, storage keys of log paths, progress reports. */
+/* What the maintenance operations share: storage keys of log paths,
+ * progress reports. (Committing is txn/txn.h's.) */
 #ifndef DELTAC_MAINT_MAINT_INTERNAL_H
 #define DELTAC_MAINT_MAINT_INTERNAL_H
 
@@ -10,11 +10,6 @@
 #include "json/json_writer.h"
 #include "log/snapshot.h"
 #include "util/buf.h"
-#include "txn/commit.h"
-
-/* A commit request reading snapshot s (operation, params and metrics to be
- * filled in by the caller). */
-void maint_commit_request(commit_request *req, const delta_snapshot *s, const char *operation);
 
 /* The storage key of a path from the log (add/remove path, DV file) into
  * out (NUL-terminated); 1 when the path lies outside the table (no key),

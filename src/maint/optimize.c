@@ -24,6 +24,7 @@
 #include "log/action_write.h"
 #include "write/clustering.h"
 #include "log/table_setup.h"
+#include "txn/txn.h"
 
 #define DEFAULT_TARGET (128LL << 20)
 
@@ -491,10 +492,9 @@ int delta_optimize(const char *location, const delta_optimize_options *o, delta_
     so.at_version = true;
     so.table_version = o->read_version;
   }
-  int rc = delta_table_open(&t, location);
-  if (!rc) rc = delta_snapshot_open(&c.s, t, &so);
-  if (rc) goto done;
-  if ((rc = table_check_writable(&c.s->protocol, &c.s->metadata, c.s->schema))) goto done;
+  int rc;
+  if ((rc = txn_open(location, &so, &t, &c.s)) != 0)
+    goto done;
   if ((rc = dml_writers_new(&c.wr, c.s, false))) goto done;
   if ((rc = dml_writers_track_rows(c.wr))) goto done;
   /* a clustered table is Z-ordered by its clustering columns, and only by them */
@@ -564,18 +564,15 @@ int delta_optimize(const char *location, const delta_optimize_options *o, delta_
     goto done;
   }
   if ((rc = write_commit_json(&c, &params, &metrics))) goto done;
-  commit_request req;
-  maint_commit_request(&req, c.s, "OPTIMIZE");
-  req.params_json = (const char *)params.data;
-  req.metrics_json = (const char *)metrics.data;
-  req.removed = c.removed;
-  req.n_removed = c.n_removed;
-  req.actions = (const char *)c.actions.data;
-  req.actions_len = c.actions.len;
-  req.max_attempts = o->max_attempts;
-  commit_outcome out;
-  if ((rc = commit_run(&req, &out))) goto done;
-  result->version = out.version;
+  txn_ctx tx;
+  txn_begin(&tx, t, c.s, "OPTIMIZE");
+  txn_set_info(&tx, (const char *)params.data, (const char *)metrics.data);
+  txn_removes(&tx, c.removed, c.n_removed);
+  tx.req.max_attempts = o->max_attempts;
+  rc = txn_commit_actions(&tx, (const char *)c.actions.data, c.actions.len);
+  if (!rc)
+    result->version = tx.version;
+  txn_dispose(&tx);
 done:
   dml_writers_free(c.wr);
   delta_free(ccols);

@@ -17,6 +17,7 @@
 #include "util/error_internal.h"
 #include "log/action_write.h"
 #include "log/table_setup.h"
+#include "txn/txn.h"
 
 typedef struct {
   const delta_add *a;
@@ -102,7 +103,8 @@ int delta_restore(const char *location, const delta_restore_options *o, delta_re
   if (!rc) rc = delta_snapshot_open(&now, t, NULL);
   if (!rc && (rc = delta_snapshot_open(&old, t, &so))) delta_error_prefix("the version to restore");
   if (rc) goto done;
-  if ((rc = table_check_writable(&now->protocol, &now->metadata, now->schema))) goto done;
+  if ((rc = txn_check_writable(now)) != 0)
+    goto done;
   result->restored_version = old->version;
   if ((rc = refs_of(now, &ids_now, &cur)) || (rc = refs_of(old, &ids_old, &then))) goto done;
   removed = delta_calloc((size_t)now->n_files + 1, sizeof *removed);
@@ -168,20 +170,17 @@ int delta_restore(const char *location, const delta_restore_options *o, delta_re
                           (long long)result->bytes_removed, (long long)result->bytes_restored);
   if (!rc) rc = delta_buf_putc(&metrics, 0);
   if (rc) goto done;
-  commit_request req;
-  maint_commit_request(&req, now, "RESTORE");
-  req.params_json = (const char *)params.data;
-  req.metrics_json = (const char *)metrics.data;
-  req.reads_table = true;
-  req.changes_metadata = meta;
-  req.removed = removed;
-  req.n_removed = n_removed;
-  req.actions = actions.len ? (const char *)actions.data : "";
-  req.actions_len = actions.len;
-  req.max_attempts = o->max_attempts;
-  commit_outcome out;
-  if ((rc = commit_run(&req, &out))) goto done;
-  result->version = out.version;
+  txn_ctx tx;
+  txn_begin(&tx, t, now, "RESTORE");
+  txn_set_info(&tx, (const char *)params.data, (const char *)metrics.data);
+  txn_removes(&tx, removed, n_removed);
+  tx.req.reads_table = true;
+  tx.req.changes_metadata = meta;
+  tx.req.max_attempts = o->max_attempts;
+  rc = txn_commit_actions(&tx, (const char *)actions.data, actions.len);
+  if (!rc)
+    result->version = tx.version;
+  txn_dispose(&tx);
 done:
   delta_free(cur);
   delta_free(then);

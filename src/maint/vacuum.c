@@ -21,7 +21,7 @@
 #include "maint/maint_internal.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
-#include "txn/commit.h"
+#include "txn/txn.h"
 #include "log/table_setup.h"
 
 #define WEEK_MS (7LL * 86400 * 1000)
@@ -212,15 +212,14 @@ static int lite_collect(walk_ctx *w, int64_t *first_commit) {
  * `after`; its version into *version. */
 static int log_commit(const delta_snapshot *s, int64_t after, const char *op, const char *params, const char *metrics,
                       int64_t *version) {
-  commit_request req;
-  maint_commit_request(&req, s, op);
-  req.read_version = after;
-  req.params_json = params;
-  req.metrics_json = metrics;
-  req.actions = "";
-  commit_outcome out;
-  int rc = commit_run(&req, &out);
-  if (!rc) *version = out.version;
+  txn_ctx tx;
+  txn_begin(&tx, s->table, s, op);
+  tx.req.read_version = after;
+  txn_set_info(&tx, params, metrics);
+  int rc = txn_commit(&tx);
+  if (!rc)
+    *version = tx.version;
+  txn_dispose(&tx);
   return rc;
 }
 

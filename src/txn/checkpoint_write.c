@@ -403,9 +403,6 @@ int checkpoint_write_snapshot(delta_table *t, const delta_snapshot *s) {
   if ((rc = delta_storage_put(t->storage, (const char *)key.data, main_cs.file.data, main_cs.file.len, true)))
     goto done;
   rc = write_hint(t, s, main_cs.rows + side_cs.rows, main_cs.file.len, n_adds, co.v2 ? name : NULL, now);
-  /* the new checkpoint may let expired commits go; the checkpoint stands
-   * whether or not that works */
-  if (!rc && log_cleanup_after_checkpoint(t, s) != 0) delta_error_clear();
 done:
   if (rc) delta_error_prefix("checkpoint of version %lld", (long long)s->version);
   ckpt_dispose(&main_cs);
@@ -428,6 +425,10 @@ int delta_checkpoint_create(const char *location, int64_t version, int64_t *vers
   int rc = delta_table_open(&t, location);
   if (!rc) rc = delta_snapshot_open(&s, t, &so);
   if (!rc) rc = checkpoint_write_snapshot(t, s);
+  /* the new checkpoint may let expired commits go (as the commit hook
+   * txn_hook_log_cleanup does); the checkpoint stands whether or not that
+   * works */
+  if (!rc && log_cleanup_after_checkpoint(t, s) != 0) delta_error_clear();
   if (!rc && version_out) *version_out = s->version;
   delta_snapshot_free(s);
   delta_table_free(t);

@@ -18,6 +18,7 @@
 
 #include "deltac/table.h"
 
+/* Write the checkpoint of s (no log cleanup: the caller runs it after). */
 int checkpoint_write_snapshot(delta_table *t, const delta_snapshot *s);
 
 #endif

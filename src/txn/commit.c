@@ -9,10 +9,8 @@
 #include "json/json_writer.h"
 #include "log/action_json.h"
 #include "log/log_files.h"
-#include "storage/storage_internal.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
-#include "txn/crc_write.h"
 #include "txn/row_tracking.h"
 #include "log/schema_build.h"
 
@@ -139,18 +137,20 @@ static int check_action(const delta_action *a, void *payload) {
 }
 
 /* Read the commit that won `version` and decide. */
-static int check_winner(const commit_request *req, int64_t version, check_state *cs) {
-  char name[40] = "_delta_log/";
-  log_commit_name(version, name + 11);
+static int check_winner(const txn_coordinator *co, int64_t version, check_state *cs) {
+  char name[32];
+  log_commit_name(version, name);
   delta_buf text = DELTA_BUF_INIT;
   delta_arena arena = DELTA_ARENA_INIT;
   delta_json_doc *doc = NULL;
-  int rc = delta_storage_read(req->storage, name, &text);
-  if (!rc) rc = delta_json_doc_new(&doc);
-  if (!rc) {
-    cs->version = version;
-    rc = delta_actions_parse_json(name + 11, (const char *)text.data, text.len, &arena, doc, check_action, cs);
-  }
+  int rc;
+  if ((rc = co->read(co->self, version, &text)) != 0)
+    goto done;
+  if ((rc = delta_json_doc_new(&doc)) != 0)
+    goto done;
+  cs->version = version;
+  rc = delta_actions_parse_json(name, (const char *)text.data, text.len, &arena, doc, check_action, cs);
+done:
   delta_json_doc_free(doc);
   delta_arena_dispose(&arena);
   delta_buf_dispose(&text);
@@ -166,6 +166,8 @@ int commit_run(const commit_request *req, commit_outcome *out) {
   char txn_id[37];
   write_uuid(txn_id);
   delta_buf bytes = DELTA_BUF_INIT;
+  txn_coordinator own = txn_coordinator_storage(req->storage);
+  const txn_coordinator *co = req->coordinator ? req->coordinator : &own;
   int rc = 0;
   check_state cs = {0};
   for (int attempt = 1;; attempt++) {
@@ -173,9 +175,7 @@ int commit_run(const commit_request *req, commit_outcome *out) {
     int64_t now = write_now_ms();
     int64_t ict = now > last_ts ? now : last_ts + 1;
     if ((rc = build(req, ict, txn_id, version, hwm, &bytes))) break;
-    char key[40] = "_delta_log/";
-    log_commit_name(version, key + 11);
-    rc = delta_storage_put(req->storage, key, bytes.data, bytes.len, false);
+    rc = co->publish(co->self, version, bytes.data, bytes.len);
     if (rc == 0) {
       out->version = version;
       break;
@@ -189,7 +189,7 @@ int commit_run(const commit_request *req, commit_outcome *out) {
     cs.req = req;
     cs.winner_ict = last_ts;
     cs.winner_hwm = -1;
-    if ((rc = check_winner(req, version, &cs))) break;
+    if ((rc = check_winner(co, version, &cs))) break;
     if (cs.conflict) {
       rc = delta_error_set(DELTA_ECONFLICT, "%.*s", (int)cs.msg.len, (const char *)cs.msg.data);
       break;
@@ -206,7 +206,5 @@ int commit_run(const commit_request *req, commit_outcome *out) {
   }
   delta_buf_dispose(&cs.msg);
   delta_buf_dispose(&bytes);
-  if (!rc && !out->skipped && (req->read_snapshot || req->table))
-    crc_write_after_commit(req->table, req->read_snapshot, out->version);
   return rc;
 }

@@ -23,10 +23,13 @@
 
 #include "deltac/storage.h"
 #include "deltac/table.h"
+#include "txn/coordinator.h"
 #include "util/buf.h"
 
 typedef struct {
   delta_storage *storage;
+  /* who publishes the version; NULL: put-if-absent on `storage` */
+  const txn_coordinator *coordinator;
   int64_t read_version;        /* snapshot the transaction read; -1 for a new table */
   int64_t read_timestamp_ms;   /* its commit timestamp (ICT when enabled) */
   bool ict;                    /* in-commit timestamps on (after this commit) */
@@ -43,9 +46,8 @@ typedef struct {
   const char *actions;         /* NDJSON lines, each ending in '\n' */
   size_t actions_len;
   int max_attempts;
-  /* For the version checksum written after the commit (crc_write.h): the
-   * snapshot the transaction read, or for a new table the table. Neither:
-   * no checksum. */
+  /* For the post-commit hooks (txn.h; the checksum of crc_write.h): the
+   * snapshot the transaction read, or for a new table the table. */
   const struct delta_snapshot *read_snapshot;
   delta_table *table;
   /* rowTracking supported: adds get baseRowId/defaultRowCommitVersion and
@@ -69,6 +71,9 @@ typedef struct {
   int attempts;
 } commit_outcome;
 
+/* Publish the commit, retrying past winners that do not conflict.
+ * DELTA_ECONFLICT when one does (or after max_attempts lost races). Runs no
+ * post-commit step: those are txn_commit's hooks (txn.h). */
 int commit_run(const commit_request *req, commit_outcome *out);
 
 int64_t write_now_ms(void);

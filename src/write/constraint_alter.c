@@ -13,7 +13,7 @@
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 #include "log/action_write.h"
-#include "txn/commit.h"
+#include "txn/txn.h"
 #include "write/constraints.h"
 #include "log/table_setup.h"
 
@@ -81,10 +81,9 @@ static int alter(const char *location, const char *name, const char *expr, bool 
   delta_snapshot *s = NULL;
   delta_arena arena = {0};
   delta_buf key = DELTA_BUF_INIT, actions = DELTA_BUF_INIT, params = DELTA_BUF_INIT;
-  int rc = delta_table_open(&t, location);
-  if (!rc) rc = delta_snapshot_open(&s, t, NULL);
-  if (!rc) rc = table_check_writable(&s->protocol, &s->metadata, s->schema);
-  if (rc) goto done;
+  int rc;
+  if ((rc = txn_open(location, NULL, &t, &s)) != 0)
+    goto done;
   if (!*name) {
     rc = delta_error_set(DELTA_EINVAL, "a constraint needs a name");
     goto done;
@@ -151,23 +150,22 @@ static int alter(const char *location, const char *name, const char *expr, bool 
   if (!rc) rc = delta_json_writer_finish(&w);
   if (!rc) rc = delta_buf_putc(&params, 0);
   if (rc) goto done;
-  commit_request req;
-  memset(&req, 0, sizeof req);
-  req.storage = t->storage;
-  req.read_version = s->version;
-  req.read_snapshot = s;
-  req.read_timestamp_ms = s->timestamp_ms;
-  req.ict = table_prop_true(kv, n, "delta.enableInCommitTimestamps");
-  req.operation = expr ? "ADD CONSTRAINT" : "DROP CONSTRAINT";
-  req.params_json = (const char *)params.data;
+  txn_ctx tx;
+  txn_begin(&tx, t, s, expr ? "ADD CONSTRAINT" : "DROP CONSTRAINT");
+  txn_set_info(&tx, (const char *)params.data, NULL);
+  /* the properties after this commit */
+  tx.req.ict = table_prop_true(kv, n, "delta.enableInCommitTimestamps");
+  /* a metadata-only commit: no row ids to assign, no preserved-ids tag */
+  tx.req.row_tracking = false;
+  tx.req.row_id_high_water_mark = -1;
+  tx.req.row_tracking_enabled = false;
   /* rows appended meanwhile were not checked: they conflict */
-  req.reads_table = expr != NULL;
-  req.changes_metadata = true;
-  req.actions = (const char *)actions.data;
-  req.actions_len = actions.len;
-  commit_outcome out;
-  if ((rc = commit_run(&req, &out))) goto done;
-  if (version_out) *version_out = out.version;
+  tx.req.reads_table = expr != NULL;
+  tx.req.changes_metadata = true;
+  rc = txn_commit_actions(&tx, (const char *)actions.data, actions.len);
+  if (!rc && version_out)
+    *version_out = tx.version;
+  txn_dispose(&tx);
 done:
   delta_buf_dispose(&key);
   delta_buf_dispose(&actions);

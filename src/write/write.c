@@ -3,8 +3,8 @@
  * the latest snapshot (or none: a new table), settle the schema (the
  * table's, merged with new input columns when asked, or a new table's from
  * the options or the data), write the data files, add removes for an
- * overwrite and a txn for an app id, commit (commit.c), and checkpoint when
- * the version is a multiple of delta.checkpointInterval.
+ * overwrite and a txn for an app id, commit (txn/txn.h), and checkpoint when
+ * the version is a multiple of delta.checkpointInterval (a commit hook).
  */
 #include "deltac/write.h"
 
@@ -21,9 +21,9 @@
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 #include "log/action_write.h"
-#include "txn/checkpoint_write.h"
 #include "write/clustering.h"
-#include "txn/commit.h"
+#include "txn/hooks.h"
+#include "txn/txn.h"
 #include "write/constraints.h"
 #include "write/data_write.h"
 #include "write/gen_columns.h"
@@ -294,6 +294,48 @@ static int input_errno_code(int e) {
   }
 }
 
+/* Commit c's actions: a new table's first version or the next one of the
+ * snapshot read, with a checkpoint when the version is due for one. */
+static int commit_write(write_ctx *c, const char *params, const char *metrics, const char **removed,
+                        int64_t n_removed, bool ctas, bool ids_not_preserved, delta_write_result *result) {
+  const delta_write_options *opts = c->o;
+  txn_ctx tx;
+  txn_begin(&tx, c->table, c->snap, c->snap ? "WRITE" : ctas ? "CREATE TABLE AS SELECT" : "CREATE TABLE");
+  txn_set_info(&tx, params, metrics);
+  txn_removes(&tx, removed, n_removed);
+  /* the properties, protocol and metadata after this commit, which may
+   * create the table or change them */
+  tx.config = c->meta.configuration;
+  tx.n_config = c->meta.n_configuration;
+  tx.req.ict = table_prop_true(c->meta.configuration, c->meta.n_configuration, "delta.enableInCommitTimestamps");
+  tx.req.blind_append = opts->mode != DELTA_WRITE_OVERWRITE && !c->new_metadata;
+  tx.req.reads_table = opts->mode == DELTA_WRITE_OVERWRITE;
+  tx.req.changes_metadata = c->new_metadata || c->new_protocol;
+  /* the txn action is among c's actions already */
+  tx.req.app_id = opts->app_id;
+  tx.req.app_version = opts->app_version;
+  tx.req.max_attempts = opts->max_attempts;
+  tx.req.row_tracking = row_tracking_supported(&c->protocol);
+  tx.req.row_id_high_water_mark = c->snap && tx.req.row_tracking ? row_tracking_snapshot_hwm(c->snap) : -1;
+  tx.req.row_tracking_enabled = row_tracking_enabled(&c->protocol, &c->meta);
+  /* rows --replace-where copies get fresh ids */
+  tx.req.row_ids_not_preserved = ids_not_preserved;
+  int rc;
+  if ((rc = txn_stage(&tx, (const char *)c->actions.data, c->actions.len)) != 0)
+    goto done;
+  if ((rc = txn_checkpoint_on_interval(&tx)) != 0)
+    goto done;
+  if ((rc = txn_commit(&tx)) != 0)
+    goto done;
+  result->version = tx.version;
+  result->skipped = tx.skipped;
+  result->attempts = tx.attempts;
+  result->checkpointed = tx.checkpointed;
+done:
+  txn_dispose(&tx);
+  return rc;
+}
+
 int delta_write(const char *location, struct ArrowArrayStream *data, const delta_write_options *opts,
                 delta_write_result *result) {
   delta_write_result local;
@@ -483,59 +525,14 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   if (!rc) rc = delta_buf_putc(&params, 0);
   if (!rc) rc = delta_buf_putc(&metrics, 0);
   if (rc) goto done;
-  commit_request req;
-  memset(&req, 0, sizeof req);
-  req.storage = c.table->storage;
-  req.read_version = c.snap ? c.snap->version : -1;
-  req.read_snapshot = c.snap;
-  req.table = c.table;
-  req.read_timestamp_ms = c.snap ? c.snap->timestamp_ms : 0;
-  req.ict = table_prop_true(c.meta.configuration, c.meta.n_configuration, "delta.enableInCommitTimestamps");
-  req.operation = c.snap ? "WRITE" : data ? "CREATE TABLE AS SELECT" : "CREATE TABLE";
-  req.params_json = (const char *)params.data;
-  req.metrics_json = (const char *)metrics.data;
-  req.blind_append = opts->mode != DELTA_WRITE_OVERWRITE && !c.new_metadata;
-  req.reads_table = opts->mode == DELTA_WRITE_OVERWRITE;
-  req.changes_metadata = c.new_metadata || c.new_protocol;
-  req.removed = removed;
-  req.n_removed = n_removed;
-  req.app_id = opts->app_id;
-  req.app_version = opts->app_version;
-  req.actions = (const char *)c.actions.data;
-  req.actions_len = c.actions.len;
-  req.max_attempts = opts->max_attempts;
-  req.row_tracking = row_tracking_supported(&c.protocol);
-  req.row_id_high_water_mark = c.snap && req.row_tracking ? row_tracking_snapshot_hwm(c.snap) : -1;
-  req.row_tracking_enabled = row_tracking_enabled(&c.protocol, &c.meta);
-  /* rows --replace-where copies get fresh ids */
-  req.row_ids_not_preserved = opts->replace_where && rw.rows_copied > 0;
-  commit_outcome out;
-  if ((rc = commit_run(&req, &out))) goto done;
-  result->version = out.version;
-  result->skipped = out.skipped;
-  result->attempts = out.attempts;
-  if (!out.skipped) {
+  if ((rc = commit_write(&c, (const char *)params.data, (const char *)metrics.data, removed, n_removed,
+                         data != NULL && c.snap == NULL, opts->replace_where && rw.rows_copied > 0, result)))
+    goto done;
+  if (!result->skipped) {
     result->files_added = files;
     result->files_removed = n_removed;
     result->rows_written = rows;
     result->bytes_written = bytes;
-    const char *iv = table_prop(c.meta.configuration, c.meta.n_configuration, "delta.checkpointInterval");
-    int64_t interval = iv ? strtoll(iv, NULL, 10) : 100;
-    if (interval <= 0) interval = 100;
-    if (out.version > 0 && out.version % interval == 0) {
-      /* the commit stands whatever happens here; a failed checkpoint only
-       * costs readers time, so it is reported but not an error */
-      delta_snapshot *s = NULL;
-      delta_snapshot_options so = DELTA_SNAPSHOT_OPTIONS_INIT;
-      so.at_version = true;
-      so.table_version = out.version;
-      if (delta_snapshot_open(&s, c.table, &so) == 0 && checkpoint_write_snapshot(c.table, s) == 0)
-        result->checkpointed = true;
-      else
-        fprintf(stderr, "deltac: warning: %s\n", delta_error_last());
-      delta_snapshot_free(s);
-      delta_error_clear();
-    }
   }
 done:
   if (batch.release) batch.release(&batch);
