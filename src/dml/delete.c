@@ -190,6 +190,74 @@ done:
   return rc;
 }
 
+/* commitInfo's parameters and metrics (as Spark names them) and the commit
+ * of c's actions; r->version is the version committed. */
+static int commit_dml(delete_ctx *c, delta_table *t, const char *where, int max_attempts, int64_t t_start) {
+  delta_dml_result *r = c->res;
+  delta_buf params = DELTA_BUF_INIT, metrics = DELTA_BUF_INIT;
+  int rc;
+  delta_json_writer w;
+  delta_json_writer_init(&w, &params, 0);
+  delta_json_write_object_begin(&w);
+  delta_json_write_key(&w, "predicate");
+  rc = dml_predicate_param(where, &w);
+  delta_json_write_object_end(&w);
+  if (rc != 0)
+    goto done;
+  if ((rc = delta_json_writer_finish(&w)) != 0)
+    goto done;
+  if (c->set)
+    rc = delta_buf_printf(&metrics,
+                          "{\"numRemovedFiles\":\"%lld\",\"numAddedFiles\":\"%lld\",\"numUpdatedRows\":\"%lld\","
+                          "\"numCopiedRows\":\"%lld\",\"numDeletionVectorsAdded\":\"%lld\","
+                          "\"numDeletionVectorsRemoved\":\"%lld\",\"numDeletionVectorsUpdated\":\"%lld\","
+                          "\"numAddedChangeFiles\":\"%lld\"",
+                          (long long)(r->files_removed - r->dvs_added), (long long)r->files_added,
+                          (long long)r->rows_deleted, (long long)r->rows_copied,
+                          (long long)(r->dvs_added - c->dvs_updated), (long long)c->dvs_removed,
+                          (long long)c->dvs_updated, (long long)r->cdc_files);
+  else
+    rc = delta_buf_printf(&metrics,
+                          "{\"numRemovedFiles\":\"%lld\",\"numAddedFiles\":\"%lld\",\"numDeletedRows\":\"%lld\","
+                          "\"numCopiedRows\":\"%lld\",\"numDeletionVectorsAdded\":\"%lld\","
+                          "\"numDeletionVectorsRemoved\":\"%lld\",\"numDeletionVectorsUpdated\":\"%lld\","
+                          "\"numAddedChangeFiles\":\"%lld\",\"numFilesBeforeSkipping\":\"%lld\","
+                          "\"numFilesAfterSkipping\":\"%lld\"",
+                          (long long)(r->files_removed - r->dvs_added), (long long)r->files_added,
+                          (long long)r->rows_deleted, (long long)r->rows_copied,
+                          (long long)(r->dvs_added - c->dvs_updated), (long long)c->dvs_removed, (long long)c->dvs_updated,
+                          (long long)r->cdc_files, (long long)r->files_considered,
+                          (long long)(r->files_considered - r->files_skipped));
+  if (rc != 0)
+    goto done;
+  /* bytes: the sizes in the commit's add and remove lines (a file given a
+   * DV is removed and added back, as Spark counts it) */
+  rc = delta_buf_printf(&metrics,
+                        ",\"numAddedBytes\":\"%lld\",\"numRemovedBytes\":\"%lld\",\"executionTimeMs\":\"%lld\","
+                        "\"scanTimeMs\":\"%lld\",\"rewriteTimeMs\":\"%lld\"}",
+                        (long long)(dml_writers_bytes(c->wr) + c->bytes_readded), (long long)c->bytes_removed,
+                        (long long)(dml_clock_ms() - t_start), (long long)c->scan_ms, (long long)c->rewrite_ms);
+  if (rc != 0)
+    goto done;
+  if ((rc = delta_buf_putc(&params, 0)) != 0)
+    goto done;
+  if ((rc = delta_buf_putc(&metrics, 0)) != 0)
+    goto done;
+  txn_ctx tx;
+  txn_begin(&tx, t, c->s, c->set ? "UPDATE" : "DELETE");
+  txn_set_info(&tx, (const char *)params.data, (const char *)metrics.data);
+  txn_removes(&tx, c->removed, c->n_removed);
+  tx.req.max_attempts = max_attempts;
+  rc = txn_commit_actions(&tx, (const char *)c->actions.data, c->actions.len);
+  if (!rc)
+    r->version = tx.version;
+  txn_dispose(&tx);
+done:
+  delta_buf_dispose(&params);
+  delta_buf_dispose(&metrics);
+  return rc;
+}
+
 int dml_run(const char *location, const char *where, const char *set_text, bool no_dv, int max_attempts,
             int64_t read_version, delta_dml_result *result) {
   delta_dml_result local;
@@ -203,7 +271,6 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
   delta_table *t = NULL;
   expr_node *prune_pred = NULL;
   struct ArrowSchema logical = {0};
-  delta_buf params = DELTA_BUF_INIT, metrics = DELTA_BUF_INIT;
   int64_t t_start = dml_clock_ms();
   int rc;
   delta_snapshot_options so = DELTA_SNAPSHOT_OPTIONS_INIT;
@@ -261,55 +328,7 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
   if ((rc = dml_writers_finish(c.wr, &c.actions, &result->files_added, &result->cdc_files))) goto done;
   c.rewrite_ms += dml_clock_ms() - t_fin;
 
-  delta_json_writer w;
-  delta_json_writer_init(&w, &params, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "predicate");
-  rc = dml_predicate_param(where, &w);
-  delta_json_write_object_end(&w);
-  if (!rc) rc = delta_json_writer_finish(&w);
-  if (!rc && c.set)
-    rc = delta_buf_printf(&metrics,
-                          "{\"numRemovedFiles\":\"%lld\",\"numAddedFiles\":\"%lld\",\"numUpdatedRows\":\"%lld\","
-                          "\"numCopiedRows\":\"%lld\",\"numDeletionVectorsAdded\":\"%lld\","
-                          "\"numDeletionVectorsRemoved\":\"%lld\",\"numDeletionVectorsUpdated\":\"%lld\","
-                          "\"numAddedChangeFiles\":\"%lld\"",
-                          (long long)(result->files_removed - result->dvs_added), (long long)result->files_added,
-                          (long long)result->rows_deleted, (long long)result->rows_copied,
-                          (long long)(result->dvs_added - c.dvs_updated), (long long)c.dvs_removed,
-                          (long long)c.dvs_updated, (long long)result->cdc_files);
-  else if (!rc)
-    rc = delta_buf_printf(&metrics,
-                          "{\"numRemovedFiles\":\"%lld\",\"numAddedFiles\":\"%lld\",\"numDeletedRows\":\"%lld\","
-                          "\"numCopiedRows\":\"%lld\",\"numDeletionVectorsAdded\":\"%lld\","
-                          "\"numDeletionVectorsRemoved\":\"%lld\",\"numDeletionVectorsUpdated\":\"%lld\","
-                          "\"numAddedChangeFiles\":\"%lld\",\"numFilesBeforeSkipping\":\"%lld\","
-                          "\"numFilesAfterSkipping\":\"%lld\"",
-                          (long long)(result->files_removed - result->dvs_added), (long long)result->files_added,
-                          (long long)result->rows_deleted, (long long)result->rows_copied,
-                          (long long)(result->dvs_added - c.dvs_updated), (long long)c.dvs_removed, (long long)c.dvs_updated,
-                          (long long)result->cdc_files, (long long)result->files_considered,
-                          (long long)(result->files_considered - result->files_skipped));
-  /* bytes: the sizes in the commit's add and remove lines (a file given a
-   * DV is removed and added back, as Spark counts it) */
-  if (!rc)
-    rc = delta_buf_printf(&metrics,
-                          ",\"numAddedBytes\":\"%lld\",\"numRemovedBytes\":\"%lld\",\"executionTimeMs\":\"%lld\","
-                          "\"scanTimeMs\":\"%lld\",\"rewriteTimeMs\":\"%lld\"}",
-                          (long long)(dml_writers_bytes(c.wr) + c.bytes_readded), (long long)c.bytes_removed,
-                          (long long)(dml_clock_ms() - t_start), (long long)c.scan_ms, (long long)c.rewrite_ms);
-  if (!rc) rc = delta_buf_putc(&params, 0);
-  if (!rc) rc = delta_buf_putc(&metrics, 0);
-  if (rc) goto done;
-  txn_ctx tx;
-  txn_begin(&tx, t, c.s, c.set ? "UPDATE" : "DELETE");
-  txn_set_info(&tx, (const char *)params.data, (const char *)metrics.data);
-  txn_removes(&tx, c.removed, c.n_removed);
-  tx.req.max_attempts = max_attempts;
-  rc = txn_commit_actions(&tx, (const char *)c.actions.data, c.actions.len);
-  if (!rc)
-    result->version = tx.version;
-  txn_dispose(&tx);
+  rc = commit_dml(&c, t, where, max_attempts, t_start);
 done:
   if (c.set) {
     result->rows_updated = result->rows_deleted;
@@ -324,8 +343,6 @@ done:
   delta_buf_dispose(&c.dv_file);
   delta_buf_dispose(&c.dv_path);
   delta_buf_dispose(&c.actions);
-  delta_buf_dispose(&params);
-  delta_buf_dispose(&metrics);
   delta_snapshot_free(c.s);
   delta_table_free(t);
   return rc;

@@ -77,6 +77,57 @@ static int metadata_json(const delta_metadata *m, delta_buf *out) {
   return rc;
 }
 
+/* commitInfo's parameters and metrics (as Spark names them) and the commit
+ * of the restoring actions on snapshot `now`; result->version is the
+ * version committed. */
+static int commit_restore(delta_table *t, const delta_snapshot *now, int64_t restored,
+                          const delta_restore_options *o, bool meta, const char *const *removed, int64_t n_removed,
+                          const delta_buf *actions, delta_restore_result *result) {
+  delta_buf params = DELTA_BUF_INIT, metrics = DELTA_BUF_INIT;
+  delta_json_writer w;
+  int rc;
+  delta_json_writer_init(&w, &params, 0);
+  delta_json_write_object_begin(&w);
+  if (o->at_timestamp) {
+    delta_json_write_key(&w, "timestamp");
+    delta_json_write_int64(&w, o->timestamp_ms);
+  } else {
+    delta_json_write_key(&w, "version");
+    delta_json_write_int64(&w, restored);
+  }
+  delta_json_write_object_end(&w);
+  if ((rc = delta_json_writer_finish(&w)) != 0)
+    goto done;
+  if ((rc = delta_buf_putc(&params, 0)) != 0)
+    goto done;
+  rc = delta_buf_printf(&metrics,
+                        "{\"tableSizeAfterRestore\":\"%lld\",\"numOfFilesAfterRestore\":\"%lld\","
+                        "\"numRemovedFiles\":\"%lld\",\"numRestoredFiles\":\"%lld\",\"removedFilesSize\":\"%lld\","
+                        "\"restoredFilesSize\":\"%lld\"}",
+                        (long long)result->bytes_after, (long long)result->files_after,
+                        (long long)result->files_removed, (long long)result->files_restored,
+                        (long long)result->bytes_removed, (long long)result->bytes_restored);
+  if (rc != 0)
+    goto done;
+  if ((rc = delta_buf_putc(&metrics, 0)) != 0)
+    goto done;
+  txn_ctx tx;
+  txn_begin(&tx, t, now, "RESTORE");
+  txn_set_info(&tx, (const char *)params.data, (const char *)metrics.data);
+  txn_removes(&tx, removed, n_removed);
+  tx.req.reads_table = true;
+  tx.req.changes_metadata = meta;
+  tx.req.max_attempts = o->max_attempts;
+  rc = txn_commit_actions(&tx, (const char *)actions->data, actions->len);
+  if (rc == 0)
+    result->version = tx.version;
+  txn_dispose(&tx);
+done:
+  delta_buf_dispose(&params);
+  delta_buf_dispose(&metrics);
+  return rc;
+}
+
 int delta_restore(const char *location, const delta_restore_options *o, delta_restore_result *result) {
   if (!o || o->version != DELTA_RESTORE_OPTIONS_VERSION)
     return delta_error_set(DELTA_EINVAL, "restore options: unknown version");
@@ -90,7 +141,7 @@ int delta_restore(const char *location, const delta_restore_options *o, delta_re
   const char **removed = NULL;
   int64_t n_removed = 0;
   delta_buf ids_now = DELTA_BUF_INIT, ids_old = DELTA_BUF_INIT, actions = DELTA_BUF_INIT, tmp = DELTA_BUF_INIT;
-  delta_buf m_now = DELTA_BUF_INIT, m_old = DELTA_BUF_INIT, params = DELTA_BUF_INIT, metrics = DELTA_BUF_INIT;
+  delta_buf m_now = DELTA_BUF_INIT, m_old = DELTA_BUF_INIT;
   delta_snapshot_options so = DELTA_SNAPSHOT_OPTIONS_INIT;
   if (o->at_timestamp) {
     so.at_timestamp = true;
@@ -148,39 +199,7 @@ int delta_restore(const char *location, const delta_restore_options *o, delta_re
   }
   result->files_after = old->n_files;
   for (int64_t k = 0; k < old->n_files; k++) result->bytes_after += old->files[k].size;
-  delta_json_writer_init(&w, &params, 0);
-  delta_json_write_object_begin(&w);
-  if (o->at_timestamp) {
-    delta_json_write_key(&w, "timestamp");
-    delta_json_write_int64(&w, o->timestamp_ms);
-  } else {
-    delta_json_write_key(&w, "version");
-    delta_json_write_int64(&w, old->version);
-  }
-  delta_json_write_object_end(&w);
-  if (!rc) rc = delta_json_writer_finish(&w);
-  if (!rc) rc = delta_buf_putc(&params, 0);
-  if (!rc)
-    rc = delta_buf_printf(&metrics,
-                          "{\"tableSizeAfterRestore\":\"%lld\",\"numOfFilesAfterRestore\":\"%lld\","
-                          "\"numRemovedFiles\":\"%lld\",\"numRestoredFiles\":\"%lld\",\"removedFilesSize\":\"%lld\","
-                          "\"restoredFilesSize\":\"%lld\"}",
-                          (long long)result->bytes_after, (long long)result->files_after,
-                          (long long)result->files_removed, (long long)result->files_restored,
-                          (long long)result->bytes_removed, (long long)result->bytes_restored);
-  if (!rc) rc = delta_buf_putc(&metrics, 0);
-  if (rc) goto done;
-  txn_ctx tx;
-  txn_begin(&tx, t, now, "RESTORE");
-  txn_set_info(&tx, (const char *)params.data, (const char *)metrics.data);
-  txn_removes(&tx, removed, n_removed);
-  tx.req.reads_table = true;
-  tx.req.changes_metadata = meta;
-  tx.req.max_attempts = o->max_attempts;
-  rc = txn_commit_actions(&tx, (const char *)actions.data, actions.len);
-  if (!rc)
-    result->version = tx.version;
-  txn_dispose(&tx);
+  rc = commit_restore(t, now, old->version, o, meta, removed, n_removed, &actions, result);
 done:
   delta_free(cur);
   delta_free(then);
@@ -191,8 +210,6 @@ done:
   delta_buf_dispose(&tmp);
   delta_buf_dispose(&m_now);
   delta_buf_dispose(&m_old);
-  delta_buf_dispose(&params);
-  delta_buf_dispose(&metrics);
   delta_snapshot_free(old);
   delta_snapshot_free(now);
   delta_table_free(t);

@@ -1,4 +1,4 @@
-/* The commit loop; see commit.h. */
+/* The commit loop; see commit.h and docs/internals/transactions.md. */
 #include "txn/commit.h"
 
 #include <stdio.h>
@@ -64,13 +64,18 @@ static int build(const commit_request *req, int64_t ict, const char *txn_id, int
   delta_json_write_string(&w, txn_id);
   delta_json_write_object_end(&w);
   delta_json_write_object_end(&w);
-  int rc = delta_json_writer_finish(&w);
-  if (!rc) rc = delta_buf_putc(out, '\n');
+  int rc;
+  if ((rc = delta_json_writer_finish(&w)) != 0)
+    return rc;
+  if ((rc = delta_buf_putc(out, '\n')) != 0)
+    return rc;
   /* row ids are assigned here, where the version (and after a lost race
    * the winner's high-water mark) is known */
-  if (!rc && req->row_tracking) rc = row_tracking_stamp(req->actions, req->actions_len, version, &hwm, out);
-  else if (!rc && req->actions_len) rc = delta_buf_append(out, req->actions, req->actions_len);
-  return rc;
+  if (req->row_tracking)
+    return row_tracking_stamp(req->actions, req->actions_len, version, &hwm, out);
+  if (req->actions_len)
+    return delta_buf_append(out, req->actions, req->actions_len);
+  return 0;
 }
 
 typedef struct {

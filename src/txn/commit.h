@@ -1,6 +1,7 @@
 /*
- * Committing a transaction: commitInfo first, then the transaction's
- * actions, put-if-absent as the next version. When another writer got that
+ * The commit engine under txn_commit (txn.h): commitInfo first, then the
+ * transaction's actions, published as the next version by the commit
+ * coordinator (coordinator.h). When another writer got that
  * version first, its commit is read and checked against what this
  * transaction did (the spec's conflict rules, as Delta Spark applies them):
  *   - metaData or protocol in the winner: conflict (our data was written

@@ -34,8 +34,8 @@
 
 typedef struct txn_ctx txn_ctx;
 
-/* A post-commit step. Its error is reported (the message stays in the
- * last error until the next hook) and otherwise ignored: the commit stands. */
+/* A post-commit step: 0 or an error code, which is cleared and otherwise
+ * ignored (the commit stands; the next hook runs). */
 typedef int (*txn_hook_fn)(txn_ctx *tx);
 
 #define TXN_MAX_HOOKS 8

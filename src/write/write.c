@@ -294,6 +294,39 @@ static int input_errno_code(int e) {
   }
 }
 
+/* Open the table and its latest snapshot (none: the write creates the
+ * table) and check the options against it. An app version committed
+ * already sets result->skipped: exactly-once, nothing is written again. */
+static int write_prologue(write_ctx *c, const char *location, delta_write_result *result) {
+  const delta_write_options *opts = c->o;
+  int rc;
+  if ((rc = delta_table_open(&c->table, location)) != 0)
+    return rc;
+  if (opts->app_id && opts->app_version < 0)
+    return delta_error_set(DELTA_EINVAL, "--app-version must be >= 0");
+  if (opts->replace_where && opts->mode != DELTA_WRITE_OVERWRITE)
+    return delta_error_set(DELTA_EINVAL, "--replace-where needs --mode overwrite");
+  rc = delta_snapshot_open(&c->snap, c->table, NULL);
+  if (rc == DELTA_ENOTFOUND) {
+    c->snap = NULL;
+    delta_error_clear();
+    return 0;
+  }
+  if (rc != 0)
+    return rc;
+  if (opts->mode == DELTA_WRITE_CREATE)
+    return delta_error_set(DELTA_EEXISTS, "table %s already exists (version %lld)", delta_table_location(c->table),
+                           (long long)c->snap->version);
+  if (opts->app_id)
+    for (int i = 0; i < c->snap->n_txns; i++)
+      if (strcmp(c->snap->txns[i].app_id, opts->app_id) == 0 && c->snap->txns[i].version >= opts->app_version) {
+        result->skipped = true;
+        result->version = c->snap->version;
+        return 0;
+      }
+  return 0;
+}
+
 /* Commit c's actions: a new table's first version or the next one of the
  * snapshot read, with a checkpoint when the version is due for one. */
 static int commit_write(write_ctx *c, const char *params, const char *metrics, const char **removed,
@@ -366,36 +399,9 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   replace_where_outcome rw = {0};
   replace_where_cdc *cdc = NULL;
   int64_t cdc_files = 0;
-  int rc = delta_table_open(&c.table, location);
-  if (rc) goto done;
-  if (opts->app_id && opts->app_version < 0) {
-    rc = delta_error_set(DELTA_EINVAL, "--app-version must be >= 0");
+  int rc;
+  if ((rc = write_prologue(&c, location, result)) != 0 || result->skipped)
     goto done;
-  }
-  if (opts->replace_where && opts->mode != DELTA_WRITE_OVERWRITE) {
-    rc = delta_error_set(DELTA_EINVAL, "--replace-where needs --mode overwrite");
-    goto done;
-  }
-  rc = delta_snapshot_open(&c.snap, c.table, NULL);
-  if (rc == DELTA_ENOTFOUND) {
-    c.snap = NULL;
-    delta_error_clear();
-    rc = 0;
-  } else if (rc) {
-    goto done;
-  } else if (opts->mode == DELTA_WRITE_CREATE) {
-    rc = delta_error_set(DELTA_EEXISTS, "table %s already exists (version %lld)", delta_table_location(c.table),
-                         (long long)c.snap->version);
-    goto done;
-  }
-  /* exactly-once: an app version already committed is not written again */
-  if (c.snap && opts->app_id)
-    for (int i = 0; i < c.snap->n_txns; i++)
-      if (strcmp(c.snap->txns[i].app_id, opts->app_id) == 0 && c.snap->txns[i].version >= opts->app_version) {
-        result->skipped = true;
-        result->version = c.snap->version;
-        goto done;
-      }
   if (data) {
     if ((rc = data->get_schema(data, &c.in_schema))) {
       rc = delta_error_set(DELTA_EIO, "input: %s", data->get_last_error(data) ? data->get_last_error(data) : "no schema");

@@ -1,4 +1,4 @@
-/* Unit test for src/write/schema_build.c: the compact schema form, Delta
+/* Unit test for src/log/schema_build.c: the compact schema form, Delta
  * JSON output, Arrow schemas in, column mapping ids, input checks/merge. */
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* Unit test for src/write/table_setup.c: the smallest protocol for what a
+/* Unit test for src/log/table_setup.c: the smallest protocol for what a
  * new table uses, property checks, and which tables deltac may write. */
 #include <string.h>
 

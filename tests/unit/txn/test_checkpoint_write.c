@@ -1,4 +1,4 @@
-/* Unit test for src/write/checkpoint_write.c: a checkpoint of a table with
+/* Unit test for src/txn/checkpoint_write.c: a checkpoint of a table with
  * adds (stats, partition values, a DV), recent and expired tombstones, txns
  * and domain metadata read back by the checkpoint reader and by replay
  * from the checkpoint alone. */

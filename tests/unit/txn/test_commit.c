@@ -1,4 +1,4 @@
-/* Unit test for the commit loop (src/write/commit.c): the conflict rules
+/* Unit test for the commit loop (src/txn/commit.c): the conflict rules
  * after a lost put-if-absent race, checked by committing "behind" another
  * writer's commit on a real table in a temporary directory. */
 #include <stdio.h>
