@@ -10,16 +10,16 @@
 #include "arrow/format_internal.h"
 #include "deltac/parquet_writer.h"
 #include "json/json.h"
+#include "log/action_write.h"
+#include "log/schema_build.h"
 #include "log/snapshot.h"
-#include "txn/log_cleanup.h"
+#include "log/table_setup.h"
 #include "storage/storage_internal.h"
+#include "txn/commit.h"
+#include "txn/log_cleanup.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
-#include "log/action_write.h"
 #include "write/column_builder.h"
-#include "txn/commit.h"
-#include "log/schema_build.h"
-#include "log/table_setup.h"
 
 #define BATCH_ROWS 8192
 

@@ -9,10 +9,10 @@
 #include "json/json_writer.h"
 #include "log/action_json.h"
 #include "log/log_files.h"
+#include "log/schema_build.h"
+#include "txn/row_tracking.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
-#include "txn/row_tracking.h"
-#include "log/schema_build.h"
 
 int64_t write_now_ms(void) {
   struct timespec ts;

@@ -7,10 +7,10 @@
 #include "deltac/error.h"
 #include "json/json.h"
 #include "json/json_writer.h"
+#include "log/action_write.h"
 #include "log/crc.h"
 #include "log/log_files.h"
 #include "storage/storage_internal.h"
-#include "log/action_write.h"
 
 enum { INNER_METADATA, INNER_PROTOCOL, INNER_TXN, INNER_DOMAIN };
 

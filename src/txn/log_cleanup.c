@@ -26,12 +26,12 @@
 #include "log/checkpoint_read.h"
 #include "log/segment.h"
 #include "log/snapshot.h"
-#include "util/alloc_internal.h"
+#include "log/table_setup.h"
 #include "storage/path.h"
 #include "storage/storage_internal.h"
-#include "util/error_internal.h"
 #include "txn/commit.h"
-#include "log/table_setup.h"
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
 
 #define MONTH_MS (30LL * 86400 * 1000)
 

@@ -7,12 +7,12 @@
 #include "json/json.h"
 #include "json/json_writer.h"
 #include "log/action_json.h"
-#include "util/error_internal.h"
-#include "log/snapshot.h"
 #include "log/action_write.h"
-#include "txn/commit.h"
 #include "log/schema_build.h"
+#include "log/snapshot.h"
 #include "log/table_setup.h"
+#include "txn/commit.h"
+#include "util/error_internal.h"
 
 bool row_tracking_supported(const delta_protocol *p) {
   for (int i = 0; i < p->n_writer_features; i++)
