@@ -16,7 +16,7 @@
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 #include "write/action_write.h"
-#include "write/column_builder.h"
+#include "log/column_builder.h"
 #include "write/commit.h"
 #include "write/schema_build.h"
 #include "write/table_setup.h"

@@ -14,7 +14,7 @@
 #include "util/error_internal.h"
 #include "write/action_write.h"
 #include "write/commit.h"
-#include "write/constraints.h"
+#include "rewrite/constraints.h"
 #include "write/table_setup.h"
 
 /* Every live row against the one constraint `kv`. */

@@ -7,7 +7,7 @@
 #include <strings.h>
 
 #include "util/error_internal.h"
-#include "write/constraints.h"
+#include "log/table_constraints.h"
 
 static bool is_bool(const char *v) { return strcasecmp(v, "true") == 0 || strcasecmp(v, "false") == 0; }
 

@@ -69,15 +69,15 @@ static void test_conflict(const char *bin, const char *dir, bool dv) {
 
 static void test_stats(void) {
   delta_buf b = DELTA_BUF_INIT;
-  CHECK_EQ_INT(dml_stats_loose("{\"numRecords\":3}", &b), 0);
+  CHECK_EQ_INT(rewrite_stats_loose("{\"numRecords\":3}", &b), 0);
   CHECK_EQ_INT(delta_buf_putc(&b, 0), 0);
   CHECK_STR((const char *)b.data, "{\"tightBounds\":false,\"numRecords\":3}");
   delta_buf_reset(&b);
-  CHECK_EQ_INT(dml_stats_loose("{\"numRecords\":3,\"tightBounds\":true}", &b), 0);
+  CHECK_EQ_INT(rewrite_stats_loose("{\"numRecords\":3,\"tightBounds\":true}", &b), 0);
   CHECK_EQ_INT(delta_buf_putc(&b, 0), 0);
   CHECK_STR((const char *)b.data, "{\"numRecords\":3,\"tightBounds\":false}");
   delta_buf_reset(&b);
-  CHECK_EQ_INT(dml_stats_loose("{}", &b), 0);
+  CHECK_EQ_INT(rewrite_stats_loose("{}", &b), 0);
   CHECK_EQ_INT(delta_buf_putc(&b, 0), 0);
   CHECK_STR((const char *)b.data, "{\"tightBounds\":false}");
   delta_buf_dispose(&b);

@@ -6,7 +6,7 @@
 #include "deltac.h"
 #include "json/json.h"
 #include "test.h"
-#include "write/column_builder.h"
+#include "log/column_builder.h"
 #include "write/schema_build.h"
 
 static int add(row_builder *rb, delta_json_doc *d, const char *json) {

@@ -10,8 +10,8 @@
 #include "json/json.h"
 #include "test.h"
 #include "util/error_internal.h"
-#include "write/column_builder.h"
-#include "write/constraints.h"
+#include "log/column_builder.h"
+#include "rewrite/constraints.h"
 #include "write/schema_build.h"
 
 /* One batch of `input_schema` rows from NDJSON-ish lines ('\n'-separated). */

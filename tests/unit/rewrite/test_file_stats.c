@@ -5,7 +5,7 @@
 
 #include "deltac.h"
 #include "test.h"
-#include "write/file_stats.h"
+#include "rewrite/file_stats.h"
 
 static delta_parquet_column_result leaf(const char *path, const char *const *parts, int n, const char *fmt) {
   delta_parquet_column_result c;
