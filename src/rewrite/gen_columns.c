@@ -18,7 +18,6 @@
 #include "log/partition_text.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
-#include "rewrite/data_write.h"
 
 bool gen_schema_has(const delta_type *schema, bool identity) {
   for (int i = 0; schema && i < schema->n_fields; i++)

@@ -1,4 +1,4 @@
-/* Unit test for src/write/column_builder.c: JSON and text values into Arrow
+/* Unit test for src/log/column_builder.c: JSON and text values into Arrow
  * arrays of every Delta type, nulls, nesting, and the errors. */
 #include <math.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Unit test for src/write/constraints.c: NOT NULL fields (top level and
+/* Unit test for src/rewrite/constraints.c: NOT NULL fields (top level and
  * nested, a null parent struct exempting its fields), NOT NULL inside
  * arrays and maps (elements, values, keys, struct fields below them; a null
  * list, map or struct exempting what it would hold; sliced batches), CHECK constraints

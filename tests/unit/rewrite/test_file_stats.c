@@ -1,4 +1,4 @@
-/* Unit test for src/write/file_stats.c: stats JSON from a Parquet write
+/* Unit test for src/rewrite/file_stats.c: stats JSON from a Parquet write
  * result (nesting of struct leaves, skipped lists, string truncation with
  * the U+10FFFF tie-breaker, timestamps in milliseconds, decimals, dates). */
 #include <string.h>
