@@ -17,7 +17,7 @@
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 #include "util/time_parse.h"
-#include "write/clustering.h"
+#include "log/clustering.h"
 
 static int cmd_info(int argc, char **argv) {
   cli_opt opts[] = {TABLE_OPTS};

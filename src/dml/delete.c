@@ -24,15 +24,16 @@
 #include "util/error_internal.h"
 #include "log/action_write.h"
 #include "txn/txn.h"
-#include "write/data_write.h"
+#include "rewrite/data_write.h"
 #include "log/table_setup.h"
+#include "txn/commit.h"
 
 typedef struct {
   delta_snapshot *s;
   const char *predicate;
   expr_node *pred;             /* bound to the stream schema */
   bool use_dv, cdf;
-  dml_writers *wr;
+  rewrite_writers *wr;
   delta_buf dv_file;           /* the commit's DV file being built */
   delta_buf dv_path;           /* its pathOrInlineDv ('u') */
   delta_buf actions;
@@ -79,7 +80,7 @@ typedef struct {
   const delta_bitmap64 *fresh;
   int64_t pos;
   data_writer *keep_w;          /* NULL: the rows that stay are not copied */
-  dml_writers *wr;              /* cdc */
+  rewrite_writers *wr;              /* cdc */
   int64_t copied;
   dml_set *set;                 /* UPDATE: the assignments; NULL for DELETE */
 } pass2_state;
@@ -114,19 +115,19 @@ static int pass2_batch(void *ctx, const struct ArrowSchema *schema, const struct
     if ((rc = arrow_filter(schema, batch, del, &gone))) goto done;
     data_writer *uw = NULL;
     if (gone.length && !(rc = dml_set_apply(st->set, &gone, &gone, &upd)) &&
-        !(rc = dml_fill_generated(st->wr, st->set, &upd, true)) && !(rc = dml_rows_updated(st->wr, &upd)) &&
-        !(rc = dml_writers_data(st->wr, &uw)))
+        !(rc = dml_fill_generated(st->wr, st->set, &upd, true)) && !(rc = rewrite_rows_updated(st->wr, &upd)) &&
+        !(rc = rewrite_writers_data(st->wr, &uw)))
       rc = data_writer_write(uw, &upd);
     if (!rc && gone.length && st->wr->cdc) {
-      rc = dml_cdc_write(st->wr, &gone, "update_preimage");
-      if (!rc) rc = dml_cdc_write(st->wr, &upd, "update_postimage");
+      rc = rewrite_cdc_write(st->wr, &gone, "update_preimage");
+      if (!rc) rc = rewrite_cdc_write(st->wr, &upd, "update_postimage");
     }
     arrow_array_release(&upd);
     arrow_array_release(&gone);
   } else if (st->wr && st->wr->cdc) {
     struct ArrowArray gone;
     if ((rc = arrow_filter(schema, batch, del, &gone))) goto done;
-    rc = dml_cdc_write(st->wr, &gone, "delete");
+    rc = rewrite_cdc_write(st->wr, &gone, "delete");
     arrow_array_release(&gone);
   }
 done:
@@ -145,7 +146,7 @@ static int delete_file(delete_ctx *c, const delta_add *a) {
   if ((rc = delta_bitmap64_new(&fresh))) goto done;
   pass1_state p1 = {old, fresh, 0, 0, c->pred};
   int64_t t0 = dml_clock_ms();
-  rc = dml_read_file(c->s, a, pass1_batch, &p1);
+  rc = rewrite_read_file(c->s, a, pass1_batch, &p1);
   c->scan_ms += dml_clock_ms() - t0;
   if (rc) goto done;
   if (p1.n_new == 0) goto done; /* untouched */
@@ -153,7 +154,7 @@ static int delete_file(delete_ctx *c, const delta_add *a) {
   int64_t live = p1.pos - (int64_t)(old ? delta_dv_bitmap_cardinality(old) : 0);
   bool whole = p1.n_new >= live;
   c->res->rows_deleted += p1.n_new;
-  if ((rc = dml_remove_action(&c->actions, a, c->now))) goto done;
+  if ((rc = rewrite_remove_action(&c->actions, a, c->now))) goto done;
   c->removed[c->n_removed++] = a->path;
   c->res->files_removed++;
   c->bytes_removed += a->size;
@@ -161,12 +162,12 @@ static int delete_file(delete_ctx *c, const delta_add *a) {
     if (a->dv.present) c->dvs_removed++;
     if (c->set || (!c->use_dv && c->cdf)) {
       pass2_state p2 = {old, fresh, 0, NULL, c->wr, 0, c->set};
-      rc = dml_read_file_tracked(c->wr, a, pass2_batch, &p2);
+      rc = rewrite_read_file_tracked(c->wr, a, pass2_batch, &p2);
     }
     goto done;
   }
   if (c->use_dv) {
-    if ((rc = dml_add_with_dv(a, old, fresh, dml_dv_inline(c->s), &c->dv_file, &c->dv_path, c->now, &c->actions)))
+    if ((rc = rewrite_add_with_dv(a, old, fresh, rewrite_dv_inline(c->s), &c->dv_file, &c->dv_path, c->now, &c->actions)))
       goto done;
     c->res->dvs_added++;
     c->bytes_readded += a->size;
@@ -174,14 +175,14 @@ static int delete_file(delete_ctx *c, const delta_add *a) {
     if (c->set) {
       /* the updated rows go to a new file */
       pass2_state p2 = {old, fresh, 0, NULL, c->wr, 0, c->set};
-      rc = dml_read_file_tracked(c->wr, a, pass2_batch, &p2);
+      rc = rewrite_read_file_tracked(c->wr, a, pass2_batch, &p2);
     }
     goto done;
   }
   /* copy-on-write */
   pass2_state p2 = {old, fresh, 0, NULL, c->cdf || c->set ? c->wr : NULL, 0, c->set};
-  if ((rc = dml_writers_data(c->wr, &p2.keep_w))) goto done;
-  rc = dml_read_file_tracked(c->wr, a, pass2_batch, &p2);
+  if ((rc = rewrite_writers_data(c->wr, &p2.keep_w))) goto done;
+  rc = rewrite_read_file_tracked(c->wr, a, pass2_batch, &p2);
   c->res->rows_copied += p2.copied;
 done:
   if (t1 >= 0) c->rewrite_ms += dml_clock_ms() - t1;
@@ -200,7 +201,7 @@ static int commit_dml(delete_ctx *c, delta_table *t, const char *where, int max_
   delta_json_writer_init(&w, &params, 0);
   delta_json_write_object_begin(&w);
   delta_json_write_key(&w, "predicate");
-  rc = dml_predicate_param(where, &w);
+  rc = log_predicate_param(where, &w);
   delta_json_write_object_end(&w);
   if (rc != 0)
     goto done;
@@ -235,7 +236,7 @@ static int commit_dml(delete_ctx *c, delta_table *t, const char *where, int max_
   rc = delta_buf_printf(&metrics,
                         ",\"numAddedBytes\":\"%lld\",\"numRemovedBytes\":\"%lld\",\"executionTimeMs\":\"%lld\","
                         "\"scanTimeMs\":\"%lld\",\"rewriteTimeMs\":\"%lld\"}",
-                        (long long)(dml_writers_bytes(c->wr) + c->bytes_readded), (long long)c->bytes_removed,
+                        (long long)(rewrite_writers_bytes(c->wr) + c->bytes_readded), (long long)c->bytes_removed,
                         (long long)(dml_clock_ms() - t_start), (long long)c->scan_ms, (long long)c->rewrite_ms);
   if (rc != 0)
     goto done;
@@ -289,11 +290,11 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
     }
     if ((rc = expr_parse(where, &c.pred)) || (rc = expr_bind(c.pred, &logical))) goto done;
   }
-  c.use_dv = !no_dv && dml_dv_enabled(c.s);
+  c.use_dv = !no_dv && rewrite_dv_enabled(c.s);
   c.cdf = table_prop_true(c.s->metadata.configuration, c.s->metadata.n_configuration, "delta.enableChangeDataFeed");
   c.now = write_now_ms();
-  if ((rc = dml_writers_new(&c.wr, c.s, c.cdf && (!c.use_dv || set_text)))) goto done;
-  if ((rc = dml_writers_track_rows(c.wr))) goto done; /* rewritten rows keep their row ids */
+  if ((rc = rewrite_writers_new(&c.wr, c.s, c.cdf && (!c.use_dv || set_text)))) goto done;
+  if ((rc = rewrite_writers_track_rows(c.wr))) goto done; /* rewritten rows keep their row ids */
   if (set_text && (rc = dml_set_new(&c.set, set_text, "--set", &c.wr->logical, &c.wr->logical, NULL, false, NULL, NULL))) goto done;
   if (c.use_dv) {
     uint8_t uuid[16];
@@ -324,8 +325,8 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
   }
   /* files first: the DV file, the rewritten data, the change data */
   int64_t t_fin = dml_clock_ms();
-  if ((rc = dml_dv_file_put(t->storage, &c.dv_path, &c.dv_file))) goto done;
-  if ((rc = dml_writers_finish(c.wr, &c.actions, &result->files_added, &result->cdc_files))) goto done;
+  if ((rc = rewrite_dv_file_put(t->storage, &c.dv_path, &c.dv_file))) goto done;
+  if ((rc = rewrite_writers_finish(c.wr, &c.actions, &result->files_added, &result->cdc_files))) goto done;
   c.rewrite_ms += dml_clock_ms() - t_fin;
 
   rc = commit_dml(&c, t, where, max_attempts, t_start);
@@ -335,7 +336,7 @@ done:
     result->rows_deleted = 0;
   }
   dml_set_free(c.set);
-  dml_writers_free(c.wr);
+  rewrite_writers_free(c.wr);
   expr_free(prune_pred);
   expr_free(c.pred);
   if (logical.release) logical.release(&logical);

@@ -55,7 +55,7 @@ typedef struct {
   int n_matched, n_insert, n_nmbs;
   bool multi_ok;               /* the only matched clause is an unconditional delete */
   bool use_dv, cdf;
-  dml_writers *wr;
+  rewrite_writers *wr;
   delta_buf dv_file, dv_path, actions;
   const char **removed;
   int64_t n_removed;
@@ -236,10 +236,10 @@ static int write_clause(merge_ctx *c, int k, const struct ArrowSchema *schema, c
   const struct ArrowArray *pre = insert ? NULL : sel.children[0];
   if ((rc = dml_set_apply(c->cl[k].set, pre, &sel, &out))) goto done;
   if ((rc = dml_fill_generated(c->wr, c->cl[k].set, &out, !insert))) goto done;
-  if ((rc = dml_rows_updated(c->wr, &out))) goto done;
-  if ((rc = dml_writers_data(c->wr, &dw)) || (rc = data_writer_write(dw, &out))) goto done;
-  if (!insert && (rc = dml_cdc_write(c->wr, pre, "update_preimage"))) goto done;
-  rc = dml_cdc_write(c->wr, &out, insert ? "insert" : "update_postimage");
+  if ((rc = rewrite_rows_updated(c->wr, &out))) goto done;
+  if ((rc = rewrite_writers_data(c->wr, &dw)) || (rc = data_writer_write(dw, &out))) goto done;
+  if (!insert && (rc = rewrite_cdc_write(c->wr, pre, "update_preimage"))) goto done;
+  rc = rewrite_cdc_write(c->wr, &out, insert ? "insert" : "update_postimage");
 done:
   arrow_array_release(&sel);
   arrow_array_release(&out);
@@ -409,7 +409,7 @@ static int merge_batch(void *ctx, const struct ArrowSchema *schema, const struct
   if (!rc && c->wr->cdc) {
     struct ArrowArray gone;
     if (!(rc = arrow_filter(schema, batch, b.del, &gone))) {
-      rc = dml_cdc_write(c->wr, &gone, "delete");
+      rc = rewrite_cdc_write(c->wr, &gone, "delete");
       arrow_array_release(&gone);
     }
   }
@@ -436,13 +436,13 @@ static int merge_file(merge_ctx *c, const delta_add *a) {
   if ((rc = delta_bitmap64_new(&fresh))) goto done;
   file_state st = {c, old, fresh, 0, false, NULL, 0, 0, 0};
   int64_t t0 = dml_clock_ms();
-  rc = dml_read_file_tracked(c->wr, a, merge_batch, &st);
+  rc = rewrite_read_file_tracked(c->wr, a, merge_batch, &st);
   c->scan_ms += dml_clock_ms() - t0;
   if (rc) goto done;
   if (st.n_changed == 0) goto done; /* untouched */
   int64_t live = st.pos - (int64_t)(old ? delta_dv_bitmap_cardinality(old) : 0);
   bool whole = st.n_changed >= live;
-  if ((rc = dml_remove_action(&c->actions, a, c->now))) goto done;
+  if ((rc = rewrite_remove_action(&c->actions, a, c->now))) goto done;
   c->removed[c->n_removed++] = a->path;
   c->res->files_removed++;
   c->bytes_removed += a->size;
@@ -452,16 +452,16 @@ static int merge_file(merge_ctx *c, const delta_add *a) {
   if (whole) {
     if (a->dv.present) c->dvs_removed++;
   } else if (c->use_dv) {
-    if ((rc = dml_add_with_dv(a, old, fresh, dml_dv_inline(c->s), &c->dv_file, &c->dv_path, c->now, &c->actions)))
+    if ((rc = rewrite_add_with_dv(a, old, fresh, rewrite_dv_inline(c->s), &c->dv_file, &c->dv_path, c->now, &c->actions)))
       goto done;
     c->res->dvs_added++;
     c->bytes_readded += a->size;
     if (a->dv.present) c->dvs_updated++;
-  } else if ((rc = dml_writers_data(c->wr, &st.keep_w))) {
+  } else if ((rc = rewrite_writers_data(c->wr, &st.keep_w))) {
     goto done;
   }
   /* pass 2 writes updated rows, change data and copied rows */
-  if (st.n_updated || c->cdf || st.keep_w) rc = dml_read_file_tracked(c->wr, a, merge_batch, &st);
+  if (st.n_updated || c->cdf || st.keep_w) rc = rewrite_read_file_tracked(c->wr, a, merge_batch, &st);
   c->res->rows_copied += st.copied;
   c->rewrite_ms += dml_clock_ms() - t0;
 done:
@@ -525,7 +525,7 @@ static int commit_merge(merge_ctx *c, delta_table *t, const delta_merge_options 
   delta_json_writer_init(&w, &params, 0);
   delta_json_write_object_begin(&w);
   delta_json_write_key(&w, "predicate");
-  int rc = dml_predicate_param(o->on, &w);
+  int rc = log_predicate_param(o->on, &w);
   delta_json_write_key(&w, "matchedPredicates");
   if (!rc) rc = predicates_param(c, DELTA_MERGE_MATCHED, &w);
   delta_json_write_key(&w, "notMatchedPredicates");
@@ -556,7 +556,7 @@ static int commit_merge(merge_ctx *c, delta_table *t, const delta_merge_options 
         /* as Spark reports them: added and removed include the replaced DVs */
         (long long)r->dvs_added, (long long)(c->dvs_removed + c->dvs_updated), (long long)c->dvs_updated,
         (long long)r->files_considered, (long long)(r->files_considered - r->files_skipped),
-        (long long)(dml_writers_bytes(c->wr) + c->bytes_readded), (long long)c->bytes_removed,
+        (long long)(rewrite_writers_bytes(c->wr) + c->bytes_readded), (long long)c->bytes_removed,
         (long long)(dml_clock_ms() - c->t_start), (long long)c->scan_ms, (long long)c->rewrite_ms);
   if (!rc) rc = delta_buf_putc(&metrics, 0);
   if (rc) goto done;
@@ -700,7 +700,7 @@ int delta_merge(const char *location, const delta_merge_options *o, delta_merge_
     goto done;
   if ((rc = dml_check_table(c.s)) != 0)
     goto done;
-  c.use_dv = !o->no_deletion_vectors && dml_dv_enabled(c.s);
+  c.use_dv = !o->no_deletion_vectors && rewrite_dv_enabled(c.s);
   c.cdf = table_prop_true(c.s->metadata.configuration, c.s->metadata.n_configuration, "delta.enableChangeDataFeed");
   c.now = write_now_ms();
   c.t_start = dml_clock_ms();
@@ -712,7 +712,7 @@ int delta_merge(const char *location, const delta_merge_options *o, delta_merge_
   if ((rc = delta_schema_to_arrow(c.s->schema, &c.old_logical))) goto done;
   c.tlogical = &c.old_logical;
   if (o->version >= 2 && o->schema_merge && (rc = evolve_schema(&c, o))) goto done;
-  if ((rc = dml_writers_new(&c.wr, c.s, c.cdf)) || (rc = dml_writers_track_rows(c.wr))) goto done;
+  if ((rc = rewrite_writers_new(&c.wr, c.s, c.cdf)) || (rc = rewrite_writers_track_rows(c.wr))) goto done;
   c.tlogical = &c.wr->logical;
   if ((rc = joined_schema(&c.j_both, &c.wr->logical, c.talias, &c.source_schema, c.salias)) ||
       (rc = joined_schema(&c.j_t, &c.wr->logical, c.talias, NULL, NULL)) ||
@@ -751,8 +751,8 @@ int delta_merge(const char *location, const delta_merge_options *o, delta_merge_
     result->version = c.s->version;
     goto done;
   }
-  if ((rc = dml_dv_file_put(t->storage, &c.dv_path, &c.dv_file))) goto done;
-  if ((rc = dml_writers_finish(c.wr, &c.actions, &result->files_added, &result->cdc_files))) goto done;
+  if ((rc = rewrite_dv_file_put(t->storage, &c.dv_path, &c.dv_file))) goto done;
+  if ((rc = rewrite_writers_finish(c.wr, &c.actions, &result->files_added, &result->cdc_files))) goto done;
   c.rewrite_ms += dml_clock_ms() - t0;
   rc = commit_merge(&c, t, o);
 done:
@@ -768,7 +768,7 @@ done:
   if (c.j_both.release) c.j_both.release(&c.j_both);
   if (c.j_t.release) c.j_t.release(&c.j_t);
   if (c.j_s.release) c.j_s.release(&c.j_s);
-  dml_writers_free(c.wr);
+  rewrite_writers_free(c.wr);
   if (c.old_logical.release) c.old_logical.release(&c.old_logical);
   if (c.old_schema) {
     delta_type_free(c.s->schema);

@@ -10,7 +10,7 @@
 #include "scan/conform.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
-#include "write/gen_columns.h"
+#include "rewrite/gen_columns.h"
 
 struct dml_set {
   int n;
@@ -137,7 +137,7 @@ int dml_set_apply(dml_set *s, const struct ArrowArray *copy, const struct ArrowA
   return rc;
 }
 
-int dml_fill_generated(dml_writers *w, const dml_set *s, struct ArrowArray *rows, bool update) {
+int dml_fill_generated(rewrite_writers *w, const dml_set *s, struct ArrowArray *rows, bool update) {
   if (!w->gen) return 0;
   bool assigned[s->n_columns + 1];
   memset(assigned, 0, sizeof assigned);

@@ -1,6 +1,7 @@
 /* Protocol versions and table features: what deltac can read. */
 #include <string.h>
 
+#include "log/features.h"
 #include "log/snapshot.h"
 #include "util/buf.h"
 #include "util/error_internal.h"
@@ -44,4 +45,22 @@ int delta_protocol_check_read(const delta_protocol *p) {
   }
   delta_buf_dispose(&missing);
   return rc;
+}
+
+static bool has_writer_feature(const delta_protocol *p, const char *name) {
+  for (int i = 0; i < p->n_writer_features; i++)
+    if (strcmp(p->writer_features[i], name) == 0) return true;
+  return false;
+}
+
+bool log_generated_enabled(const delta_protocol *p) {
+  if (!p) return false;
+  if (p->min_writer_version == 7) return has_writer_feature(p, "generatedColumns");
+  return p->min_writer_version >= 4;
+}
+
+bool log_identity_enabled(const delta_protocol *p) {
+  if (!p) return false;
+  if (p->min_writer_version == 7) return has_writer_feature(p, "identityColumns");
+  return p->min_writer_version == 6;
 }

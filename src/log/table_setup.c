@@ -7,17 +7,7 @@
 #include <strings.h>
 
 #include "util/error_internal.h"
-
-/* CHECK constraints are metaData.configuration keys "delta.constraints.<name>"
- * (the data writer's constraints.c evaluates them; here only their presence
- * matters, for the protocol). */
-#define CHECK_PREFIX "delta.constraints."
-
-static bool has_checks(const delta_kv *config, int n_config) {
-  for (int i = 0; i < n_config; i++)
-    if (strncmp(config[i].key, CHECK_PREFIX, strlen(CHECK_PREFIX)) == 0) return true;
-  return false;
-}
+#include "log/table_constraints.h"
 
 static bool is_bool(const char *v) { return strcasecmp(v, "true") == 0 || strcasecmp(v, "false") == 0; }
 
@@ -58,10 +48,10 @@ int table_check_properties(const char *const *keys, const char *const *values, i
     if (strcmp(k, "delta.enableTypeWidening") == 0 ||
         strncmp(k, "delta.enableIcebergCompat", 25) == 0)
       return delta_error_set(DELTA_EUNSUPPORTED, "property %s: deltac cannot write tables that use it yet", k);
-    if (strncmp(k, CHECK_PREFIX, strlen(CHECK_PREFIX)) == 0) {
+    if (strncmp(k, CONSTRAINT_PREFIX, strlen(CONSTRAINT_PREFIX)) == 0) {
       /* the expression is checked against the schema when the table is set up */
       known = true;
-      if (!k[strlen(CHECK_PREFIX)]) return delta_error_set(DELTA_EINVAL, "property %s: a constraint needs a name", k);
+      if (!k[strlen(CONSTRAINT_PREFIX)]) return delta_error_set(DELTA_EINVAL, "property %s: a constraint needs a name", k);
     }
     if (!known) return delta_error_set(DELTA_EINVAL, "unknown table property %s", k);
   }
@@ -124,7 +114,7 @@ int table_derive_protocol_ex(const delta_type *schema, const delta_kv *config, i
   bool ict = table_prop_true(config, n_config, "delta.enableInCommitTimestamps");
   bool ntz = uses_kind(schema, DT_TIMESTAMP_NTZ);
   bool rows = table_prop_true(config, n_config, "delta.enableRowTracking");
-  bool checks = has_checks(config, n_config);
+  bool checks = constraints_any(config, n_config);
   const char *policy = table_prop(config, n_config, "delta.checkpointPolicy");
   bool v2 = policy && strcmp(policy, "v2") == 0;
   /* writer 3 is where the checkpoint stats properties start to bind */

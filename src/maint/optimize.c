@@ -14,15 +14,18 @@
 
 #include "arrow/array.h"
 #include "arrow/filter.h"
-#include "dml/dml_internal.h"
 #include "dv/dv.h"
+#include "log/clustering.h"
+#include "log/commit_params.h"
 #include "maint/maint_internal.h"
 #include "maint/zorder.h"
+#include "rewrite/file_writers.h"
+#include "rewrite/live_rows.h"
 #include "scan/prune.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 #include "log/action_write.h"
-#include "write/clustering.h"
+#include "log/clustering.h"
 #include "log/table_setup.h"
 #include "txn/txn.h"
 
@@ -38,7 +41,7 @@ typedef struct {
   delta_snapshot *s;
   const delta_optimize_options *o;
   delta_optimize_result *res;
-  dml_writers *wr;             /* config and logical schema */
+  rewrite_writers *wr;             /* config and logical schema */
   int64_t target;
   int zcols[8];                /* indexes of the Z-order columns in the logical schema */
   delta_buf actions;
@@ -115,7 +118,7 @@ static int read_live(opt_ctx *c, const delta_add *a, rows_cb cb, void *ctx, bool
   int rc = 0;
   if (a->dv.present && (rc = delta_dv_load(c->s->table->storage, &a->dv, &dv))) return rc;
   live_state st = {dv, 0, cb, ctx, need_copy};
-  rc = dml_read_file_tracked(c->wr, a, live_batch, &st); /* rows keep their row ids */
+  rc = rewrite_read_file_tracked(c->wr, a, live_batch, &st); /* rows keep their row ids */
   delta_dv_bitmap_free(dv);
   if (rc) return rc;
   if (a->dv.present) c->res->dvs_purged++;
@@ -391,7 +394,7 @@ static int write_commit_json(opt_ctx *c, delta_buf *params, delta_buf *metrics) 
   delta_json_writer_init(&w, params, 0);
   delta_json_write_object_begin(&w);
   delta_json_write_key(&w, "predicate");
-  int rc = dml_predicate_param(o->where, &w);
+  int rc = log_predicate_param(o->where, &w);
   delta_buf z = DELTA_BUF_INIT;
   delta_json_writer zw;
   delta_json_writer_init(&zw, &z, 0);
@@ -495,8 +498,8 @@ int delta_optimize(const char *location, const delta_optimize_options *o, delta_
   int rc;
   if ((rc = txn_open(location, &so, &t, &c.s)) != 0)
     goto done;
-  if ((rc = dml_writers_new(&c.wr, c.s, false))) goto done;
-  if ((rc = dml_writers_track_rows(c.wr))) goto done;
+  if ((rc = rewrite_writers_new(&c.wr, c.s, false))) goto done;
+  if ((rc = rewrite_writers_track_rows(c.wr))) goto done;
   /* a clustered table is Z-ordered by its clustering columns, and only by them */
   if (clustering_supported(&c.s->protocol) && (rc = clustering_columns(c.s, &ccols, &n_ccols))) goto done;
   if (n_ccols) {
@@ -574,7 +577,7 @@ int delta_optimize(const char *location, const delta_optimize_options *o, delta_
     result->version = tx.version;
   txn_dispose(&tx);
 done:
-  dml_writers_free(c.wr);
+  rewrite_writers_free(c.wr);
   delta_free(ccols);
   expr_free(pred);
   delta_free(files);

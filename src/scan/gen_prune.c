@@ -9,11 +9,11 @@
 #include "arrow/array.h"
 #include "expr/expr.h"
 #include "expr/value_eval.h"
+#include "log/features.h"
+#include "log/partition_text.h"
 #include "util/alloc_internal.h"
 #include "util/buf.h"
 #include "util/error_internal.h"
-#include "write/data_write.h"
-#include "write/gen_columns.h"
 
 #define US_PER_DAY 86400000000LL
 
@@ -99,7 +99,7 @@ static int value_for(const char *expr, const char *src, const char *fmt, const e
   if (!rc) rc = vexpr_eval(e, &batch, &r);
   bool is_null = true;
   delta_buf text = DELTA_BUF_INIT;
-  if (!rc) rc = partition_value_text(target_fmt, &r, 0, &text, &is_null);
+  if (!rc) rc = log_partition_value_text(target_fmt, &r, 0, &text, &is_null);
   if (!rc && (is_null || !text.len)) rc = -1;
   if (!rc) {
     const char *t = (const char *)text.data;
@@ -174,7 +174,7 @@ int gen_prune_filter(const delta_snapshot *snap, const char *filter, char **out)
     const delta_field *f = delta_schema_find(snap->schema, snap->metadata.partition_columns[p]);
     any = f && f->generation_expression;
   }
-  if (!any || !gen_generated_enabled(&snap->protocol)) return 0;
+  if (!any || !log_generated_enabled(&snap->protocol)) return 0;
   expr_node *e = NULL;
   struct ArrowSchema logical = {0};
   delta_buf extra = DELTA_BUF_INIT;

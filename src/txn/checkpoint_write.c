@@ -19,7 +19,11 @@
 #include "txn/log_cleanup.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
-#include "write/column_builder.h"
+#include "log/column_builder.h"
+#include "log/action_write.h"
+#include "txn/commit.h"
+#include "log/schema_build.h"
+#include "log/table_setup.h"
 
 #define BATCH_ROWS 8192
 

@@ -14,8 +14,9 @@
 #include "util/error_internal.h"
 #include "log/action_write.h"
 #include "txn/txn.h"
-#include "write/constraints.h"
+#include "rewrite/constraints.h"
 #include "log/table_setup.h"
+#include "txn/commit.h"
 
 /* Every live row against the one constraint `kv`. */
 static int check_rows(delta_snapshot *s, const delta_kv *kv) {

@@ -10,7 +10,7 @@
 #include "json/json.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
-#include "write/column_builder.h"
+#include "log/column_builder.h"
 #include "log/schema_build.h"
 
 typedef struct {

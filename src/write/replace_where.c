@@ -5,8 +5,9 @@
 
 #include "arrow/array.h"
 #include "arrow/filter.h"
-#include "dml/dml_internal.h"
 #include "log/snapshot.h"
+#include "rewrite/file_writers.h"
+#include "rewrite/live_rows.h"
 #include "scan/prune.h"
 #include "scan/scan_internal.h"
 #include "util/alloc_internal.h"
@@ -26,52 +27,38 @@ int replace_where_check(const expr_node *e, const struct ArrowArray *batch, cons
   return rc;
 }
 
-/* The change data writers of DML (dml_internal.h): `deletes` takes rows of
- * the table's logical schema, `inserts` rows of the input's. */
+/* The change data writers of a rewrite (rewrite/file_writers.h):
+ * `deletes` takes rows of the table's logical schema, `inserts` rows of
+ * the input's. */
 struct replace_where_cdc {
-  dml_writers *deletes;
-  dml_writers inserts;  /* only .cdc is used */
-  struct ArrowSchema insert_input;
+  rewrite_writers *deletes;
+  rewrite_writers *inserts;
 };
 
 int replace_where_cdc_new(replace_where_cdc **out, delta_snapshot *s, const struct ArrowSchema *input) {
   replace_where_cdc *c = *out = delta_calloc(1, sizeof *c);
   if (!c) return DELTA_NOMEM();
-  int rc = dml_writers_new(&c->deletes, s, true);
-  if (rc || !input) return rc;
-  rc = arrow_schema_new(&c->insert_input, "+s", "", 0, (int)input->n_children + 1);
-  for (int64_t i = 0; !rc && i < input->n_children; i++) {
-    arrow_schema_release(c->insert_input.children[i]);
-    rc = arrow_schema_copy(c->insert_input.children[i], input->children[i]);
-  }
-  if (!rc) {
-    struct ArrowSchema *ct = c->insert_input.children[input->n_children];
-    arrow_schema_release(ct);
-    rc = arrow_schema_new(ct, "u", "_change_type", 2, 0);
-  }
-  if (rc) return rc;
-  data_write_config cc = c->deletes->cfg;
-  cc.storage = c->deletes->cdc_storage;
-  cc.schema = c->deletes->cdc_schema;
-  return data_writer_new(&c->inserts.cdc, &cc, &c->insert_input);
+  int rc;
+  if ((rc = rewrite_writers_new(&c->deletes, s, true)) != 0 || !input) return rc;
+  return rewrite_writers_new_cdc(&c->inserts, s, input);
 }
 
 int replace_where_cdc_insert(replace_where_cdc *c, const struct ArrowArray *batch) {
-  return dml_cdc_write(&c->inserts, batch, "insert");
+  return c->inserts ? rewrite_cdc_write(c->inserts, batch, "insert") : 0;
 }
 
 int replace_where_cdc_finish(replace_where_cdc *c, delta_buf *actions, int64_t *n_files) {
   int64_t ignored = 0;
+  int rc;
   *n_files = 0;
-  int rc = dml_writers_finish(c->deletes, actions, &ignored, n_files);
-  return rc ? rc : dml_writers_finish(&c->inserts, actions, &ignored, n_files);
+  if ((rc = rewrite_writers_finish(c->deletes, actions, &ignored, n_files)) != 0) return rc;
+  return c->inserts ? rewrite_writers_finish(c->inserts, actions, &ignored, n_files) : 0;
 }
 
 void replace_where_cdc_free(replace_where_cdc *c) {
   if (!c) return;
-  dml_writers_free(c->deletes);
-  data_writer_free(c->inserts.cdc);
-  if (c->insert_input.release) c->insert_input.release(&c->insert_input);
+  rewrite_writers_free(c->deletes);
+  rewrite_writers_free(c->inserts);
   delta_free(c);
 }
 
@@ -98,7 +85,7 @@ static int split_batch(void *ctx, const struct ArrowSchema *schema, const struct
   if (c->dw && c->cdc && m > 0) {
     struct ArrowArray gone;
     if ((rc = arrow_filter(schema, batch, keep, &gone))) return rc;
-    rc = dml_cdc_write(c->cdc->deletes, &gone, "delete");
+    rc = rewrite_cdc_write(c->cdc->deletes, &gone, "delete");
     gone.release(&gone);
     if (rc) return rc;
   }
@@ -122,7 +109,7 @@ static int split_batch(void *ctx, const struct ArrowSchema *schema, const struct
 static int split_file(delta_snapshot *s, const delta_add *a, const char *predicate, data_writer **dw,
                       const data_write_config *cfg, replace_where_cdc *cdc, int64_t *matched, int64_t *kept) {
   split_ctx c = {predicate, NULL, NULL, dw, cfg, cdc, matched, kept};
-  int rc = dml_read_live_rows(s, a, split_batch, &c);
+  int rc = rewrite_read_live_rows(s, a, split_batch, &c);
   delta_free(c.keep);
   expr_free(c.e);
   return rc;

@@ -12,7 +12,7 @@
 #include "deltac/table.h"
 #include "expr/expr.h"
 #include "util/buf.h"
-#include "write/data_write.h"
+#include "rewrite/data_write.h"
 
 /* DELTA_EINVAL naming the first row of `batch` (bound schema of `e`) that
  * does not match. */

@@ -21,12 +21,14 @@
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 #include "log/action_write.h"
-#include "write/clustering.h"
+#include "log/clustering.h"
 #include "txn/hooks.h"
 #include "txn/txn.h"
-#include "write/constraints.h"
-#include "write/data_write.h"
-#include "write/gen_columns.h"
+#include "rewrite/constraints.h"
+#include "rewrite/data_write.h"
+#include "rewrite/gen_columns.h"
+#include "txn/checkpoint_write.h"
+#include "txn/commit.h"
 #include "write/replace_where.h"
 #include "txn/row_tracking.h"
 #include "log/schema_build.h"
@@ -432,8 +434,8 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
       goto done;
     }
     /* the change rows are the input's, before generated and identity columns are filled */
-    if ((gen_generated_enabled(&c.protocol) && gen_schema_has(c.schema, false)) ||
-        (gen_identity_enabled(&c.protocol) && gen_schema_has(c.schema, true))) {
+    if ((log_generated_enabled(&c.protocol) && gen_schema_has(c.schema, false)) ||
+        (log_identity_enabled(&c.protocol) && gen_schema_has(c.schema, true))) {
       rc = delta_error_set(DELTA_EUNSUPPORTED, "--replace-where on a change-data-feed table with generated or "
                            "identity columns is not supported yet");
       goto done;

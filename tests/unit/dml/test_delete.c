@@ -1,7 +1,8 @@
 /* Unit test for src/dml/delete.c through the C API: a delete that read an
  * old snapshot and rewrites a file a concurrent delete removed is a
  * conflict, nothing of it becomes visible; deletes of untouched files
- * after a concurrent append commit; the stats of a file with a new DV. */
+ * after a concurrent append commit. (The stats of a file with a new DV:
+ * tests/unit/rewrite/test_dv_update.c.) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,24 +68,7 @@ static void test_conflict(const char *bin, const char *dir, bool dv) {
   CHECK_EQ_INT(delta_delete(tbl, &o, &r), DELTA_EINVAL);
 }
 
-static void test_stats(void) {
-  delta_buf b = DELTA_BUF_INIT;
-  CHECK_EQ_INT(dml_stats_loose("{\"numRecords\":3}", &b), 0);
-  CHECK_EQ_INT(delta_buf_putc(&b, 0), 0);
-  CHECK_STR((const char *)b.data, "{\"tightBounds\":false,\"numRecords\":3}");
-  delta_buf_reset(&b);
-  CHECK_EQ_INT(dml_stats_loose("{\"numRecords\":3,\"tightBounds\":true}", &b), 0);
-  CHECK_EQ_INT(delta_buf_putc(&b, 0), 0);
-  CHECK_STR((const char *)b.data, "{\"numRecords\":3,\"tightBounds\":false}");
-  delta_buf_reset(&b);
-  CHECK_EQ_INT(dml_stats_loose("{}", &b), 0);
-  CHECK_EQ_INT(delta_buf_putc(&b, 0), 0);
-  CHECK_STR((const char *)b.data, "{\"tightBounds\":false}");
-  delta_buf_dispose(&b);
-}
-
 int main(void) {
-  test_stats();
   const char *bin = getenv("DELTAC_BIN");
   if (!bin || access(bin, X_OK) != 0) {
     printf("skipped: DELTAC_BIN not set\n");

@@ -11,7 +11,7 @@
 #include "test.h"
 #include "util/alloc_internal.h"
 #include "util/buf.h"
-#include "write/data_write.h"
+#include "log/partition_text.h"
 #include "write/input_text.h"
 
 static struct ArrowSchema schema;
@@ -35,7 +35,7 @@ static void eval(const char *text, const char *fmt, char *out, size_t cap) {
     bool is_null;
     if (i) delta_buf_putc(&b, '|');
     size_t at = b.len;
-    partition_value_text(fmt, &a, i, &b, &is_null);
+    log_partition_value_text(fmt, &a, i, &b, &is_null);
     if (is_null) {
       b.len = at;
       delta_buf_puts(&b, "NULL");

@@ -1,5 +1,5 @@
 /* Generated and identity columns on the write path; see gen_columns.h. */
-#include "write/gen_columns.h"
+#include "rewrite/gen_columns.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,27 +14,10 @@
 #include "expr/value_eval.h"
 #include "json/json.h"
 #include "json/json_writer.h"
+#include "log/features.h"
+#include "log/partition_text.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
-#include "write/data_write.h"
-
-static bool has_feature(const delta_protocol *p, const char *name) {
-  for (int i = 0; i < p->n_writer_features; i++)
-    if (strcmp(p->writer_features[i], name) == 0) return true;
-  return false;
-}
-
-bool gen_generated_enabled(const delta_protocol *p) {
-  if (!p) return false;
-  if (p->min_writer_version == 7) return has_feature(p, "generatedColumns");
-  return p->min_writer_version >= 4;
-}
-
-bool gen_identity_enabled(const delta_protocol *p) {
-  if (!p) return false;
-  if (p->min_writer_version == 7) return has_feature(p, "identityColumns");
-  return p->min_writer_version == 6;
-}
 
 bool gen_schema_has(const delta_type *schema, bool identity) {
   for (int i = 0; schema && i < schema->n_fields; i++)
@@ -178,8 +161,8 @@ int gen_columns_new(gen_columns **out, const delta_type *schema, const delta_pro
                     const struct ArrowSchema *input, struct ArrowSchema *effective) {
   *out = NULL;
   memset(effective, 0, sizeof *effective);
-  bool gen_on = gen_generated_enabled(protocol) && gen_schema_has(schema, false);
-  bool id_on = gen_identity_enabled(protocol) && gen_schema_has(schema, true);
+  bool gen_on = log_generated_enabled(protocol) && gen_schema_has(schema, false);
+  bool id_on = log_identity_enabled(protocol) && gen_schema_has(schema, true);
   if (!gen_on && !id_on) return arrow_schema_copy(effective, input);
   gen_columns *g = delta_calloc(1, sizeof *g);
   struct ArrowSchema table;
@@ -295,7 +278,7 @@ static int null_width(const char *f) {
 static void value_text(const char *fmt, const struct ArrowArray *a, int64_t i, char *buf, size_t cap) {
   delta_buf b = DELTA_BUF_INIT;
   bool is_null = false;
-  if (partition_value_text(fmt, a, i, &b, &is_null) != 0) {
+  if (log_partition_value_text(fmt, a, i, &b, &is_null) != 0) {
     delta_error_clear();
     snprintf(buf, cap, "?");
   } else if (is_null) {

@@ -9,7 +9,7 @@
 #include "deltac/error.h"
 #include "test.h"
 #include "util/alloc_internal.h"
-#include "write/gen_columns.h"
+#include "rewrite/gen_columns.h"
 #include "write/input_text.h"
 #include "log/schema_build.h"
 
@@ -31,9 +31,9 @@ int main(void) {
   delta_protocol p4 = {1, 4, NULL, 0, false, NULL, 0, false}, p6 = {1, 6, NULL, 0, false, NULL, 0, false},
                  p2 = {1, 2, NULL, 0, false, NULL, 0, false}, p7g = {3, 7, NULL, 0, true, gf, 1, true},
                  p7i = {3, 7, NULL, 0, true, idf, 1, true};
-  CHECK(gen_generated_enabled(&p4) && gen_generated_enabled(&p6) && !gen_generated_enabled(&p2));
-  CHECK(gen_generated_enabled(&p7g) && !gen_generated_enabled(&p7i) && !gen_generated_enabled(NULL));
-  CHECK(gen_identity_enabled(&p6) && !gen_identity_enabled(&p4) && gen_identity_enabled(&p7i) && !gen_identity_enabled(&p7g));
+  CHECK(log_generated_enabled(&p4) && log_generated_enabled(&p6) && !log_generated_enabled(&p2));
+  CHECK(log_generated_enabled(&p7g) && !log_generated_enabled(&p7i) && !log_generated_enabled(NULL));
+  CHECK(log_identity_enabled(&p6) && !log_identity_enabled(&p4) && log_identity_enabled(&p7i) && !log_identity_enabled(&p7g));
 
   delta_type *t = NULL;
   CHECK_EQ_INT(schema_parse_text(

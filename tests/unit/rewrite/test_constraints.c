@@ -1,4 +1,4 @@
-/* Unit test for src/write/constraints.c: NOT NULL fields (top level and
+/* Unit test for src/rewrite/constraints.c: NOT NULL fields (top level and
  * nested, a null parent struct exempting its fields), NOT NULL inside
  * arrays and maps (elements, values, keys, struct fields below them; a null
  * list, map or struct exempting what it would hold; sliced batches), CHECK constraints
@@ -10,8 +10,8 @@
 #include "json/json.h"
 #include "test.h"
 #include "util/error_internal.h"
-#include "write/column_builder.h"
-#include "write/constraints.h"
+#include "log/column_builder.h"
+#include "rewrite/constraints.h"
 #include "log/schema_build.h"
 
 /* One batch of `input_schema` rows from NDJSON-ish lines ('\n'-separated). */

@@ -1,5 +1,5 @@
 /* Clustering columns; see clustering.h. */
-#include "write/clustering.h"
+#include "log/clustering.h"
 
 #include <string.h>
 #include <strings.h>

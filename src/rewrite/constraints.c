@@ -1,5 +1,5 @@
 /* NOT NULL and CHECK constraints of writes; see constraints.h. */
-#include "write/constraints.h"
+#include "rewrite/constraints.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,12 +50,6 @@ struct write_constraints {
   uint8_t *keep;
   int64_t cap_keep;
 };
-
-bool constraints_any(const delta_kv *config, int n_config) {
-  for (int i = 0; i < n_config; i++)
-    if (strncmp(config[i].key, CONSTRAINT_PREFIX, strlen(CONSTRAINT_PREFIX)) == 0) return true;
-  return false;
-}
 
 static int find_input(const struct ArrowSchema *s, const char *name) {
   for (int64_t i = 0; i < s->n_children; i++)

@@ -1,5 +1,5 @@
 /* Arrow columns built value by value from JSON or text; see column_builder.h. */
-#include "write/column_builder.h"
+#include "log/column_builder.h"
 
 #include <ctype.h>
 #include <errno.h>

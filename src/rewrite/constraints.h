@@ -17,16 +17,15 @@
  * null is not violated (there is nothing there). A constraint naming a
  * column the input lacks sees NULL there.
  */
-#ifndef DELTAC_WRITE_CONSTRAINTS_H
-#define DELTAC_WRITE_CONSTRAINTS_H
+#ifndef DELTAC_REWRITE_CONSTRAINTS_H
+#define DELTAC_REWRITE_CONSTRAINTS_H
 
 #include <stdbool.h>
 
 #include "deltac/arrow_abi.h"
 #include "log/actions.h"
+#include "log/table_constraints.h"
 #include "log/table_schema.h"
-
-#define CONSTRAINT_PREFIX "delta.constraints."
 
 typedef struct write_constraints write_constraints;
 
@@ -39,9 +38,6 @@ int constraints_new(write_constraints **out, const delta_type *schema, const del
 /* 0, or DELTA_EINVAL naming the constraint and the first row violating it. */
 int constraints_check(write_constraints *c, const struct ArrowArray *batch);
 void constraints_free(write_constraints *c);
-
-/* Whether a configuration has CHECK constraints. */
-bool constraints_any(const delta_kv *config, int n_config);
 
 /* Check that a constraint's expression parses and binds to the table's
  * schema (for new tables and `constraint add`). */

@@ -1,5 +1,5 @@
 /* Data files of a write; see data_write.h. */
-#include "write/data_write.h"
+#include "rewrite/data_write.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -8,16 +8,16 @@
 
 #include "arrow/array.h"
 #include "arrow/filter.h"
-#include "arrow/format_internal.h"
 #include "json/json_writer.h"
 #include "storage/path.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
+#include "log/partition_text.h"
 #include "log/snapshot.h"
-#include "write/constraints.h"
-#include "write/file_out.h"
-#include "write/file_stats.h"
-#include "write/gen_columns.h"
+#include "rewrite/constraints.h"
+#include "rewrite/file_out.h"
+#include "rewrite/file_stats.h"
+#include "rewrite/gen_columns.h"
 #include "log/schema_build.h"
 
 #define DEFAULT_TARGET ((int64_t)128 << 20)
@@ -55,46 +55,6 @@ static int64_t now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int partition_value_text(const char *f, const struct ArrowArray *a, int64_t i, delta_buf *out, bool *is_null) {
-  *is_null = !arrow_is_valid(a, i);
-  if (*is_null) return 0;
-  int64_t k = a->offset + i;
-  const void *v = a->buffers[1];
-  switch (f[0]) {
-  case 'u': case 'z': {
-    const int32_t *o = v;
-    return delta_buf_append(out, (const char *)a->buffers[2] + o[k], (size_t)(o[k + 1] - o[k]));
-  }
-  case 'U': case 'Z': {
-    const int64_t *o = v;
-    return delta_buf_append(out, (const char *)a->buffers[2] + o[k], (size_t)(o[k + 1] - o[k]));
-  }
-  case 'b': return delta_buf_puts(out, arrow_bit_get(v, k) ? "true" : "false");
-  case 'c': return delta_buf_printf(out, "%d", ((const int8_t *)v)[k]);
-  case 's': return delta_buf_printf(out, "%d", ((const int16_t *)v)[k]);
-  case 'i': return delta_buf_printf(out, "%d", ((const int32_t *)v)[k]);
-  case 'l': return delta_buf_printf(out, "%lld", (long long)((const int64_t *)v)[k]);
-  case 'f': return fmt_double(out, ((const float *)v)[k], true);
-  case 'g': return fmt_double(out, ((const double *)v)[k], false);
-  case 'd': {
-    int p = 0, s = 0;
-    sscanf(f, "d:%d,%d", &p, &s);
-    return fmt_decimal(out, (const uint8_t *)v + 16 * k, 16, s);
-  }
-  case 't':
-    if (strcmp(f, "tdD") == 0) return fmt_date(out, ((const int32_t *)v)[k], false);
-    if (strncmp(f, "tsu:", 4) == 0) {
-      size_t at = out->len;
-      int rc = fmt_timestamp(out, ((const int64_t *)v)[k], 'u', f[4] != 0, false);
-      /* timestamp_ntz the way Spark writes it: a space, no zone */
-      if (!rc && !f[4]) out->data[at + 10] = ' ';
-      return rc;
-    }
-    break;
-  }
-  return delta_error_set(DELTA_EUNSUPPORTED, "cannot partition on a column of Arrow type %s", f);
 }
 
 static bool partitionable(delta_type_kind k) {
@@ -371,7 +331,7 @@ static int find_part(data_writer *dw, const struct ArrowArray *batch, int64_t ro
     delta_buf_reset(&v);
     if (dw->input_of_field[f] >= 0) {
       int c = dw->input_of_field[f];
-      rc = partition_value_text(dw->input.children[c]->format, batch->children[c], batch->offset + row, &v, &is_null);
+      rc = log_partition_value_text(dw->input.children[c]->format, batch->children[c], batch->offset + row, &v, &is_null);
     }
     if (rc) break;
     delta_json_write_key(&w, pn);
@@ -502,7 +462,7 @@ int data_writer_write(data_writer *dw, const struct ArrowArray *batch) {
     for (int p = 0; p < dw->cfg.n_partition_columns && !rc; p++) {
       int f = dw->part_fields[p], c = dw->input_of_field[f];
       bool is_null = true;
-      if (c >= 0) rc = partition_value_text(dw->input.children[c]->format, batch->children[c], batch->offset + r,
+      if (c >= 0) rc = log_partition_value_text(dw->input.children[c]->format, batch->children[c], batch->offset + r,
                                             &dw->tmp, &is_null);
       if (!rc) rc = delta_buf_putc(&dw->tmp, is_null ? '\2' : '\1');
     }

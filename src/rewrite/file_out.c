@@ -1,5 +1,5 @@
 /* Data files written straight to local disk or put whole; see file_out.h. */
-#include "write/file_out.h"
+#include "rewrite/file_out.h"
 
 #include <errno.h>
 #include <fcntl.h>

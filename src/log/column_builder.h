@@ -5,8 +5,8 @@
  * same Delta type, so a batch built here can go straight to the Parquet
  * writer with that schema.
  */
-#ifndef DELTAC_WRITE_COLUMN_BUILDER_H
-#define DELTAC_WRITE_COLUMN_BUILDER_H
+#ifndef DELTAC_LOG_COLUMN_BUILDER_H
+#define DELTAC_LOG_COLUMN_BUILDER_H
 
 #include <stdbool.h>
 #include <stddef.h>

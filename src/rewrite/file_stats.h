@@ -7,8 +7,8 @@
  * timestamps truncated to milliseconds, no min/max for booleans, binary,
  * non-finite floats, or anything inside lists and maps.
  */
-#ifndef DELTAC_WRITE_FILE_STATS_H
-#define DELTAC_WRITE_FILE_STATS_H
+#ifndef DELTAC_REWRITE_FILE_STATS_H
+#define DELTAC_REWRITE_FILE_STATS_H
 
 #include "deltac/parquet_writer.h"
 #include "util/buf.h"

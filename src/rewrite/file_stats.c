@@ -1,5 +1,5 @@
 /* Per-file statistics JSON; see file_stats.h. */
-#include "write/file_stats.h"
+#include "rewrite/file_stats.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -8,8 +8,8 @@
  * no reader looks at it). Elsewhere the file is built in memory and put
  * whole. Either way no reader sees half a file under a name the log uses.
  */
-#ifndef DELTAC_WRITE_FILE_OUT_H
-#define DELTAC_WRITE_FILE_OUT_H
+#ifndef DELTAC_REWRITE_FILE_OUT_H
+#define DELTAC_REWRITE_FILE_OUT_H
 
 #include <stdbool.h>
 #include <stdint.h>

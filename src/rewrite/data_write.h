@@ -10,8 +10,8 @@
  * storage renamed from a hidden temporary, elsewhere put whole: file_out.h);
  * data_writer_finish makes them durable before the caller commits.
  */
-#ifndef DELTAC_WRITE_DATA_WRITE_H
-#define DELTAC_WRITE_DATA_WRITE_H
+#ifndef DELTAC_REWRITE_DATA_WRITE_H
+#define DELTAC_REWRITE_DATA_WRITE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -68,9 +68,5 @@ int data_writer_update_schema(const data_writer *dw, delta_type *schema, bool *c
 int64_t data_writer_files(const data_writer *dw);
 int64_t data_writer_rows(const data_writer *dw);
 int64_t data_writer_bytes(const data_writer *dw);
-
-/* The partitionValues text of value i of array `a` (Arrow format `fmt`):
- * *is_null set for nulls. Appends to out. */
-int partition_value_text(const char *fmt, const struct ArrowArray *a, int64_t i, delta_buf *out, bool *is_null);
 
 #endif

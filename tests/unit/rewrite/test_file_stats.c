@@ -1,11 +1,11 @@
-/* Unit test for src/write/file_stats.c: stats JSON from a Parquet write
+/* Unit test for src/rewrite/file_stats.c: stats JSON from a Parquet write
  * result (nesting of struct leaves, skipped lists, string truncation with
  * the U+10FFFF tie-breaker, timestamps in milliseconds, decimals, dates). */
 #include <string.h>
 
 #include "deltac.h"
 #include "test.h"
-#include "write/file_stats.h"
+#include "rewrite/file_stats.h"
 
 static delta_parquet_column_result leaf(const char *path, const char *const *parts, int n, const char *fmt) {
   delta_parquet_column_result c;

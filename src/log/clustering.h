@@ -10,8 +10,8 @@
  * `delta.liquid` ([{"physicalName":["id"]}]); deltac reads its columns for
  * `info` but does not write such tables (neither does open-source Spark).
  */
-#ifndef DELTAC_WRITE_CLUSTERING_H
-#define DELTAC_WRITE_CLUSTERING_H
+#ifndef DELTAC_LOG_CLUSTERING_H
+#define DELTAC_LOG_CLUSTERING_H
 
 #include <stdbool.h>
 

@@ -17,21 +17,16 @@
  * identity values already in a row are kept, and an assignment list says
  * which columns the user gave (gen_columns_apply).
  */
-#ifndef DELTAC_WRITE_GEN_COLUMNS_H
-#define DELTAC_WRITE_GEN_COLUMNS_H
+#ifndef DELTAC_REWRITE_GEN_COLUMNS_H
+#define DELTAC_REWRITE_GEN_COLUMNS_H
 
 #include <stdbool.h>
 
 #include "deltac/arrow_abi.h"
 #include "log/actions.h"
+#include "log/features.h"
 #include "log/table_schema.h"
 
-/* Whether the protocol turns the features on: generated columns at writer
- * versions 4 to 6 or the generatedColumns feature; identity columns at
- * writer version 6 or the identityColumns feature. Field metadata of a
- * feature that is off means nothing. */
-bool gen_generated_enabled(const delta_protocol *p);
-bool gen_identity_enabled(const delta_protocol *p);
 /* Whether the schema has a top-level generated (identity) column. */
 bool gen_schema_has(const delta_type *schema, bool identity);
 

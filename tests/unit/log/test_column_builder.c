@@ -1,4 +1,4 @@
-/* Unit test for src/write/column_builder.c: JSON and text values into Arrow
+/* Unit test for src/log/column_builder.c: JSON and text values into Arrow
  * arrays of every Delta type, nulls, nesting, and the errors. */
 #include <math.h>
 #include <string.h>
@@ -6,7 +6,7 @@
 #include "deltac.h"
 #include "json/json.h"
 #include "test.h"
-#include "write/column_builder.h"
+#include "log/column_builder.h"
 #include "log/schema_build.h"
 
 static int add(row_builder *rb, delta_json_doc *d, const char *json) {
