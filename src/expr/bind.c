@@ -1,10 +1,11 @@
-/* Binding: columns resolved against a schema, literals typed by the
- * column they are compared with. */
+/* Binding a predicate: columns resolved against a schema, literals typed
+ * by the column (or value expression) they are compared with; value
+ * expressions among the operands are typed by bind_value.c. */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-#include "expr/expr.h"
+#include "expr/expr_internal.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 
@@ -16,36 +17,56 @@ static int find_child(const struct ArrowSchema *s, const char *name) {
   return -1;
 }
 
-static int column_name(const expr_node *c, delta_buf *b) {
-  for (int i = 0; i < c->depth; i++)
-    if ((i && delta_buf_putc(b, '.')) || delta_buf_puts(b, c->path[i])) return DELTA_NOMEM();
-  return delta_buf_putc(b, '\0');
-}
-
-static int bind_column(expr_node *c, const struct ArrowSchema *schema) {
+int expr_resolve_column(expr_node *c, const struct ArrowSchema *schema, bool value_msgs) {
+  delta_buf b = DELTA_BUF_INIT;
+  int rc = 0;
   delta_free(c->child_index);
-  c->child_index = delta_calloc((size_t)c->depth, sizeof *c->child_index);
+  c->child_index = delta_calloc((size_t)c->depth + 1, sizeof *c->child_index);
   if (!c->child_index) return DELTA_NOMEM();
   const struct ArrowSchema *s = schema;
   for (int d = 0; d < c->depth; d++) {
-    int k = s->format[0] == '+' && s->format[1] == 's' ? find_child(s, c->path[d]) : -1;
-    if (k < 0) {
-      delta_buf b = DELTA_BUF_INIT;
-      int rc = column_name(c, &b);
-      if (!rc) {
-        rc = d == 0 ? delta_error_set(DELTA_EINVAL, "filter: no column named %s", (const char *)b.data)
-                    : delta_error_set(DELTA_EINVAL, "filter: %s has no field %s", (const char *)b.data, c->path[d]);
-      }
-      delta_buf_dispose(&b);
-      return rc;
+    bool is_struct = s->format[0] == '+' && s->format[1] == 's' && s->format[2] == '\0';
+    int k = is_struct ? find_child(s, c->path[d]) : -1;
+    if (k >= 0) {
+      c->child_index[d] = k;
+      s = s->children[k];
+      continue;
     }
-    c->child_index[d] = k;
-    s = s->children[k];
+    if ((rc = expr_column_name(c, &b)) != 0) goto done;
+    if (value_msgs && !is_struct)
+      rc = delta_error_set(DELTA_EINVAL, "expression: %s: %s is not a struct", (const char *)b.data, c->path[d - 1]);
+    else if (value_msgs)
+      rc = delta_error_set(DELTA_EINVAL, "expression: no column named %s", (const char *)b.data);
+    else if (d == 0)
+      rc = delta_error_set(DELTA_EINVAL, "filter: no column named %s", (const char *)b.data);
+    else
+      rc = delta_error_set(DELTA_EINVAL, "filter: %s has no field %s", (const char *)b.data, c->path[d]);
+    goto done;
   }
   c->format = s->format;
-  c->type = value_type_of_arrow(s->format, NULL, &c->scale);
+  c->schema = s;
+done:
+  delta_buf_dispose(&b);
+  return rc;
+}
+
+static int bind_column(expr_node *c, const struct ArrowSchema *schema) {
+  int rc = expr_resolve_column(c, schema, false);
+  if (rc) return rc;
+  c->type = value_type_of_arrow(c->format, NULL, &c->scale);
   return 0;
 }
+
+/* How a message names an operand: a column by its name, anything else as
+ * its text. */
+static int operand_name(const expr_node *c, delta_buf *b) {
+  if (c->kind == EX_COLUMN) return expr_column_name(c, b);
+  if (expr_to_text(c, b) || delta_buf_putc(b, '\0')) return DELTA_NOMEM();
+  return 0;
+}
+
+/* A value expression (not a column, literal or predicate). */
+static bool is_value(const expr_node *e) { return e->kind >= EX_ARITH; }
 
 /* A number literal's own type: an integer when it is one, an exact
  * decimal when it has a point, a double with an exponent. */
@@ -72,6 +93,7 @@ static int literal_self(expr_node *l) {
   case LIT_DATE: rc = value_parse(VT_DATE, 0, l->text, l->text_len, &l->value); break;
   case LIT_TIMESTAMP: rc = value_parse(VT_TIMESTAMP, 0, l->text, l->text_len, &l->value); break;
   case LIT_TIMESTAMP_NTZ: rc = value_parse(VT_TIMESTAMP_NTZ, 0, l->text, l->text_len, &l->value); break;
+  case LIT_INTERVAL: return expr_interval_misuse();
   }
   if (rc) return delta_error_set(DELTA_EINVAL, "filter: '%s' is not a valid %s literal", l->text,
                                  l->lit == LIT_DATE ? "DATE" : l->lit == LIT_BOOL ? "boolean" : "TIMESTAMP");
@@ -104,7 +126,7 @@ done:
   return rc;
 bad:;
   delta_buf b = DELTA_BUF_INIT;
-  rc = column_name(col, &b);
+  rc = operand_name(col, &b);
   if (!rc) rc = delta_error_set(DELTA_EINVAL, "filter: '%s' is not a valid %s for column %s", l->text,
                                 value_type_name(t), (const char *)b.data);
   delta_buf_dispose(&b);
@@ -114,9 +136,10 @@ bad:;
 static bool comparable_type(value_type t) { return t != VT_STRUCT && t != VT_OTHER; }
 
 static int type_error(const expr_node *a, const expr_node *b) {
-  const expr_node *c = a->kind == EX_COLUMN ? a : b;
+  const expr_node *c = a->kind == EX_COLUMN ? a : b->kind == EX_COLUMN ? b : is_value(a) ? a : b;
   delta_buf n = DELTA_BUF_INIT;
-  int rc = c->kind == EX_COLUMN ? column_name(c, &n) : delta_buf_puts(&n, "a literal") || delta_buf_putc(&n, 0);
+  int rc = c->kind == EX_COLUMN || is_value(c) ? operand_name(c, &n)
+                                               : delta_buf_puts(&n, "a literal") || delta_buf_putc(&n, 0);
   if (!rc) rc = delta_error_set(DELTA_EINVAL, "filter: cannot compare %s (%s) with %s", (const char *)n.data,
                                 value_type_name(a->type), value_type_name(b->type));
   delta_buf_dispose(&n);
@@ -133,7 +156,7 @@ static int bind_operands(expr_node **args, int n, const struct ArrowSchema *s) {
     if (args[i]->kind == EX_LITERAL) continue;
     int rc = bind_value(args[i], s);
     if (rc) return rc;
-    if (!col && args[i]->kind == EX_COLUMN) col = args[i];
+    if (!col && (args[i]->kind == EX_COLUMN || (is_value(args[i]) && args[i]->type != VT_NULL))) col = args[i];
   }
   for (int i = 0; i < n; i++) {
     if (args[i]->kind != EX_LITERAL) continue;
@@ -147,11 +170,17 @@ static int bind_operands(expr_node **args, int n, const struct ArrowSchema *s) {
   return 0;
 }
 
-/* Columns and literals in value position; anything boolean is bound as a
- * predicate and typed VT_BOOL. */
+/* Columns and literals in value position; a value expression is typed by
+ * the value binder (and evaluated into its own type); anything boolean is
+ * bound as a predicate and typed VT_BOOL. */
 static int bind_value(expr_node *e, const struct ArrowSchema *s) {
   if (e->kind == EX_COLUMN) return bind_column(e, s);
   if (e->kind == EX_LITERAL) return literal_for(e, VT_NULL, NULL);
+  if (is_value(e)) {
+    int rc = expr_bind_natural(e, s);
+    if (!rc && e->type == VT_INTERVAL) rc = expr_interval_misuse();
+    return rc;
+  }
   int rc = expr_bind(e, s);
   if (!rc) e->type = VT_BOOL;
   return rc;
@@ -160,11 +189,12 @@ static int bind_value(expr_node *e, const struct ArrowSchema *s) {
 int expr_bind(expr_node *e, const struct ArrowSchema *s) {
   int rc = 0;
   switch (e->kind) {
-  case EX_COLUMN: case EX_LITERAL:
+  case EX_COLUMN: case EX_LITERAL: case EX_ARITH: case EX_NEG: case EX_CASE: case EX_COALESCE: case EX_CAST:
+  case EX_FUNC:
     if ((rc = bind_value(e, s))) return rc;
     if (e->type != VT_BOOL && e->type != VT_NULL) {
       delta_buf n = DELTA_BUF_INIT;
-      rc = e->kind == EX_COLUMN ? column_name(e, &n) : delta_buf_puts(&n, e->text) || delta_buf_putc(&n, 0);
+      rc = e->kind != EX_LITERAL ? operand_name(e, &n) : delta_buf_puts(&n, e->text) || delta_buf_putc(&n, 0);
       if (!rc) rc = delta_error_set(DELTA_EINVAL, "filter: %s is a %s, not a condition", (const char *)n.data,
                                     value_type_name(e->type));
       delta_buf_dispose(&n);
