@@ -100,68 +100,76 @@ static int literal_self(expr_node *l) {
   return 0;
 }
 
+/* A one-line binding error naming an operand (fmt has one %s for it,
+ * then a and b). */
+static int named_error(const expr_node *c, const char *fmt, const char *a, const char *b) {
+  delta_buf n = DELTA_BUF_INIT;
+  int rc;
+  if (c->kind == EX_LITERAL) rc = delta_buf_puts(&n, c->text ? c->text : "a literal") || delta_buf_putc(&n, 0)
+                                      ? DELTA_NOMEM() : 0;
+  else rc = operand_name(c, &n);
+  if (rc) goto done;
+  rc = delta_error_set(DELTA_EINVAL, fmt, (const char *)n.data, a, b);
+done:
+  delta_buf_dispose(&n);
+  return rc;
+}
+
 /* Type a literal for comparison with a value of class `t`: a string
  * literal against a date column is a date, '42' against a number is 42. */
 static int literal_for(expr_node *l, value_type t, const expr_node *col) {
   int rc = literal_self(l);
-  if (rc || l->lit != LIT_STRING) goto done;
-  switch (t) {
-  case VT_INT: case VT_FLOAT: case VT_DECIMAL:
-    if (number_value(l)) goto bad;
-    break;
-  case VT_BOOL: case VT_DATE: case VT_TIMESTAMP: case VT_TIMESTAMP_NTZ:
-    if (value_parse(t, 0, l->text, l->text_len, &l->value)) goto bad;
-    break;
-  case VT_BINARY:
-    l->value.type = VT_BINARY;
-    break;
-  default:
-    break;
+  if (rc) return rc;
+  bool ok = true;
+  if (l->lit == LIT_STRING) {
+    switch (t) {
+    case VT_INT: case VT_FLOAT: case VT_DECIMAL: ok = number_value(l) == 0; break;
+    case VT_BOOL: case VT_DATE: case VT_TIMESTAMP: case VT_TIMESTAMP_NTZ:
+      ok = value_parse(t, 0, l->text, l->text_len, &l->value) == 0;
+      break;
+    case VT_BINARY: l->value.type = VT_BINARY; break;
+    default: break;
+    }
   }
-done:
-  if (!rc) {
-    l->type = l->value.type;
-    l->scale = l->value.scale;
+  if (!ok) {
+    /* the column's name comes last in the message */
+    delta_buf n = DELTA_BUF_INIT;
+    if ((rc = operand_name(col, &n)) == 0)
+      rc = delta_error_set(DELTA_EINVAL, "filter: '%s' is not a valid %s for column %s", l->text, value_type_name(t),
+                           (const char *)n.data);
+    delta_buf_dispose(&n);
+    return rc;
   }
-  return rc;
-bad:;
-  delta_buf b = DELTA_BUF_INIT;
-  rc = operand_name(col, &b);
-  if (!rc) rc = delta_error_set(DELTA_EINVAL, "filter: '%s' is not a valid %s for column %s", l->text,
-                                value_type_name(t), (const char *)b.data);
-  delta_buf_dispose(&b);
-  return rc;
+  l->type = l->value.type;
+  l->scale = l->value.scale;
+  return 0;
 }
 
 static bool comparable_type(value_type t) { return t != VT_STRUCT && t != VT_OTHER; }
 
 static int type_error(const expr_node *a, const expr_node *b) {
-  const expr_node *c = a->kind == EX_COLUMN ? a : b->kind == EX_COLUMN ? b : is_value(a) ? a : b;
-  delta_buf n = DELTA_BUF_INIT;
-  int rc = c->kind == EX_COLUMN || is_value(c) ? operand_name(c, &n)
-                                               : delta_buf_puts(&n, "a literal") || delta_buf_putc(&n, 0);
-  if (!rc) rc = delta_error_set(DELTA_EINVAL, "filter: cannot compare %s (%s) with %s", (const char *)n.data,
-                                value_type_name(a->type), value_type_name(b->type));
-  delta_buf_dispose(&n);
-  return rc;
+  const expr_node *c = a->kind == EX_COLUMN ? a : b->kind == EX_COLUMN ? b : is_value(a) ? a : is_value(b) ? b : NULL;
+  if (!c)
+    return delta_error_set(DELTA_EINVAL, "filter: cannot compare a literal (%s) with %s", value_type_name(a->type),
+                           value_type_name(b->type));
+  return named_error(c, "filter: cannot compare %s (%s) with %s", value_type_name(a->type), value_type_name(b->type));
 }
 
 static int bind_value(expr_node *e, const struct ArrowSchema *s);
 
-/* Operands of a comparison or IN list: columns first, then literals typed
- * by the first column among them. */
+/* Operands of a comparison or IN list: columns (and value expressions)
+ * first, then literals typed by the first of them. */
 static int bind_operands(expr_node **args, int n, const struct ArrowSchema *s) {
   const expr_node *col = NULL;
+  int rc;
   for (int i = 0; i < n; i++) {
     if (args[i]->kind == EX_LITERAL) continue;
-    int rc = bind_value(args[i], s);
-    if (rc) return rc;
+    if ((rc = bind_value(args[i], s)) != 0) return rc;
     if (!col && (args[i]->kind == EX_COLUMN || (is_value(args[i]) && args[i]->type != VT_NULL))) col = args[i];
   }
   for (int i = 0; i < n; i++) {
     if (args[i]->kind != EX_LITERAL) continue;
-    int rc = col ? literal_for(args[i], col->type, col) : literal_for(args[i], VT_NULL, NULL);
-    if (rc) return rc;
+    if ((rc = col ? literal_for(args[i], col->type, col) : literal_for(args[i], VT_NULL, NULL)) != 0) return rc;
   }
   for (int i = 0; i < n; i++) {
     if (!comparable_type(args[i]->type) || !value_comparable(args[0]->type, args[i]->type))
@@ -174,16 +182,16 @@ static int bind_operands(expr_node **args, int n, const struct ArrowSchema *s) {
  * the value binder (and evaluated into its own type); anything boolean is
  * bound as a predicate and typed VT_BOOL. */
 static int bind_value(expr_node *e, const struct ArrowSchema *s) {
+  int rc;
   if (e->kind == EX_COLUMN) return bind_column(e, s);
   if (e->kind == EX_LITERAL) return literal_for(e, VT_NULL, NULL);
   if (is_value(e)) {
-    int rc = expr_bind_natural(e, s);
-    if (!rc && e->type == VT_INTERVAL) rc = expr_interval_misuse();
-    return rc;
+    if ((rc = expr_bind_natural(e, s)) != 0) return rc;
+    return e->type == VT_INTERVAL ? expr_interval_misuse() : 0;
   }
-  int rc = expr_bind(e, s);
-  if (!rc) e->type = VT_BOOL;
-  return rc;
+  if ((rc = expr_bind(e, s)) != 0) return rc;
+  e->type = VT_BOOL;
+  return 0;
 }
 
 int expr_bind(expr_node *e, const struct ArrowSchema *s) {
@@ -191,32 +199,27 @@ int expr_bind(expr_node *e, const struct ArrowSchema *s) {
   switch (e->kind) {
   case EX_COLUMN: case EX_LITERAL: case EX_ARITH: case EX_NEG: case EX_CASE: case EX_COALESCE: case EX_CAST:
   case EX_FUNC:
-    if ((rc = bind_value(e, s))) return rc;
-    if (e->type != VT_BOOL && e->type != VT_NULL) {
-      delta_buf n = DELTA_BUF_INIT;
-      rc = e->kind != EX_LITERAL ? operand_name(e, &n) : delta_buf_puts(&n, e->text) || delta_buf_putc(&n, 0);
-      if (!rc) rc = delta_error_set(DELTA_EINVAL, "filter: %s is a %s, not a condition", (const char *)n.data,
-                                    value_type_name(e->type));
-      delta_buf_dispose(&n);
-    }
-    return rc;
+    if ((rc = bind_value(e, s)) != 0) return rc;
+    if (e->type == VT_BOOL || e->type == VT_NULL) return 0;
+    return named_error(e, "filter: %s is a %s, not a condition", value_type_name(e->type), NULL);
   case EX_CMP: case EX_IN:
-    rc = bind_operands(e->args, e->n_args, s);
+    if ((rc = bind_operands(e->args, e->n_args, s)) != 0) return rc;
     break;
   case EX_IS_NULL:
-    rc = bind_value(e->args[0], s);
+    if ((rc = bind_value(e->args[0], s)) != 0) return rc;
     break;
   case EX_LIKE:
-    if (!(rc = bind_value(e->args[0], s))) rc = literal_for(e->args[1], VT_STRING, NULL);
-    if (!rc && e->args[0]->type != VT_STRING && e->args[0]->type != VT_NULL)
-      rc = delta_error_set(DELTA_EINVAL, "filter: LIKE needs a string, not a %s", value_type_name(e->args[0]->type));
+    if ((rc = bind_value(e->args[0], s)) != 0 || (rc = literal_for(e->args[1], VT_STRING, NULL)) != 0) return rc;
+    if (e->args[0]->type != VT_STRING && e->args[0]->type != VT_NULL)
+      return delta_error_set(DELTA_EINVAL, "filter: LIKE needs a string, not a %s", value_type_name(e->args[0]->type));
     break;
   case EX_AND: case EX_OR: case EX_NOT:
-    for (int i = 0; !rc && i < e->n_args; i++) rc = expr_bind(e->args[i], s);
+    for (int i = 0; i < e->n_args; i++)
+      if ((rc = expr_bind(e->args[i], s)) != 0) return rc;
     break;
   }
   e->type = VT_BOOL;
-  return rc;
+  return 0;
 }
 
 static void collect_top(const expr_node *e, const struct ArrowSchema *schema, const char **names, int *n, int max) {

@@ -24,7 +24,6 @@ static const char *tname(value_type t) { return expr_vtype_name(t); }
 /* NULL written as a literal (a column of a type the evaluator does not
  * know is VT_NULL too, and is no operand) */
 static bool null_lit(const expr_node *e) { return e->type == VT_NULL && e->kind != EX_COLUMN; }
-static bool dateish(const expr_node *e) { return datetime_t(e->type) || e->type == VT_STRING || null_lit(e); }
 
 /* An integer or decimal operand's decimal(p, s) (Spark: an integer column
  * by its width, an integer literal by its digits). */
@@ -36,12 +35,6 @@ static void dec_type_of(const expr_node *e, int *p, int *s) {
     *p = e->prec > 0 ? e->prec : 20;
     *s = 0;
   }
-}
-
-/* The INTERVAL literal under any unary minus. */
-static const expr_node *ivl_lit(const expr_node *e) {
-  while (e->kind == EX_NEG) e = e->args[0];
-  return e;
 }
 
 int expr_interval_misuse(void) {
@@ -101,33 +94,6 @@ static int bind_literal(expr_node *e) {
   return 0;
 }
 
-/* + and - with a date, a timestamp or an interval (Spark's rules: date +
- * integer is date_add, a timestamp takes only intervals, and a date plus
- * an interval with hours or less becomes a timestamp). */
-static int bind_datetime_op(expr_node *e, value_type a, value_type b) {
-  char op = e->arith;
-  bool addsub = op == '+' || op == '-';
-  if (addsub && null_lit(e->args[0]) && (datetime_t(b) || b == VT_INTERVAL)) a = b == VT_INTERVAL ? VT_TIMESTAMP : b;
-  if (addsub && null_lit(e->args[1]) && (datetime_t(a) || a == VT_INTERVAL)) b = VT_INT;
-  if (addsub && a == VT_DATE && b == VT_INT) e->type = VT_DATE;
-  else if (op == '+' && a == VT_INT && b == VT_DATE) e->type = VT_DATE;
-  else if (addsub && datetime_t(a) && b == VT_INTERVAL)
-    e->type = a == VT_DATE ? (ivl_lit(e->args[1])->iv_us ? VT_TIMESTAMP : VT_DATE) : a;
-  else if (op == '+' && a == VT_INTERVAL && datetime_t(b))
-    e->type = b == VT_DATE ? (ivl_lit(e->args[0])->iv_us ? VT_TIMESTAMP : VT_DATE) : b;
-  else if (op == '-' && datetime_t(a) && datetime_t(b))
-    return delta_error_set(DELTA_EINVAL, "expression: %s - %s is not supported: use datediff(end, start)", tname(a),
-                           tname(b));
-  else if (addsub && ((a == VT_INT && (b == VT_TIMESTAMP || b == VT_TIMESTAMP_NTZ)) ||
-                      ((a == VT_TIMESTAMP || a == VT_TIMESTAMP_NTZ) && b == VT_INT)))
-    return delta_error_set(DELTA_EINVAL, "expression: %s %c integer is not defined (as in Spark): "
-                           "add an INTERVAL instead, e.g. ts + INTERVAL 1 HOUR", "timestamp", op);
-  else if (a == VT_INTERVAL || b == VT_INTERVAL) return expr_interval_misuse();
-  else
-    return delta_error_set(DELTA_EINVAL, "expression: '%c' cannot be applied to %s and %s", op, tname(a), tname(b));
-  return 0;
-}
-
 static int bind_arith(expr_node *e) {
   const expr_node *x = e->args[0], *y = e->args[1];
   value_type a = x->type, b = y->type;
@@ -136,7 +102,7 @@ static int bind_arith(expr_node *e) {
     e->type = VT_STRING;
     return 0;
   }
-  if (a == VT_INTERVAL || b == VT_INTERVAL || datetime_t(a) || datetime_t(b)) return bind_datetime_op(e, a, b);
+  if (a == VT_INTERVAL || b == VT_INTERVAL || datetime_t(a) || datetime_t(b)) return expr_date_arith_bind(e);
   bool an = numeric_t(a) || null_lit(x), bn = numeric_t(b) || null_lit(y);
   if (!an || !bn)
     return delta_error_set(DELTA_EINVAL, "expression: '%c' needs numbers, not %s and %s", e->arith, tname(a), tname(b));
@@ -228,55 +194,6 @@ static int bind_xfunc(expr_node *e) {
   return 0;
 }
 
-static int bind_date_func(expr_node *e) {
-  static const char *const names[] = {"date_add", "date_sub", "add_months", "datediff", "current_date",
-                                      "current_timestamp", "date_trunc", "to_date", "unix_micros",
-                                      "unix_seconds", "timestamp_micros", "timestamp_seconds"};
-  const char *fname = names[e->fn];
-  const expr_node *a0 = e->n_args > 0 ? e->args[0] : NULL, *a1 = e->n_args > 1 ? e->args[1] : NULL;
-  switch (e->fn) {
-  case DF_DATE_ADD: case DF_DATE_SUB: case DF_ADD_MONTHS:
-    if (!dateish(a0) || (a1->type != VT_INT && !null_lit(a1)))
-      return delta_error_set(DELTA_EINVAL, "expression: %s needs a date and an integer, not %s and %s", fname,
-                             tname(a0->type), tname(a1->type));
-    e->type = VT_DATE;
-    return 0;
-  case DF_DATEDIFF:
-    if (!dateish(a0) || !dateish(a1))
-      return delta_error_set(DELTA_EINVAL, "expression: datediff needs two dates, not %s and %s", tname(a0->type),
-                             tname(a1->type));
-    e->type = VT_INT;
-    e->prec = 10;
-    return 0;
-  case DF_CURRENT_DATE: case DF_CURRENT_TIMESTAMP: {
-    /* once per statement, as Spark evaluates them once per query */
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    int64_t us = (int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000;
-    e->type = e->fn == DF_CURRENT_DATE ? VT_DATE : VT_TIMESTAMP;
-    e->li = e->fn == DF_CURRENT_DATE ? dm_floor_div(us, DM_US_PER_DAY) : us;
-    return 0;
-  }
-  case DF_DATE_TRUNC:
-    if (!dateish(a1))
-      return delta_error_set(DELTA_EINVAL, "expression: date_trunc needs a timestamp, not %s", tname(a1->type));
-    e->type = a1->type == VT_TIMESTAMP_NTZ ? VT_TIMESTAMP_NTZ : VT_TIMESTAMP;
-    return 0;
-  case DF_TO_DATE: case DF_UNIX_MICROS: case DF_UNIX_SECONDS:
-    if (!dateish(a0))
-      return delta_error_set(DELTA_EINVAL, "expression: %s needs a date or timestamp, not %s", fname, tname(a0->type));
-    e->type = e->fn == DF_TO_DATE ? VT_DATE : VT_INT;
-    e->prec = 20;
-    return 0;
-  case DF_TIMESTAMP_MICROS: case DF_TIMESTAMP_SECONDS:
-    if (a0->type != VT_INT && !null_lit(a0))
-      return delta_error_set(DELTA_EINVAL, "expression: %s needs an integer, not %s", fname, tname(a0->type));
-    e->type = VT_TIMESTAMP;
-    return 0;
-  }
-  return 0;
-}
-
 int expr_bind_value(expr_node *e, const struct ArrowSchema *s) {
   int rc;
   if (expr_is_predicate(e->kind) || e->kind == EX_AND || e->kind == EX_OR || e->kind == EX_NOT) {
@@ -314,7 +231,7 @@ int expr_bind_value(expr_node *e, const struct ArrowSchema *s) {
     return 0;
   case EX_COALESCE: return bind_branches(e);
   case EX_CAST: return bind_cast(e);
-  case EX_FUNC: return e->fn >= 0 ? bind_date_func(e) : bind_xfunc(e);
+  case EX_FUNC: return e->fn >= 0 ? expr_date_func_bind(e) : bind_xfunc(e);
   default: return 0;
   }
 }

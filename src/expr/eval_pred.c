@@ -155,9 +155,10 @@ static bool fast_cmp(const expr_node *e, const operand *col, const struct ArrowA
 static int eval_cmp(const expr_node *e, const struct ArrowArray *batch, uint8_t *out) {
   operand a = {0}, b = {0};
   uint8_t *sa = NULL, *sb = NULL;
-  int rc = operand_open(e->args[0], batch, &a, &sa);
-  if (!rc) rc = operand_open(e->args[1], batch, &b, &sb);
-  if (!rc && !fast_cmp(e, &a, batch, out)) {
+  int rc;
+  if ((rc = operand_open(e->args[0], batch, &a, &sa)) != 0 || (rc = operand_open(e->args[1], batch, &b, &sb)) != 0)
+    goto done;
+  if (!fast_cmp(e, &a, batch, out)) {
     for (int64_t i = 0; i < batch->length; i++) {
       expr_value x, y;
       operand_value(&a, batch, i, &x);
@@ -170,6 +171,7 @@ static int eval_cmp(const expr_node *e, const struct ArrowArray *batch, uint8_t 
       out[i] = cmp_holds(e->op, value_cmp(&x, &y)) ? TRI_T : TRI_F;
     }
   }
+done:
   operand_close(&a);
   operand_close(&b);
   delta_free(sa);
@@ -180,9 +182,14 @@ static int eval_cmp(const expr_node *e, const struct ArrowArray *batch, uint8_t 
 static int eval_in(const expr_node *e, const struct ArrowArray *batch, uint8_t *out) {
   operand *ops = delta_calloc((size_t)e->n_args, sizeof *ops);
   uint8_t **scratch = delta_calloc((size_t)e->n_args, sizeof *scratch);
-  int rc = ops && scratch ? 0 : DELTA_NOMEM();
-  for (int k = 0; !rc && k < e->n_args; k++) rc = operand_open(e->args[k], batch, &ops[k], &scratch[k]);
-  for (int64_t i = 0; !rc && i < batch->length; i++) {
+  int rc = 0;
+  if (!ops || !scratch) {
+    rc = DELTA_NOMEM();
+    goto done;
+  }
+  for (int k = 0; k < e->n_args; k++)
+    if ((rc = operand_open(e->args[k], batch, &ops[k], &scratch[k])) != 0) goto done;
+  for (int64_t i = 0; i < batch->length; i++) {
     expr_value x, y;
     operand_value(&ops[0], batch, i, &x);
     if (x.is_null) {
@@ -197,6 +204,7 @@ static int eval_in(const expr_node *e, const struct ArrowArray *batch, uint8_t *
     }
     out[i] = r;
   }
+done:
   for (int k = 0; ops && k < e->n_args; k++) operand_close(&ops[k]);
   for (int k = 0; scratch && k < e->n_args; k++) delta_free(scratch[k]);
   delta_free(scratch);
@@ -262,13 +270,14 @@ static int eval_logic(const expr_node *e, const struct ArrowArray *batch, uint8_
   if (!tmp) return DELTA_NOMEM();
   /* AND: false wins, then unknown; OR: true wins, then unknown. */
   uint8_t win = e->kind == EX_AND ? TRI_F : TRI_T;
-  for (int k = 1; !rc && k < e->n_args; k++) {
-    if (!(rc = eval_tri(e->args[k], batch, tmp)))
-      for (int64_t i = 0; i < n; i++) {
-        uint8_t a = out[i], b = tmp[i];
-        out[i] = a == win || b == win ? win : (a == TRI_N || b == TRI_N) ? TRI_N : a;
-      }
+  for (int k = 1; k < e->n_args; k++) {
+    if ((rc = eval_tri(e->args[k], batch, tmp)) != 0) goto done;
+    for (int64_t i = 0; i < n; i++) {
+      uint8_t a = out[i], b = tmp[i];
+      out[i] = a == win || b == win ? win : (a == TRI_N || b == TRI_N) ? TRI_N : a;
+    }
   }
+done:
   delta_free(tmp);
   return rc;
 }
@@ -293,7 +302,6 @@ static int eval_tri(const expr_node *e, const struct ArrowArray *batch, uint8_t 
     return rc;
   }
   }
-  return delta_error_set(DELTA_ERROR, "filter: unknown expression node");
 }
 
 int expr_eval_tri(const expr_node *e, const struct ArrowArray *batch, uint8_t *out) {

@@ -11,6 +11,7 @@
 #include "deltac/arrow_abi.h"
 #include "expr/expr.h"
 #include "expr/value.h"
+#include "expr/value_funcs.h"
 
 /* ------------------------------------------------------------- lexer.c */
 
@@ -89,6 +90,32 @@ int expr_bind_value(expr_node *e, const struct ArrowSchema *schema);
 int expr_bind_natural(expr_node *e, const struct ArrowSchema *schema);
 /* The one-line INTERVAL misuse error. */
 int expr_interval_misuse(void);
+
+/* ------------------------------------------------------- funcs_date.c */
+
+/* The type of date arithmetic (e->args are typed, e is EX_ARITH with a
+ * date, timestamp or interval operand), or its one-line error. */
+int expr_date_arith_bind(expr_node *e);
+/* Its value for non-null operands. */
+int expr_date_arith(const expr_node *e, const sval *a, const sval *b, sval *out);
+/* A date function's (fn >= 0) type from its typed arguments. */
+int expr_date_func_bind(expr_node *e);
+/* Its value from the evaluated arguments (args[0], args[1]). */
+int expr_date_func_eval(const expr_node *e, sval *args, delta_buf *scratch, sval *out);
+
+/* ------------------------------------------------------------- cast.c */
+
+/* A string value's bytes (the scratch buffer is unallocated while every
+ * string so far was empty). */
+const char *expr_sval_data(const delta_buf *scratch, const sval *v);
+/* A non-string value as text (Spark's CAST AS STRING forms); its length. */
+int expr_sval_text(const sval *v, char *b, size_t cap);
+int expr_sval_to_string(delta_buf *scratch, sval *v);
+double expr_sval_double(const sval *v);
+/* Convert v to class `to` (decimals to decimal(p, s), HALF_UP). A value
+ * that has no form there (text that is no number or date, out of range)
+ * becomes NULL; the caller decides whether that is an error. */
+int expr_sval_cast(delta_buf *scratch, sval *v, value_type to, int p, int s);
 
 /* ------------------------------------------------------ eval_pred.c */
 

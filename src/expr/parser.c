@@ -314,6 +314,20 @@ done:
   return rc;
 }
 
+/* WHEN's condition (the current token is WHEN), parsed as a filter is:
+ * its errors say "filter:" and current_date there is a column, as before
+ * values and predicates shared a parser. */
+static int condition(parser *p, expr_node **out) {
+  int rc;
+  bool mode = p->value_mode;
+  p->value_mode = false;
+  if ((rc = next(p)) != 0) goto done;
+  rc = parse_or(p, out);
+done:
+  p->value_mode = mode;
+  return rc;
+}
+
 /* CASE WHEN cond THEN value [WHEN ...] [ELSE value] END; the current token
  * is CASE, followed by WHEN. Conditions are predicates, parsed (and later
  * bound) as a filter is. */
@@ -323,12 +337,7 @@ static int case_when(parser *p, expr_node **out) {
   if (!e) return DELTA_NOMEM();
   if ((rc = nest(p)) != 0 || (rc = next(p)) != 0) goto done;
   while (is_kw(p, "when")) {
-    bool mode = p->value_mode;
-    p->value_mode = false;
-    rc = next(p);
-    if (!rc) rc = parse_or(p, &x);
-    p->value_mode = mode;
-    if (rc || (rc = expr_node_add(e, x)) != 0) goto done;
+    if ((rc = condition(p, &x)) != 0 || (rc = expr_node_add(e, x)) != 0) goto done;
     if (!is_kw(p, "then")) {
       rc = syntax(p, "CASE WHEN without THEN");
       goto done;
@@ -564,7 +573,8 @@ static int between(parser *p, expr_node *left, bool negated, expr_node **out) {
   le->op = CMP_LE;
   rc = binary(EX_AND, ge, le, out);
   ge = le = NULL;
-  if (!rc && negated) rc = negate(out);
+  if (rc) goto done;
+  if (negated) rc = negate(out);
 done:
   expr_free(left);
   expr_free(lo);
@@ -606,8 +616,9 @@ static int predicate(parser *p, expr_node **out) {
     if ((rc = next(p)) != 0 || (rc = parse_value(p, &right)) != 0) goto done;
     rc = binary(EX_CMP, left, right, out);
     left = NULL;
-    if (!rc) (*out)->op = op;
-    goto done;
+    if (rc) goto done;
+    (*out)->op = op;
+    return 0;
   }
   if (is_kw(p, "is")) return is_null(p, left, out);
   bool negated = false;
@@ -630,8 +641,9 @@ static int predicate(parser *p, expr_node **out) {
     if ((rc = literal(p, LIT_STRING, &right)) != 0) goto done;
     rc = binary(EX_LIKE, left, right, out);
     left = NULL;
-    if (!rc) (*out)->negated = negated;
-    goto done;
+    if (rc) goto done;
+    (*out)->negated = negated;
+    return 0;
   }
   *out = left;
   return 0;

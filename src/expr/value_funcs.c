@@ -46,13 +46,6 @@ int vfunc_find(const char *name, int n_args, int *id) {
 }
 
 
-bool vfunc_castable(value_type from, value_type to) {
-  if (from == VT_NULL || from == to) return true;
-  if (to == VT_DATE || to == VT_TIMESTAMP) return from == VT_STRING || from == VT_DATE || from == VT_TIMESTAMP;
-  if (from == VT_DATE || from == VT_TIMESTAMP) return to == VT_STRING;
-  return true;
-}
-
 int vfunc_bind(int id, const value_type *a, int n, value_type *out) {
   const char *name = "?";
   for (size_t i = 0; i < sizeof funcs / sizeof *funcs; i++)

@@ -52,8 +52,6 @@ int vfunc_eval(int id, const sval *args, int n_args, delta_buf *scratch, sval *o
  * YYYY-MM-DD[ hh:mm:ss[.ffffff]] in UTC; text that does not parse is null;
  * timestamp to date floors to the day). DELTA_EINVAL for other kinds. */
 int vfunc_cast_temporal(sval *v, value_type to, delta_buf *scratch);
-/* Whether a value of type `from` can be CAST to `to` (either temporal). */
-bool vfunc_castable(value_type from, value_type to);
 
 /* A double as Spark's CAST(d AS STRING) writes it (Java's Double.toString:
  * the shortest digits that read back, "0.1", "1.0", "1.0E10", "1.0E-4",
