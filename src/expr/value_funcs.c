@@ -8,11 +8,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "expr/date_math.h"
 #include "expr/expr_internal.h"
 #include "util/error_internal.h"
 #include "util/time_parse.h"
 
-#define US_PER_DAY 86400000000LL
 
 typedef enum {
   F_YEAR, F_MONTH, F_DAY, F_HOUR, F_MINUTE, F_SECOND, F_QUARTER, F_TO_DATE, F_DATE_FORMAT, F_SUBSTRING,
@@ -99,11 +99,6 @@ void vfunc_civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
   *d = (int)ud;
 }
 
-static int64_t floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
-
 static int digits(const char *s, size_t n, size_t *at, int min, int max, int64_t *out) {
   int64_t v = 0;
   int k = 0;
@@ -152,7 +147,7 @@ static int parse_temporal(const char *s, size_t n, bool want_time, int64_t *days
   *days = vfunc_days_from_civil(y, (int)mo, (int)d);
   vfunc_civil_from_days(*days, &y2, &m2, &d2);
   if (m2 != mo || d2 != d) return -1; /* Feb 30 and the like */
-  *us = *days * US_PER_DAY + ((h * 60 + mi) * 60 + se) * 1000000 + frac;
+  *us = *days * DM_US_PER_DAY + ((h * 60 + mi) * 60 + se) * 1000000 + frac;
   return 0;
 }
 
@@ -163,8 +158,8 @@ typedef struct {
 } civil;
 
 static void to_civil(const sval *v, civil *c) {
-  int64_t days = v->t == VT_DATE ? v->i : floor_div(v->i, US_PER_DAY);
-  int64_t rest = v->t == VT_DATE ? 0 : v->i - days * US_PER_DAY;
+  int64_t days = v->t == VT_DATE ? v->i : dm_floor_div(v->i, DM_US_PER_DAY);
+  int64_t rest = v->t == VT_DATE ? 0 : v->i - days * DM_US_PER_DAY;
   vfunc_civil_from_days(days, &c->y, &c->mo, &c->d);
   c->us = (int)(rest % 1000000);
   rest /= 1000000;
@@ -193,12 +188,12 @@ int vfunc_cast_temporal(sval *v, value_type to, delta_buf *scratch) {
     return 0;
   }
   if (v->t == VT_TIMESTAMP && to == VT_DATE) {
-    v->i = floor_div(v->i, US_PER_DAY);
+    v->i = dm_floor_div(v->i, DM_US_PER_DAY);
     v->t = VT_DATE;
     return 0;
   }
   if (v->t == VT_DATE && to == VT_TIMESTAMP) {
-    if (__builtin_mul_overflow(v->i, US_PER_DAY, &v->i)) return delta_error_set(DELTA_EINVAL, "expression: date out of range");
+    if (__builtin_mul_overflow(v->i, DM_US_PER_DAY, &v->i)) return delta_error_set(DELTA_EINVAL, "expression: date out of range");
     v->t = VT_TIMESTAMP;
     return 0;
   }
