@@ -15,7 +15,7 @@ int64_t dm_floor_div(int64_t a, int64_t b) {
 
 /* The inverse of delta_days_from_civil (era arithmetic over 400-year
  * cycles, so it holds for any day). */
-void dm_civil(int64_t z, int64_t *y, unsigned *m, unsigned *d) { delta_civil_from_days(z, y, m, d); }
+static void dm_civil(int64_t z, int64_t *y, unsigned *m, unsigned *d) { delta_civil_from_days(z, y, m, d); }
 
 static unsigned month_days(int64_t y, unsigned m) {
   static const unsigned n[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};

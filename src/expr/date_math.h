@@ -12,8 +12,6 @@
 /* Floor division (dates before 1970 and timestamps before the epoch). */
 int64_t dm_floor_div(int64_t a, int64_t b);
 
-void dm_civil(int64_t days, int64_t *y, unsigned *m, unsigned *d);
-
 /* add_months: the same day of the month n months on, clamped to that
  * month's last day (2024-01-31 + 1 month = 2024-02-29). false when the year
  * leaves -290000..290000 (far beyond any timestamp). */

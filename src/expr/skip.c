@@ -2,7 +2,13 @@
  * possibilities over the row set — some row TRUE, some FALSE, some NULL —
  * from the column bounds; the set is skipped when no row can be TRUE.
  * Tracking FALSE separately is what makes NOT exact (NOT x can be true
- * only where x can be false). */
+ * only where x can be false).
+ *
+ * Only a column compared with a literal is reasoned about. An operand that
+ * is a value expression (a + 1 > 5, lower(s) = 'x', CASE ... END = 3) says
+ * nothing the bounds can prove, so its comparison may be anything: TRUE,
+ * FALSE or NULL. That keeps AND, OR and NOT around it sound (NOT of
+ * "anything" is still anything), and skipping conservative. */
 #include "expr/skip.h"
 
 #include <string.h>
@@ -178,8 +184,11 @@ static maybe eval(const expr_node *e, skipper *s) {
     if (!column_stats(e, s, &st)) return ANYTHING;
     return cmp_stats(CMP_EQ, &st, &t);
   }
+  default:
+    /* a value expression used as a condition (CASE ... END, coalesce(flag,
+     * false)): nothing is known about it from column bounds */
+    return ANYTHING;
   }
-  return ANYTHING;
 }
 
 int expr_may_match(const expr_node *e, expr_stats_fn fn, void *ctx) {

@@ -1,5 +1,8 @@
 /* An expression back as text, fully parenthesised, in the syntax the
- * parser reads (so plans can be re-run and tests can compare trees). */
+ * parser reads (so plans can be re-run and tests can compare trees):
+ * print(parse(print(e))) == print(e). Every failure here is an allocation
+ * failure, so each case is one chain of appends. */
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -7,16 +10,17 @@
 #include "util/error_internal.h"
 
 static int quoted(delta_buf *b, const char *s, size_t n, char q) {
-  int rc = delta_buf_putc(b, q);
-  for (size_t i = 0; !rc && i < n; i++) {
-    if (s[i] == q) rc = delta_buf_putc(b, q);
-    if (!rc) rc = delta_buf_putc(b, s[i]);
-  }
-  return rc ? rc : delta_buf_putc(b, q);
+  if (delta_buf_putc(b, q)) return DELTA_NOMEM();
+  for (size_t i = 0; i < n; i++)
+    if ((s[i] == q && delta_buf_putc(b, q)) || delta_buf_putc(b, s[i])) return DELTA_NOMEM();
+  return delta_buf_putc(b, q) ? DELTA_NOMEM() : 0;
 }
 
 static bool plain_name(const char *s) {
-  static const char *const reserved[] = {"and", "or", "not", "in", "is", "between", "like", "true", "false", "null"};
+  /* the keywords, and names that read back as something else in a value
+   * (current_date is a call there, case and interval may start one) */
+  static const char *const reserved[] = {"and", "or", "not", "in", "is", "between", "like", "true", "false", "null",
+                                         "case", "interval", "current_date", "current_timestamp"};
   for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++)
     if (strcasecmp(s, reserved[i]) == 0) return false;
   if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return false;
@@ -26,75 +30,134 @@ static bool plain_name(const char *s) {
   return true;
 }
 
-static int literal(const expr_node *e, delta_buf *b) {
+static int binary_literal(const expr_node *e, delta_buf *b) {
   static const char hex[] = "0123456789abcdef";
+  if (delta_buf_puts(b, "X'")) return DELTA_NOMEM();
+  for (size_t i = 0; i < e->text_len; i++)
+    if (delta_buf_putc(b, hex[(unsigned char)e->text[i] >> 4]) || delta_buf_putc(b, hex[(unsigned char)e->text[i] & 15]))
+      return DELTA_NOMEM();
+  return delta_buf_putc(b, '\'') ? DELTA_NOMEM() : 0;
+}
+
+static int interval_literal(const expr_node *e, delta_buf *b) {
+  if (delta_buf_puts(b, "INTERVAL") ||
+      (e->iv_months && delta_buf_printf(b, " '%lld' MONTH", (long long)e->iv_months)) ||
+      (e->iv_days && delta_buf_printf(b, " '%lld' DAY", (long long)e->iv_days)) ||
+      ((e->iv_us || (!e->iv_months && !e->iv_days)) && delta_buf_printf(b, " '%lld' MICROSECOND", (long long)e->iv_us)))
+    return DELTA_NOMEM();
+  return 0;
+}
+
+static int literal(const expr_node *e, delta_buf *b) {
+  int fail = 0;
   switch (e->lit) {
-  case LIT_NULL: return delta_buf_puts(b, "NULL");
-  case LIT_BOOL: case LIT_NUMBER: return delta_buf_puts(b, e->text);
+  case LIT_NULL: fail = delta_buf_puts(b, "NULL"); break;
+  case LIT_BOOL: case LIT_NUMBER: fail = delta_buf_puts(b, e->text); break;
   case LIT_STRING: return quoted(b, e->text, e->text_len, '\'');
-  case LIT_DATE: return delta_buf_puts(b, "DATE ") || quoted(b, e->text, e->text_len, '\'');
-  case LIT_TIMESTAMP: return delta_buf_puts(b, "TIMESTAMP ") || quoted(b, e->text, e->text_len, '\'');
-  case LIT_TIMESTAMP_NTZ: return delta_buf_puts(b, "TIMESTAMP_NTZ ") || quoted(b, e->text, e->text_len, '\'');
-  case LIT_BINARY: {
-    int rc = delta_buf_puts(b, "X'");
-    for (size_t i = 0; !rc && i < e->text_len; i++) {
-      rc = delta_buf_putc(b, hex[(unsigned char)e->text[i] >> 4]);
-      if (!rc) rc = delta_buf_putc(b, hex[(unsigned char)e->text[i] & 15]);
-    }
-    return rc ? rc : delta_buf_putc(b, '\'');
+  case LIT_DATE: fail = delta_buf_puts(b, "DATE ") || quoted(b, e->text, e->text_len, '\''); break;
+  case LIT_TIMESTAMP: fail = delta_buf_puts(b, "TIMESTAMP ") || quoted(b, e->text, e->text_len, '\''); break;
+  case LIT_TIMESTAMP_NTZ: fail = delta_buf_puts(b, "TIMESTAMP_NTZ ") || quoted(b, e->text, e->text_len, '\''); break;
+  case LIT_BINARY: return binary_literal(e, b);
+  case LIT_INTERVAL: return interval_literal(e, b);
   }
+  return fail ? DELTA_NOMEM() : 0;
+}
+
+static int column(const expr_node *e, delta_buf *b) {
+  for (int i = 0; i < e->depth; i++) {
+    if (i && delta_buf_putc(b, '.')) return DELTA_NOMEM();
+    if (plain_name(e->path[i]) ? delta_buf_puts(b, e->path[i]) != 0
+                               : quoted(b, e->path[i], strlen(e->path[i]), '`') != 0)
+      return DELTA_NOMEM();
   }
+  return 0;
+}
+
+static const char *cast_type(const expr_node *e, char *buf, size_t cap) {
+  switch (e->cast_to) {
+  case VT_INT:
+    return e->cast_prec == 3 ? "TINYINT" : e->cast_prec == 5 ? "SMALLINT" : e->cast_prec == 10 ? "INT" : "BIGINT";
+  case VT_FLOAT: return "DOUBLE";
+  case VT_STRING: return "STRING";
+  case VT_BOOL: return "BOOLEAN";
+  case VT_DATE: return "DATE";
+  case VT_TIMESTAMP: return "TIMESTAMP";
+  case VT_TIMESTAMP_NTZ: return "TIMESTAMP_NTZ";
+  case VT_DECIMAL: snprintf(buf, cap, "DECIMAL(%d,%d)", e->cast_prec, e->cast_scale); return buf;
+  default: return "?";
+  }
+}
+
+/* The arguments from `from` on, each after `sep` but the first. */
+static int list(const expr_node *e, int from, const char *sep, delta_buf *b) {
+  for (int i = from; i < e->n_args; i++)
+    if ((i > from && delta_buf_puts(b, sep)) || expr_to_text(e->args[i], b)) return DELTA_NOMEM();
+  return 0;
+}
+
+/* f(a, b, ...) */
+static int call(const expr_node *e, const char *name, delta_buf *b) {
+  if (delta_buf_puts(b, name) || delta_buf_putc(b, '(') || list(e, 0, ", ", b) || delta_buf_putc(b, ')'))
+    return DELTA_NOMEM();
+  return 0;
+}
+
+static int case_when(const expr_node *e, delta_buf *b) {
+  if (delta_buf_puts(b, "CASE")) return DELTA_NOMEM();
+  for (int i = 0; i + 1 < e->n_args; i += 2)
+    if (delta_buf_puts(b, " WHEN ") || expr_to_text(e->args[i], b) || delta_buf_puts(b, " THEN ") ||
+        expr_to_text(e->args[i + 1], b))
+      return DELTA_NOMEM();
+  if (delta_buf_puts(b, " ELSE ") || expr_to_text(e->args[e->n_args - 1], b) || delta_buf_puts(b, " END"))
+    return DELTA_NOMEM();
   return 0;
 }
 
 int expr_to_text(const expr_node *e, delta_buf *b) {
   static const char *const ops[] = {"=", "!=", "<", "<=", ">", ">=", "<=>"};
-  int rc = 0;
+  char arith[5] = {' ', e->arith, ' ', 0, 0}, type[32];
+  int fail = 0;
   switch (e->kind) {
-  case EX_LITERAL: return literal(e, b) ? DELTA_NOMEM() : 0;
-  case EX_COLUMN:
-    for (int i = 0; !rc && i < e->depth; i++) {
-      if (i) rc = delta_buf_putc(b, '.');
-      if (!rc) rc = plain_name(e->path[i]) ? delta_buf_puts(b, e->path[i]) : quoted(b, e->path[i], strlen(e->path[i]), '`');
-    }
-    return rc;
+  case EX_LITERAL: return literal(e, b);
+  case EX_COLUMN: return column(e, b);
   case EX_CMP:
-    rc = delta_buf_putc(b, '(');
-    if (!rc) rc = expr_to_text(e->args[0], b);
-    if (!rc) rc = delta_buf_printf(b, " %s ", ops[e->op]);
-    if (!rc) rc = expr_to_text(e->args[1], b);
-    return rc ? rc : delta_buf_putc(b, ')');
+    fail = delta_buf_putc(b, '(') || expr_to_text(e->args[0], b) || delta_buf_printf(b, " %s ", ops[e->op]) ||
+           expr_to_text(e->args[1], b) || delta_buf_putc(b, ')');
+    break;
   case EX_AND: case EX_OR:
-    rc = delta_buf_putc(b, '(');
-    for (int i = 0; !rc && i < e->n_args; i++) {
-      if (i) rc = delta_buf_puts(b, e->kind == EX_AND ? " AND " : " OR ");
-      if (!rc) rc = expr_to_text(e->args[i], b);
-    }
-    return rc ? rc : delta_buf_putc(b, ')');
+    fail = delta_buf_putc(b, '(') || list(e, 0, e->kind == EX_AND ? " AND " : " OR ", b) || delta_buf_putc(b, ')');
+    break;
   case EX_NOT:
-    rc = delta_buf_puts(b, "(NOT ");
-    if (!rc) rc = expr_to_text(e->args[0], b);
-    return rc ? rc : delta_buf_putc(b, ')');
+    fail = delta_buf_puts(b, "(NOT ") || expr_to_text(e->args[0], b) || delta_buf_putc(b, ')');
+    break;
   case EX_IN:
-    rc = delta_buf_putc(b, '(');
-    if (!rc) rc = expr_to_text(e->args[0], b);
-    if (!rc) rc = delta_buf_puts(b, " IN (");
-    for (int i = 1; !rc && i < e->n_args; i++) {
-      if (i > 1) rc = delta_buf_puts(b, ", ");
-      if (!rc) rc = expr_to_text(e->args[i], b);
-    }
-    return rc ? rc : delta_buf_puts(b, "))");
+    fail = delta_buf_putc(b, '(') || expr_to_text(e->args[0], b) || delta_buf_puts(b, " IN (") || list(e, 1, ", ", b) ||
+           delta_buf_puts(b, "))");
+    break;
   case EX_IS_NULL:
-    rc = delta_buf_putc(b, '(');
-    if (!rc) rc = expr_to_text(e->args[0], b);
-    if (!rc) rc = delta_buf_puts(b, e->negated ? " IS NOT NULL)" : " IS NULL)");
-    return rc;
+    fail = delta_buf_putc(b, '(') || expr_to_text(e->args[0], b) ||
+           delta_buf_puts(b, e->negated ? " IS NOT NULL)" : " IS NULL)");
+    break;
   case EX_LIKE:
-    rc = delta_buf_putc(b, '(');
-    if (!rc) rc = expr_to_text(e->args[0], b);
-    if (!rc) rc = delta_buf_puts(b, e->negated ? " NOT LIKE " : " LIKE ");
-    if (!rc) rc = expr_to_text(e->args[1], b);
-    return rc ? rc : delta_buf_putc(b, ')');
+    fail = delta_buf_putc(b, '(') || expr_to_text(e->args[0], b) ||
+           delta_buf_puts(b, e->negated ? " NOT LIKE " : " LIKE ") || expr_to_text(e->args[1], b) ||
+           delta_buf_putc(b, ')');
+    break;
+  case EX_ARITH:
+    if (e->arith == '|') memcpy(arith, " || ", 5);
+    fail = delta_buf_putc(b, '(') || expr_to_text(e->args[0], b) || delta_buf_puts(b, arith) ||
+           expr_to_text(e->args[1], b) || delta_buf_putc(b, ')');
+    break;
+  case EX_NEG: /* -(x), so that -(5) does not read back as the literal -5 */
+    fail = delta_buf_puts(b, "(-(") || expr_to_text(e->args[0], b) || delta_buf_puts(b, "))");
+    break;
+  case EX_CASE: return case_when(e, b);
+  case EX_COALESCE: return call(e, "coalesce", b);
+  case EX_CAST:
+    fail = delta_buf_puts(b, "CAST(") || expr_to_text(e->args[0], b) || delta_buf_puts(b, " AS ") ||
+           delta_buf_puts(b, cast_type(e, type, sizeof type)) || delta_buf_putc(b, ')');
+    break;
+  case EX_FUNC: return call(e, e->text, b);
   }
-  return 0;
+  return fail ? DELTA_NOMEM() : 0;
 }

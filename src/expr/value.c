@@ -41,7 +41,7 @@ value_type value_type_of_arrow(const char *f, int *precision, int *scale) {
 
 const char *value_type_name(value_type t) {
   static const char *const names[] = {"null", "boolean", "integer", "floating-point", "decimal", "string",
-                                      "binary", "date", "timestamp", "timestamp_ntz", "struct", "nested"};
+                                      "binary", "date", "timestamp", "timestamp_ntz", "struct", "nested", "interval"};
   return names[t];
 }
 

@@ -23,7 +23,8 @@ typedef enum {
   VT_TIMESTAMP, /* microseconds since the epoch, UTC */
   VT_TIMESTAMP_NTZ,
   VT_STRUCT,    /* only as a column type: not comparable */
-  VT_OTHER      /* lists, maps, variant: not comparable */
+  VT_OTHER,     /* lists, maps, variant: not comparable */
+  VT_INTERVAL   /* only in value expressions: an INTERVAL literal, an operand of + and - with dates */
 } value_type;
 
 typedef struct {

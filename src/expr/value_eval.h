@@ -1,24 +1,16 @@
 /*
- * Value expressions (UPDATE's and MERGE's SET): parsed, bound to a batch
+ * Value expressions (UPDATE's and MERGE's SET, generation expressions):
+ * the expression language of expr.h parsed as a value, bound to a batch
  * schema and evaluated into an Arrow array of a target column's type, with
- * Spark SQL's semantics.
+ * Spark SQL's semantics. A vexpr is an expr_node; these are the value
+ * entry points of the one parser, binder and evaluator.
  *
- *   vexpr    := concat
- *   concat   := additive ('||' additive)*
- *   additive := term (('+' | '-') term)*
- *   term     := unary (('*' | '/' | '%') unary)*
- *   unary    := '-' unary | primary
- *   primary  := number | 'text' | TRUE | FALSE | NULL | column | ( vexpr )
- *             | DATE 'text' | TIMESTAMP 'text' | TIMESTAMP_NTZ 'text'
- *             | INTERVAL n unit [n unit ...]
- *             | CASE WHEN predicate THEN vexpr [WHEN ...] [ELSE vexpr] END
- *             | COALESCE(vexpr, ...) | CAST(vexpr AS type) | function(vexpr, ...)
- *   column   := name(.name)*   (a nested field; MERGE's t.col / s.col)
- * predicate is the filter language (expr.h); type an integer type, float,
- * double, decimal(p,s), string, boolean, date, timestamp, timestamp_ntz;
- * functions date_add, date_sub, add_months, datediff, date_trunc,
- * current_date, current_timestamp, now, to_date, unix_micros, unix_seconds,
- * timestamp_micros, timestamp_seconds.
+ * The grammar is expr.h's (a value may be a condition: `a > 5` is a
+ * boolean); types are an integer type, float, double, decimal(p,s),
+ * string, boolean, date, timestamp, timestamp_ntz; the functions are
+ * date_add, date_sub, add_months, datediff, date_trunc, current_date,
+ * current_timestamp, now, to_date, unix_micros, unix_seconds,
+ * timestamp_micros, timestamp_seconds and value_funcs.h's.
  *
  * Values are long, double, string, boolean, exact decimal (Spark's result
  * precision and scale, see dec_math.h), date, timestamp or timestamp_ntz,
@@ -45,7 +37,7 @@
 #include "deltac/arrow_abi.h"
 #include "expr/expr.h"
 
-typedef struct vexpr vexpr;
+typedef struct expr_node vexpr;
 
 int vexpr_parse(const char *text, vexpr **out);
 void vexpr_free(vexpr *e);

@@ -8,10 +8,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "expr/date_math.h"
+#include "expr/expr_internal.h"
 #include "util/error_internal.h"
 #include "util/time_parse.h"
 
-#define US_PER_DAY 86400000000LL
 
 typedef enum {
   F_YEAR, F_MONTH, F_DAY, F_HOUR, F_MINUTE, F_SECOND, F_QUARTER, F_TO_DATE, F_DATE_FORMAT, F_SUBSTRING,
@@ -44,57 +45,46 @@ int vfunc_find(const char *name, int n_args, int *id) {
   return delta_error_set(DELTA_EINVAL, "expression: unknown function %s()", name);
 }
 
-static const char *tname(rtype t) {
-  static const char *const n[] = {"null", "long", "double", "string", "boolean", "date", "timestamp"};
-  return n[t];
-}
 
-bool vfunc_castable(rtype from, rtype to) {
-  if (from == R_NULL || from == to) return true;
-  if (to == R_DATE || to == R_TS) return from == R_STRING || from == R_DATE || from == R_TS;
-  if (from == R_DATE || from == R_TS) return to == R_STRING;
-  return true;
-}
-
-int vfunc_bind(int id, const rtype *a, int n, rtype *out) {
+int vfunc_bind(int id, const value_type *a, int n, value_type *out) {
   const char *name = "?";
   for (size_t i = 0; i < sizeof funcs / sizeof *funcs; i++)
     if ((int)funcs[i].id == id) {
       name = funcs[i].name;
       break;
     }
-  bool temporal_ok = a[0] == R_DATE || a[0] == R_TS || a[0] == R_STRING || a[0] == R_NULL;
+  bool temporal_ok = a[0] == VT_DATE || a[0] == VT_TIMESTAMP || a[0] == VT_STRING || a[0] == VT_NULL;
   switch ((fid)id) {
   case F_YEAR: case F_MONTH: case F_DAY: case F_QUARTER: case F_HOUR: case F_MINUTE: case F_SECOND:
     if (!temporal_ok) break;
-    *out = R_INT;
+    *out = VT_INT;
     return 0;
   case F_TO_DATE:
     if (!temporal_ok) break;
-    *out = R_DATE;
+    *out = VT_DATE;
     return 0;
   case F_DATE_FORMAT:
-    if (!temporal_ok || (a[1] != R_STRING && a[1] != R_NULL)) break;
-    *out = R_STRING;
+    if (!temporal_ok || (a[1] != VT_STRING && a[1] != VT_NULL)) break;
+    *out = VT_STRING;
     return 0;
   case F_SUBSTRING:
-    if (a[0] == R_BOOL) break;
+    if (a[0] == VT_BOOL) break;
     for (int i = 1; i < n; i++)
-      if (a[i] != R_INT && a[i] != R_NULL) return delta_error_set(DELTA_EINVAL, "expression: %s() takes integer positions", name);
-    *out = R_STRING;
+      if (a[i] != VT_INT && a[i] != VT_NULL) return delta_error_set(DELTA_EINVAL, "expression: %s() takes integer positions", name);
+    *out = VT_STRING;
     return 0;
   case F_CONCAT: case F_UPPER: case F_LOWER: case F_TRIM:
-    *out = R_STRING;
+    *out = VT_STRING;
     return 0;
   case F_LENGTH:
-    *out = R_INT;
+    *out = VT_INT;
     return 0;
   case F_ABS:
-    if (a[0] != R_INT && a[0] != R_FLOAT && a[0] != R_NULL) break;
+    if (a[0] != VT_INT && a[0] != VT_FLOAT && a[0] != VT_NULL) break;
     *out = a[0];
     return 0;
   }
-  return delta_error_set(DELTA_EINVAL, "expression: %s() cannot take a %s", name, tname(a[0]));
+  return delta_error_set(DELTA_EINVAL, "expression: %s() cannot take a %s", name, expr_vtype_name(a[0]));
 }
 
 /* ------------------------------------------------------------- calendar */
@@ -107,11 +97,6 @@ void vfunc_civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
   delta_civil_from_days(z, y, &um, &ud);
   *m = (int)um;
   *d = (int)ud;
-}
-
-static int64_t floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
 
 static int digits(const char *s, size_t n, size_t *at, int min, int max, int64_t *out) {
@@ -162,7 +147,7 @@ static int parse_temporal(const char *s, size_t n, bool want_time, int64_t *days
   *days = vfunc_days_from_civil(y, (int)mo, (int)d);
   vfunc_civil_from_days(*days, &y2, &m2, &d2);
   if (m2 != mo || d2 != d) return -1; /* Feb 30 and the like */
-  *us = *days * US_PER_DAY + ((h * 60 + mi) * 60 + se) * 1000000 + frac;
+  *us = *days * DM_US_PER_DAY + ((h * 60 + mi) * 60 + se) * 1000000 + frac;
   return 0;
 }
 
@@ -173,8 +158,8 @@ typedef struct {
 } civil;
 
 static void to_civil(const sval *v, civil *c) {
-  int64_t days = v->t == R_DATE ? v->i : floor_div(v->i, US_PER_DAY);
-  int64_t rest = v->t == R_DATE ? 0 : v->i - days * US_PER_DAY;
+  int64_t days = v->t == VT_DATE ? v->i : dm_floor_div(v->i, DM_US_PER_DAY);
+  int64_t rest = v->t == VT_DATE ? 0 : v->i - days * DM_US_PER_DAY;
   vfunc_civil_from_days(days, &c->y, &c->mo, &c->d);
   c->us = (int)(rest % 1000000);
   rest /= 1000000;
@@ -184,40 +169,40 @@ static void to_civil(const sval *v, civil *c) {
 }
 
 static int put_text(delta_buf *scratch, sval *out, const char *p, size_t n) {
-  out->t = R_STRING;
+  out->t = VT_STRING;
   out->s_off = scratch->len;
   out->s_len = n;
   return delta_buf_append(scratch, p, n);
 }
 
-int vfunc_cast_temporal(sval *v, rtype to, delta_buf *scratch) {
-  if (v->t == R_NULL || v->t == to) return 0;
-  if (v->t == R_STRING && (to == R_DATE || to == R_TS)) {
+int vfunc_cast_temporal(sval *v, value_type to, delta_buf *scratch) {
+  if (v->t == VT_NULL || v->t == to) return 0;
+  if (v->t == VT_STRING && (to == VT_DATE || to == VT_TIMESTAMP)) {
     int64_t days, us;
-    if (parse_temporal((const char *)scratch->data + v->s_off, v->s_len, to == R_TS, &days, &us) != 0) {
-      v->t = R_NULL; /* Spark's non-ANSI cast: text that is not a date is null */
+    if (parse_temporal((const char *)scratch->data + v->s_off, v->s_len, to == VT_TIMESTAMP, &days, &us) != 0) {
+      v->t = VT_NULL; /* Spark's non-ANSI cast: text that is not a date is null */
       return 0;
     }
-    v->i = to == R_DATE ? days : us;
+    v->i = to == VT_DATE ? days : us;
     v->t = to;
     return 0;
   }
-  if (v->t == R_TS && to == R_DATE) {
-    v->i = floor_div(v->i, US_PER_DAY);
-    v->t = R_DATE;
+  if (v->t == VT_TIMESTAMP && to == VT_DATE) {
+    v->i = dm_floor_div(v->i, DM_US_PER_DAY);
+    v->t = VT_DATE;
     return 0;
   }
-  if (v->t == R_DATE && to == R_TS) {
-    if (__builtin_mul_overflow(v->i, US_PER_DAY, &v->i)) return delta_error_set(DELTA_EINVAL, "expression: date out of range");
-    v->t = R_TS;
+  if (v->t == VT_DATE && to == VT_TIMESTAMP) {
+    if (__builtin_mul_overflow(v->i, DM_US_PER_DAY, &v->i)) return delta_error_set(DELTA_EINVAL, "expression: date out of range");
+    v->t = VT_TIMESTAMP;
     return 0;
   }
-  if ((v->t == R_DATE || v->t == R_TS) && to == R_STRING) {
+  if ((v->t == VT_DATE || v->t == VT_TIMESTAMP) && to == VT_STRING) {
     civil c;
     to_civil(v, &c);
     char b[64];
     int n = snprintf(b, sizeof b, "%04lld-%02d-%02d", (long long)c.y, c.mo, c.d);
-    if (v->t == R_TS) {
+    if (v->t == VT_TIMESTAMP) {
       n += snprintf(b + n, sizeof b - (size_t)n, " %02d:%02d:%02d", c.h, c.mi, c.s);
       if (c.us) {
         n += snprintf(b + n, sizeof b - (size_t)n, ".%06d", c.us);
@@ -226,7 +211,7 @@ int vfunc_cast_temporal(sval *v, rtype to, delta_buf *scratch) {
     }
     return put_text(scratch, v, b, (size_t)n);
   }
-  return delta_error_set(DELTA_EINVAL, "expression: cannot cast a %s to %s", tname(v->t), tname(to));
+  return delta_error_set(DELTA_EINVAL, "expression: cannot cast a %s to %s", expr_vtype_name(v->t), expr_vtype_name(to));
 }
 
 int vfunc_double_text(double d, char *buf) {
@@ -364,12 +349,12 @@ static int64_t utf8_len(const char *s, size_t n) {
 static const char *text_of(const sval *a, const delta_buf *scratch) { return (const char *)scratch->data + a->s_off; }
 
 static int as_text(sval *a, delta_buf *scratch) {
-  if (a->t == R_STRING || a->t == R_NULL) return 0;
-  if (a->t == R_DATE || a->t == R_TS) return vfunc_cast_temporal(a, R_STRING, scratch);
+  if (a->t == VT_STRING || a->t == VT_NULL) return 0;
+  if (a->t == VT_DATE || a->t == VT_TIMESTAMP) return vfunc_cast_temporal(a, VT_STRING, scratch);
   char b[64];
   int n;
-  if (a->t == R_INT) n = snprintf(b, sizeof b, "%lld", (long long)a->i);
-  else if (a->t == R_FLOAT) n = vfunc_double_text(a->d, b);
+  if (a->t == VT_INT) n = snprintf(b, sizeof b, "%lld", (long long)a->i);
+  else if (a->t == VT_FLOAT) n = vfunc_double_text(a->d, b);
   else n = snprintf(b, sizeof b, "%s", a->b ? "true" : "false");
   return put_text(scratch, a, b, (size_t)n);
 }
@@ -379,27 +364,27 @@ int vfunc_eval(int id, const sval *in, int n, delta_buf *scratch, sval *out) {
   sval a[n > 0 ? n : 1];
   for (int i = 0; i < n; i++) {
     a[i] = in[i];
-    if (a[i].t == R_NULL) return 0; /* null in, null out (every function here) */
+    if (a[i].t == VT_NULL) return 0; /* null in, null out (every function here) */
   }
   int rc = 0;
   switch ((fid)id) {
   case F_YEAR: case F_MONTH: case F_DAY: case F_QUARTER: case F_HOUR: case F_MINUTE: case F_SECOND: {
     bool timey = id == F_HOUR || id == F_MINUTE || id == F_SECOND;
-    if (a[0].t == R_STRING && (rc = vfunc_cast_temporal(&a[0], timey ? R_TS : R_DATE, scratch))) return rc;
-    if (a[0].t == R_NULL) return 0;
+    if (a[0].t == VT_STRING && (rc = vfunc_cast_temporal(&a[0], timey ? VT_TIMESTAMP : VT_DATE, scratch))) return rc;
+    if (a[0].t == VT_NULL) return 0;
     civil c;
     to_civil(&a[0], &c);
-    out->t = R_INT;
+    out->t = VT_INT;
     out->i = id == F_YEAR ? c.y : id == F_MONTH ? c.mo : id == F_DAY ? c.d : id == F_QUARTER ? (c.mo + 2) / 3
            : id == F_HOUR ? c.h : id == F_MINUTE ? c.mi : c.s;
     return 0;
   }
   case F_TO_DATE:
     *out = a[0];
-    return vfunc_cast_temporal(out, R_DATE, scratch);
+    return vfunc_cast_temporal(out, VT_DATE, scratch);
   case F_DATE_FORMAT:
-    if (a[0].t == R_STRING && (rc = vfunc_cast_temporal(&a[0], R_TS, scratch))) return rc;
-    if (a[0].t == R_NULL) return 0;
+    if (a[0].t == VT_STRING && (rc = vfunc_cast_temporal(&a[0], VT_TIMESTAMP, scratch))) return rc;
+    if (a[0].t == VT_NULL) return 0;
     return date_format(&a[0], text_of(&a[1], scratch), a[1].s_len, scratch, out);
   case F_SUBSTRING: {
     if ((rc = as_text(&a[0], scratch))) return rc;
@@ -412,7 +397,7 @@ int vfunc_eval(int id, const sval *in, int n, delta_buf *scratch, sval *out) {
     if (end > len) end = len;
     if (end < start) end = start;
     size_t b0 = utf8_at(s, a[0].s_len, start), b1 = utf8_at(s, a[0].s_len, end);
-    out->t = R_STRING;
+    out->t = VT_STRING;
     out->s_off = a[0].s_off + b0;
     out->s_len = b1 - b0;
     return 0;
@@ -428,7 +413,7 @@ int vfunc_eval(int id, const sval *in, int n, delta_buf *scratch, sval *out) {
       memcpy(scratch->data + scratch->len, scratch->data + a[i].s_off, a[i].s_len);
       scratch->len += a[i].s_len;
     }
-    out->t = R_STRING;
+    out->t = VT_STRING;
     out->s_off = at;
     out->s_len = total;
     return 0;
@@ -439,7 +424,7 @@ int vfunc_eval(int id, const sval *in, int n, delta_buf *scratch, sval *out) {
     if (id == F_TRIM) {
       while (n0 && scratch->data[b0] == ' ') b0++, n0--;
       while (n0 && scratch->data[b0 + n0 - 1] == ' ') n0--;
-      out->t = R_STRING;
+      out->t = VT_STRING;
       out->s_off = b0;
       out->s_len = n0;
       return 0;
@@ -451,19 +436,19 @@ int vfunc_eval(int id, const sval *in, int n, delta_buf *scratch, sval *out) {
       scratch->data[at + i] = (unsigned char)(id == F_UPPER ? toupper(ch) : tolower(ch));
     }
     scratch->len += n0;
-    out->t = R_STRING;
+    out->t = VT_STRING;
     out->s_off = at;
     out->s_len = n0;
     return 0;
   }
   case F_LENGTH:
     if ((rc = as_text(&a[0], scratch))) return rc;
-    out->t = R_INT;
+    out->t = VT_INT;
     out->i = utf8_len(text_of(&a[0], scratch), a[0].s_len);
     return 0;
   case F_ABS:
     *out = a[0];
-    if (out->t == R_FLOAT) out->d = out->d < 0 ? -out->d : out->d;
+    if (out->t == VT_FLOAT) out->d = out->d < 0 ? -out->d : out->d;
     else if (out->i == INT64_MIN) return delta_error_set(DELTA_EINVAL, "expression: integer overflow in abs()");
     else if (out->i < 0) out->i = -out->i;
     return 0;

@@ -19,23 +19,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "expr/value.h"
 #include "util/buf.h"
 
-/* The evaluator's value classes. R_IVL: an INTERVAL literal, only an
- * operand of + and - with a date or timestamp. The functions here take
- * and give R_NULL..R_BOOL, R_DATE and R_TS (R_TSNTZ arguments are read as
- * R_TS: both are microseconds); decimals and intervals are not theirs. */
-typedef enum { R_NULL, R_INT, R_FLOAT, R_STRING, R_BOOL, R_DEC, R_DATE, R_TS, R_TSNTZ, R_IVL } rtype;
+/* The functions here take and give VT_NULL, VT_INT, VT_FLOAT, VT_STRING,
+ * VT_BOOL, VT_DATE and VT_TIMESTAMP (VT_TIMESTAMP_NTZ arguments are read as
+ * VT_TIMESTAMP: both are microseconds); decimals and intervals are not
+ * theirs. */
 
 /* One runtime value; strings live in a scratch buffer (s_off, s_len). */
 typedef struct {
-  rtype t;                 /* R_NULL: null */
-  int64_t i;               /* R_INT; R_DATE days; R_TS(NTZ) microseconds; R_IVL microseconds */
+  value_type t;            /* VT_NULL: null */
+  int64_t i;               /* VT_INT; VT_DATE days; VT_TIMESTAMP(NTZ) microseconds; VT_INTERVAL microseconds */
   double d;
   bool b;
-  __int128 dec;            /* R_DEC, at scale */
+  __int128 dec;            /* VT_DECIMAL, at scale */
   int scale;
-  int64_t iv_months, iv_days; /* R_IVL */
+  int64_t iv_months, iv_days; /* VT_INTERVAL */
   size_t s_off, s_len;     /* into the scratch buffer */
 } sval;
 
@@ -44,16 +44,14 @@ typedef struct {
 int vfunc_find(const char *name, int n_args, int *id);
 /* The result type for these argument types; DELTA_EINVAL when they do not
  * fit (a string where a date is wanted is accepted: it is cast). */
-int vfunc_bind(int id, const rtype *args, int n_args, rtype *out);
+int vfunc_bind(int id, const value_type *args, int n_args, value_type *out);
 /* Apply function `id`; a null argument gives null (concat too, as in Spark). */
 int vfunc_eval(int id, const sval *args, int n_args, delta_buf *scratch, sval *out);
 
 /* Casts where either side is a date or timestamp (strings parse as
  * YYYY-MM-DD[ hh:mm:ss[.ffffff]] in UTC; text that does not parse is null;
  * timestamp to date floors to the day). DELTA_EINVAL for other kinds. */
-int vfunc_cast_temporal(sval *v, rtype to, delta_buf *scratch);
-/* Whether a value of type `from` can be CAST to `to` (either temporal). */
-bool vfunc_castable(rtype from, rtype to);
+int vfunc_cast_temporal(sval *v, value_type to, delta_buf *scratch);
 
 /* A double as Spark's CAST(d AS STRING) writes it (Java's Double.toString:
  * the shortest digits that read back, "0.1", "1.0", "1.0E10", "1.0E-4",

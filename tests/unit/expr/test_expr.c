@@ -1,5 +1,7 @@
 /* The filter language: parsing (and printing back), binding, exact
- * evaluation with three-valued logic, and data skipping on statistics. */
+ * evaluation with three-valued logic, and data skipping on statistics;
+ * then value expressions inside predicates (a + 1 > 5, lower(s) = 'x',
+ * CASE ... END = 3): parsed, evaluated on batches, and never used to skip. */
 #include <stdint.h>
 
 #include "arrow/builder.h"
@@ -240,11 +242,100 @@ static void test_skip(void) {
   CHECK_EQ_INT(may("x + 1", 1, 10, 0, 1), -100);
 }
 
+static void test_parse_values(void) {
+  CHECK_STR(reprint("a + 1 > 5"), "((a + 1) > 5)");
+  CHECK_STR(reprint("a+1*2-3 = b || 'x'"), "(((a + (1 * 2)) - 3) = (b || 'x'))");
+  CHECK_STR(reprint("lower(name) = 'x'"), "(lower(name) = 'x')");
+  CHECK_STR(reprint("CASE WHEN a IN (1,2) AND b IS NULL THEN 1 ELSE 2 END = 3"),
+            "(CASE WHEN ((a IN (1, 2)) AND (b IS NULL)) THEN 1 ELSE 2 END = 3)");
+  CHECK_STR(reprint("CASE WHEN a THEN 1 END IS NULL"), "(CASE WHEN a THEN 1 ELSE NULL END IS NULL)");
+  CHECK_STR(reprint("coalesce(a, 0) BETWEEN -1 AND a * 2"), "((coalesce(a, 0) >= -1) AND (coalesce(a, 0) <= (a * 2)))");
+  CHECK_STR(reprint("CAST(a AS decimal(5, 2)) <> -(b)"), "(CAST(a AS DECIMAL(5,2)) != (-(b)))");
+  CHECK_STR(reprint("d + INTERVAL 1 DAY 2 HOURS > d"), "((d + INTERVAL '1' DAY '7200000000' MICROSECOND) > d)");
+  CHECK_STR(reprint("`case` = 1 AND case = 2"), "((`case` = 1) AND (`case` = 2))"); /* CASE needs WHEN */
+  CHECK_STR(reprint("current_date = 1"), "(`current_date` = 1)"); /* a column in a filter */
+  /* errors stay one line and name the place */
+  CHECK_STR(reprint("a + > 1"), "filter: expected a value or a column at position 5 ('>')");
+  CHECK_STR(reprint("a | b"), "filter: unexpected character at position 3 ('|')");
+  CHECK_STR(reprint("nope(a) = 1"), "expression: unknown function nope()");
+  CHECK_STR(reprint("CASE WHEN a 1 END = 1"), "filter: CASE WHEN without THEN at position 13 ('1')");
+}
+
+/* Value expressions as operands of predicates, evaluated on a batch (id
+ * long 0 1 2 NULL 4 5; name alpha beta NULL gamma '' delta; flag T F T F
+ * NULL F; ts 2020-01-01 + i days). */
+static void test_eval_values(void) {
+  struct ArrowSchema schema;
+  struct ArrowArray batch;
+  struct ArrowArrayStream s = make_batch(&schema, &batch);
+  CHECK_EQ_INT(count("id + 1 > 3", &schema, &batch), 2);            /* 5 6; null + 1 is null */
+  CHECK_EQ_INT(count("NOT id + 1 > 3", &schema, &batch), 3);        /* 1 2 3: the null row is unknown */
+  CHECK_EQ_INT(count("id * 2 = '4'", &schema, &batch), 1);          /* '4' typed by the expression */
+  CHECK_EQ_INT(count("id % 2 = 1 OR id IS NULL", &schema, &batch), 3);
+  CHECK_EQ_INT(count("id / 2 = 0.5", &schema, &batch), 1);          /* '/' is a double division */
+  CHECK_EQ_INT(count("id - 1.5 > 0", &schema, &batch), 3);          /* exact decimal */
+  CHECK_EQ_INT(count("lower(name) = 'beta'", &schema, &batch), 1);
+  CHECK_EQ_INT(count("upper(name) LIKE 'G%'", &schema, &batch), 1);
+  CHECK_EQ_INT(count("length(name) >= 5", &schema, &batch), 3);     /* alpha gamma delta */
+  CHECK_EQ_INT(count("name || '!' = 'beta!'", &schema, &batch), 1);
+  CHECK_EQ_INT(count("coalesce(id, 0) = 0", &schema, &batch), 2);   /* rows 0 and 3 */
+  CHECK_EQ_INT(count("coalesce(name, 'none') IN ('none', 'alpha')", &schema, &batch), 2);
+  CHECK_EQ_INT(count("CASE WHEN id IN (1, 2) AND flag IS NOT NULL THEN 'x' ELSE name END = 'x'", &schema, &batch), 2);
+  CHECK_EQ_INT(count("CASE WHEN id > 3 THEN 1 WHEN id > 0 THEN 2 END = 2", &schema, &batch), 2);
+  CHECK_EQ_INT(count("CASE WHEN id > 3 THEN 1 END IS NULL", &schema, &batch), 4); /* no ELSE: NULL */
+  CHECK_EQ_INT(count("CASE WHEN flag THEN true ELSE id > 4 END", &schema, &batch), 3); /* a value as the condition */
+  CHECK_EQ_INT(count("coalesce(flag, true)", &schema, &batch), 3);
+  CHECK_EQ_INT(count("(id > 1) IS NULL", &schema, &batch), 1);
+  CHECK_EQ_INT(count("CAST(id AS STRING) = '4'", &schema, &batch), 1);
+  CHECK_EQ_INT(count("-id < -3", &schema, &batch), 2);
+  CHECK_EQ_INT(count("to_date(ts) = DATE '2020-01-03'", &schema, &batch), 1);
+  CHECK_EQ_INT(count("date_add(to_date(ts), 1) > DATE '2020-01-05'", &schema, &batch), 2);
+  CHECK_EQ_INT(count("ts + INTERVAL 1 DAY <= TIMESTAMP '2020-01-03T00:00:00Z'", &schema, &batch), 2);
+  CHECK_EQ_INT(count("year(ts) = 2020 AND month(ts) = 1", &schema, &batch), 6);
+  CHECK_EQ_INT(count("id + 1 BETWEEN 2 AND 3", &schema, &batch), 2);
+  CHECK_EQ_INT(count("NULL + 1 IS NULL", &schema, &batch), 6);
+  /* binding errors */
+  CHECK_EQ_INT(count("id + 1", &schema, &batch), -1);
+  CHECK_STR(delta_error_last(), "filter: (id + 1) is a integer, not a condition");
+  CHECK_EQ_INT(count("id + name > 1", &schema, &batch), -1);
+  CHECK_STR(delta_error_last(), "expression: '+' needs numbers, not long and string");
+  CHECK_EQ_INT(count("id + 1 = 'x'", &schema, &batch), -1);
+  CHECK_STR(delta_error_last(), "filter: 'x' is not a valid integer for column (id + 1)");
+  CHECK_EQ_INT(count("lower(name) = 1", &schema, &batch), -1);
+  CHECK_STR(delta_error_last(), "filter: cannot compare lower(name) (string) with integer");
+  CHECK_EQ_INT(count("nope + 1 > 0", &schema, &batch), -1);
+  CHECK_STR(delta_error_last(), "expression: no column named nope");
+  CHECK_EQ_INT(count("ts > INTERVAL 1 DAY", &schema, &batch), -1);
+  batch.release(&batch);
+  schema.release(&schema);
+  s.release(&s);
+}
+
+/* Skipping stays conservative on value expressions: a comparison with one
+ * may be anything, so only the plain column comparisons beside it skip. */
+static void test_skip_values(void) {
+  CHECK_EQ_INT(may("x + 1 = 50", 1, 10, 0, 1), 1);
+  CHECK_EQ_INT(may("x + 1 > 100", 1, 10, 0, 1), 1);
+  CHECK_EQ_INT(may("NOT (x + 1 = 5)", 5, 5, 0, 1), 1);
+  CHECK_EQ_INT(may("x * 2 IN (1, 3)", 1, 10, 0, 1), 1);
+  CHECK_EQ_INT(may("x - 0 IS NULL", 1, 10, 0, 1), 1);
+  CHECK_EQ_INT(may("coalesce(x, 0) = 99", 1, 10, 0, 1), 1);
+  CHECK_EQ_INT(may("CASE WHEN x > 5 THEN true ELSE false END", 1, 3, 0, 1), 1);
+  CHECK_EQ_INT(may("lower(s) = 'a'", 1, 10, 0, 1), 1);
+  CHECK_EQ_INT(may("x = 50 AND x + 1 > 0", 1, 10, 0, 1), 0); /* the column part still skips */
+  CHECK_EQ_INT(may("x = 50 OR x * 2 = 4", 1, 10, 0, 1), 1);
+  CHECK_EQ_INT(may("NOT (x = 50 OR x * 2 = 4)", 1, 10, 0, 1), 1);
+  CHECK_EQ_INT(may("1 + 1 = 3", 1, 10, 0, 1), 1);            /* not folded: kept */
+}
+
 int main(void) {
   test_parse();
   test_like();
   test_eval();
   test_skip();
+  test_parse_values();
+  test_eval_values();
+  test_skip_values();
   printf("%d passed, %d failed\n", test_checks - test_failures, test_failures);
   return test_failures ? 1 : 0;
 }

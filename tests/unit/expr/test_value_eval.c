@@ -196,6 +196,20 @@ static void typed_tests(void) {
   check_err("CAST(d AS DECIMAL(5,0))", "d:5,0", "cannot CAST a date AS decimal");
   check_err("add_months(d)", "tdD", "add_months takes 2 arguments, not 1");
 
+  /* predicates as values: comparisons are booleans (NULL when unknown),
+   * CASE conditions take the whole filter language, values inside them */
+  CHECK_EQ_INT(eval_typed("n > 0", "b", &out), 0);
+  CHECK_EQ_INT(out.null_count, 1);
+  CHECK(((const uint8_t *)out.buffers[1])[0] == 1); /* row 0 true, row 1 false */
+  out.release(&out);
+  check_int("CASE WHEN id IN (1, 3) AND amt IS NULL THEN 1 ELSE 0 END", "l", 0, 0, 1);
+  check_int("CASE WHEN n * 2 > 0 AND s LIKE '2024%' THEN 10 WHEN amt < 0 THEN 20 END", "l", 10, 20, NUL);
+  check_int("CASE WHEN coalesce(n > 0, false) THEN 1 ELSE 2 END", "l", 1, 2, 2);
+  check_int("CAST(d > DATE '2000-01-01' AS INT)", "l", 1, 0, NUL);
+  check_int("CASE WHEN lower(s) = 'x' THEN id END", "l", NUL, 2, NUL);
+  check_dec("CASE WHEN amt + 1 > 5 THEN amt ELSE -amt END", "d:10,2", "10.25", "3.35", "NULL");
+  check_err("n > 'x'", "b", "'x' is not a valid integer for column n");
+
   typed_batch.release(&typed_batch);
   typed_schema.release(&typed_schema);
   st.release(&st);

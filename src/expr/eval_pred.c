@@ -5,22 +5,29 @@
 #include <string.h>
 
 #include "arrow/array.h"
-#include "expr/expr.h"
+#include "expr/expr_internal.h"
 #include "expr/like.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 
-enum { TRI_F = 0, TRI_T = 1, TRI_N = 2 };
-
-/* Where a column's values live in this batch. */
+/* Where an operand's values live in this batch. */
 typedef struct {
   const expr_node *node;
   const struct ArrowArray *leaf;
   const uint8_t *tri;       /* a predicate in value position */
   bool simple;              /* a top-level column: no struct parents to check */
+  /* a value expression, evaluated into its own type (computed.release
+   * set), or all null (an untyped NULL) */
+  struct ArrowArray computed;
+  const char *format;
+  value_type type;
+  int scale;
+  bool all_null;
 } operand;
 
 static int eval_tri(const expr_node *e, const struct ArrowArray *batch, uint8_t *out);
+
+static bool is_value(const expr_node *e) { return e->kind >= EX_ARITH; }
 
 static int operand_open(const expr_node *e, const struct ArrowArray *batch, operand *o, uint8_t **scratch) {
   memset(o, 0, sizeof *o);
@@ -33,16 +40,38 @@ static int operand_open(const expr_node *e, const struct ArrowArray *batch, oper
     return 0;
   }
   if (e->kind == EX_LITERAL) return 0;
+  if (is_value(e)) {
+    if (!e->target_format) {
+      o->all_null = true;
+      return 0;
+    }
+    o->format = e->target_format;
+    o->type = value_type_of_arrow(o->format, NULL, &o->scale);
+    return expr_eval_value(e, batch, &o->computed);
+  }
   *scratch = delta_malloc((size_t)batch->length + 1);
   if (!*scratch) return DELTA_NOMEM();
   o->tri = *scratch;
   return eval_tri(e, batch, *scratch);
 }
 
+static void operand_close(operand *o) {
+  if (o->computed.release) o->computed.release(&o->computed);
+}
+
 static void operand_value(const operand *o, const struct ArrowArray *batch, int64_t i, expr_value *v) {
   const expr_node *e = o->node;
   if (e->kind == EX_LITERAL) {
     *v = e->value;
+    return;
+  }
+  if (o->all_null) {
+    memset(v, 0, sizeof *v);
+    v->is_null = true;
+    return;
+  }
+  if (o->computed.release) { /* computed for this batch: row i is slot i */
+    value_from_array(&o->computed, o->format, o->type, o->scale, i, v);
     return;
   }
   if (o->tri) {
@@ -124,11 +153,12 @@ static bool fast_cmp(const expr_node *e, const operand *col, const struct ArrowA
 }
 
 static int eval_cmp(const expr_node *e, const struct ArrowArray *batch, uint8_t *out) {
-  operand a, b;
+  operand a = {0}, b = {0};
   uint8_t *sa = NULL, *sb = NULL;
-  int rc = operand_open(e->args[0], batch, &a, &sa);
-  if (!rc) rc = operand_open(e->args[1], batch, &b, &sb);
-  if (!rc && !fast_cmp(e, &a, batch, out)) {
+  int rc;
+  if ((rc = operand_open(e->args[0], batch, &a, &sa)) != 0 || (rc = operand_open(e->args[1], batch, &b, &sb)) != 0)
+    goto done;
+  if (!fast_cmp(e, &a, batch, out)) {
     for (int64_t i = 0; i < batch->length; i++) {
       expr_value x, y;
       operand_value(&a, batch, i, &x);
@@ -141,6 +171,9 @@ static int eval_cmp(const expr_node *e, const struct ArrowArray *batch, uint8_t 
       out[i] = cmp_holds(e->op, value_cmp(&x, &y)) ? TRI_T : TRI_F;
     }
   }
+done:
+  operand_close(&a);
+  operand_close(&b);
   delta_free(sa);
   delta_free(sb);
   return rc;
@@ -149,9 +182,14 @@ static int eval_cmp(const expr_node *e, const struct ArrowArray *batch, uint8_t 
 static int eval_in(const expr_node *e, const struct ArrowArray *batch, uint8_t *out) {
   operand *ops = delta_calloc((size_t)e->n_args, sizeof *ops);
   uint8_t **scratch = delta_calloc((size_t)e->n_args, sizeof *scratch);
-  int rc = ops && scratch ? 0 : DELTA_NOMEM();
-  for (int k = 0; !rc && k < e->n_args; k++) rc = operand_open(e->args[k], batch, &ops[k], &scratch[k]);
-  for (int64_t i = 0; !rc && i < batch->length; i++) {
+  int rc = 0;
+  if (!ops || !scratch) {
+    rc = DELTA_NOMEM();
+    goto done;
+  }
+  for (int k = 0; k < e->n_args; k++)
+    if ((rc = operand_open(e->args[k], batch, &ops[k], &scratch[k])) != 0) goto done;
+  for (int64_t i = 0; i < batch->length; i++) {
     expr_value x, y;
     operand_value(&ops[0], batch, i, &x);
     if (x.is_null) {
@@ -166,6 +204,8 @@ static int eval_in(const expr_node *e, const struct ArrowArray *batch, uint8_t *
     }
     out[i] = r;
   }
+done:
+  for (int k = 0; ops && k < e->n_args; k++) operand_close(&ops[k]);
   for (int k = 0; scratch && k < e->n_args; k++) delta_free(scratch[k]);
   delta_free(scratch);
   delta_free(ops);
@@ -194,6 +234,7 @@ static int eval_is_null(const expr_node *e, const struct ArrowArray *batch, uint
     }
     out[i] = x.is_null != e->negated ? TRI_T : TRI_F;
   }
+  operand_close(&a);
   delta_free(sa);
   return rc;
 }
@@ -212,6 +253,7 @@ static int eval_like(const expr_node *e, const struct ArrowArray *batch, uint8_t
     }
     out[i] = like_match(x.u.s.p, x.u.s.n, pat->u.s.p, pat->u.s.n) != e->negated ? TRI_T : TRI_F;
   }
+  operand_close(&a);
   delta_free(sa);
   return rc;
 }
@@ -228,13 +270,14 @@ static int eval_logic(const expr_node *e, const struct ArrowArray *batch, uint8_
   if (!tmp) return DELTA_NOMEM();
   /* AND: false wins, then unknown; OR: true wins, then unknown. */
   uint8_t win = e->kind == EX_AND ? TRI_F : TRI_T;
-  for (int k = 1; !rc && k < e->n_args; k++) {
-    if (!(rc = eval_tri(e->args[k], batch, tmp)))
-      for (int64_t i = 0; i < n; i++) {
-        uint8_t a = out[i], b = tmp[i];
-        out[i] = a == win || b == win ? win : (a == TRI_N || b == TRI_N) ? TRI_N : a;
-      }
+  for (int k = 1; k < e->n_args; k++) {
+    if ((rc = eval_tri(e->args[k], batch, tmp)) != 0) goto done;
+    for (int64_t i = 0; i < n; i++) {
+      uint8_t a = out[i], b = tmp[i];
+      out[i] = a == win || b == win ? win : (a == TRI_N || b == TRI_N) ? TRI_N : a;
+    }
   }
+done:
   delta_free(tmp);
   return rc;
 }
@@ -246,7 +289,7 @@ static int eval_tri(const expr_node *e, const struct ArrowArray *batch, uint8_t 
   case EX_IS_NULL: return eval_is_null(e, batch, out);
   case EX_LIKE: return eval_like(e, batch, out);
   case EX_AND: case EX_OR: case EX_NOT: return eval_logic(e, batch, out);
-  case EX_LITERAL: case EX_COLUMN: {
+  default: { /* a boolean column, literal or value expression */
     operand a;
     uint8_t *unused = NULL;
     int rc = operand_open(e, batch, &a, &unused);
@@ -255,10 +298,14 @@ static int eval_tri(const expr_node *e, const struct ArrowArray *batch, uint8_t 
       operand_value(&a, batch, i, &x);
       out[i] = x.is_null ? TRI_N : x.u.b ? TRI_T : TRI_F;
     }
+    operand_close(&a);
     return rc;
   }
   }
-  return delta_error_set(DELTA_ERROR, "filter: unknown expression node");
+}
+
+int expr_eval_tri(const expr_node *e, const struct ArrowArray *batch, uint8_t *out) {
+  return eval_tri(e, batch, out);
 }
 
 int expr_eval_batch(const expr_node *e, const struct ArrowArray *batch, uint8_t *keep) {
