@@ -5,9 +5,8 @@
 
 #include "arrow/filter.h"
 #include "arrow/ipc_read_internal.h"
-#include "parquet/codec.h"
-#include "parquet/metadata.h"
 #include "util/alloc_internal.h"
+#include "util/codec.h"
 #include "util/error_internal.h"
 
 /* Bounds on what a message may make us allocate beyond its own size: a
@@ -62,7 +61,7 @@ static int decompress_body(batch_ctx *c, const fbt *rb) {
   fbt bc = fb_table_at(c->r, fb_ref(c->r, rb, RB_COMPRESSION));
   int64_t codec = fb_int(c->r, &bc, BC_CODEC, 1, 0), method = fb_int(c->r, &bc, BC_METHOD, 1, 0);
   if (c->r->bad) return ipc_corrupt("bad body compression");
-  if (codec != CODEC_LZ4_FRAME && codec != CODEC_ZSTD)
+  if (codec != IPC_CODEC_LZ4_FRAME && codec != IPC_CODEC_ZSTD)
     return delta_error_set(DELTA_EUNSUPPORTED, "arrow ipc: body compression codec %lld is not supported", (long long)codec);
   if (method != 0)
     return delta_error_set(DELTA_EUNSUPPORTED, "arrow ipc: body compression method %lld is not supported", (long long)method);
@@ -90,9 +89,9 @@ static int decompress_body(batch_ctx *c, const fbt *rb) {
     c->size += out;
     int rc = 0;
     if (want == -1) memcpy(c->dec[i], src, (size_t)n);
-    else if (codec == CODEC_ZSTD) rc = pq_decompress(PQ_CODEC_ZSTD, src, (size_t)n, c->dec[i], (size_t)out);
-    else rc = pq_lz4_frame_decompress(src, (size_t)n, c->dec[i], (size_t)out);
-    if (rc == DELTA_ECORRUPT) return ipc_corrupt(codec == CODEC_ZSTD ? "a ZSTD buffer does not decompress to its stated length"
+    else if (codec == IPC_CODEC_ZSTD) rc = codec_decompress(CODEC_ZSTD, src, (size_t)n, c->dec[i], (size_t)out);
+    else rc = codec_lz4_frame_decompress(src, (size_t)n, c->dec[i], (size_t)out);
+    if (rc == DELTA_ECORRUPT) return ipc_corrupt(codec == IPC_CODEC_ZSTD ? "a ZSTD buffer does not decompress to its stated length"
                                                                   : "an LZ4 buffer does not decompress to its stated length");
     if (rc) return rc;
   }

@@ -5,10 +5,10 @@
 
 #include "parquet/bigbuf.h"
 #include "parquet/bits.h"
-#include "parquet/codec.h"
 #include "parquet/slots.h"
 #include "util/alloc_internal.h"
 #include "util/bytes.h"
+#include "util/codec.h"
 #include "util/error_internal.h"
 
 /* No page may claim more than this uncompressed; a corrupt size must not
@@ -165,7 +165,7 @@ int pq_colreader_open(pq_column_reader **out, const pq_file *f, int rg, const pq
                          path, pq_type_name(m->type), pq_type_name(leaf->physical));
     goto fail;
   }
-  if (!pq_codec_supported(m->codec)) {
+  if (!codec_supported(m->codec)) {
     rc = delta_error_set(DELTA_EUNSUPPORTED, "column %s: compression %s is not supported", path,
                          pq_codec_name(m->codec));
     goto fail;
@@ -201,7 +201,7 @@ int pq_colreader_open(pq_column_reader **out, const pq_file *f, int rg, const pq
   cr->pos = 0;
   cr->len = (uint64_t)len;
   cr->file_start = (uint64_t)start;
-  cr->lazy = !f->data && m->codec != PQ_CODEC_UNCOMPRESSED;
+  cr->lazy = !f->data && m->codec != CODEC_UNCOMPRESSED;
   if (!cr->body_buf) cr->body_buf = &cr->chunk_buf;
   cr->base = NULL;
   if (!cr->lazy) {
@@ -256,7 +256,7 @@ void pq_colreader_free(pq_column_reader *cr) {
  * compressed, otherwise decompressed into `buf`. */
 static int page_bytes(pq_column_reader *cr, const uint8_t *src, size_t src_len, size_t want,
                       bool compressed, pq_bigbuf *buf, const uint8_t **out) {
-  if (!compressed || cr->codec == PQ_CODEC_UNCOMPRESSED) {
+  if (!compressed || cr->codec == CODEC_UNCOMPRESSED) {
     if (src_len != want)
       return delta_error_set(DELTA_ECORRUPT, "uncompressed page is %zu bytes, header says %zu",
                              src_len, want);
@@ -275,7 +275,7 @@ static int page_bytes(pq_column_reader *cr, const uint8_t *src, size_t src_len, 
   /* 8 spare bytes let decoders load whole words at the end. */
   int rc = pq_bigbuf_reserve(buf, want + 8);
   if (rc) return rc;
-  rc = pq_decompress(cr->codec, src, src_len, buf->data, want);
+  rc = codec_decompress(cr->codec, src, src_len, buf->data, want);
   if (rc) return rc;
   memset(buf->data + want, 0, 8);
   *out = buf->data;

@@ -340,7 +340,7 @@ int pqw_leaf_flush_page(pqw_writer *w, pqw_leaf *l) {
     pq_tw_i32(&t, 4, enc);
     pq_tw_i32(&t, 5, (int32_t)def_len);
     pq_tw_i32(&t, 6, (int32_t)rep_len);
-    pq_tw_bool(&t, 7, w->codec.codec != PQ_CODEC_UNCOMPRESSED);
+    pq_tw_bool(&t, 7, w->codec.codec != CODEC_UNCOMPRESSED);
     pq_tw_struct_end(&t);
   }
   pq_tw_struct_end(&t);

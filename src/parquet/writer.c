@@ -42,11 +42,11 @@ int pqw_sink_write(pqw_writer *w, const void *p, size_t n) {
 static int codec_id(delta_parquet_codec c, int *out) {
   switch (c) {
   case DELTA_PARQUET_CODEC_DEFAULT:
-  case DELTA_PARQUET_SNAPPY: *out = PQ_CODEC_SNAPPY; return 0;
-  case DELTA_PARQUET_UNCOMPRESSED: *out = PQ_CODEC_UNCOMPRESSED; return 0;
-  case DELTA_PARQUET_GZIP: *out = PQ_CODEC_GZIP; return 0;
-  case DELTA_PARQUET_ZSTD: *out = PQ_CODEC_ZSTD; return 0;
-  case DELTA_PARQUET_LZ4_RAW: *out = PQ_CODEC_LZ4_RAW; return 0;
+  case DELTA_PARQUET_SNAPPY: *out = CODEC_SNAPPY; return 0;
+  case DELTA_PARQUET_UNCOMPRESSED: *out = CODEC_UNCOMPRESSED; return 0;
+  case DELTA_PARQUET_GZIP: *out = CODEC_GZIP; return 0;
+  case DELTA_PARQUET_ZSTD: *out = CODEC_ZSTD; return 0;
+  case DELTA_PARQUET_LZ4_RAW: *out = CODEC_LZ4_RAW; return 0;
   }
   return delta_error_set(DELTA_EINVAL, "parquet writer: unknown codec %d", (int)c);
 }

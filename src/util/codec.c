@@ -1,7 +1,7 @@
 /* Page decompression: thin, size-checked wrappers over the codec libraries.
  * A page's uncompressed size is known from its header, so every codec
  * decompresses into an exact-size buffer and anything else is corruption. */
-#include "parquet/codec.h"
+#include "util/codec.h"
 
 #include <brotli/decode.h>
 #include <lz4.h>
@@ -11,14 +11,13 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "parquet/metadata.h"
 #include "util/bytes.h"
 #include "util/error_internal.h"
 
-int pq_codec_supported(int codec) {
+int codec_supported(int codec) {
   switch (codec) {
-  case PQ_CODEC_UNCOMPRESSED: case PQ_CODEC_SNAPPY: case PQ_CODEC_GZIP: case PQ_CODEC_BROTLI:
-  case PQ_CODEC_LZ4: case PQ_CODEC_ZSTD: case PQ_CODEC_LZ4_RAW:
+  case CODEC_UNCOMPRESSED: case CODEC_SNAPPY: case CODEC_GZIP: case CODEC_BROTLI:
+  case CODEC_LZ4: case CODEC_ZSTD: case CODEC_LZ4_RAW:
     return 1;
   default:
     return 0;
@@ -108,7 +107,7 @@ raw:
   return lz4_raw(src, n, dst, want);
 }
 
-int pq_lz4_frame_decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
+int codec_lz4_frame_decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
   LZ4F_dctx *d = NULL;
   if (LZ4F_isError(LZ4F_createDecompressionContext(&d, LZ4F_VERSION)))
     return delta_error_set(DELTA_ENOMEM, "lz4 init failed");
@@ -144,19 +143,19 @@ static int brotli(const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
   return 0;
 }
 
-int pq_decompress(int codec, const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
+int codec_decompress(int codec, const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
   switch (codec) {
-  case PQ_CODEC_UNCOMPRESSED:
+  case CODEC_UNCOMPRESSED:
     if (n != want) return size_mismatch("UNCOMPRESSED", n, want);
     memcpy(dst, src, n);
     return 0;
-  case PQ_CODEC_SNAPPY: return snappy(src, n, dst, want);
-  case PQ_CODEC_GZIP: return gzip(src, n, dst, want);
-  case PQ_CODEC_ZSTD: return zstd(src, n, dst, want);
-  case PQ_CODEC_LZ4_RAW: return lz4_raw(src, n, dst, want);
-  case PQ_CODEC_LZ4: return lz4_hadoop(src, n, dst, want);
-  case PQ_CODEC_BROTLI: return brotli(src, n, dst, want);
-  case PQ_CODEC_LZO: return delta_error_set(DELTA_EUNSUPPORTED, "LZO compression is not supported");
+  case CODEC_SNAPPY: return snappy(src, n, dst, want);
+  case CODEC_GZIP: return gzip(src, n, dst, want);
+  case CODEC_ZSTD: return zstd(src, n, dst, want);
+  case CODEC_LZ4_RAW: return lz4_raw(src, n, dst, want);
+  case CODEC_LZ4: return lz4_hadoop(src, n, dst, want);
+  case CODEC_BROTLI: return brotli(src, n, dst, want);
+  case CODEC_LZO: return delta_error_set(DELTA_EUNSUPPORTED, "LZO compression is not supported");
   default: return delta_error_set(DELTA_EUNSUPPORTED, "unknown compression codec %d", codec);
   }
 }
