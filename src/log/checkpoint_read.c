@@ -381,9 +381,11 @@ static int bind(reader *rd, const struct ArrowArray *batch) {
         if (rc) return rc;
       } else {
         if (e->n_children != 2) return shape_error(rd, f);
-        int rc = bind_str(rd, f, e->children[0], e->offset + e->children[0]->offset, &c->key);
-        if (!rc) rc = bind_str(rd, f, e->children[1], e->offset + e->children[1]->offset, &c->value);
-        if (rc) return rc;
+        int rc;
+        if ((rc = bind_str(rd, f, e->children[0], e->offset + e->children[0]->offset,
+                           &c->key)) != 0) return rc;
+        if ((rc = bind_str(rd, f, e->children[1], e->offset + e->children[1]->offset,
+                           &c->value)) != 0) return rc;
         /* Null entries would have no key at all; the reader never makes them. */
         if (e->null_count != 0 && e->buffers[0]) return shape_error(rd, f);
       }
@@ -586,9 +588,8 @@ static int get_kv(reader *rd, int f, int64_t r, delta_kv **out, int *n_out) {
   if (!kv) return DELTA_NOMEM();
   const col *c = &rd->c[f];
   for (int32_t j = lo; j < hi; j++) {
-    rc = map_str(rd, f, r, &c->key, j, &kv[j - lo].key, "has a null key");
-    if (!rc) rc = map_str(rd, f, r, &c->value, j, &kv[j - lo].value, NULL);
-    if (rc) return rc;
+    if ((rc = map_str(rd, f, r, &c->key, j, &kv[j - lo].key, "has a null key")) != 0) return rc;
+    if ((rc = map_str(rd, f, r, &c->value, j, &kv[j - lo].value, NULL)) != 0) return rc;
   }
   if (share && !(kv = share_kv(rd, small, hi - lo))) return DELTA_NOMEM();
   *out = kv;
@@ -731,11 +732,11 @@ static int read_dv(reader *rd, int f, int64_t r, delta_dv *dv) {
 /* ---------------------------------------------------------------- actions */
 
 static int read_add(reader *rd, int64_t r, delta_add *a) {
-  int rc = req_str(rd, F_ADD_PATH, r, &a->path);
-  if (!rc) rc = get_kv(rd, F_ADD_PV, r, &a->partition_values, &a->n_partition_values);
-  if (!rc) rc = req_int(rd, F_ADD_SIZE, r, &a->size);
-  if (!rc) rc = req_int(rd, F_ADD_MTIME, r, &a->modification_time);
-  if (rc) return rc;
+  int rc;
+  if ((rc = req_str(rd, F_ADD_PATH, r, &a->path)) != 0) return rc;
+  if ((rc = get_kv(rd, F_ADD_PV, r, &a->partition_values, &a->n_partition_values)) != 0) return rc;
+  if ((rc = req_int(rd, F_ADD_SIZE, r, &a->size)) != 0) return rc;
+  if ((rc = req_int(rd, F_ADD_MTIME, r, &a->modification_time)) != 0) return rc;
   a->data_change = get_bool(rd, F_ADD_DC, r);
   a->num_records = -1;
   if (rd->stats_mode == DELTA_CKPT_STATS_RECORDS) {
@@ -775,10 +776,9 @@ static int read_remove(reader *rd, int64_t r, delta_remove *m) {
   rc = get_kv(rd, F_RM_PV, r, &m->partition_values, &m->n_partition_values);
   if (rc) return rc;
   m->has_size = get_int(rd, F_RM_SIZE, r, &m->size);
-  rc = get_str(rd, F_RM_STATS, r, &m->stats);
-  if (!rc) rc = get_json_map(rd, F_RM_TAGS, r, &m->tags);
-  if (!rc) rc = read_dv(rd, F_RM_DV, r, &m->dv);
-  if (rc) return rc;
+  if ((rc = get_str(rd, F_RM_STATS, r, &m->stats)) != 0) return rc;
+  if ((rc = get_json_map(rd, F_RM_TAGS, r, &m->tags)) != 0) return rc;
+  if ((rc = read_dv(rd, F_RM_DV, r, &m->dv)) != 0) return rc;
   m->has_base_row_id = get_int(rd, F_RM_BRID, r, &m->base_row_id);
   m->has_default_row_commit_version = get_int(rd, F_RM_DRCV, r, &m->default_row_commit_version);
   return 0;
@@ -815,16 +815,18 @@ static int read_protocol(reader *rd, int64_t r, delta_protocol *p) {
 }
 
 static int read_txn(reader *rd, int64_t r, delta_txn *t) {
-  int rc = req_str(rd, F_TXN_APP, r, &t->app_id);
-  if (!rc) rc = req_int(rd, F_TXN_VER, r, &t->version);
-  if (rc) return rc;
+  int rc;
+  if ((rc = req_str(rd, F_TXN_APP, r, &t->app_id)) != 0) return rc;
+  if ((rc = req_int(rd, F_TXN_VER, r, &t->version)) != 0) return rc;
   t->has_last_updated = get_int(rd, F_TXN_LU, r, &t->last_updated);
   return 0;
 }
 
 static int read_domain(reader *rd, int64_t r, delta_domain_metadata *d) {
-  int rc = req_str(rd, F_DM_DOMAIN, r, &d->domain);
-  if (!rc) rc = get_str(rd, F_DM_CONF, r, &d->configuration);
+  int rc;
+  if ((rc = req_str(rd, F_DM_DOMAIN, r, &d->domain)) != 0) goto done;
+  rc = get_str(rd, F_DM_CONF, r, &d->configuration);
+done:
   d->removed = get_bool(rd, F_DM_REMOVED, r);
   return rc;
 }
@@ -838,9 +840,9 @@ static int read_sidecar(reader *rd, int64_t r, delta_sidecar *s) {
 }
 
 static int read_checkpoint_metadata(reader *rd, int64_t r, delta_checkpoint_metadata *m) {
-  int rc = req_int(rd, F_CM_VERSION, r, &m->version);
-  if (!rc) rc = get_json_map(rd, F_CM_TAGS, r, &m->tags);
-  return rc;
+  int rc;
+  if ((rc = req_int(rd, F_CM_VERSION, r, &m->version)) != 0) return rc;
+  return get_json_map(rd, F_CM_TAGS, r, &m->tags);
 }
 
 static int read_row(reader *rd, int64_t r, int which, delta_action *a) {
