@@ -67,9 +67,9 @@ static int push_valid(column *c, bool valid) {
 }
 
 static int push_text(column *c, const char *s, size_t n) {
-  int rc = push_valid(c, s != NULL);
-  if (!rc && s) rc = delta_buf_append(&c->data, s, n);
-  if (rc) return rc;
+  int rc;
+  if ((rc = push_valid(c, s != NULL)) != 0) return rc;
+  if (s && (rc = delta_buf_append(&c->data, s, n)) != 0) return rc;
   if (c->data.len > INT32_MAX) return delta_error_set(DELTA_ELIMIT, "more than 2 GiB of text in one listing");
   int32_t end = (int32_t)c->data.len;
   return delta_buf_append(&c->offsets, &end, 4);
@@ -142,60 +142,71 @@ int arrow_builder_finish(arrow_batch_builder *b, struct ArrowArrayStream *out) {
   one_batch *o = delta_calloc(1, sizeof *o);
   if (!o) return DELTA_NOMEM();
   int64_t rows = b->n ? b->cols[0].n : 0;
-  int rc = arrow_schema_new(&o->schema, "+s", "", 0, b->n);
-  if (!rc) rc = arrow_array_new(&o->batch, 1, b->n);
-  for (int i = 0; !rc && i < b->n; i++) {
+  int rc;
+  if ((rc = arrow_schema_new(&o->schema, "+s", "", 0, b->n)) != 0) goto fail;
+  if ((rc = arrow_array_new(&o->batch, 1, b->n)) != 0) goto fail;
+  for (int i = 0; i < b->n; i++) {
     column *c = &b->cols[i];
     if (c->n != rows) {
       rc = delta_error_set(DELTA_EINVAL, "builder column %s has %lld rows, expected %lld", c->name,
                            (long long)c->n, (long long)rows);
-      break;
+      goto fail;
     }
     const char *fmt = c->type == AB_INT64 ? "l" : c->type == AB_BOOL ? "b"
                       : c->type == AB_TIMESTAMP_MS ? "tsm:UTC" : "u";
-    rc = arrow_schema_new(o->schema.children[i], fmt, c->name, ARROW_FLAG_NULLABLE, 0);
-    if (!rc && c->type == AB_JSON) {
+    if ((rc = arrow_schema_new(o->schema.children[i], fmt, c->name, ARROW_FLAG_NULLABLE, 0)) != 0) goto fail;
+    if (c->type == AB_JSON) {
       const char *k[] = {"deltac.raw_json"};
       const char *v[] = {"true"};
-      rc = arrow_schema_set_metadata(o->schema.children[i], k, v, 1);
+      if ((rc = arrow_schema_set_metadata(o->schema.children[i], k, v, 1)) != 0) goto fail;
     }
     struct ArrowArray *a = o->batch.children[i];
     bool str = c->type == AB_UTF8 || c->type == AB_JSON;
-    if (!rc) rc = arrow_array_new(a, str ? 3 : 2, 0);
-    if (rc) break;
+    if ((rc = arrow_array_new(a, str ? 3 : 2, 0)) != 0) goto fail;
     a->length = rows;
     a->null_count = c->nulls;
     if (c->nulls) {
       uint8_t *v = bits_from(&c->valid, rows);
-      if (!v) { rc = DELTA_NOMEM(); break; }
+      if (!v) {
+        rc = DELTA_NOMEM();
+        goto fail;
+      }
       arrow_array_set_buffer(a, 0, v);
     }
     if (str) {
       arrow_array_set_buffer(a, 1, delta_buf_detach(&c->offsets));
       uint8_t *d = delta_buf_detach(&c->data);
-      if (!d && !(d = delta_malloc(1))) { rc = DELTA_NOMEM(); break; }
+      if (!d && !(d = delta_malloc(1))) {
+        rc = DELTA_NOMEM();
+        goto fail;
+      }
       arrow_array_set_buffer(a, 2, d);
     } else if (c->type == AB_BOOL) {
       uint8_t *v = bits_from(&c->data, rows);
-      if (!v) { rc = DELTA_NOMEM(); break; }
+      if (!v) {
+        rc = DELTA_NOMEM();
+        goto fail;
+      }
       arrow_array_set_buffer(a, 1, v);
     } else {
       uint8_t *d = delta_buf_detach(&c->data);
-      if (!d && !(d = delta_malloc(8))) { rc = DELTA_NOMEM(); break; }
+      if (!d && !(d = delta_malloc(8))) {
+        rc = DELTA_NOMEM();
+        goto fail;
+      }
       arrow_array_set_buffer(a, 1, d);
     }
   }
-  if (!rc) o->batch.length = rows;
-  if (rc) {
-    arrow_schema_release(&o->schema);
-    arrow_array_release(&o->batch);
-    delta_free(o);
-    return rc;
-  }
+  o->batch.length = rows;
   out->get_schema = ob_schema;
   out->get_next = ob_next;
   out->get_last_error = ob_error;
   out->release = ob_release;
   out->private_data = o;
   return 0;
+fail:
+  arrow_schema_release(&o->schema);
+  arrow_array_release(&o->batch);
+  delta_free(o);
+  return rc;
 }

@@ -104,7 +104,10 @@ static int take_slots(const struct ArrowSchema *schema, const struct ArrowArray 
   for (int64_t j = 0; j < m && !any_nulls; j++) any_nulls = refs[j].chunk < 0;
   if (any_nulls) {
     uint8_t *bits = delta_calloc((size_t)(m + 7) / 8 + 1, 1);
-    if (!bits) goto nomem;
+    if (!bits) {
+      rc = DELTA_NOMEM();
+      goto done;
+    }
     int64_t nulls = 0;
     for (int64_t j = 0; j < m; j++) {
       const struct ArrowArray *a = refs[j].chunk < 0 ? NULL : in[refs[j].chunk];
@@ -117,38 +120,50 @@ static int take_slots(const struct ArrowSchema *schema, const struct ArrowArray 
   }
   if (is_struct || is_list || is_fsl) {
     kids = delta_malloc((size_t)n_in * sizeof *kids + 1);
-    if (!kids) goto nomem;
+    if (!kids) {
+      rc = DELTA_NOMEM();
+      goto done;
+    }
   }
   if (is_struct) {
     krefs = delta_malloc((size_t)m * sizeof *krefs + 1);
-    if (!krefs) goto nomem;
+    if (!krefs) {
+      rc = DELTA_NOMEM();
+      goto done;
+    }
     for (int64_t k = 0; k < schema->n_children; k++) {
       /* a struct's child row i is the struct's physical slot */
       for (int c = 0; c < n_in; c++) kids[c] = in[c]->children[k];
       for (int64_t j = 0; j < m; j++)
         krefs[j] = refs[j].chunk < 0 ? refs[j] : (slot_ref){refs[j].chunk, refs[j].slot + kids[refs[j].chunk]->offset};
-      if ((rc = take_slots(schema->children[k], kids, n_in, krefs, m, out->children[k]))) goto fail;
+      if ((rc = take_slots(schema->children[k], kids, n_in, krefs, m, out->children[k])) != 0) goto done;
     }
-    goto ok;
+    goto done;
   }
   if (is_fsl) {
     if (fsl < 0 || (fsl && m > INT64_MAX / fsl / (int64_t)sizeof *krefs)) {
       rc = delta_error_set(DELTA_ELIMIT, "filter: a fixed-size list column too large");
-      goto fail;
+      goto done;
     }
     krefs = delta_malloc((size_t)(m * fsl) * sizeof *krefs + 1);
-    if (!krefs) goto nomem;
+    if (!krefs) {
+      rc = DELTA_NOMEM();
+      goto done;
+    }
     for (int c = 0; c < n_in; c++) kids[c] = in[c]->children[0];
     for (int64_t j = 0; j < m; j++)
       for (int64_t e = 0; e < fsl; e++)
         krefs[j * fsl + e] = refs[j].chunk < 0 ? refs[j]
                              : (slot_ref){refs[j].chunk, kids[refs[j].chunk]->offset + refs[j].slot * fsl + e};
-    if ((rc = take_slots(schema->children[0], kids, n_in, krefs, m * fsl, out->children[0]))) goto fail;
-    goto ok;
+    if ((rc = take_slots(schema->children[0], kids, n_in, krefs, m * fsl, out->children[0])) != 0) goto done;
+    goto done;
   }
   if (w == -1 || w > 0) {
     uint8_t *dst = w == -1 ? delta_calloc((size_t)(m + 7) / 8 + 1, 1) : delta_calloc((size_t)m * (size_t)w + 1, 1);
-    if (!dst) goto nomem;
+    if (!dst) {
+      rc = DELTA_NOMEM();
+      goto done;
+    }
     for (int64_t j = 0; j < m; j++) {
       if (refs[j].chunk < 0) continue;
       const uint8_t *src = in[refs[j].chunk]->buffers[1];
@@ -162,7 +177,10 @@ static int take_slots(const struct ArrowSchema *schema, const struct ArrowArray 
     return 0;
   }
   void *noff = delta_malloc(((size_t)m + 1) * (large ? 8 : 4));
-  if (!noff) goto nomem;
+  if (!noff) {
+    rc = DELTA_NOMEM();
+    goto done;
+  }
   arrow_array_set_buffer(out, 1, noff);
   int64_t total = 0;
   for (int64_t j = 0; j <= m; j++) {
@@ -172,14 +190,17 @@ static int take_slots(const struct ArrowSchema *schema, const struct ArrowArray 
     }
     if (!large && total > INT32_MAX) {
       rc = delta_error_set(DELTA_ELIMIT, "filter: a column over 2 GiB");
-      goto fail;
+      goto done;
     }
     if (large) ((int64_t *)noff)[j] = total;
     else ((int32_t *)noff)[j] = (int32_t)total;
   }
   if (is_binary) {
     uint8_t *nb = delta_malloc((size_t)total + 1);
-    if (!nb) goto nomem;
+    if (!nb) {
+      rc = DELTA_NOMEM();
+      goto done;
+    }
     arrow_array_set_buffer(out, 2, nb);
     for (int64_t j = 0; j < m; j++) {
       if (refs[j].chunk < 0) continue;
@@ -191,7 +212,10 @@ static int take_slots(const struct ArrowSchema *schema, const struct ArrowArray 
   }
   /* list / map: the elements of the taken rows */
   krefs = delta_malloc((size_t)total * sizeof *krefs + 1);
-  if (!krefs) goto nomem;
+  if (!krefs) {
+    rc = DELTA_NOMEM();
+    goto done;
+  }
   for (int c = 0; c < n_in; c++) kids[c] = in[c]->children[0];
   for (int64_t j = 0, k = 0; j < m; j++) {
     if (refs[j].chunk < 0) continue;
@@ -199,16 +223,10 @@ static int take_slots(const struct ArrowSchema *schema, const struct ArrowArray 
     for (int64_t e = offset_at(off, large, refs[j].slot); e < offset_at(off, large, refs[j].slot + 1); e++)
       krefs[k++] = (slot_ref){refs[j].chunk, kids[refs[j].chunk]->offset + e};
   }
-  if ((rc = take_slots(schema->children[0], kids, n_in, krefs, total, out->children[0]))) goto fail;
-ok:
+  if ((rc = take_slots(schema->children[0], kids, n_in, krefs, total, out->children[0])) != 0) goto done;
+done:
   delta_free(kids);
   delta_free(krefs);
-  return 0;
-nomem:
-  rc = DELTA_NOMEM();
-fail:
-  delta_free(kids);
-  delta_free(krefs);
-  arrow_array_release(out);
+  if (rc) arrow_array_release(out);
   return rc;
 }

@@ -35,18 +35,22 @@ int arrow_text_writer_new(arrow_text_writer **out, arrow_text_format fmt, const 
   if (!w) return DELTA_NOMEM();
   w->fmt = fmt;
   w->fp = fp;
-  int rc = arrow_type_parse(schema, &w->type);
-  if (!rc && w->type->kind != AT_STRUCT) rc = delta_error_set(DELTA_EINVAL, "batches must be struct arrays");
-  if (!rc) {
-    w->widths = delta_calloc((size_t)w->type->n_children + 1, sizeof(int));
-    if (!w->widths) rc = DELTA_NOMEM();
+  int rc;
+  if ((rc = arrow_type_parse(schema, &w->type)) != 0) goto fail;
+  if (w->type->kind != AT_STRUCT) {
+    rc = delta_error_set(DELTA_EINVAL, "batches must be struct arrays");
+    goto fail;
   }
-  if (rc) {
-    arrow_text_writer_free(w);
-    return rc;
+  w->widths = delta_calloc((size_t)w->type->n_children + 1, sizeof(int));
+  if (!w->widths) {
+    rc = DELTA_NOMEM();
+    goto fail;
   }
   *out = w;
   return 0;
+fail:
+  arrow_text_writer_free(w);
+  return rc;
 }
 
 void arrow_text_writer_free(arrow_text_writer *w) {
@@ -86,12 +90,13 @@ static int csv_field(delta_buf *out, const uint8_t *s, size_t n) {
   for (size_t i = 0; i < n && !quote; i++)
     quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
   if (!quote) return delta_buf_append(out, s, n);
-  int rc = delta_buf_putc(out, '"');
-  for (size_t i = 0; !rc && i < n; i++) {
-    if (s[i] == '"') rc = delta_buf_putc(out, '"');
-    if (!rc) rc = delta_buf_putc(out, (char)s[i]);
+  int rc;
+  if ((rc = delta_buf_putc(out, '"')) != 0) return rc;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == '"' && (rc = delta_buf_putc(out, '"')) != 0) return rc;
+    if ((rc = delta_buf_putc(out, (char)s[i])) != 0) return rc;
   }
-  return rc ? rc : delta_buf_putc(out, '"');
+  return delta_buf_putc(out, '"');
 }
 
 /* Display width of UTF-8 text, counting code points. */
@@ -120,11 +125,15 @@ static int table_cell(delta_buf *out, const uint8_t *s, size_t n, int width, boo
     k += 3;
   }
   int pad = width - cols;
-  int rc = 0;
-  if (right) for (int i = 0; i < pad && !rc; i++) rc = delta_buf_putc(out, ' ');
-  if (!rc) rc = delta_buf_append(out, tmp, k);
-  if (!right) for (int i = 0; i < pad && !rc; i++) rc = delta_buf_putc(out, ' ');
-  return rc;
+  int rc;
+  if (right)
+    for (int i = 0; i < pad; i++)
+      if ((rc = delta_buf_putc(out, ' ')) != 0) return rc;
+  if ((rc = delta_buf_append(out, tmp, k)) != 0) return rc;
+  if (!right)
+    for (int i = 0; i < pad; i++)
+      if ((rc = delta_buf_putc(out, ' ')) != 0) return rc;
+  return 0;
 }
 
 static bool right_aligned(const arrow_type *t) {
@@ -132,26 +141,29 @@ static bool right_aligned(const arrow_type *t) {
 }
 
 static int table_rule(arrow_text_writer *w, const char *l, const char *m, const char *r) {
-  int rc = delta_buf_puts(&w->out, l);
-  for (int c = 0; !rc && c < w->type->n_children; c++) {
-    for (int k = 0; !rc && k < w->widths[c] + 2; k++) rc = delta_buf_puts(&w->out, "\xe2\x94\x80");
-    if (!rc) rc = delta_buf_puts(&w->out, c + 1 < w->type->n_children ? m : r);
+  int rc;
+  if ((rc = delta_buf_puts(&w->out, l)) != 0) return rc;
+  for (int c = 0; c < w->type->n_children; c++) {
+    for (int k = 0; k < w->widths[c] + 2; k++)
+      if ((rc = delta_buf_puts(&w->out, "\xe2\x94\x80")) != 0) return rc;
+    if ((rc = delta_buf_puts(&w->out, c + 1 < w->type->n_children ? m : r)) != 0) return rc;
   }
-  return rc ? rc : delta_buf_putc(&w->out, '\n');
+  return delta_buf_putc(&w->out, '\n');
 }
 
 static int table_head(arrow_text_writer *w) {
   const arrow_type *t = w->type;
-  int rc = table_rule(w, "\xe2\x94\x8c", "\xe2\x94\xac", "\xe2\x94\x90");
-  if (!rc) rc = delta_buf_puts(&w->out, "\xe2\x94\x82");
-  for (int c = 0; !rc && c < t->n_children; c++) {
-    rc = delta_buf_putc(&w->out, ' ');
-    if (!rc) rc = table_cell(&w->out, (const uint8_t *)t->children[c]->name, strlen(t->children[c]->name),
-                             w->widths[c], false);
-    if (!rc) rc = delta_buf_puts(&w->out, " \xe2\x94\x82");
+  int rc;
+  if ((rc = table_rule(w, "\xe2\x94\x8c", "\xe2\x94\xac", "\xe2\x94\x90")) != 0) return rc;
+  if ((rc = delta_buf_puts(&w->out, "\xe2\x94\x82")) != 0) return rc;
+  for (int c = 0; c < t->n_children; c++) {
+    if ((rc = delta_buf_putc(&w->out, ' ')) != 0) return rc;
+    if ((rc = table_cell(&w->out, (const uint8_t *)t->children[c]->name, strlen(t->children[c]->name),
+                         w->widths[c], false)) != 0)
+      return rc;
+    if ((rc = delta_buf_puts(&w->out, " \xe2\x94\x82")) != 0) return rc;
   }
-  if (!rc) rc = delta_buf_putc(&w->out, '\n');
-  return rc;
+  return delta_buf_putc(&w->out, '\n');
 }
 
 /* Column widths come from the names and the first batch's first rows. */
@@ -168,18 +180,20 @@ static int table_header(arrow_text_writer *w, const struct ArrowArray *batch, in
     }
     w->widths[c] = wd > TABLE_MAX_WIDTH ? TABLE_MAX_WIDTH : wd;
   }
-  int rc = table_head(w);
-  if (!rc && batch) rc = table_rule(w, "\xe2\x94\x9c", "\xe2\x94\xbc", "\xe2\x94\xa4");
-  return rc;
+  int rc;
+  if ((rc = table_head(w)) != 0) return rc;
+  return batch ? table_rule(w, "\xe2\x94\x9c", "\xe2\x94\xbc", "\xe2\x94\xa4") : 0;
 }
 
 static int csv_header(arrow_text_writer *w) {
-  int rc = 0;
-  for (int c = 0; !rc && c < w->type->n_children; c++) {
-    if (c) rc = delta_buf_putc(&w->out, ',');
-    if (!rc) rc = csv_field(&w->out, (const uint8_t *)w->type->children[c]->name, strlen(w->type->children[c]->name));
+  int rc;
+  for (int c = 0; c < w->type->n_children; c++) {
+    if (c && (rc = delta_buf_putc(&w->out, ',')) != 0) return rc;
+    if ((rc = csv_field(&w->out, (const uint8_t *)w->type->children[c]->name,
+                        strlen(w->type->children[c]->name))) != 0)
+      return rc;
   }
-  return rc ? rc : delta_buf_puts(&w->out, "\r\n");
+  return delta_buf_puts(&w->out, "\r\n");
 }
 
 int arrow_text_writer_write(arrow_text_writer *w, const struct ArrowArray *batch, int64_t max_rows) {
@@ -247,20 +261,21 @@ int arrow_text_writer_write(arrow_text_writer *w, const struct ArrowArray *batch
 }
 
 int arrow_text_writer_finish(arrow_text_writer *w) {
-  int rc = 0;
+  int rc;
   if (w->fmt == ARROW_FMT_JSON) {
-    rc = delta_buf_puts(&w->out, w->header_done ? (w->rows ? "\n]\n" : "]\n") : "[]\n");
+    if ((rc = delta_buf_puts(&w->out, w->header_done ? (w->rows ? "\n]\n" : "]\n") : "[]\n")) != 0) return rc;
   } else if (w->fmt == ARROW_FMT_TABLE) {
     if (!w->header_done) {
       w->header_done = true;
-      rc = table_header(w, NULL, 0);
+      if ((rc = table_header(w, NULL, 0)) != 0) return rc;
     }
-    if (!rc) rc = table_rule(w, "\xe2\x94\x94", "\xe2\x94\xb4", "\xe2\x94\x98");
-    if (!rc) rc = delta_buf_printf(&w->out, "%lld row%s\n", (long long)w->rows, w->rows == 1 ? "" : "s");
+    if ((rc = table_rule(w, "\xe2\x94\x94", "\xe2\x94\xb4", "\xe2\x94\x98")) != 0) return rc;
+    if ((rc = delta_buf_printf(&w->out, "%lld row%s\n", (long long)w->rows, w->rows == 1 ? "" : "s")) != 0)
+      return rc;
   } else if (w->fmt == ARROW_FMT_CSV && !w->header_done) {
-    rc = csv_header(w);
+    if ((rc = csv_header(w)) != 0) return rc;
   }
-  if (!rc) rc = flush(w);
-  if (!rc && fflush(w->fp) != 0) rc = delta_error_set(DELTA_EIO, "cannot write output");
-  return rc;
+  if ((rc = flush(w)) != 0) return rc;
+  if (fflush(w->fp) != 0) return delta_error_set(DELTA_EIO, "cannot write output");
+  return 0;
 }

@@ -86,29 +86,35 @@ static int parse(const struct ArrowSchema *s, arrow_type **out, int depth) {
   default:
     rc = delta_error_set(DELTA_EUNSUPPORTED, "Arrow format %s", f);
   }
-  if (!rc && s->n_children > 0) {
+  if (rc) goto fail;
+  if (s->n_children > 0) {
     t->children = delta_calloc((size_t)s->n_children, sizeof *t->children);
-    if (!t->children) rc = DELTA_NOMEM();
-    for (int64_t i = 0; !rc && i < s->n_children; i++) {
-      rc = parse(s->children[i], &t->children[i], depth + 1);
-      if (!rc) t->n_children++;
+    if (!t->children) {
+      rc = DELTA_NOMEM();
+      goto fail;
+    }
+    for (int64_t i = 0; i < s->n_children; i++) {
+      if ((rc = parse(s->children[i], &t->children[i], depth + 1)) != 0) goto fail;
+      t->n_children++;
     }
   }
-  if (!rc && (t->kind == AT_LIST || t->kind == AT_FIXED_LIST || t->kind == AT_MAP) && t->n_children != 1)
+  if ((t->kind == AT_LIST || t->kind == AT_FIXED_LIST || t->kind == AT_MAP) && t->n_children != 1) {
     rc = delta_error_set(DELTA_EINVAL, "Arrow list type without one child");
-  if (!rc && t->kind == AT_MAP) {
-    arrow_type *e = t->children[0];
-    if (e->kind != AT_STRUCT || e->n_children != 2)
-      rc = delta_error_set(DELTA_EINVAL, "Arrow map without key/value entries");
-    else
-      t->string_keys = e->children[0]->kind == AT_STRING;
+    goto fail;
   }
-  if (rc) {
-    arrow_type_free(t);
-    return rc;
+  if (t->kind == AT_MAP) {
+    arrow_type *e = t->children[0];
+    if (e->kind != AT_STRUCT || e->n_children != 2) {
+      rc = delta_error_set(DELTA_EINVAL, "Arrow map without key/value entries");
+      goto fail;
+    }
+    t->string_keys = e->children[0]->kind == AT_STRING;
   }
   *out = t;
   return 0;
+fail:
+  arrow_type_free(t);
+  return rc;
 }
 
 int arrow_type_parse(const struct ArrowSchema *schema, arrow_type **out) { return parse(schema, out, 0); }

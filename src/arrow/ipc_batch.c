@@ -5,9 +5,8 @@
 
 #include "arrow/filter.h"
 #include "arrow/ipc_read_internal.h"
-#include "parquet/codec.h"
-#include "parquet/metadata.h"
 #include "util/alloc_internal.h"
+#include "util/codec.h"
 #include "util/error_internal.h"
 
 /* Bounds on what a message may make us allocate beyond its own size: a
@@ -62,7 +61,7 @@ static int decompress_body(batch_ctx *c, const fbt *rb) {
   fbt bc = fb_table_at(c->r, fb_ref(c->r, rb, RB_COMPRESSION));
   int64_t codec = fb_int(c->r, &bc, BC_CODEC, 1, 0), method = fb_int(c->r, &bc, BC_METHOD, 1, 0);
   if (c->r->bad) return ipc_corrupt("bad body compression");
-  if (codec != CODEC_LZ4_FRAME && codec != CODEC_ZSTD)
+  if (codec != IPC_CODEC_LZ4_FRAME && codec != IPC_CODEC_ZSTD)
     return delta_error_set(DELTA_EUNSUPPORTED, "arrow ipc: body compression codec %lld is not supported", (long long)codec);
   if (method != 0)
     return delta_error_set(DELTA_EUNSUPPORTED, "arrow ipc: body compression method %lld is not supported", (long long)method);
@@ -90,9 +89,9 @@ static int decompress_body(batch_ctx *c, const fbt *rb) {
     c->size += out;
     int rc = 0;
     if (want == -1) memcpy(c->dec[i], src, (size_t)n);
-    else if (codec == CODEC_ZSTD) rc = pq_decompress(PQ_CODEC_ZSTD, src, (size_t)n, c->dec[i], (size_t)out);
-    else rc = pq_lz4_frame_decompress(src, (size_t)n, c->dec[i], (size_t)out);
-    if (rc == DELTA_ECORRUPT) return ipc_corrupt(codec == CODEC_ZSTD ? "a ZSTD buffer does not decompress to its stated length"
+    else if (codec == IPC_CODEC_ZSTD) rc = codec_decompress(CODEC_ZSTD, src, (size_t)n, c->dec[i], (size_t)out);
+    else rc = codec_lz4_frame_decompress(src, (size_t)n, c->dec[i], (size_t)out);
+    if (rc == DELTA_ECORRUPT) return ipc_corrupt(codec == IPC_CODEC_ZSTD ? "a ZSTD buffer does not decompress to its stated length"
                                                                   : "an LZ4 buffer does not decompress to its stated length");
     if (rc) return rc;
   }
@@ -206,15 +205,28 @@ static int read_kids(batch_ctx *c, const lnode *n, struct ArrowArray *a, int64_t
 static int read_dict_indices(batch_ctx *c, const lnode *n, struct ArrowArray *a, int64_t length, int64_t nulls) {
   void *valid = NULL, *idx = NULL;
   arrow_row_ref *refs = NULL;
-  int rc = take_buffer(c, nulls ? ((uint64_t)length + 7) / 8 : 0, &valid, NULL);
-  if (!rc && (uint64_t)length > c->size / (uint64_t)n->index_width) rc = ipc_corrupt("buffer too short");
-  if (!rc) rc = take_buffer(c, (uint64_t)length * (uint64_t)n->index_width, &idx, NULL);
-  dict_entry *e = rc ? NULL : ipc_dict_find(c->dicts, n->dict_id);
-  if (!rc && !e) rc = ipc_corrupt("dictionary id not in the schema");
-  if (!rc && length && !e->n_chunks) rc = ipc_corrupt("dictionary used before its DictionaryBatch");
-  if (!rc && !(refs = delta_malloc((size_t)length * sizeof *refs + 1))) rc = DELTA_NOMEM();
+  dict_entry *e;
   uint64_t cost = 0;
-  for (int64_t i = 0; !rc && i < length; i++) {
+  int rc;
+  if ((rc = take_buffer(c, nulls ? ((uint64_t)length + 7) / 8 : 0, &valid, NULL)) != 0) goto done;
+  if ((uint64_t)length > c->size / (uint64_t)n->index_width) {
+    rc = ipc_corrupt("buffer too short");
+    goto done;
+  }
+  if ((rc = take_buffer(c, (uint64_t)length * (uint64_t)n->index_width, &idx, NULL)) != 0) goto done;
+  if (!(e = ipc_dict_find(c->dicts, n->dict_id))) {
+    rc = ipc_corrupt("dictionary id not in the schema");
+    goto done;
+  }
+  if (length && !e->n_chunks) {
+    rc = ipc_corrupt("dictionary used before its DictionaryBatch");
+    goto done;
+  }
+  if (!(refs = delta_malloc((size_t)length * sizeof *refs + 1))) {
+    rc = DELTA_NOMEM();
+    goto done;
+  }
+  for (int64_t i = 0; i < length; i++) {
     if (nulls && !((((const uint8_t *)valid)[i >> 3] >> (i & 7)) & 1)) {
       refs[i] = (arrow_row_ref){-1, 0};
       continue;
@@ -225,30 +237,32 @@ static int read_dict_indices(batch_ctx *c, const lnode *n, struct ArrowArray *a,
     int64_t v = n->index_signed ? (shift ? (int64_t)(u << shift) >> shift : (int64_t)u) : (int64_t)u;
     if (v < 0 || v >= e->rows) {
       rc = ipc_corrupt("dictionary index out of range");
-      break;
+      goto done;
     }
     int k = e->n_chunks - 1;
     while (e->starts[k] > v) k--; /* deltas are few: a linear walk back */
     refs[i] = (arrow_row_ref){k, v - e->starts[k]};
     row_cost(n, &e->chunks[k], refs[i].row, c->expand_left, &cost);
-    if (cost > c->expand_left)
+    if (cost > c->expand_left) {
       rc = delta_error_set(DELTA_ELIMIT, "arrow ipc: dictionary indices expand past %llu bytes",
                            (unsigned long long)(cost));
-  }
-  if (!rc) {
-    c->expand_left -= cost;
-    const struct ArrowArray *ins[1];
-    const struct ArrowArray **chunks = e->n_chunks > 1 ? delta_malloc((size_t)e->n_chunks * sizeof *chunks) : ins;
-    if (!chunks) rc = DELTA_NOMEM();
-    for (int k = 0; !rc && k < e->n_chunks; k++) chunks[k] = &e->chunks[k];
-    /* arrow_take makes a fresh array: drop the placeholder the caller set */
-    if (!rc) {
-      array_release(a);
-      memset(a, 0, sizeof *a);
-      rc = arrow_take(n->schema, chunks, e->n_chunks, refs, length, a);
+      goto done;
     }
-    if (chunks != ins) delta_free(chunks);
   }
+  c->expand_left -= cost;
+  const struct ArrowArray *ins[1];
+  const struct ArrowArray **chunks = e->n_chunks > 1 ? delta_malloc((size_t)e->n_chunks * sizeof *chunks) : ins;
+  if (!chunks) {
+    rc = DELTA_NOMEM();
+    goto done;
+  }
+  for (int k = 0; k < e->n_chunks; k++) chunks[k] = &e->chunks[k];
+  /* arrow_take makes a fresh array: drop the placeholder the caller set */
+  array_release(a);
+  memset(a, 0, sizeof *a);
+  rc = arrow_take(n->schema, chunks, e->n_chunks, refs, length, a);
+  if (chunks != ins) delta_free(chunks);
+done:
   delta_free(refs);
   delta_free(valid);
   delta_free(idx);

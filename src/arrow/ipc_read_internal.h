@@ -29,7 +29,7 @@ enum { RB_LENGTH = 0, RB_NODES = 1, RB_BUFFERS = 2, RB_COMPRESSION = 3 };
 enum { DB_ID = 0, DB_DATA = 1, DB_IS_DELTA = 2 };
 enum { DE_ID = 0, DE_INDEX_TYPE = 1 };
 enum { BC_CODEC = 0, BC_METHOD = 1 };
-enum { CODEC_LZ4_FRAME = 0, CODEC_ZSTD = 1 };
+enum { IPC_CODEC_LZ4_FRAME = 0, IPC_CODEC_ZSTD = 1 };
 
 #define MAX_DEPTH 64
 

@@ -261,10 +261,10 @@ static int read_field(fbr *r, const fbt *f, struct ArrowSchema *s, lnode *n, int
     if (r->bad) return ipc_corrupt("bad dictionary encoding");
   }
   n->schema = s;
-  int rc = read_type(r, f, p->name, fmt, sizeof fmt, n, &want);
-  if (!rc) rc = read_children(r, f, FIELD_CHILDREN, s, n, depth);
-  if (!rc) rc = read_metadata(r, f, FIELD_METADATA, &p->metadata);
-  if (rc) return rc;
+  int rc;
+  if ((rc = read_type(r, f, p->name, fmt, sizeof fmt, n, &want)) != 0) return rc;
+  if ((rc = read_children(r, f, FIELD_CHILDREN, s, n, depth)) != 0) return rc;
+  if ((rc = read_metadata(r, f, FIELD_METADATA, &p->metadata)) != 0) return rc;
   if (!(p->format = delta_strdup(fmt))) return DELTA_NOMEM();
   s->format = p->format;
   s->metadata = p->metadata;
@@ -465,18 +465,35 @@ static int read_schema(stream_priv *p, fbr *r, const fbt *schema) {
   p->schema.format = sp->format;
   p->schema.name = sp->name;
   p->root.kind = L_STRUCT;
-  int rc = read_children(r, schema, SCHEMA_FIELDS, &p->schema, &p->root, 0);
-  if (!rc) rc = read_metadata(r, schema, SCHEMA_METADATA, &sp->metadata);
-  p->schema.metadata = sp->metadata;
-  if (!rc) rc = collect_dicts(p, &p->root);
-  return rc;
+  int rc;
+  if ((rc = read_children(r, schema, SCHEMA_FIELDS, &p->schema, &p->root, 0)) != 0) return rc;
+  rc = read_metadata(r, schema, SCHEMA_METADATA, &sp->metadata);
+  p->schema.metadata = sp->metadata; /* whatever was read: the release frees it */
+  if (rc) return rc;
+  return collect_dicts(p, &p->root);
 }
 
 static int read_batch(stream_priv *p, message *m, struct ArrowArray *a) {
   batch_ctx c;
   int64_t length;
-  int rc = ipc_batch_begin(&c, &m->r, &m->header, m->body, m->body_len, &p->dicts, &length);
-  if (!rc) rc = ipc_read_struct(&c, &p->root, a, length);
+  int rc;
+  if ((rc = ipc_batch_begin(&c, &m->r, &m->header, m->body, m->body_len, &p->dicts, &length)) != 0) goto done;
+  rc = ipc_read_struct(&c, &p->root, a, length);
+done:
+  ipc_batch_dispose(&c);
+  return rc;
+}
+
+/* The one column of a DictionaryBatch, read through a batch context of its
+ * own. */
+static int read_dict_column(stream_priv *p, message *m, const fbt *rb, const lnode *node,
+                            struct ArrowArray *col) {
+  batch_ctx c;
+  int64_t length;
+  int rc;
+  if ((rc = ipc_batch_begin(&c, &m->r, rb, m->body, m->body_len, &p->dicts, &length)) != 0) goto done;
+  rc = ipc_read_values(&c, node, col, length);
+done:
   ipc_batch_dispose(&c);
   return rc;
 }
@@ -493,32 +510,34 @@ static int read_dictionary(stream_priv *p, message *m) {
   if (r->bad) return ipc_corrupt("bad dictionary batch");
   dict_entry *e = ipc_dict_find(&p->dicts, id);
   if (!e) return ipc_corrupt("dictionary batch for an id not in the schema");
-  batch_ctx c;
-  int64_t length;
   struct ArrowArray col;
   memset(&col, 0, sizeof col);
-  int rc = ipc_batch_begin(&c, r, &rb, m->body, m->body_len, &p->dicts, &length);
-  if (!rc) rc = ipc_read_values(&c, e->node, &col, length);
-  ipc_batch_dispose(&c);
-  if (!rc && delta && e->rows > INT64_MAX - col.length) rc = ipc_corrupt("dictionary too long");
-  if (!rc && e->n_chunks == e->cap) {
+  int rc;
+  if ((rc = read_dict_column(p, m, &rb, e->node, &col)) != 0) goto fail;
+  if (delta && e->rows > INT64_MAX - col.length) {
+    rc = ipc_corrupt("dictionary too long");
+    goto fail;
+  }
+  if (e->n_chunks == e->cap) {
     int cap = e->cap ? 2 * e->cap : 2;
     struct ArrowArray *ch = delta_realloc(e->chunks, (size_t)cap * sizeof *ch);
     int64_t *st = ch ? delta_realloc(e->starts, (size_t)cap * sizeof *st) : NULL;
     if (ch) e->chunks = ch;
     if (st) e->starts = st;
-    if (!ch || !st) rc = DELTA_NOMEM();
-    else e->cap = cap;
-  }
-  if (rc) {
-    if (col.release) col.release(&col);
-    return rc;
+    if (!ch || !st) {
+      rc = DELTA_NOMEM();
+      goto fail;
+    }
+    e->cap = cap;
   }
   if (!delta) ipc_dict_clear(e); /* a replacement dictionary (stream format only) */
   e->starts[e->n_chunks] = e->rows;
   e->chunks[e->n_chunks++] = col;
   e->rows += col.length;
   return 0;
+fail:
+  if (col.release) col.release(&col);
+  return rc;
 }
 
 /* The stream contract wants errno codes; EBADMSG marks a malformed stream
@@ -583,20 +602,25 @@ int arrow_ipc_open(arrow_ipc_read_fn read, void *ctx, void (*close_ctx)(void *ct
   p->close_ctx = close_ctx;
   out->private_data = p;
   out->release = stream_release;
-  int rc = 0;
-  if (name && !(p->name = delta_strdup(name))) rc = DELTA_NOMEM();
   message m;
-  if (!rc) rc = next_message(p, 0, &m);
-  if (!rc && m.type != H_SCHEMA) rc = ipc_corrupt("stream does not start with a schema");
-  if (!rc) rc = read_schema(p, &m.r, &m.header);
-  if (rc) {
-    stream_release(out);
-    return rc;
+  int rc;
+  if (name && !(p->name = delta_strdup(name))) {
+    rc = DELTA_NOMEM();
+    goto fail;
   }
+  if ((rc = next_message(p, 0, &m)) != 0) goto fail;
+  if (m.type != H_SCHEMA) {
+    rc = ipc_corrupt("stream does not start with a schema");
+    goto fail;
+  }
+  if ((rc = read_schema(p, &m.r, &m.header)) != 0) goto fail;
   out->get_schema = stream_get_schema;
   out->get_next = stream_get_next;
   out->get_last_error = stream_last_error;
   return 0;
+fail:
+  stream_release(out);
+  return rc;
 }
 
 /* ---- sources: memory and file descriptors ---- */

@@ -472,10 +472,9 @@ static int emit_message(arrow_ipc_writer *w, fb_ref root) {
     return delta_error_set(DELTA_ELIMIT, "arrow ipc: message metadata too large");
   put_le32(prefix, 0xFFFFFFFFu);
   put_le32(prefix + 4, (uint32_t)padded);
-  rc = emit(w, prefix, 8);
-  if (!rc) rc = emit(w, meta, len);
-  if (!rc) rc = emit(w, zeros, padded - len);
-  return rc;
+  if ((rc = emit(w, prefix, 8)) != 0) return rc;
+  if ((rc = emit(w, meta, len)) != 0) return rc;
+  return emit(w, zeros, padded - len);
 }
 
 static fb_ref message_table(fb_builder *b, uint8_t header_type, fb_ref header,
@@ -780,11 +779,11 @@ int arrow_ipc_writer_write(arrow_ipc_writer *w, const struct ArrowArray *batch) 
   fb_add_offset(&w->fb, RB_NODES, nodes);
   fb_add_offset(&w->fb, RB_BUFFERS, bufs);
   fb_ref rb = fb_table_end(&w->fb);
-  rc = emit_message(w, message_table(&w->fb, H_RECORD_BATCH, rb, w->body_len));
-  for (size_t i = 0; !rc && i < w->n_pieces; i++) {
+  if ((rc = emit_message(w, message_table(&w->fb, H_RECORD_BATCH, rb, w->body_len))) != 0) goto done;
+  for (size_t i = 0; i < w->n_pieces; i++) {
     const body_piece *p = &w->pieces[i];
-    rc = emit(w, p->ptr, (size_t)p->len);
-    if (!rc) rc = emit(w, zeros, (size_t)(pad8(p->len) - p->len));
+    if ((rc = emit(w, p->ptr, (size_t)p->len)) != 0) goto done;
+    if ((rc = emit(w, zeros, (size_t)(pad8(p->len) - p->len))) != 0) goto done;
   }
 done:
   reset_batch(w);

@@ -321,8 +321,10 @@ int cmd_demo(int argc, char **argv) {
   printf("deltac demo: open http://%s:%s/ in a browser (Ctrl-C stops the server)\n", host, port);
   fflush(stdout);
   serve_config cfg;
-  rc = serve_config_load(&cfg, (int)(sizeof serve_argv / sizeof *serve_argv), serve_argv);
-  if (!rc) rc = serve_run(&cfg);
+  if ((rc = serve_config_load(&cfg, (int)(sizeof serve_argv / sizeof *serve_argv),
+                              serve_argv)) != 0) goto done;
+  rc = serve_run(&cfg);
+done:
   serve_config_free(&cfg);
   return rc;
 }

@@ -73,9 +73,10 @@ static int cmd_cat(int argc, char **argv) {
   }
   delta_parquet_file *f = NULL;
   struct ArrowArrayStream s = {0};
-  rc = delta_parquet_open(&f, pos[0]);
-  if (!rc) rc = delta_parquet_read(f, &ro, &s);
-  if (!rc) rc = cli_write_stream(&s, (cli_format)fmt, limit, stdout);
+  if ((rc = delta_parquet_open(&f, pos[0])) != 0) goto done;
+  if ((rc = delta_parquet_read(f, &ro, &s)) != 0) goto done;
+  rc = cli_write_stream(&s, (cli_format)fmt, limit, stdout);
+done:
   if (s.release) s.release(&s);
   delta_parquet_free(f);
   delta_free(cols);

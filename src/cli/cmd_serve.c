@@ -15,8 +15,10 @@ int cmd_serve(int argc, char **argv) {
       return 0;
     }
   serve_config cfg;
-  int rc = serve_config_load(&cfg, argc, argv);
-  if (!rc) rc = serve_run(&cfg);
+  int rc;
+  if ((rc = serve_config_load(&cfg, argc, argv)) != 0) goto done;
+  rc = serve_run(&cfg);
+done:
   serve_config_free(&cfg);
   return rc;
 }

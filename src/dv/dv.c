@@ -162,21 +162,44 @@ static int find_prefixed_file(delta_storage *s, delta_buf *key) {
   size_t dir_len = slash ? (size_t)(slash - k) : 0;
   suffix_search ss = {slash ? slash + 1 : k, 0, &name, 0};
   ss.suffix_len = strlen(ss.suffix);
-  int rc = delta_buf_append(&dir, k, dir_len);
-  if (!rc) rc = delta_buf_putc(&dir, '\0');
-  if (!rc) rc = delta_storage_list(s, (const char *)dir.data, NULL, suffix_cb, &ss);
-  if (rc < 0) goto done;
+  int rc;
+  if ((rc = delta_buf_append(&dir, k, dir_len)) != 0) goto done;
+  if ((rc = delta_buf_putc(&dir, '\0')) != 0) goto done;
+  /* a positive code is suffix_cb's "more than one match" */
+  if ((rc = delta_storage_list(s, (const char *)dir.data, NULL, suffix_cb, &ss)) < 0) goto done;
   if (ss.matches != 1) {
     rc = DELTA_ENOTFOUND;
     goto done;
   }
   key->len = dir_len;
-  if (dir_len) rc = delta_buf_putc(key, '/');
-  if (!rc) rc = delta_buf_append(key, name.data, name.len); /* name.len counts the NUL */
+  if (dir_len && (rc = delta_buf_putc(key, '/')) != 0) goto done;
+  rc = delta_buf_append(key, name.data, name.len); /* name.len counts the NUL */
 done:
   delta_buf_dispose(&dir);
   delta_buf_dispose(&name);
   return rc > 0 ? DELTA_ENOTFOUND : rc;
+}
+
+/* An absolute 'p' path elsewhere: opens a storage on its directory and
+ * replaces key (NUL-ended) with the file's key there, the URI's last
+ * segment decoded. */
+static int open_outside(const char *what, delta_buf *key, delta_storage **outside) {
+  const char *k = (const char *)key->data;
+  const char *slash = strrchr(k, '/');
+  if (!slash || !slash[1]) return delta_error_set(DELTA_ECORRUPT, "%s names no file", what);
+  delta_buf dir = DELTA_BUF_INIT, base = DELTA_BUF_INIT;
+  int rc;
+  if ((rc = delta_buf_append(&dir, k, (size_t)(slash - k))) != 0) goto done;
+  if ((rc = delta_buf_putc(&dir, '\0')) != 0) goto done;
+  if ((rc = delta_path_decode(&base, slash + 1, strlen(slash + 1))) != 0) goto done;
+  if ((rc = delta_buf_putc(&base, '\0')) != 0) goto done;
+  if ((rc = delta_storage_open(outside, (const char *)dir.data)) != 0) goto done;
+  key->len = 0;
+  rc = delta_buf_append(key, base.data, base.len);
+done:
+  delta_buf_dispose(&dir);
+  delta_buf_dispose(&base);
+  return rc;
 }
 
 static int load_file(delta_storage *s, const delta_dv *dv, delta_dv_bitmap **out) {
@@ -190,25 +213,10 @@ static int load_file(delta_storage *s, const delta_dv *dv, delta_dv_bitmap **out
   const char *k = (const char *)key.data;
   snprintf(what, sizeof what, "deletion vector file '%s'", k);
   if (kind != DELTA_PATH_KEY) {
-    /* An absolute 'p' path elsewhere: read it through a storage opened on
-     * its directory (the URI's last segment, decoded, is the key). */
-    const char *slash = strrchr(k, '/');
-    delta_buf dir = DELTA_BUF_INIT, base = DELTA_BUF_INIT;
-    rc = slash && slash[1] ? 0 : delta_error_set(DELTA_ECORRUPT, "%s names no file", what);
-    if (!rc) rc = delta_buf_append(&dir, k, (size_t)(slash - k));
-    if (!rc) rc = delta_buf_putc(&dir, '\0');
-    if (!rc) rc = delta_path_decode(&base, slash + 1, strlen(slash + 1));
-    if (!rc) rc = delta_buf_putc(&base, '\0');
-    if (!rc) rc = delta_storage_open(&outside, (const char *)dir.data);
-    if (!rc) {
-      key.len = 0;
-      rc = delta_buf_append(&key, base.data, base.len);
-      k = (const char *)key.data;
-      s = outside;
-    }
-    delta_buf_dispose(&dir);
-    delta_buf_dispose(&base);
-    if (rc) goto done;
+    /* read it through a storage opened on its directory */
+    if ((rc = open_outside(what, &key, &outside)) != 0) goto done;
+    k = (const char *)key.data;
+    s = outside;
   }
   /* Absent or 0 → 1 (see dv.h); the size field can never start at 0. */
   uint64_t off = dv->has_offset && dv->offset > 0 ? (uint64_t)dv->offset : 1;
@@ -332,8 +340,10 @@ done:
 
 int delta_dv_uuid_path(const char *prefix, const uint8_t uuid[16], delta_buf *out) {
   size_t old_len = out->len;
-  int rc = prefix ? delta_buf_puts(out, prefix) : 0;
-  if (!rc) rc = delta_z85_encode(out, uuid, 16);
+  int rc;
+  if (prefix && (rc = delta_buf_puts(out, prefix)) != 0) goto done;
+  rc = delta_z85_encode(out, uuid, 16);
+done:
   if (rc) out->len = old_len;
   return rc;
 }

@@ -125,11 +125,10 @@ int delta_json_write_key_n(delta_json_writer *w, const char *key, size_t n) {
   if (w->err) return w->err;
   if (w->depth == 0 || w->stack[w->depth - 1] != '{') return misuse(w, "key outside an object");
   if (w->after_key) return misuse(w, "two keys in a row");
-  int rc = 0;
-  if (w->need_comma) rc = delta_buf_putc(w->out, ',');
-  if (!rc) rc = delta_json_append_string(w->out, key, n);
-  if (!rc) rc = delta_buf_putc(w->out, ':');
-  if (rc) return fail(w, rc);
+  int rc;
+  if (w->need_comma && (rc = delta_buf_putc(w->out, ',')) != 0) return fail(w, rc);
+  if ((rc = delta_json_append_string(w->out, key, n)) != 0) return fail(w, rc);
+  if ((rc = delta_buf_putc(w->out, ':')) != 0) return fail(w, rc);
   w->after_key = true;
   return 0;
 }

@@ -296,16 +296,16 @@ static int parse_action(ctx *c, delta_json_val root, delta_action_cb cb, void *p
   /* One action per line; a line naming several is read action by action. */
   int n = delta_json_len(root);
   delta_json_val v = delta_json_first(root);
-  for (int i = 0; i < n && !rc; i++, v = delta_json_next(v)) {
+  for (int i = 0; i < n; i++, v = delta_json_next(v)) {
     const char *key;
     size_t klen;
     bool esc, known;
     delta_json_key_raw(v, &key, &klen, &esc);
     if (delta_json_typeof(v) == DELTA_JSON_NULL) continue;
-    rc = parse_one(c, key, klen, v, &a, &known);
-    if (!rc && known) rc = cb(&a, payload);
+    if ((rc = parse_one(c, key, klen, v, &a, &known)) != 0) return rc;
+    if (known && (rc = cb(&a, payload)) != 0) return rc;
   }
-  return rc;
+  return 0;
 }
 
 int delta_action_parse_object(const char *action, delta_json_val v, delta_arena *arena, delta_action *out) {
@@ -313,8 +313,9 @@ int delta_action_parse_object(const char *action, delta_json_val v, delta_arena 
   bool known;
   int rc = parse_one(&c, action, strlen(action), v, out, &known);
   delta_buf_dispose(&c.tmp);
-  if (!rc && !known) rc = delta_error_set(DELTA_EINVAL, "unknown action %s", action);
-  return rc;
+  if (rc) return rc;
+  if (!known) return delta_error_set(DELTA_EINVAL, "unknown action %s", action);
+  return 0;
 }
 
 int delta_actions_parse_json(const char *name, const char *text, size_t len, delta_arena *arena,
@@ -323,19 +324,23 @@ int delta_actions_parse_json(const char *name, const char *text, size_t len, del
   int rc = 0;
   size_t pos = 0;
   int line = 0;
-  while (pos < len && !rc) {
+  while (pos < len) {
     const char *nl = memchr(text + pos, '\n', len - pos);
     size_t end = nl ? (size_t)(nl - text) : len;
     line++;
     size_t s = pos;
     while (s < end && (text[s] == ' ' || text[s] == '\t' || text[s] == '\r')) s++;
     if (s < end) {
-      rc = delta_json_parse(doc, text + pos, end - pos);
-      if (!rc) rc = parse_action(&c, delta_json_root(doc), cb, payload);
-      if (rc && rc != DELTA_ITEROVER) delta_error_prefix("%s line %d", name, line);
+      if ((rc = delta_json_parse(doc, text + pos, end - pos)) != 0 ||
+          (rc = parse_action(&c, delta_json_root(doc), cb, payload)) != 0) {
+        /* DELTA_ITEROVER is the callback stopping the read, not an error */
+        if (rc != DELTA_ITEROVER) delta_error_prefix("%s line %d", name, line);
+        goto done;
+      }
     }
     pos = end + 1;
   }
+done:
   delta_buf_dispose(&c.tmp);
   return rc;
 }

@@ -381,9 +381,11 @@ static int bind(reader *rd, const struct ArrowArray *batch) {
         if (rc) return rc;
       } else {
         if (e->n_children != 2) return shape_error(rd, f);
-        int rc = bind_str(rd, f, e->children[0], e->offset + e->children[0]->offset, &c->key);
-        if (!rc) rc = bind_str(rd, f, e->children[1], e->offset + e->children[1]->offset, &c->value);
-        if (rc) return rc;
+        int rc;
+        if ((rc = bind_str(rd, f, e->children[0], e->offset + e->children[0]->offset,
+                           &c->key)) != 0) return rc;
+        if ((rc = bind_str(rd, f, e->children[1], e->offset + e->children[1]->offset,
+                           &c->value)) != 0) return rc;
         /* Null entries would have no key at all; the reader never makes them. */
         if (e->null_count != 0 && e->buffers[0]) return shape_error(rd, f);
       }
@@ -483,9 +485,9 @@ static int get_str(reader *rd, int f, int64_t r, const char **out) {
 }
 
 static int req_str(reader *rd, int f, int64_t r, const char **out) {
-  int rc = get_str(rd, f, r, out);
-  if (!rc && !*out) rc = null_error(rd, f, r);
-  return rc;
+  int rc;
+  if ((rc = get_str(rd, f, r, out)) != 0) return rc;
+  return *out ? 0 : null_error(rd, f, r);
 }
 
 /* Entry range [*lo, *hi) of a list or map slot; false when null/absent. */
@@ -541,9 +543,10 @@ static int map_str(reader *rd, int f, int64_t r, const str_col *s, int32_t j, co
     *out = *slot;
     return 0;
   }
-  int rc = entry_str(rd, f, r, s, j, out, what);
-  if (!rc) *slot = *out;
-  return rc;
+  int rc;
+  if ((rc = entry_str(rd, f, r, s, j, out, what)) != 0) return rc;
+  *slot = *out;
+  return 0;
 }
 
 /* An arena copy of kv[0..n), or the copy made for an earlier row with the
@@ -586,9 +589,8 @@ static int get_kv(reader *rd, int f, int64_t r, delta_kv **out, int *n_out) {
   if (!kv) return DELTA_NOMEM();
   const col *c = &rd->c[f];
   for (int32_t j = lo; j < hi; j++) {
-    rc = map_str(rd, f, r, &c->key, j, &kv[j - lo].key, "has a null key");
-    if (!rc) rc = map_str(rd, f, r, &c->value, j, &kv[j - lo].value, NULL);
-    if (rc) return rc;
+    if ((rc = map_str(rd, f, r, &c->key, j, &kv[j - lo].key, "has a null key")) != 0) return rc;
+    if ((rc = map_str(rd, f, r, &c->value, j, &kv[j - lo].value, NULL)) != 0) return rc;
   }
   if (share && !(kv = share_kv(rd, small, hi - lo))) return DELTA_NOMEM();
   *out = kv;
@@ -713,29 +715,27 @@ static int read_dv(reader *rd, int f, int64_t r, delta_dv *dv) {
   if (col_null(&rd->c[f], r)) return 0;
   dv->present = true;
   const char *type;
-  int rc = req_str(rd, f + 1, r, &type);
-  if (!rc && strlen(type) != 1) rc = value_error(rd, f + 1, r, "is not one character");
-  if (!rc) rc = req_str(rd, f + 2, r, &dv->path_or_inline);
-  if (rc) return rc;
+  int rc;
+  if ((rc = req_str(rd, f + 1, r, &type)) != 0) return rc;
+  if (strlen(type) != 1) return value_error(rd, f + 1, r, "is not one character");
+  if ((rc = req_str(rd, f + 2, r, &dv->path_or_inline)) != 0) return rc;
   dv->storage_type = type[0];
-  rc = get_int32(rd, f + 3, r, &dv->has_offset, &dv->offset);
-  if (rc) return rc;
+  if ((rc = get_int32(rd, f + 3, r, &dv->has_offset, &dv->offset)) != 0) return rc;
   bool has_size;
-  rc = get_int32(rd, f + 4, r, &has_size, &dv->size_in_bytes);
-  if (!rc && !has_size) rc = null_error(rd, f + 4, r);
-  if (!rc) rc = req_int(rd, f + 5, r, &dv->cardinality);
-  if (!rc) rc = delta_dv_unique_id(rd->arena, dv);
-  return rc;
+  if ((rc = get_int32(rd, f + 4, r, &has_size, &dv->size_in_bytes)) != 0) return rc;
+  if (!has_size) return null_error(rd, f + 4, r);
+  if ((rc = req_int(rd, f + 5, r, &dv->cardinality)) != 0) return rc;
+  return delta_dv_unique_id(rd->arena, dv);
 }
 
 /* ---------------------------------------------------------------- actions */
 
 static int read_add(reader *rd, int64_t r, delta_add *a) {
-  int rc = req_str(rd, F_ADD_PATH, r, &a->path);
-  if (!rc) rc = get_kv(rd, F_ADD_PV, r, &a->partition_values, &a->n_partition_values);
-  if (!rc) rc = req_int(rd, F_ADD_SIZE, r, &a->size);
-  if (!rc) rc = req_int(rd, F_ADD_MTIME, r, &a->modification_time);
-  if (rc) return rc;
+  int rc;
+  if ((rc = req_str(rd, F_ADD_PATH, r, &a->path)) != 0) return rc;
+  if ((rc = get_kv(rd, F_ADD_PV, r, &a->partition_values, &a->n_partition_values)) != 0) return rc;
+  if ((rc = req_int(rd, F_ADD_SIZE, r, &a->size)) != 0) return rc;
+  if ((rc = req_int(rd, F_ADD_MTIME, r, &a->modification_time)) != 0) return rc;
   a->data_change = get_bool(rd, F_ADD_DC, r);
   a->num_records = -1;
   if (rd->stats_mode == DELTA_CKPT_STATS_RECORDS) {
@@ -746,21 +746,20 @@ static int read_add(reader *rd, int64_t r, delta_add *a) {
     if (!col_null(sc, r) && !str_span(&sc->key, sc->base + r, &sp, &sn)) a->num_records = delta_stats_num_records(sp, sn);
     a->stats = NULL;
   } else {
-    rc = get_str(rd, F_ADD_STATS, r, &a->stats);
-    if (!rc && a->stats) a->num_records = delta_stats_num_records(a->stats, strlen(a->stats));
+    if ((rc = get_str(rd, F_ADD_STATS, r, &a->stats)) != 0) return rc;
+    if (a->stats) a->num_records = delta_stats_num_records(a->stats, strlen(a->stats));
   }
-  if (!rc && !a->stats && rd->stats_mode == DELTA_CKPT_STATS_FULL && rd->stats_type && !col_null(&rd->c[F_ADD_STATS_PARSED], r)) {
+  if (!a->stats && rd->stats_mode == DELTA_CKPT_STATS_FULL && rd->stats_type && !col_null(&rd->c[F_ADD_STATS_PARSED], r)) {
     const col *c = &rd->c[F_ADD_STATS_PARSED];
     rd->json.len = 0;
-    rc = arrow_value_json(&rd->json, rd->stats_type, c->array, c->lbase + r);
-    if (!rc && !(a->stats = delta_arena_strndup(rd->arena, (const char *)rd->json.data, rd->json.len)))
-      rc = DELTA_NOMEM();
-    if (!rc) a->num_records = delta_stats_num_records(a->stats, strlen(a->stats));
+    if ((rc = arrow_value_json(&rd->json, rd->stats_type, c->array, c->lbase + r)) != 0) return rc;
+    if (!(a->stats = delta_arena_strndup(rd->arena, (const char *)rd->json.data, rd->json.len)))
+      return DELTA_NOMEM();
+    a->num_records = delta_stats_num_records(a->stats, strlen(a->stats));
   }
-  if (!rc) rc = get_json_map(rd, F_ADD_TAGS, r, &a->tags);
-  if (!rc) rc = read_dv(rd, F_ADD_DV, r, &a->dv);
-  if (!rc) rc = get_str(rd, F_ADD_CLUSTER, r, &a->clustering_provider);
-  if (rc) return rc;
+  if ((rc = get_json_map(rd, F_ADD_TAGS, r, &a->tags)) != 0) return rc;
+  if ((rc = read_dv(rd, F_ADD_DV, r, &a->dv)) != 0) return rc;
+  if ((rc = get_str(rd, F_ADD_CLUSTER, r, &a->clustering_provider)) != 0) return rc;
   a->has_base_row_id = get_int(rd, F_ADD_BRID, r, &a->base_row_id);
   a->has_default_row_commit_version = get_int(rd, F_ADD_DRCV, r, &a->default_row_commit_version);
   return 0;
@@ -775,56 +774,59 @@ static int read_remove(reader *rd, int64_t r, delta_remove *m) {
   rc = get_kv(rd, F_RM_PV, r, &m->partition_values, &m->n_partition_values);
   if (rc) return rc;
   m->has_size = get_int(rd, F_RM_SIZE, r, &m->size);
-  rc = get_str(rd, F_RM_STATS, r, &m->stats);
-  if (!rc) rc = get_json_map(rd, F_RM_TAGS, r, &m->tags);
-  if (!rc) rc = read_dv(rd, F_RM_DV, r, &m->dv);
-  if (rc) return rc;
+  if ((rc = get_str(rd, F_RM_STATS, r, &m->stats)) != 0) return rc;
+  if ((rc = get_json_map(rd, F_RM_TAGS, r, &m->tags)) != 0) return rc;
+  if ((rc = read_dv(rd, F_RM_DV, r, &m->dv)) != 0) return rc;
   m->has_base_row_id = get_int(rd, F_RM_BRID, r, &m->base_row_id);
   m->has_default_row_commit_version = get_int(rd, F_RM_DRCV, r, &m->default_row_commit_version);
   return 0;
 }
 
 static int read_metadata(reader *rd, int64_t r, delta_metadata *md) {
-  int rc = req_str(rd, F_MD_ID, r, &md->id);
-  if (!rc) rc = get_str(rd, F_MD_NAME, r, &md->name);
-  if (!rc) rc = get_str(rd, F_MD_DESC, r, &md->description);
-  if (!rc && !col_null(&rd->c[F_MD_FORMAT], r)) {
-    rc = get_str(rd, F_MD_FMT_PROVIDER, r, &md->format_provider);
-    if (!rc) rc = get_kv(rd, F_MD_FMT_OPTIONS, r, &md->format_options, &md->n_format_options);
+  int rc;
+  if ((rc = req_str(rd, F_MD_ID, r, &md->id)) != 0) return rc;
+  if ((rc = get_str(rd, F_MD_NAME, r, &md->name)) != 0) return rc;
+  if ((rc = get_str(rd, F_MD_DESC, r, &md->description)) != 0) return rc;
+  if (!col_null(&rd->c[F_MD_FORMAT], r)) {
+    if ((rc = get_str(rd, F_MD_FMT_PROVIDER, r, &md->format_provider)) != 0) return rc;
+    if ((rc = get_kv(rd, F_MD_FMT_OPTIONS, r, &md->format_options, &md->n_format_options)) != 0) return rc;
   }
   /* Optional here as in the JSON reader: Spark reads a metaData without a
    * schemaString as an empty schema (its test fixtures have such checkpoints). */
-  if (!rc) rc = get_str(rd, F_MD_SCHEMA, r, &md->schema_string);
+  if ((rc = get_str(rd, F_MD_SCHEMA, r, &md->schema_string)) != 0) return rc;
   bool present;
-  if (!rc) rc = get_list(rd, F_MD_PCOLS, r, &md->partition_columns, &md->n_partition_columns, &present);
-  if (!rc) rc = get_kv(rd, F_MD_CONF, r, &md->configuration, &md->n_configuration);
-  if (rc) return rc;
+  if ((rc = get_list(rd, F_MD_PCOLS, r, &md->partition_columns, &md->n_partition_columns, &present)) != 0)
+    return rc;
+  if ((rc = get_kv(rd, F_MD_CONF, r, &md->configuration, &md->n_configuration)) != 0) return rc;
   md->has_created_time = get_int(rd, F_MD_CREATED, r, &md->created_time);
   return 0;
 }
 
 static int read_protocol(reader *rd, int64_t r, delta_protocol *p) {
   bool has;
-  int rc = get_int32(rd, F_PR_MINR, r, &has, &p->min_reader_version);
-  if (!rc && !has) rc = null_error(rd, F_PR_MINR, r);
-  if (!rc) rc = get_int32(rd, F_PR_MINW, r, &has, &p->min_writer_version);
-  if (!rc && !has) rc = null_error(rd, F_PR_MINW, r);
-  if (!rc) rc = get_list(rd, F_PR_RF, r, &p->reader_features, &p->n_reader_features, &p->has_reader_features);
-  if (!rc) rc = get_list(rd, F_PR_WF, r, &p->writer_features, &p->n_writer_features, &p->has_writer_features);
-  return rc;
+  int rc;
+  if ((rc = get_int32(rd, F_PR_MINR, r, &has, &p->min_reader_version)) != 0) return rc;
+  if (!has) return null_error(rd, F_PR_MINR, r);
+  if ((rc = get_int32(rd, F_PR_MINW, r, &has, &p->min_writer_version)) != 0) return rc;
+  if (!has) return null_error(rd, F_PR_MINW, r);
+  if ((rc = get_list(rd, F_PR_RF, r, &p->reader_features, &p->n_reader_features, &p->has_reader_features)) != 0)
+    return rc;
+  return get_list(rd, F_PR_WF, r, &p->writer_features, &p->n_writer_features, &p->has_writer_features);
 }
 
 static int read_txn(reader *rd, int64_t r, delta_txn *t) {
-  int rc = req_str(rd, F_TXN_APP, r, &t->app_id);
-  if (!rc) rc = req_int(rd, F_TXN_VER, r, &t->version);
-  if (rc) return rc;
+  int rc;
+  if ((rc = req_str(rd, F_TXN_APP, r, &t->app_id)) != 0) return rc;
+  if ((rc = req_int(rd, F_TXN_VER, r, &t->version)) != 0) return rc;
   t->has_last_updated = get_int(rd, F_TXN_LU, r, &t->last_updated);
   return 0;
 }
 
 static int read_domain(reader *rd, int64_t r, delta_domain_metadata *d) {
-  int rc = req_str(rd, F_DM_DOMAIN, r, &d->domain);
-  if (!rc) rc = get_str(rd, F_DM_CONF, r, &d->configuration);
+  int rc;
+  if ((rc = req_str(rd, F_DM_DOMAIN, r, &d->domain)) != 0) goto done;
+  rc = get_str(rd, F_DM_CONF, r, &d->configuration);
+done:
   d->removed = get_bool(rd, F_DM_REMOVED, r);
   return rc;
 }
@@ -838,9 +840,9 @@ static int read_sidecar(reader *rd, int64_t r, delta_sidecar *s) {
 }
 
 static int read_checkpoint_metadata(reader *rd, int64_t r, delta_checkpoint_metadata *m) {
-  int rc = req_int(rd, F_CM_VERSION, r, &m->version);
-  if (!rc) rc = get_json_map(rd, F_CM_TAGS, r, &m->tags);
-  return rc;
+  int rc;
+  if ((rc = req_int(rd, F_CM_VERSION, r, &m->version)) != 0) return rc;
+  return get_json_map(rd, F_CM_TAGS, r, &m->tags);
 }
 
 static int read_row(reader *rd, int64_t r, int which, delta_action *a) {
@@ -1045,11 +1047,12 @@ int delta_checkpoint_read_parquet(const char *local_path, delta_arena *arena, in
   }
   if (runs > MAX_RUNS)
     for (int g = 0; g < n_rg; g++) add_only[g] = false;
-  for (int g = 0; g < n_rg && !rc;) {
+  for (int g = 0; g < n_rg;) {
     int e = g + 1;
     while (e < n_rg && add_only[e] == add_only[g]) e++;
-    rc = add_only[g] ? read_run(rd, f, add_columns, n_add_columns, rgs + g, (size_t)(e - g), cb, payload)
-                     : read_run(rd, f, columns, n_columns, rgs + g, (size_t)(e - g), cb, payload);
+    if ((rc = add_only[g] ? read_run(rd, f, add_columns, n_add_columns, rgs + g, (size_t)(e - g), cb, payload)
+                          : read_run(rd, f, columns, n_columns, rgs + g, (size_t)(e - g), cb, payload)) != 0)
+      goto done;
     g = e;
   }
 

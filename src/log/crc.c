@@ -38,9 +38,10 @@ static void req_int(delta_json_val o, const char *key, int64_t *out, int *rc) {
 int log_crc_parse(const char *name, const char *text, size_t len, delta_arena *arena, log_crc *out) {
   memset(out, 0, sizeof *out);
   delta_json_doc *doc = NULL;
-  int rc = delta_json_doc_new(&doc);
-  if (!rc) rc = delta_json_parse(doc, text, len);
-  if (!rc) {
+  int rc;
+  if ((rc = delta_json_doc_new(&doc)) != 0) goto done;
+  if ((rc = delta_json_parse(doc, text, len)) != 0) goto done;
+  {
     delta_json_val root = delta_json_root(doc);
     if (delta_json_typeof(root) != DELTA_JSON_OBJECT) rc = delta_error_set(DELTA_ECORRUPT, "not a JSON object");
     req_int(root, "tableSizeBytes", &out->table_size_bytes, &rc);
@@ -50,18 +51,20 @@ int log_crc_parse(const char *name, const char *text, size_t len, delta_arena *a
     out->has_ict = opt_int(root, "inCommitTimestampOpt", &out->ict_ms, &rc);
     out->has_deleted_records = opt_int(root, "numDeletedRecordsOpt", &out->num_deleted_records, &rc);
     out->has_dvs = opt_int(root, "numDeletionVectorsOpt", &out->num_dvs, &rc);
+    if (rc) goto done; /* the field readers above keep the first error in rc */
     delta_action a;
     delta_json_val m = delta_json_get(root, "metadata");
-    if (!rc && delta_json_typeof(m) == DELTA_JSON_OBJECT) {
-      rc = delta_action_parse_object("metaData", m, arena, &a);
-      if (!rc) out->metadata = a.u.metadata, out->has_metadata = true;
+    if (delta_json_typeof(m) == DELTA_JSON_OBJECT) {
+      if ((rc = delta_action_parse_object("metaData", m, arena, &a)) != 0) goto done;
+      out->metadata = a.u.metadata, out->has_metadata = true;
     }
     delta_json_val p = delta_json_get(root, "protocol");
-    if (!rc && delta_json_typeof(p) == DELTA_JSON_OBJECT) {
-      rc = delta_action_parse_object("protocol", p, arena, &a);
-      if (!rc) out->protocol = a.u.protocol, out->has_protocol = true;
+    if (delta_json_typeof(p) == DELTA_JSON_OBJECT) {
+      if ((rc = delta_action_parse_object("protocol", p, arena, &a)) != 0) goto done;
+      out->protocol = a.u.protocol, out->has_protocol = true;
     }
   }
+done:
   if (rc) delta_error_prefix("%s", name);
   delta_json_doc_free(doc);
   return rc;

@@ -163,9 +163,8 @@ static int file_key(replay *r, const char *path, const delta_dv *dv) {
     rc = delta_buf_puts(&r->keybuf, path);
   }
   if (rc) return rc;
-  rc = delta_buf_putc(&r->keybuf, '\0');
-  if (!rc && dv->present) rc = delta_buf_puts(&r->keybuf, dv->unique_id);
-  return rc;
+  if ((rc = delta_buf_putc(&r->keybuf, '\0')) != 0) return rc;
+  return dv->present ? delta_buf_puts(&r->keybuf, dv->unique_id) : 0;
 }
 
 /* Whether the commits decided the file key in keybuf (checkpoint rows only:
@@ -252,16 +251,17 @@ static int read_checkpoint_file(replay *r, const char *key, const char *display,
   int rc;
   if (is_json) {
     text->len = 0;
-    rc = delta_storage_read(r->s->table->storage, key, text);
-    if (!rc) rc = delta_actions_parse_json(display, (const char *)text->data, text->len, &r->s->arena, doc, on_action, r);
-    return rc;
+    if ((rc = delta_storage_read(r->s->table->storage, key, text)) != 0) return rc;
+    return delta_actions_parse_json(display, (const char *)text->data, text->len, &r->s->arena, doc,
+                                    on_action, r);
   }
   delta_buf local = DELTA_BUF_INIT;
-  rc = delta_storage_local_path(r->s->table->storage, key, &local);
-  if (!rc) rc = delta_checkpoint_read_parquet((const char *)local.data, &r->s->arena,
-                                                r->s->stats_records_only ? DELTA_CKPT_STATS_RECORDS
-                                                                         : DELTA_CKPT_STATS_FULL,
-                                                on_action, r);
+  if ((rc = delta_storage_local_path(r->s->table->storage, key, &local)) != 0) goto done;
+  rc = delta_checkpoint_read_parquet((const char *)local.data, &r->s->arena,
+                                       r->s->stats_records_only ? DELTA_CKPT_STATS_RECORDS
+                                                                : DELTA_CKPT_STATS_FULL,
+                                       on_action, r);
+done:
   delta_buf_dispose(&local);
   return rc;
 }
@@ -284,20 +284,21 @@ static int read_checkpoint(replay *r, const log_segment *seg, delta_json_doc *do
   size_t n = r->sidecars.len / sizeof(const char *);
   delta_buf key = DELTA_BUF_INIT, name = DELTA_BUF_INIT;
   int rc = 0;
-  for (size_t i = 0; i < n && !rc; i++) {
+  for (size_t i = 0; i < n; i++) {
     key.len = name.len = 0;
     /* Sidecar paths are URI-encoded and relative to _delta_log/_sidecars. */
     if (strchr(sc[i], '/') && strstr(sc[i], "://")) {
       rc = delta_error_set(DELTA_EUNSUPPORTED, "sidecar %s: absolute sidecar paths are not supported", sc[i]);
-      break;
+      goto done;
     }
-    rc = delta_buf_puts(&key, "_delta_log/_sidecars/");
     const char *base = strrchr(sc[i], '/') ? strrchr(sc[i], '/') + 1 : sc[i];
-    if (!rc) rc = delta_path_decode(&name, base, strlen(base));
-    if (!rc) rc = delta_buf_append(&key, name.data, name.len);
-    if (!rc) rc = delta_buf_putc(&key, '\0');
-    if (!rc) rc = read_checkpoint_file(r, (const char *)key.data, base, false, doc, text);
+    if ((rc = delta_buf_puts(&key, "_delta_log/_sidecars/")) != 0) goto done;
+    if ((rc = delta_path_decode(&name, base, strlen(base))) != 0) goto done;
+    if ((rc = delta_buf_append(&key, name.data, name.len)) != 0) goto done;
+    if ((rc = delta_buf_putc(&key, '\0')) != 0) goto done;
+    if ((rc = read_checkpoint_file(r, (const char *)key.data, base, false, doc, text)) != 0) goto done;
   }
+done:
   delta_buf_dispose(&key);
   delta_buf_dispose(&name);
   r->in_checkpoint = false;
@@ -315,34 +316,35 @@ static void *finish_array(delta_snapshot *s, delta_buf *b, size_t elem, int64_t 
 static int read_base(replay *r, const delta_snapshot *base) {
   r->in_checkpoint = true;
   delta_action a;
-  int rc = r->files.count > 0 ? filter_build(&r->files_filter, &r->files) : 0;
-  if (rc) return rc;
+  int rc;
+  if (r->files.count > 0 && (rc = filter_build(&r->files_filter, &r->files)) != 0) return rc;
   a.kind = DELTA_ACTION_PROTOCOL;
   a.u.protocol = base->protocol;
-  rc = on_action(&a, r);
+  if ((rc = on_action(&a, r)) != 0) goto done;
   a.kind = DELTA_ACTION_METADATA;
   a.u.metadata = base->metadata;
-  if (!rc) rc = on_action(&a, r);
-  for (int64_t i = 0; !rc && i < base->n_files; i++) {
+  if ((rc = on_action(&a, r)) != 0) goto done;
+  for (int64_t i = 0; i < base->n_files; i++) {
     a.kind = DELTA_ACTION_ADD;
     a.u.add = base->files[i];
-    rc = on_action(&a, r);
+    if ((rc = on_action(&a, r)) != 0) goto done;
   }
-  for (int64_t i = 0; !rc && i < base->n_tombstones; i++) {
+  for (int64_t i = 0; i < base->n_tombstones; i++) {
     a.kind = DELTA_ACTION_REMOVE;
     a.u.remove = base->tombstones[i];
-    rc = on_action(&a, r);
+    if ((rc = on_action(&a, r)) != 0) goto done;
   }
-  for (int i = 0; !rc && i < base->n_txns; i++) {
+  for (int i = 0; i < base->n_txns; i++) {
     a.kind = DELTA_ACTION_TXN;
     a.u.txn = base->txns[i];
-    rc = on_action(&a, r);
+    if ((rc = on_action(&a, r)) != 0) goto done;
   }
-  for (int i = 0; !rc && i < base->n_domains; i++) {
+  for (int i = 0; i < base->n_domains; i++) {
     a.kind = DELTA_ACTION_DOMAIN_METADATA;
     a.u.domain = base->domains[i];
-    rc = on_action(&a, r);
+    if ((rc = on_action(&a, r)) != 0) goto done;
   }
+done:
   r->in_checkpoint = false;
   return rc;
 }
@@ -354,26 +356,31 @@ static int replay_run(delta_snapshot *s, const log_segment *seg, const delta_sna
   r.s = s;
   delta_json_doc *doc = NULL;
   delta_buf text = DELTA_BUF_INIT;
-  int rc = delta_json_doc_new(&doc);
-  for (int i = seg->n_commits - 1; !rc && i >= 0; i--) {
+  int rc;
+  if ((rc = delta_json_doc_new(&doc)) != 0) goto done;
+  for (int i = seg->n_commits - 1; i >= 0; i--) {
     r.first_commit = i == seg->n_commits - 1;
-    rc = read_commit(&r, seg->commits[i], doc, &text);
+    if ((rc = read_commit(&r, seg->commits[i], doc, &text)) != 0) goto done;
   }
-  if (!rc && base) {
+  if (base) {
     if (seg->n_commits == 0) s->commit_info = base->commit_info;
-    rc = read_base(&r, base);
-  } else if (!rc && seg->n_cp > 0) {
-    rc = read_checkpoint(&r, seg, doc, &text);
-    if (rc) {
+    if ((rc = read_base(&r, base)) != 0) goto done;
+  } else if (seg->n_cp > 0) {
+    if ((rc = read_checkpoint(&r, seg, doc, &text)) != 0) {
       *failed_checkpoint = 1;
       delta_error_prefix("checkpoint %lld", (long long)seg->cp_version);
+      goto done;
     }
   }
-  if (!rc && !r.have_protocol)
+  if (!r.have_protocol) {
     rc = delta_error_set(DELTA_ECORRUPT, "the log has no protocol action up to version %lld", (long long)seg->version);
-  if (!rc && !r.have_metadata)
+    goto done;
+  }
+  if (!r.have_metadata) {
     rc = delta_error_set(DELTA_ECORRUPT, "the log has no metaData action up to version %lld", (long long)seg->version);
-  if (!rc) {
+    goto done;
+  }
+  {
     int64_t n;
     /* The live files can be a million structs: the snapshot takes the
      * buffer rather than a copy in the arena. */
@@ -392,6 +399,7 @@ static int replay_run(delta_snapshot *s, const log_segment *seg, const delta_sna
     s->n_domains = (int)n;
     if (!s->files || !s->tombstones || !s->txns || !s->domains) rc = DELTA_NOMEM();
   }
+done:
   delta_free(r.files.slots);
   delta_free(r.files_filter.bits);
   delta_free(r.names.slots);

@@ -103,23 +103,24 @@ int log_list_refresh(delta_storage *s, const log_listing *old, log_listing *out)
   }
   if (rc) return rc;
   list_ctx c = {DELTA_BUF_INIT};
-  rc = delta_buf_reserve(&c.entries, (size_t)old->n * sizeof(log_entry));
-  for (int i = 0; i < old->n && !rc; i++) {
+  if ((rc = delta_buf_reserve(&c.entries, (size_t)old->n * sizeof(log_entry))) != 0) goto fail;
+  for (int i = 0; i < old->n; i++) {
     log_entry le = old->entries[i];
-    le.name = delta_strdup(le.name);
-    if (!le.name) rc = DELTA_NOMEM();
-    else delta_buf_append(&c.entries, &le, sizeof le); /* reserved above: cannot fail */
-  }
-  if (rc) {
-    listing_take(out, &c);
-    log_listing_dispose(out);
-    return rc;
+    if (!(le.name = delta_strdup(le.name))) {
+      rc = DELTA_NOMEM();
+      goto fail;
+    }
+    delta_buf_append(&c.entries, &le, sizeof le); /* reserved above: cannot fail */
   }
   rc = list_after(s, last, &c); /* frees the copies when it fails */
   if (rc) return rc;
   listing_take(out, &c);
   out->listed_from = old->listed_from;
   return listing_summarize(s, out);
+fail: /* the copies made so far go with the listing */
+  listing_take(out, &c);
+  log_listing_dispose(out);
+  return rc;
 }
 
 const log_entry *log_find_commit(const log_listing *l, int64_t version) {

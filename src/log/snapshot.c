@@ -20,14 +20,17 @@ int delta_table_open(delta_table **out, const char *location) {
   *out = NULL;
   delta_table *t = delta_calloc(1, sizeof *t);
   if (!t) return DELTA_NOMEM();
-  int rc = delta_storage_open(&t->storage, location);
-  if (!rc && !(t->location = delta_strdup(delta_storage_location(t->storage)))) rc = DELTA_NOMEM();
-  if (rc) {
-    delta_table_free(t);
-    return rc;
+  int rc;
+  if ((rc = delta_storage_open(&t->storage, location)) != 0) goto fail;
+  if (!(t->location = delta_strdup(delta_storage_location(t->storage)))) {
+    rc = DELTA_NOMEM();
+    goto fail;
   }
   *out = t;
   return 0;
+fail:
+  delta_table_free(t);
+  return rc;
 }
 
 void delta_table_free(delta_table *t) {
@@ -73,19 +76,21 @@ static int read_ict(delta_table *t, const log_entry *e, int64_t *out) {
   snprintf(key, sizeof key, "_delta_log/%s", e->name);
   delta_buf text = DELTA_BUF_INIT;
   delta_json_doc *doc = NULL;
-  int rc = delta_storage_read(t->storage, key, &text);
-  if (!rc) rc = delta_json_doc_new(&doc);
-  if (!rc) {
-    const char *p = (const char *)text.data;
-    const char *nl = memchr(p, '\n', text.len);
-    size_t len = nl ? (size_t)(nl - p) : text.len;
-    rc = delta_json_parse(doc, p, len);
-    delta_json_val ts = delta_json_get(delta_json_get(delta_json_root(doc), "commitInfo"), "inCommitTimestamp");
-    if (!rc && delta_json_typeof(ts) != DELTA_JSON_NUMBER)
-      rc = delta_error_set(DELTA_ECORRUPT, "%s: in-commit timestamps are enabled but the first action has none",
-                           e->name);
-    if (!rc) rc = delta_json_int64(ts, out);
+  int rc;
+  if ((rc = delta_storage_read(t->storage, key, &text)) != 0) goto done;
+  if ((rc = delta_json_doc_new(&doc)) != 0) goto done;
+  const char *p = (const char *)text.data;
+  const char *nl = memchr(p, '\n', text.len);
+  size_t len = nl ? (size_t)(nl - p) : text.len;
+  if ((rc = delta_json_parse(doc, p, len)) != 0) goto done;
+  delta_json_val ts = delta_json_get(delta_json_get(delta_json_root(doc), "commitInfo"), "inCommitTimestamp");
+  if (delta_json_typeof(ts) != DELTA_JSON_NUMBER) {
+    rc = delta_error_set(DELTA_ECORRUPT, "%s: in-commit timestamps are enabled but the first action has none",
+                         e->name);
+    goto done;
   }
+  rc = delta_json_int64(ts, out);
+done:
   delta_json_doc_free(doc);
   delta_buf_dispose(&text);
   return rc;
@@ -138,10 +143,8 @@ static int load_mode(delta_table *t, log_listing *listing, int64_t version, int6
     int64_t cp = seg.cp_version;
     /* A commit file for the version gives its timestamp; a checkpoint-only
      * version takes the checkpoint file's. */
-    if (!rc) {
-      const log_entry *c = log_find_commit(listing, version);
-      s->timestamp_ms = c ? c->mtime_ms : (seg.n_cp ? seg.cp_files[0]->mtime_ms : 0);
-    }
+    const log_entry *c = log_find_commit(listing, version);
+    s->timestamp_ms = c ? c->mtime_ms : (seg.n_cp ? seg.cp_files[0]->mtime_ms : 0);
     log_segment_dispose(&seg);
     if (rc && !failed_cp && used_compactions) {
       compactions = false; /* an optional file that is broken: replay the commits it stands for */
@@ -153,8 +156,8 @@ static int load_mode(delta_table *t, log_listing *listing, int64_t version, int6
     }
     break;
   }
-  if (!rc) rc = finish(t, listing, s);
-  if (rc) {
+  /* rc: the last attempt's, after the retries above */
+  if (rc || (rc = finish(t, listing, s)) != 0) {
     delta_snapshot_free(s);
     return rc;
   }
@@ -166,21 +169,20 @@ static int load_mode(delta_table *t, log_listing *listing, int64_t version, int6
  * the parsed schema and the commit timestamp. */
 static int finish(delta_table *t, log_listing *listing, delta_snapshot *s) {
   int64_t version = s->version;
-  int rc = delta_protocol_check_read(&s->protocol);
-  if (!rc) {
-    if (!s->metadata.schema_string) s->metadata.schema_string = "{\"type\":\"struct\",\"fields\":[]}";
-    rc = delta_schema_parse(s->metadata.schema_string, strlen(s->metadata.schema_string), &s->schema);
-    if (rc) delta_error_prefix("metaData.schemaString");
+  int rc;
+  if ((rc = delta_protocol_check_read(&s->protocol)) != 0) return rc;
+  if (!s->metadata.schema_string) s->metadata.schema_string = "{\"type\":\"struct\",\"fields\":[]}";
+  if ((rc = delta_schema_parse(s->metadata.schema_string, strlen(s->metadata.schema_string), &s->schema)) != 0) {
+    delta_error_prefix("metaData.schemaString");
+    return rc;
   }
-  if (!rc) {
-    s->ict_enabled = config_true(s, "delta.enableInCommitTimestamps");
-    const log_entry *c = log_find_commit(listing, version);
-    if (s->ict_enabled && c) {
-      const char *ev = delta_snapshot_config(s, "delta.inCommitTimestampEnablementVersion");
-      if (!ev || strtoll(ev, NULL, 10) <= version) rc = read_ict(t, c, &s->timestamp_ms);
-    }
+  s->ict_enabled = config_true(s, "delta.enableInCommitTimestamps");
+  const log_entry *c = log_find_commit(listing, version);
+  if (s->ict_enabled && c) {
+    const char *ev = delta_snapshot_config(s, "delta.inCommitTimestampEnablementVersion");
+    if (!ev || strtoll(ev, NULL, 10) <= version) return read_ict(t, c, &s->timestamp_ms);
   }
-  return rc;
+  return 0;
 }
 
 /* Timestamps of commits lo..hi by modification time, made strictly
@@ -229,8 +231,8 @@ static int latest_times_of(delta_table *t, log_listing *l, latest_times *lt) {
   const log_entry *c = log_find_commit(l, l->latest);
   delta_arena arena = {0};
   log_crc crc;
-  int rc = c ? log_crc_read(t->storage, l, l->latest, &arena, &crc) : DELTA_ENOTFOUND;
-  if (!rc && crc.has_metadata) {
+  int rc = 0;
+  if (c && log_crc_read(t->storage, l, l->latest, &arena, &crc) == 0 && crc.has_metadata) {
     times_from_config(crc.metadata.configuration, crc.metadata.n_configuration, lt);
     bool ict_now = lt->ict_enabled && (lt->ict_version < 0 || lt->ict_version <= l->latest);
     if (!ict_now) lt->timestamp_ms = c->mtime_ms;
@@ -240,11 +242,10 @@ static int latest_times_of(delta_table *t, log_listing *l, latest_times *lt) {
     return rc;
   }
   delta_arena_dispose(&arena);
-  delta_error_clear();
+  delta_error_clear(); /* no usable checksum file: replay instead */
   delta_snapshot *latest = NULL;
   /* Only its configuration and commit time are needed. */
-  rc = load_mode(t, l, l->latest, INT64_MAX, true, &latest);
-  if (rc) return rc;
+  if ((rc = load_mode(t, l, l->latest, INT64_MAX, true, &latest)) != 0) return rc;
   times_from_config(latest->metadata.configuration, latest->metadata.n_configuration, lt);
   lt->timestamp_ms = latest->timestamp_ms;
   delta_snapshot_free(latest);
@@ -267,15 +268,11 @@ static int version_at(delta_table *t, log_listing *l, int64_t ts, int64_t *out) 
   if (ict_from >= 0 && (ict_ts == INT64_MIN || ts >= ict_ts)) {
     /* Binary search over in-commit timestamps, which only grow. */
     int64_t lo = ict_from, hi = l->latest;
-    while (!rc && lo <= hi) {
+    while (lo <= hi) {
       int64_t mid = lo + (hi - lo) / 2, mts;
       const log_entry *e = log_find_commit(l, mid);
-      if (!e) {
-        rc = delta_error_set(DELTA_ECORRUPT, "commit %lld is missing", (long long)mid);
-        break;
-      }
-      rc = read_ict(t, e, &mts);
-      if (rc) break;
+      if (!e) return delta_error_set(DELTA_ECORRUPT, "commit %lld is missing", (long long)mid);
+      if ((rc = read_ict(t, e, &mts)) != 0) return rc;
       if (mts <= ts) {
         found = mid;
         lo = mid + 1;
@@ -283,30 +280,28 @@ static int version_at(delta_table *t, log_listing *l, int64_t ts, int64_t *out) 
         hi = mid - 1;
       }
     }
-    if (!rc && found < 0 && ict_ts != INT64_MIN && ict_from > earliest)
+    if (found < 0 && ict_ts != INT64_MIN && ict_from > earliest)
       mtime_search(l, earliest, ict_from - 1, ts, &found);
   } else {
     mtime_search(l, earliest, ict_from >= 0 ? ict_from - 1 : l->latest, ts, &found);
   }
-  if (!rc && found < 0) {
+  if (found < 0) {
     const log_entry *e = log_find_commit(l, earliest);
     delta_time_format_ms(ts, a);
     delta_time_format_ms(e ? e->mtime_ms : 0, b);
-    rc = delta_error_set(DELTA_ENOTFOUND,
-                         "timestamp %s is before the earliest available version %lld (committed at %s)", a,
-                         (long long)earliest, b);
+    return delta_error_set(DELTA_ENOTFOUND,
+                           "timestamp %s is before the earliest available version %lld (committed at %s)", a,
+                           (long long)earliest, b);
   }
-  if (!rc && found == l->latest) {
-    /* After the last commit: Spark refuses rather than silently reading the latest. */
-    if (ts > latest.timestamp_ms) {
-      delta_time_format_ms(ts, a);
-      delta_time_format_ms(latest.timestamp_ms, b);
-      rc = delta_error_set(DELTA_ENOTFOUND, "timestamp %s is after the latest version %lld (committed at %s)", a,
+  /* After the last commit: Spark refuses rather than silently reading the latest. */
+  if (found == l->latest && ts > latest.timestamp_ms) {
+    delta_time_format_ms(ts, a);
+    delta_time_format_ms(latest.timestamp_ms, b);
+    return delta_error_set(DELTA_ENOTFOUND, "timestamp %s is after the latest version %lld (committed at %s)", a,
                            (long long)l->latest, b);
-    }
   }
-  if (!rc) *out = found;
-  return rc;
+  *out = found;
+  return 0;
 }
 
 /* The latest snapshot listed from the _last_checkpoint hint; non-zero (and
@@ -350,16 +345,15 @@ int delta_snapshot_open_listed(delta_snapshot **out, delta_table *t, const delta
   if (rc) return rc;
   int64_t version = l.latest;
   if (opts->at_version) version = opts->table_version;
-  if (opts->at_timestamp) rc = version_at(t, &l, opts->timestamp_ms, &version);
   delta_snapshot *s = NULL;
-  if (!rc) rc = load_mode(t, &l, version, INT64_MAX, opts->stats_records_only, &s);
-  if (rc) {
-    log_listing_dispose(&l);
-    return rc;
-  }
+  if (opts->at_timestamp && (rc = version_at(t, &l, opts->timestamp_ms, &version)) != 0) goto fail;
+  if ((rc = load_mode(t, &l, version, INT64_MAX, opts->stats_records_only, &s)) != 0) goto fail;
   s->listing = l;
   *out = s;
   return 0;
+fail:
+  log_listing_dispose(&l);
+  return rc;
 }
 
 int delta_snapshot_open(delta_snapshot **out, delta_table *t, const delta_snapshot_options *opts) {
@@ -405,12 +399,10 @@ int delta_snapshot_update(delta_snapshot **out, const delta_snapshot *old) {
     atomic_fetch_add(&s->base->refs, 1);
     rc = delta_replay_incremental(s, old, &tail);
     log_segment_dispose(&seg);
-    if (!rc) {
-      const log_entry *c = log_find_commit(&l, l.latest);
-      s->timestamp_ms = c ? c->mtime_ms : old->timestamp_ms;
-      rc = finish(old->table, &l, s);
-    }
     if (rc) goto fail;
+    const log_entry *c = log_find_commit(&l, l.latest);
+    s->timestamp_ms = c ? c->mtime_ms : old->timestamp_ms;
+    if ((rc = finish(old->table, &l, s)) != 0) goto fail;
   }
   s->listing = l;
   *out = s;

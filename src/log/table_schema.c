@@ -125,8 +125,8 @@ static int parse_type(delta_json_val v, delta_type **out, int depth, delta_buf *
   if (!t) return DELTA_NOMEM();
   int rc = 0;
   if (delta_json_typeof(v) == DELTA_JSON_STRING) {
-    rc = delta_json_string(v, tmp);
-    if (!rc) rc = parse_primitive((const char *)tmp->data, t);
+    if ((rc = delta_json_string(v, tmp)) != 0) goto done;
+    rc = parse_primitive((const char *)tmp->data, t);
     goto done;
   }
   if (delta_json_typeof(v) != DELTA_JSON_OBJECT) {
@@ -145,15 +145,15 @@ static int parse_type(delta_json_val v, delta_type **out, int depth, delta_buf *
     t->fields = delta_calloc((size_t)n + 1, sizeof *t->fields);
     if (!t->fields) { rc = DELTA_NOMEM(); goto done; }
     delta_json_val fv = delta_json_first(fields);
-    for (int i = 0; i < n && !rc; i++, fv = delta_json_next(fv)) {
+    for (int i = 0; i < n; i++, fv = delta_json_next(fv)) {
       t->n_fields = i + 1;
-      rc = parse_field(fv, &t->fields[i], depth, tmp);
+      if ((rc = parse_field(fv, &t->fields[i], depth, tmp)) != 0) goto done;
     }
-    for (int i = 0; !rc && i < t->n_fields; i++)
+    for (int i = 0; i < t->n_fields; i++)
       for (int j = 0; j < i; j++)
         if (strcasecmp(t->fields[i].name, t->fields[j].name) == 0) {
           rc = delta_error_set(DELTA_ECORRUPT, "schema: duplicate field name %s", t->fields[i].name);
-          break;
+          goto done;
         }
   } else if (delta_json_string_eq(kind, "array")) {
     t->kind = DT_ARRAY;
@@ -166,8 +166,8 @@ static int parse_type(delta_json_val v, delta_type **out, int depth, delta_buf *
     t->value_contains_null = true;
     delta_json_val cn = delta_json_get(v, "valueContainsNull");
     if (delta_json_typeof(cn) == DELTA_JSON_BOOL) delta_json_bool(cn, &t->value_contains_null);
-    rc = parse_type(delta_json_get(v, "keyType"), &t->key, depth + 1, tmp);
-    if (!rc) rc = parse_type(delta_json_get(v, "valueType"), &t->value, depth + 1, tmp);
+    if ((rc = parse_type(delta_json_get(v, "keyType"), &t->key, depth + 1, tmp)) != 0) goto done;
+    rc = parse_type(delta_json_get(v, "valueType"), &t->value, depth + 1, tmp);
   } else {
     rc = delta_error_set(DELTA_ECORRUPT, "schema: unknown complex type");
   }
@@ -184,14 +184,16 @@ int delta_schema_parse(const char *json, size_t len, delta_type **out) {
   *out = NULL;
   delta_json_doc *doc = NULL;
   delta_buf tmp = DELTA_BUF_INIT;
-  int rc = delta_json_doc_new(&doc);
-  if (!rc) rc = delta_json_parse(doc, json, len);
-  if (!rc) rc = parse_type(delta_json_root(doc), out, 0, &tmp);
-  if (!rc && (*out)->kind != DT_STRUCT) {
+  int rc;
+  if ((rc = delta_json_doc_new(&doc)) != 0) goto done;
+  if ((rc = delta_json_parse(doc, json, len)) != 0) goto done;
+  if ((rc = parse_type(delta_json_root(doc), out, 0, &tmp)) != 0) goto done;
+  if ((*out)->kind != DT_STRUCT) {
     delta_type_free(*out);
     *out = NULL;
     rc = delta_error_set(DELTA_ECORRUPT, "schema: the table schema is not a struct");
   }
+done:
   delta_json_doc_free(doc);
   delta_buf_dispose(&tmp);
   return rc;
@@ -201,25 +203,28 @@ int delta_type_name(const delta_type *t, delta_buf *out) {
   switch (t->kind) {
   case DT_DECIMAL: return delta_buf_printf(out, "decimal(%d,%d)", t->precision, t->scale);
   case DT_ARRAY: {
-    int rc = delta_buf_puts(out, "array<");
-    if (!rc) rc = delta_type_name(t->element, out);
-    return rc ? rc : delta_buf_putc(out, '>');
+    int rc;
+    if ((rc = delta_buf_puts(out, "array<")) != 0) return rc;
+    if ((rc = delta_type_name(t->element, out)) != 0) return rc;
+    return delta_buf_putc(out, '>');
   }
   case DT_MAP: {
-    int rc = delta_buf_puts(out, "map<");
-    if (!rc) rc = delta_type_name(t->key, out);
-    if (!rc) rc = delta_buf_putc(out, ',');
-    if (!rc) rc = delta_type_name(t->value, out);
-    return rc ? rc : delta_buf_putc(out, '>');
+    int rc;
+    if ((rc = delta_buf_puts(out, "map<")) != 0) return rc;
+    if ((rc = delta_type_name(t->key, out)) != 0) return rc;
+    if ((rc = delta_buf_putc(out, ',')) != 0) return rc;
+    if ((rc = delta_type_name(t->value, out)) != 0) return rc;
+    return delta_buf_putc(out, '>');
   }
   case DT_STRUCT: {
-    int rc = delta_buf_puts(out, "struct<");
-    for (int i = 0; !rc && i < t->n_fields; i++) {
-      if (i) rc = delta_buf_putc(out, ',');
-      if (!rc) rc = delta_buf_printf(out, "%s:", t->fields[i].name);
-      if (!rc) rc = delta_type_name(t->fields[i].type, out);
+    int rc;
+    if ((rc = delta_buf_puts(out, "struct<")) != 0) return rc;
+    for (int i = 0; i < t->n_fields; i++) {
+      if (i && (rc = delta_buf_putc(out, ',')) != 0) return rc;
+      if ((rc = delta_buf_printf(out, "%s:", t->fields[i].name)) != 0) return rc;
+      if ((rc = delta_type_name(t->fields[i].type, out)) != 0) return rc;
     }
-    return rc ? rc : delta_buf_putc(out, '>');
+    return delta_buf_putc(out, '>');
   }
   default:
     for (size_t i = 0; i < sizeof primitives / sizeof primitives[0]; i++)
@@ -232,8 +237,8 @@ static int type_to_arrow(const delta_type *t, const char *name, bool nullable, c
                          struct ArrowSchema *out) {
   int64_t flags = nullable ? ARROW_FLAG_NULLABLE : 0;
   char fmt[32];
-  int rc;
-  const char *f = NULL;
+  int rc = 0;
+  const char *f = NULL; /* the format of a type without children */
   switch (t->kind) {
   case DT_STRING: f = "u"; break;
   case DT_LONG: f = "l"; break;
@@ -253,34 +258,37 @@ static int type_to_arrow(const delta_type *t, const char *name, bool nullable, c
     f = fmt;
     break;
   case DT_VARIANT: /* the shredding-free physical form: struct<metadata: binary, value: binary> */
-    rc = arrow_schema_new(out, "+s", name, flags, 2);
-    if (!rc) rc = arrow_schema_new(out->children[0], "z", "metadata", 0, 0);
-    if (!rc) rc = arrow_schema_new(out->children[1], "z", "value", 0, 0);
-    goto meta;
+    if ((rc = arrow_schema_new(out, "+s", name, flags, 2)) != 0) goto done;
+    if ((rc = arrow_schema_new(out->children[0], "z", "metadata", 0, 0)) != 0) goto done;
+    if ((rc = arrow_schema_new(out->children[1], "z", "value", 0, 0)) != 0) goto done;
+    break;
   case DT_STRUCT:
-    rc = arrow_schema_new(out, "+s", name, flags, t->n_fields);
-    for (int i = 0; !rc && i < t->n_fields; i++)
-      rc = type_to_arrow(t->fields[i].type, t->fields[i].name, t->fields[i].nullable, t->fields[i].metadata,
-                         out->children[i]);
-    goto meta;
+    if ((rc = arrow_schema_new(out, "+s", name, flags, t->n_fields)) != 0) goto done;
+    for (int i = 0; i < t->n_fields; i++)
+      if ((rc = type_to_arrow(t->fields[i].type, t->fields[i].name, t->fields[i].nullable, t->fields[i].metadata,
+                              out->children[i])) != 0)
+        goto done;
+    break;
   case DT_ARRAY:
-    rc = arrow_schema_new(out, "+l", name, flags, 1);
-    if (!rc) rc = type_to_arrow(t->element, "element", t->contains_null, NULL, out->children[0]);
-    goto meta;
+    if ((rc = arrow_schema_new(out, "+l", name, flags, 1)) != 0) goto done;
+    if ((rc = type_to_arrow(t->element, "element", t->contains_null, NULL, out->children[0])) != 0) goto done;
+    break;
   case DT_MAP:
-    rc = arrow_schema_new(out, "+m", name, flags, 1);
-    if (!rc) rc = arrow_schema_new(out->children[0], "+s", "entries", 0, 2);
-    if (!rc) rc = type_to_arrow(t->key, "key", false, NULL, out->children[0]->children[0]);
-    if (!rc) rc = type_to_arrow(t->value, "value", t->value_contains_null, NULL, out->children[0]->children[1]);
-    goto meta;
+    if ((rc = arrow_schema_new(out, "+m", name, flags, 1)) != 0) goto done;
+    if ((rc = arrow_schema_new(out->children[0], "+s", "entries", 0, 2)) != 0) goto done;
+    if ((rc = type_to_arrow(t->key, "key", false, NULL, out->children[0]->children[0])) != 0) goto done;
+    if ((rc = type_to_arrow(t->value, "value", t->value_contains_null, NULL, out->children[0]->children[1])) != 0)
+      goto done;
+    break;
   }
-  rc = arrow_schema_new(out, f, name, flags, 0);
-meta:
-  if (!rc && metadata && strcmp(metadata, "{}") != 0) {
+  bool nested = t->kind == DT_VARIANT || t->kind == DT_STRUCT || t->kind == DT_ARRAY || t->kind == DT_MAP;
+  if (!nested && (rc = arrow_schema_new(out, f, name, flags, 0)) != 0) goto done;
+  if (metadata && strcmp(metadata, "{}") != 0) {
     const char *k[] = {"delta.metadata"};
     const char *v[] = {metadata};
     rc = arrow_schema_set_metadata(out, k, v, 1);
   }
+done:
   if (rc && out->release) out->release(out);
   return rc;
 }
@@ -289,49 +297,60 @@ int delta_schema_to_arrow(const delta_type *st, struct ArrowSchema *out) {
   return type_to_arrow(st, "", false, NULL, out);
 }
 
+static int put_indent(delta_buf *out, int depth) {
+  int rc;
+  for (int d = 0; d < depth; d++)
+    if ((rc = delta_buf_puts(out, " |   ")) != 0) return rc;
+  return 0;
+}
+
+static bool has_children(const delta_type *t) {
+  return t->kind == DT_STRUCT || t->kind == DT_ARRAY || t->kind == DT_MAP;
+}
+
 static int tree(const delta_type *t, int depth, delta_buf *out) {
-  int rc = 0;
-  const char *indent = " |   ";
+  int rc;
   if (t->kind == DT_STRUCT) {
-    for (int i = 0; !rc && i < t->n_fields; i++) {
+    for (int i = 0; i < t->n_fields; i++) {
       const delta_field *f = &t->fields[i];
-      for (int d = 0; !rc && d < depth; d++) rc = delta_buf_puts(out, indent);
-      if (!rc) rc = delta_buf_printf(out, " |-- %s: ", f->name);
-      if (!rc) {
-        if (f->type->kind == DT_STRUCT) rc = delta_buf_puts(out, "struct");
-        else if (f->type->kind == DT_ARRAY) rc = delta_buf_puts(out, "array");
-        else if (f->type->kind == DT_MAP) rc = delta_buf_puts(out, "map");
-        else rc = delta_type_name(f->type, out);
-      }
-      if (!rc) rc = delta_buf_printf(out, " (nullable = %s)", f->nullable ? "true" : "false");
-      if (!rc && f->physical_name) rc = delta_buf_printf(out, " [physical name %s]", f->physical_name);
-      if (!rc && f->has_field_id) rc = delta_buf_printf(out, " [id %lld]", (long long)f->field_id);
-      if (!rc && f->generation_expression) rc = delta_buf_printf(out, " [generated as %s]", f->generation_expression);
-      if (!rc && f->is_identity) rc = delta_buf_puts(out, " [identity]");
-      if (!rc && f->comment) rc = delta_buf_printf(out, " -- %s", f->comment);
-      if (!rc) rc = delta_buf_putc(out, '\n');
-      if (!rc) rc = tree(f->type, depth + 1, out);
+      if ((rc = put_indent(out, depth)) != 0) return rc;
+      if ((rc = delta_buf_printf(out, " |-- %s: ", f->name)) != 0) return rc;
+      if (f->type->kind == DT_STRUCT) rc = delta_buf_puts(out, "struct");
+      else if (f->type->kind == DT_ARRAY) rc = delta_buf_puts(out, "array");
+      else if (f->type->kind == DT_MAP) rc = delta_buf_puts(out, "map");
+      else rc = delta_type_name(f->type, out);
+      if (rc) return rc;
+      if ((rc = delta_buf_printf(out, " (nullable = %s)", f->nullable ? "true" : "false")) != 0) return rc;
+      if (f->physical_name && (rc = delta_buf_printf(out, " [physical name %s]", f->physical_name)) != 0)
+        return rc;
+      if (f->has_field_id && (rc = delta_buf_printf(out, " [id %lld]", (long long)f->field_id)) != 0) return rc;
+      if (f->generation_expression &&
+          (rc = delta_buf_printf(out, " [generated as %s]", f->generation_expression)) != 0)
+        return rc;
+      if (f->is_identity && (rc = delta_buf_puts(out, " [identity]")) != 0) return rc;
+      if (f->comment && (rc = delta_buf_printf(out, " -- %s", f->comment)) != 0) return rc;
+      if ((rc = delta_buf_putc(out, '\n')) != 0) return rc;
+      if ((rc = tree(f->type, depth + 1, out)) != 0) return rc;
     }
   } else if (t->kind == DT_ARRAY) {
-    for (int d = 0; !rc && d < depth; d++) rc = delta_buf_puts(out, indent);
-    if (!rc) rc = delta_buf_puts(out, " |-- element: ");
-    if (!rc) rc = delta_type_name(t->element, out);
-    if (!rc) rc = delta_buf_printf(out, " (containsNull = %s)\n", t->contains_null ? "true" : "false");
-    if (!rc && (t->element->kind == DT_STRUCT || t->element->kind == DT_ARRAY || t->element->kind == DT_MAP))
-      rc = tree(t->element, depth + 1, out);
+    if ((rc = put_indent(out, depth)) != 0) return rc;
+    if ((rc = delta_buf_puts(out, " |-- element: ")) != 0) return rc;
+    if ((rc = delta_type_name(t->element, out)) != 0) return rc;
+    if ((rc = delta_buf_printf(out, " (containsNull = %s)\n", t->contains_null ? "true" : "false")) != 0) return rc;
+    if (has_children(t->element)) return tree(t->element, depth + 1, out);
   } else if (t->kind == DT_MAP) {
-    for (int d = 0; !rc && d < depth; d++) rc = delta_buf_puts(out, indent);
-    if (!rc) rc = delta_buf_puts(out, " |-- key: ");
-    if (!rc) rc = delta_type_name(t->key, out);
-    if (!rc) rc = delta_buf_putc(out, '\n');
-    for (int d = 0; !rc && d < depth; d++) rc = delta_buf_puts(out, indent);
-    if (!rc) rc = delta_buf_puts(out, " |-- value: ");
-    if (!rc) rc = delta_type_name(t->value, out);
-    if (!rc) rc = delta_buf_printf(out, " (valueContainsNull = %s)\n", t->value_contains_null ? "true" : "false");
-    if (!rc && (t->value->kind == DT_STRUCT || t->value->kind == DT_ARRAY || t->value->kind == DT_MAP))
-      rc = tree(t->value, depth + 1, out);
+    if ((rc = put_indent(out, depth)) != 0) return rc;
+    if ((rc = delta_buf_puts(out, " |-- key: ")) != 0) return rc;
+    if ((rc = delta_type_name(t->key, out)) != 0) return rc;
+    if ((rc = delta_buf_putc(out, '\n')) != 0) return rc;
+    if ((rc = put_indent(out, depth)) != 0) return rc;
+    if ((rc = delta_buf_puts(out, " |-- value: ")) != 0) return rc;
+    if ((rc = delta_type_name(t->value, out)) != 0) return rc;
+    if ((rc = delta_buf_printf(out, " (valueContainsNull = %s)\n", t->value_contains_null ? "true" : "false")) != 0)
+      return rc;
+    if (has_children(t->value)) return tree(t->value, depth + 1, out);
   }
-  return rc;
+  return 0;
 }
 
 int delta_schema_tree(const delta_type *st, delta_buf *out) {

@@ -334,7 +334,10 @@ static int build_leaf(const pq_node *leaf, node_build *b, pq_col_batch *cb, stru
   out->length = n;
   if (leaf->nullable && b->nulls > 0) {
     uint8_t *bits = pack_bits(b->valid.data, n);
-    if (!bits) goto nomem;
+    if (!bits) {
+      rc = DELTA_NOMEM();
+      goto fail;
+    }
     arrow_array_set_buffer(out, 0, bits);
     out->null_count = b->nulls;
   }
@@ -345,7 +348,10 @@ static int build_leaf(const pq_node *leaf, node_build *b, pq_col_batch *cb, stru
       off = (int32_t *)(void *)delta_buf_detach(&cb->bin.offsets);
     } else {
       off = delta_malloc(((size_t)n + 1) * 4);
-      if (!off) goto nomem;
+      if (!off) {
+        rc = DELTA_NOMEM();
+        goto fail;
+      }
       off[0] = 0;
       int64_t j = 0;
       for (int64_t i = 0; i < n; i++) {
@@ -355,13 +361,19 @@ static int build_leaf(const pq_node *leaf, node_build *b, pq_col_batch *cb, stru
     }
     arrow_array_set_buffer(out, 1, off);
     uint8_t *data = delta_buf_detach(&cb->bin.data);
-    if (!data && !(data = delta_malloc(1))) goto nomem;
+    if (!data && !(data = delta_malloc(1))) {
+      rc = DELTA_NOMEM();
+      goto fail;
+    }
     arrow_array_set_buffer(out, 2, data);
     return 0;
   }
   if (leaf->conv == PQC_BOOL) {
     uint8_t *bits = delta_calloc((size_t)(n + 7) / 8 + 1, 1);
-    if (!bits) goto nomem;
+    if (!bits) {
+      rc = DELTA_NOMEM();
+      goto fail;
+    }
     const uint8_t *v = cb->values.data;
     int64_t j = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -377,12 +389,18 @@ static int build_leaf(const pq_node *leaf, node_build *b, pq_col_batch *cb, stru
   if (leaf->conv == PQC_COPY || leaf->conv == PQC_FIXED) {
     if (all_present) {
       uint8_t *data = delta_buf_detach(&cb->values);
-      if (!data && !(data = delta_malloc(1))) goto nomem;
+      if (!data && !(data = delta_malloc(1))) {
+        rc = DELTA_NOMEM();
+        goto fail;
+      }
       arrow_array_set_buffer(out, 1, data);
       return 0;
     }
     uint8_t *data = delta_malloc((size_t)n * (size_t)w + 1);
-    if (!data) goto nomem;
+    if (!data) {
+      rc = DELTA_NOMEM();
+      goto fail;
+    }
     const uint8_t *src = cb->values.data;
     if (w == 4) {
       uint32_t *o = (uint32_t *)(void *)data;
@@ -415,7 +433,10 @@ static int build_leaf(const pq_node *leaf, node_build *b, pq_col_batch *cb, stru
   }
   /* Converting leaves: one value at a time. */
   uint8_t *data = delta_calloc((size_t)n * (size_t)w + 1, 1);
-  if (!data) goto nomem;
+  if (!data) {
+    rc = DELTA_NOMEM();
+    goto fail;
+  }
   arrow_array_set_buffer(out, 1, data);
   if (binary) {
     const int32_t *doff = (const int32_t *)(const void *)cb->bin.offsets.data;
@@ -439,8 +460,6 @@ static int build_leaf(const pq_node *leaf, node_build *b, pq_col_batch *cb, stru
     src += in_w;
   }
   return 0;
-nomem:
-  rc = DELTA_NOMEM();
 fail:
   arrow_array_release(out);
   return rc;

@@ -16,11 +16,11 @@ int pqw_codec_init(pqw_codec *c, int codec, int level) {
   memset(c, 0, sizeof *c);
   c->codec = codec;
   c->level = level;
-  if (codec == PQ_CODEC_ZSTD) {
+  if (codec == CODEC_ZSTD) {
     c->zstd = ZSTD_createCCtx();
     if (!c->zstd) return DELTA_NOMEM();
     ZSTD_CCtx_setParameter(c->zstd, ZSTD_c_compressionLevel, level ? level : 3);
-  } else if (codec == PQ_CODEC_GZIP) {
+  } else if (codec == CODEC_GZIP) {
     z_stream *z = delta_calloc(1, sizeof *z);
     if (!z) return DELTA_NOMEM();
     if (deflateInit2(z, level ? level : Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
@@ -45,8 +45,8 @@ int pqw_compress(pqw_codec *c, const uint8_t *src, size_t n, delta_buf *out) {
   out->len = 0;
   int rc;
   switch (c->codec) {
-  case PQ_CODEC_UNCOMPRESSED: return delta_buf_append(out, src, n);
-  case PQ_CODEC_SNAPPY: {
+  case CODEC_UNCOMPRESSED: return delta_buf_append(out, src, n);
+  case CODEC_SNAPPY: {
     size_t cap = snappy_max_compressed_length(n);
     if ((rc = delta_buf_reserve(out, cap))) return rc;
     size_t len = cap;
@@ -55,7 +55,7 @@ int pqw_compress(pqw_codec *c, const uint8_t *src, size_t n, delta_buf *out) {
     out->len = len;
     return 0;
   }
-  case PQ_CODEC_ZSTD: {
+  case CODEC_ZSTD: {
     size_t cap = ZSTD_compressBound(n);
     if ((rc = delta_buf_reserve(out, cap))) return rc;
     size_t len = ZSTD_compress2(c->zstd, out->data, cap, src, n);
@@ -63,7 +63,7 @@ int pqw_compress(pqw_codec *c, const uint8_t *src, size_t n, delta_buf *out) {
     out->len = len;
     return 0;
   }
-  case PQ_CODEC_LZ4_RAW: {
+  case CODEC_LZ4_RAW: {
     if (n > LZ4_MAX_INPUT_SIZE) return delta_error_set(DELTA_ELIMIT, "lz4: page too large");
     int cap = LZ4_compressBound((int)n);
     if ((rc = delta_buf_reserve(out, (size_t)cap))) return rc;
@@ -72,7 +72,7 @@ int pqw_compress(pqw_codec *c, const uint8_t *src, size_t n, delta_buf *out) {
     out->len = (size_t)len;
     return 0;
   }
-  case PQ_CODEC_GZIP: {
+  case CODEC_GZIP: {
     z_stream *z = c->gzip;
     if (deflateReset(z) != Z_OK) return delta_error_set(DELTA_ERROR, "gzip: deflateReset failed");
     size_t cap = deflateBound(z, (uLong)n) + 32;

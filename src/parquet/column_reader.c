@@ -5,10 +5,10 @@
 
 #include "parquet/bigbuf.h"
 #include "parquet/bits.h"
-#include "parquet/codec.h"
 #include "parquet/slots.h"
 #include "util/alloc_internal.h"
 #include "util/bytes.h"
+#include "util/codec.h"
 #include "util/error_internal.h"
 
 /* No page may claim more than this uncompressed; a corrupt size must not
@@ -136,9 +136,9 @@ static int chunk_bytes(pq_column_reader *cr, const pq_file *f, uint64_t start, s
     return 0;
   }
   /* 8 spare bytes: decoders may load whole words at the end. */
-  int rc = pq_bigbuf_reserve(&cr->chunk_buf, len + 8);
-  if (!rc) rc = pq_file_read(f, start, len, cr->chunk_buf.data);
-  if (rc) return rc;
+  int rc;
+  if ((rc = pq_bigbuf_reserve(&cr->chunk_buf, len + 8)) != 0) return rc;
+  if ((rc = pq_file_read(f, start, len, cr->chunk_buf.data)) != 0) return rc;
   memset(cr->chunk_buf.data + len, 0, 8);
   *out = cr->chunk_buf.data;
   return 0;
@@ -165,7 +165,7 @@ int pq_colreader_open(pq_column_reader **out, const pq_file *f, int rg, const pq
                          path, pq_type_name(m->type), pq_type_name(leaf->physical));
     goto fail;
   }
-  if (!pq_codec_supported(m->codec)) {
+  if (!codec_supported(m->codec)) {
     rc = delta_error_set(DELTA_EUNSUPPORTED, "column %s: compression %s is not supported", path,
                          pq_codec_name(m->codec));
     goto fail;
@@ -201,7 +201,7 @@ int pq_colreader_open(pq_column_reader **out, const pq_file *f, int rg, const pq
   cr->pos = 0;
   cr->len = (uint64_t)len;
   cr->file_start = (uint64_t)start;
-  cr->lazy = !f->data && m->codec != PQ_CODEC_UNCOMPRESSED;
+  cr->lazy = !f->data && m->codec != CODEC_UNCOMPRESSED;
   if (!cr->body_buf) cr->body_buf = &cr->chunk_buf;
   cr->base = NULL;
   if (!cr->lazy) {
@@ -256,7 +256,7 @@ void pq_colreader_free(pq_column_reader *cr) {
  * compressed, otherwise decompressed into `buf`. */
 static int page_bytes(pq_column_reader *cr, const uint8_t *src, size_t src_len, size_t want,
                       bool compressed, pq_bigbuf *buf, const uint8_t **out) {
-  if (!compressed || cr->codec == PQ_CODEC_UNCOMPRESSED) {
+  if (!compressed || cr->codec == CODEC_UNCOMPRESSED) {
     if (src_len != want)
       return delta_error_set(DELTA_ECORRUPT, "uncompressed page is %zu bytes, header says %zu",
                              src_len, want);
@@ -275,7 +275,7 @@ static int page_bytes(pq_column_reader *cr, const uint8_t *src, size_t src_len, 
   /* 8 spare bytes let decoders load whole words at the end. */
   int rc = pq_bigbuf_reserve(buf, want + 8);
   if (rc) return rc;
-  rc = pq_decompress(cr->codec, src, src_len, buf->data, want);
+  rc = codec_decompress(cr->codec, src, src_len, buf->data, want);
   if (rc) return rc;
   memset(buf->data + want, 0, 8);
   *out = buf->data;
@@ -359,9 +359,8 @@ static int decode_levels(int encoding, int bw, int64_t n, const uint8_t **q, con
   uint16_t *lv = (uint16_t *)(void *)out->data;
   if (encoding == PQ_ENC_RLE) {
     pq_rle_decoder d;
-    rc = rle_levels(&d, bw, q, qend, length_prefixed, v2_len);
-    if (!rc) rc = pq_rle_get_u16(&d, lv, (size_t)n);
-    if (rc) return rc;
+    if ((rc = rle_levels(&d, bw, q, qend, length_prefixed, v2_len)) != 0) return rc;
+    if ((rc = pq_rle_get_u16(&d, lv, (size_t)n)) != 0) return rc;
   } else if (encoding == PQ_ENC_BIT_PACKED) {
     size_t len = ((size_t)n * (size_t)bw + 7) / 8;
     if (len > (size_t)(qend - *q)) return delta_error_set(DELTA_ECORRUPT, "levels run past the page");
@@ -395,9 +394,8 @@ static int decode_def_bits(pq_column_reader *cr, int encoding, int64_t n, const 
   if (rc) return rc;
   if (encoding == PQ_ENC_RLE) {
     pq_rle_decoder d;
-    rc = rle_levels(&d, cr->def_bw, q, qend, length_prefixed, v2_len);
-    if (!rc) rc = pq_rle_get_bits(&d, b->data, (size_t)n);
-    if (rc) return rc;
+    if ((rc = rle_levels(&d, cr->def_bw, q, qend, length_prefixed, v2_len)) != 0) return rc;
+    if ((rc = pq_rle_get_bits(&d, b->data, (size_t)n)) != 0) return rc;
   } else {
     /* The legacy encodings go through uint16 levels. */
     rc = decode_levels(encoding, cr->def_bw, n, q, qend, length_prefixed, v2_len, &cr->page_def,
@@ -482,15 +480,15 @@ static int peek_header(pq_column_reader *cr, pq_page_header *h, uint64_t *body_p
   for (size_t w = 1024;; w *= 16) {
     if (w > left) w = (size_t)left;
     cr->hdr.len = 0;
-    int rc = delta_buf_reserve(&cr->hdr, w);
-    if (!rc) rc = pq_file_read(cr->f, cr->file_start + cr->pos, w, cr->hdr.data);
-    if (rc) return rc;
-    rc = pq_page_header_parse(cr->hdr.data, w, h, &hlen);
-    if (!rc) {
+    int rc;
+    if ((rc = delta_buf_reserve(&cr->hdr, w)) != 0) return rc;
+    if ((rc = pq_file_read(cr->f, cr->file_start + cr->pos, w, cr->hdr.data)) != 0) return rc;
+    if ((rc = pq_page_header_parse(cr->hdr.data, w, h, &hlen)) == 0) {
       *body_pos = cr->pos + hlen;
       return 0;
     }
     if (w == left) return rc;
+    /* the header may just run past the bytes read: read more and retry */
     delta_error_clear();
   }
 }
@@ -503,9 +501,9 @@ static int body_bytes(pq_column_reader *cr, uint64_t body_pos, size_t n, const u
     return 0;
   }
   pq_bigbuf *b = cr->body_buf;
-  int rc = pq_bigbuf_reserve(b, n + 8); /* 8 spare bytes: decoders may load whole words */
-  if (!rc) rc = pq_file_read(cr->f, cr->file_start + body_pos, n, b->data);
-  if (rc) return rc;
+  int rc;
+  if ((rc = pq_bigbuf_reserve(b, n + 8)) != 0) return rc; /* 8 spare bytes: decoders may load whole words */
+  if ((rc = pq_file_read(cr->f, cr->file_start + body_pos, n, b->data)) != 0) return rc;
   memset(b->data + n, 0, 8);
   *out = b->data;
   return 0;
@@ -652,9 +650,9 @@ static int gather_binary(const pq_column_reader *cr, const uint32_t *idx, size_t
   size_t total = 0;
   for (size_t j = 0; j < nv; j++) total += (size_t)(off[idx[j] + 1] - off[idx[j]] - 4);
   if (b->data.len + total > INT32_MAX) return string_limit();
-  int rc = delta_buf_reserve(&b->data, total + STRING_PAD);
-  if (!rc) rc = delta_buf_reserve(&b->offsets, n * 4);
-  if (rc) return rc;
+  int rc;
+  if ((rc = delta_buf_reserve(&b->data, total + STRING_PAD)) != 0) return rc;
+  if ((rc = delta_buf_reserve(&b->offsets, n * 4)) != 0) return rc;
   uint8_t *d = b->data.data + b->data.len;
   int32_t *o = (int32_t *)(void *)(b->offsets.data + b->offsets.len);
   int32_t end = (int32_t)b->data.len;
@@ -778,8 +776,9 @@ static int fixed_slots(pq_column_reader *cr, uint8_t *dst, size_t n, size_t nv, 
   default:
     return delta_error_set(DELTA_EUNSUPPORTED, "encoding %s", pq_encoding_name(cr->enc));
   }
-  if (!rc && n != nv) pq_slots_expand(dst, w, valid, vpos, n, nv);
-  return rc;
+  if (rc) return rc;
+  if (n != nv) pq_slots_expand(dst, w, valid, vpos, n, nv);
+  return 0;
 }
 
 /* Flat booleans: bytes first (in scratch, padded for pack_bools), then bits. */
@@ -828,8 +827,8 @@ static int decode_values(pq_column_reader *cr, size_t n, size_t nv, const uint8_
   } else {
     size_t bytes = n * (size_t)cr->width;
     if ((rc = delta_buf_reserve(&out->values, bytes)) != 0) return rc;
-    rc = fixed_slots(cr, out->values.data + out->values.len, n, nv, valid, vpos);
-    if (!rc) out->values.len += bytes;
+    if ((rc = fixed_slots(cr, out->values.data + out->values.len, n, nv, valid, vpos)) != 0) return rc;
+    out->values.len += bytes;
   }
   if (rc) return rc;
   out->n_values += (int64_t)nv;
@@ -954,9 +953,8 @@ static int skip_whole_page(pq_column_reader *cr, int64_t *rows) {
     if (h.type == PQ_PAGE_DICTIONARY) {
       if (h.uncompressed_page_size < 0 || h.uncompressed_page_size > MAX_PAGE_BYTES) return 0;
       const uint8_t *body;
-      rc = body_bytes(cr, body_pos, (size_t)h.compressed_page_size, &body);
-      if (!rc) rc = read_dictionary(cr, &h, body);
-      if (rc) return rc;
+      if ((rc = body_bytes(cr, body_pos, (size_t)h.compressed_page_size, &body)) != 0) return rc;
+      if ((rc = read_dictionary(cr, &h, body)) != 0) return rc;
       cr->pos = next;
       continue;
     } else if (h.type == PQ_PAGE_DATA && h.has_data_page_header) {
@@ -1056,9 +1054,9 @@ static int resolve_skip(pq_column_reader *cr) {
     int64_t take = cr->skip_pending < 65536 ? cr->skip_pending : 65536;
     if (cr->max_rep == 0 && cr->page_pos < cr->page_levels && cr->page_levels - cr->page_pos < take)
       take = cr->page_levels - cr->page_pos;
-    int rc = pq_col_batch_reset(&cr->discard);
-    if (!rc) rc = cr->flat ? read_flat(cr, take, &cr->discard) : read_records(cr, take, &cr->discard);
-    if (rc) return rc;
+    int rc;
+    if ((rc = pq_col_batch_reset(&cr->discard)) != 0) return rc;
+    if ((rc = cr->flat ? read_flat(cr, take, &cr->discard) : read_records(cr, take, &cr->discard)) != 0) return rc;
     if (cr->discard.n_records == 0)
       return delta_error_set(DELTA_ECORRUPT, "chunk ends with %lld rows still to skip", (long long)cr->skip_pending);
     cr->skip_pending -= cr->discard.n_records;
@@ -1075,8 +1073,10 @@ void pq_colreader_page_counts(const pq_column_reader *cr, pq_page_counts *out) {
 }
 
 int pq_colreader_read(pq_column_reader *cr, int64_t max_records, pq_col_batch *out) {
-  int rc = resolve_skip(cr);
-  if (!rc) rc = cr->flat ? read_flat(cr, max_records, out) : read_records(cr, max_records, out);
+  int rc;
+  if ((rc = resolve_skip(cr)) != 0) goto done;
+  rc = cr->flat ? read_flat(cr, max_records, out) : read_records(cr, max_records, out);
+done:
   if (rc) delta_error_prefix("column %s", cr->path);
   return rc;
 }

@@ -18,12 +18,6 @@
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 
-#define TRY(expr)                                                                              \
-  do {                                                                                         \
-    int try_rc_ = (expr);                                                                      \
-    if (try_rc_ < 0) return try_rc_;                                                           \
-  } while (0)
-
 /* ---- arena ---------------------------------------------------------------- */
 
 typedef struct pq_block {
@@ -48,7 +42,10 @@ enum { ARENA_FIRST = 4096, ARENA_MAX_BLOCK = 1 << 20 };
 /* Zeroed memory from the arena; NULL (with the error set) when out of memory. */
 static void *arena_alloc(pq_arena *a, size_t n) {
   const size_t al = alignof(max_align_t);
-  if (n > SIZE_MAX / 2) goto nomem;
+  if (n > SIZE_MAX / 2) {
+    DELTA_NOMEM();
+    return NULL;
+  }
   n = n ? (n + al - 1) / al * al : al;
   pq_block *b = a->head;
   if (b && b->cap - b->used >= n) {
@@ -62,7 +59,10 @@ static void *arena_alloc(pq_arena *a, size_t n) {
   bool own = n > a->next_size / 2;
   size_t cap = own ? n : a->next_size;
   b = delta_calloc(1, sizeof(pq_block) + cap);
-  if (!b) goto nomem;
+  if (!b) {
+    DELTA_NOMEM();
+    return NULL;
+  }
   b->cap = cap;
   b->used = n;
   if (own && a->head) {
@@ -74,9 +74,6 @@ static void *arena_alloc(pq_arena *a, size_t n) {
     if (a->next_size < ARENA_MAX_BLOCK) a->next_size *= 2;
   }
   return b->data;
-nomem:
-  DELTA_NOMEM();
-  return NULL;
 }
 
 static void arena_free(pq_arena *a) {
@@ -123,9 +120,10 @@ static int read_bytes(pq_thrift *t, int type, pq_bytes *out, const char *what) {
 /* A NUL-terminated copy of a string field; embedded NULs are refused because
  * names are compared as C strings later. */
 static int read_cstr(pq_parser *ps, int type, char **out, const char *what) {
+  int rc;
   const uint8_t *p = NULL;
   uint32_t len = 0;
-  TRY(pq_thrift_read_binary(&ps->t, type, &p, &len, what));
+  if ((rc = pq_thrift_read_binary(&ps->t, type, &p, &len, what)) != 0) return rc;
   if (memchr(p, 0, len))
     return delta_error_set(DELTA_ECORRUPT, "%s contains a NUL byte", what);
   char *s = arena_alloc(ps->arena, (size_t)len + 1);
@@ -137,8 +135,9 @@ static int read_cstr(pq_parser *ps, int type, char **out, const char *what) {
 }
 
 static int read_enum(pq_thrift *t, int type, int *out, const char *what) {
+  int rc;
   int32_t v = 0;
-  TRY(pq_thrift_read_i32(t, type, &v, what));
+  if ((rc = pq_thrift_read_i32(t, type, &v, what)) != 0) return rc;
   *out = v;
   return 0;
 }
@@ -147,8 +146,9 @@ static int read_enum(pq_thrift *t, int type, int *out, const char *what) {
  * encoded bytes, so the count is checked before allocating for it. */
 static int list_begin(pq_thrift *t, int type, int want_elem, size_t min_bytes, uint32_t *count,
                       const char *what) {
+  int rc;
   int et = 0;
-  TRY(pq_thrift_list_begin(t, type, &et, count, what));
+  if ((rc = pq_thrift_list_begin(t, type, &et, count, what)) != 0) return rc;
   if (*count == 0) return 0;
   if (et != want_elem)
     return delta_error_set(DELTA_ECORRUPT, "%s: list elements are %s, expected %s", what,
@@ -169,35 +169,42 @@ static int expect_struct(pq_thrift *t, int type, const char *what) {
 /* ---- Statistics ----------------------------------------------------------- */
 
 static int parse_statistics(pq_thrift *t, int type, pq_statistics *s) {
+  int rc;
   int last = 0, id = 0, ft = 0;
-  TRY(expect_struct(t, type, "Statistics"));
+  if ((rc = expect_struct(t, type, "Statistics")) != 0) return rc;
   memset(s, 0, sizeof *s);
-  TRY(pq_thrift_struct_begin(t));
+  if ((rc = pq_thrift_struct_begin(t)) != 0) return rc;
   for (;;) {
-    TRY(pq_thrift_field(t, &last, &id, &ft));
+    if ((rc = pq_thrift_field(t, &last, &id, &ft)) != 0) return rc;
     if (ft == PQ_TT_STOP) break;
     switch (id) {
-    case 1: TRY(read_bytes(t, ft, &s->max, "Statistics.max")); break;
-    case 2: TRY(read_bytes(t, ft, &s->min, "Statistics.min")); break;
+    case 1: if ((rc = read_bytes(t, ft, &s->max, "Statistics.max")) != 0) return rc; break;
+    case 2: if ((rc = read_bytes(t, ft, &s->min, "Statistics.min")) != 0) return rc; break;
     case 3:
-      TRY(pq_thrift_read_i64(t, ft, &s->null_count, "Statistics.null_count"));
+      if ((rc = pq_thrift_read_i64(t, ft, &s->null_count, "Statistics.null_count")) != 0) return rc;
       s->has_null_count = true;
       break;
     case 4:
-      TRY(pq_thrift_read_i64(t, ft, &s->distinct_count, "Statistics.distinct_count"));
+      if ((rc = pq_thrift_read_i64(t, ft, &s->distinct_count, "Statistics.distinct_count")) != 0) return rc;
       s->has_distinct_count = true;
       break;
-    case 5: TRY(read_bytes(t, ft, &s->max_value, "Statistics.max_value")); break;
-    case 6: TRY(read_bytes(t, ft, &s->min_value, "Statistics.min_value")); break;
+    case 5:
+      if ((rc = read_bytes(t, ft, &s->max_value, "Statistics.max_value")) != 0) return rc;
+      break;
+    case 6:
+      if ((rc = read_bytes(t, ft, &s->min_value, "Statistics.min_value")) != 0) return rc;
+      break;
     case 7:
-      TRY(pq_thrift_field_bool(t, ft, &s->is_max_value_exact, "Statistics.is_max_value_exact"));
+      if ((rc = pq_thrift_field_bool(t, ft, &s->is_max_value_exact,
+                                     "Statistics.is_max_value_exact")) != 0) return rc;
       s->has_is_max_value_exact = true;
       break;
     case 8:
-      TRY(pq_thrift_field_bool(t, ft, &s->is_min_value_exact, "Statistics.is_min_value_exact"));
+      if ((rc = pq_thrift_field_bool(t, ft, &s->is_min_value_exact,
+                                     "Statistics.is_min_value_exact")) != 0) return rc;
       s->has_is_min_value_exact = true;
       break;
-    default: TRY(pq_thrift_skip(t, ft)); /* nan_count and future fields */
+    default: if ((rc = pq_thrift_skip(t, ft)) != 0) return rc; /* nan_count and future fields */
     }
   }
   pq_thrift_struct_end(t);
@@ -214,14 +221,15 @@ static int parse_statistics(pq_thrift *t, int type, pq_statistics *s) {
 /* TimeUnit union: the member's field id is the unit (MILLIS=1, MICROS=2,
  * NANOS=3); an unknown member is kept as its id for the reader to refuse. */
 static int parse_time_unit(pq_thrift *t, int type, int *unit) {
+  int rc;
   int last = 0, id = 0, ft = 0, members = 0;
-  TRY(expect_struct(t, type, "TimeUnit"));
-  TRY(pq_thrift_struct_begin(t));
+  if ((rc = expect_struct(t, type, "TimeUnit")) != 0) return rc;
+  if ((rc = pq_thrift_struct_begin(t)) != 0) return rc;
   for (;;) {
-    TRY(pq_thrift_field(t, &last, &id, &ft));
+    if ((rc = pq_thrift_field(t, &last, &id, &ft)) != 0) return rc;
     if (ft == PQ_TT_STOP) break;
-    TRY(expect_struct(t, ft, "TimeUnit member"));
-    TRY(pq_thrift_skip(t, ft));
+    if ((rc = expect_struct(t, ft, "TimeUnit member")) != 0) return rc;
+    if ((rc = pq_thrift_skip(t, ft)) != 0) return rc;
     *unit = id;
     members++;
   }
@@ -233,22 +241,23 @@ static int parse_time_unit(pq_thrift *t, int type, int *unit) {
 
 /* TimeType and TimestampType share their layout. */
 static int parse_time_type(pq_thrift *t, pq_logical_type *lt, const char *st) {
+  int rc;
   int last = 0, id = 0, ft = 0;
   bool has_utc = false, has_unit = false;
-  TRY(pq_thrift_struct_begin(t));
+  if ((rc = pq_thrift_struct_begin(t)) != 0) return rc;
   for (;;) {
-    TRY(pq_thrift_field(t, &last, &id, &ft));
+    if ((rc = pq_thrift_field(t, &last, &id, &ft)) != 0) return rc;
     if (ft == PQ_TT_STOP) break;
     switch (id) {
     case 1:
-      TRY(pq_thrift_field_bool(t, ft, &lt->utc, "isAdjustedToUTC"));
+      if ((rc = pq_thrift_field_bool(t, ft, &lt->utc, "isAdjustedToUTC")) != 0) return rc;
       has_utc = true;
       break;
     case 2:
-      TRY(parse_time_unit(t, ft, &lt->unit));
+      if ((rc = parse_time_unit(t, ft, &lt->unit)) != 0) return rc;
       has_unit = true;
       break;
-    default: TRY(pq_thrift_skip(t, ft));
+    default: if ((rc = pq_thrift_skip(t, ft)) != 0) return rc;
     }
   }
   pq_thrift_struct_end(t);
@@ -258,22 +267,23 @@ static int parse_time_type(pq_thrift *t, pq_logical_type *lt, const char *st) {
 }
 
 static int parse_decimal_type(pq_thrift *t, pq_logical_type *lt) {
+  int rc;
   int last = 0, id = 0, ft = 0;
   bool has_scale = false, has_precision = false;
-  TRY(pq_thrift_struct_begin(t));
+  if ((rc = pq_thrift_struct_begin(t)) != 0) return rc;
   for (;;) {
-    TRY(pq_thrift_field(t, &last, &id, &ft));
+    if ((rc = pq_thrift_field(t, &last, &id, &ft)) != 0) return rc;
     if (ft == PQ_TT_STOP) break;
     switch (id) {
     case 1:
-      TRY(pq_thrift_read_i32(t, ft, &lt->scale, "DecimalType.scale"));
+      if ((rc = pq_thrift_read_i32(t, ft, &lt->scale, "DecimalType.scale")) != 0) return rc;
       has_scale = true;
       break;
     case 2:
-      TRY(pq_thrift_read_i32(t, ft, &lt->precision, "DecimalType.precision"));
+      if ((rc = pq_thrift_read_i32(t, ft, &lt->precision, "DecimalType.precision")) != 0) return rc;
       has_precision = true;
       break;
-    default: TRY(pq_thrift_skip(t, ft));
+    default: if ((rc = pq_thrift_skip(t, ft)) != 0) return rc;
     }
   }
   pq_thrift_struct_end(t);
@@ -283,25 +293,26 @@ static int parse_decimal_type(pq_thrift *t, pq_logical_type *lt) {
 }
 
 static int parse_int_type(pq_thrift *t, pq_logical_type *lt) {
+  int rc;
   int last = 0, id = 0, ft = 0;
   bool has_width = false, has_signed = false;
-  TRY(pq_thrift_struct_begin(t));
+  if ((rc = pq_thrift_struct_begin(t)) != 0) return rc;
   for (;;) {
-    TRY(pq_thrift_field(t, &last, &id, &ft));
+    if ((rc = pq_thrift_field(t, &last, &id, &ft)) != 0) return rc;
     if (ft == PQ_TT_STOP) break;
     switch (id) {
     case 1: {
       int8_t w = 0;
-      TRY(pq_thrift_read_i8(t, ft, &w, "IntType.bitWidth"));
+      if ((rc = pq_thrift_read_i8(t, ft, &w, "IntType.bitWidth")) != 0) return rc;
       lt->bit_width = w;
       has_width = true;
       break;
     }
     case 2:
-      TRY(pq_thrift_field_bool(t, ft, &lt->is_signed, "IntType.isSigned"));
+      if ((rc = pq_thrift_field_bool(t, ft, &lt->is_signed, "IntType.isSigned")) != 0) return rc;
       has_signed = true;
       break;
-    default: TRY(pq_thrift_skip(t, ft));
+    default: if ((rc = pq_thrift_skip(t, ft)) != 0) return rc;
     }
   }
   pq_thrift_struct_end(t);
@@ -317,25 +328,27 @@ static int parse_int_type(pq_thrift *t, pq_logical_type *lt) {
  * does not know keep their id as kind (e.g. 19 for VECTOR) so the reader can
  * refuse them by value. */
 static int parse_logical_type(pq_thrift *t, int type, pq_logical_type *lt) {
+  int rc;
   int last = 0, id = 0, ft = 0, members = 0;
-  TRY(expect_struct(t, type, "LogicalType"));
+  if ((rc = expect_struct(t, type, "LogicalType")) != 0) return rc;
   memset(lt, 0, sizeof *lt);
-  TRY(pq_thrift_struct_begin(t));
+  if ((rc = pq_thrift_struct_begin(t)) != 0) return rc;
   for (;;) {
-    TRY(pq_thrift_field(t, &last, &id, &ft));
+    if ((rc = pq_thrift_field(t, &last, &id, &ft)) != 0) return rc;
     if (ft == PQ_TT_STOP) break;
-    TRY(expect_struct(t, ft, "LogicalType member"));
+    if ((rc = expect_struct(t, ft, "LogicalType member")) != 0) return rc;
     if (id <= 0)
       return delta_error_set(DELTA_ECORRUPT, "LogicalType has invalid member id %d", id);
     if (++members > 1)
       return delta_error_set(DELTA_ECORRUPT, "LogicalType union has more than one member");
     lt->kind = id;
     switch (id) {
-    case PQ_LT_DECIMAL: TRY(parse_decimal_type(t, lt)); break;
-    case PQ_LT_TIME: TRY(parse_time_type(t, lt, "TimeType")); break;
-    case PQ_LT_TIMESTAMP: TRY(parse_time_type(t, lt, "TimestampType")); break;
-    case PQ_LT_INTEGER: TRY(parse_int_type(t, lt)); break;
-    default: TRY(pq_thrift_skip(t, ft)); /* empty structs, or optional fields we ignore */
+    case PQ_LT_DECIMAL: if ((rc = parse_decimal_type(t, lt)) != 0) return rc; break;
+    case PQ_LT_TIME: if ((rc = parse_time_type(t, lt, "TimeType")) != 0) return rc; break;
+    case PQ_LT_TIMESTAMP: if ((rc = parse_time_type(t, lt, "TimestampType")) != 0) return rc; break;
+    case PQ_LT_INTEGER: if ((rc = parse_int_type(t, lt)) != 0) return rc; break;
+    default: /* empty structs, or optional fields we ignore */
+      if ((rc = pq_thrift_skip(t, ft)) != 0) return rc;
     }
   }
   pq_thrift_struct_end(t);
@@ -345,6 +358,7 @@ static int parse_logical_type(pq_thrift *t, int type, pq_logical_type *lt) {
 /* ---- SchemaElement -------------------------------------------------------- */
 
 static int parse_schema_element(pq_parser *ps, pq_schema_element *se, bool *has_num_children) {
+  int rc;
   pq_thrift *t = &ps->t;
   int last = 0, id = 0, ft = 0;
   bool has_name = false;
@@ -353,31 +367,41 @@ static int parse_schema_element(pq_parser *ps, pq_schema_element *se, bool *has_
   se->converted_type = PQ_CT_NONE;
   se->logical.kind = PQ_LT_NONE;
   *has_num_children = false;
-  TRY(pq_thrift_struct_begin(t));
+  if ((rc = pq_thrift_struct_begin(t)) != 0) return rc;
   for (;;) {
-    TRY(pq_thrift_field(t, &last, &id, &ft));
+    if ((rc = pq_thrift_field(t, &last, &id, &ft)) != 0) return rc;
     if (ft == PQ_TT_STOP) break;
     switch (id) {
-    case 1: TRY(read_enum(t, ft, &se->type, "SchemaElement.type")); break;
-    case 2: TRY(pq_thrift_read_i32(t, ft, &se->type_length, "SchemaElement.type_length")); break;
-    case 3: TRY(read_enum(t, ft, &se->repetition, "SchemaElement.repetition_type")); break;
+    case 1: if ((rc = read_enum(t, ft, &se->type, "SchemaElement.type")) != 0) return rc; break;
+    case 2:
+      if ((rc = pq_thrift_read_i32(t, ft, &se->type_length, "SchemaElement.type_length")) != 0) return rc;
+      break;
+    case 3:
+      if ((rc = read_enum(t, ft, &se->repetition, "SchemaElement.repetition_type")) != 0) return rc;
+      break;
     case 4:
-      TRY(read_cstr(ps, ft, &se->name, "SchemaElement.name"));
+      if ((rc = read_cstr(ps, ft, &se->name, "SchemaElement.name")) != 0) return rc;
       has_name = true;
       break;
     case 5:
-      TRY(pq_thrift_read_i32(t, ft, &se->num_children, "SchemaElement.num_children"));
+      if ((rc = pq_thrift_read_i32(t, ft, &se->num_children, "SchemaElement.num_children")) != 0) return rc;
       *has_num_children = true;
       break;
-    case 6: TRY(read_enum(t, ft, &se->converted_type, "SchemaElement.converted_type")); break;
-    case 7: TRY(pq_thrift_read_i32(t, ft, &se->scale, "SchemaElement.scale")); break;
-    case 8: TRY(pq_thrift_read_i32(t, ft, &se->precision, "SchemaElement.precision")); break;
+    case 6:
+      if ((rc = read_enum(t, ft, &se->converted_type, "SchemaElement.converted_type")) != 0) return rc;
+      break;
+    case 7:
+      if ((rc = pq_thrift_read_i32(t, ft, &se->scale, "SchemaElement.scale")) != 0) return rc;
+      break;
+    case 8:
+      if ((rc = pq_thrift_read_i32(t, ft, &se->precision, "SchemaElement.precision")) != 0) return rc;
+      break;
     case 9:
-      TRY(pq_thrift_read_i32(t, ft, &se->field_id, "SchemaElement.field_id"));
+      if ((rc = pq_thrift_read_i32(t, ft, &se->field_id, "SchemaElement.field_id")) != 0) return rc;
       se->has_field_id = true;
       break;
-    case 10: TRY(parse_logical_type(t, ft, &se->logical)); break;
-    default: TRY(pq_thrift_skip(t, ft));
+    case 10: if ((rc = parse_logical_type(t, ft, &se->logical)) != 0) return rc; break;
+    default: if ((rc = pq_thrift_skip(t, ft)) != 0) return rc;
     }
   }
   pq_thrift_struct_end(t);
@@ -394,80 +418,84 @@ enum {
 };
 
 static int parse_column_meta(pq_parser *ps, int type, pq_column_meta *cm) {
+  int rc;
   pq_thrift *t = &ps->t;
   int last = 0, id = 0, ft = 0;
   unsigned seen = 0;
   uint32_t n = 0;
-  TRY(expect_struct(t, type, "ColumnMetaData"));
-  TRY(pq_thrift_struct_begin(t));
+  if ((rc = expect_struct(t, type, "ColumnMetaData")) != 0) return rc;
+  if ((rc = pq_thrift_struct_begin(t)) != 0) return rc;
   for (;;) {
-    TRY(pq_thrift_field(t, &last, &id, &ft));
+    if ((rc = pq_thrift_field(t, &last, &id, &ft)) != 0) return rc;
     if (ft == PQ_TT_STOP) break;
     switch (id) {
     case 1:
-      TRY(read_enum(t, ft, &cm->type, "ColumnMetaData.type"));
+      if ((rc = read_enum(t, ft, &cm->type, "ColumnMetaData.type")) != 0) return rc;
       seen |= CM_TYPE;
       break;
     case 2: {
-      TRY(list_begin(t, ft, PQ_TT_I32, 1, &n, "ColumnMetaData.encodings"));
+      if ((rc = list_begin(t, ft, PQ_TT_I32, 1, &n, "ColumnMetaData.encodings")) != 0) return rc;
       void *arr = NULL;
-      TRY(arena_array(ps->arena, n, sizeof(int), &arr));
+      if ((rc = arena_array(ps->arena, n, sizeof(int), &arr)) != 0) return rc;
       cm->encodings = arr;
       cm->num_encodings = (int32_t)n;
       for (uint32_t i = 0; i < n; i++)
-        TRY(read_enum(t, PQ_TT_I32, &cm->encodings[i], "ColumnMetaData.encodings"));
+        if ((rc = read_enum(t, PQ_TT_I32, &cm->encodings[i], "ColumnMetaData.encodings")) != 0) return rc;
       seen |= CM_ENCODINGS;
       break;
     }
     case 3: {
-      TRY(list_begin(t, ft, PQ_TT_BINARY, 1, &n, "ColumnMetaData.path_in_schema"));
+      if ((rc = list_begin(t, ft, PQ_TT_BINARY, 1, &n, "ColumnMetaData.path_in_schema")) != 0) return rc;
       void *arr = NULL;
-      TRY(arena_array(ps->arena, n, sizeof(char *), &arr));
+      if ((rc = arena_array(ps->arena, n, sizeof(char *), &arr)) != 0) return rc;
       cm->path_in_schema = arr;
       cm->path_len = (int32_t)n;
       for (uint32_t i = 0; i < n; i++)
-        TRY(read_cstr(ps, PQ_TT_BINARY, &cm->path_in_schema[i], "ColumnMetaData.path_in_schema"));
+        if ((rc = read_cstr(ps, PQ_TT_BINARY, &cm->path_in_schema[i],
+                            "ColumnMetaData.path_in_schema")) != 0) return rc;
       seen |= CM_PATH;
       break;
     }
     case 4:
-      TRY(read_enum(t, ft, &cm->codec, "ColumnMetaData.codec"));
+      if ((rc = read_enum(t, ft, &cm->codec, "ColumnMetaData.codec")) != 0) return rc;
       seen |= CM_CODEC;
       break;
     case 5:
-      TRY(pq_thrift_read_i64(t, ft, &cm->num_values, "ColumnMetaData.num_values"));
+      if ((rc = pq_thrift_read_i64(t, ft, &cm->num_values, "ColumnMetaData.num_values")) != 0) return rc;
       seen |= CM_NUM_VALUES;
       break;
     case 6:
-      TRY(pq_thrift_read_i64(t, ft, &cm->total_uncompressed_size,
-                             "ColumnMetaData.total_uncompressed_size"));
+      if ((rc = pq_thrift_read_i64(t, ft, &cm->total_uncompressed_size,
+                                   "ColumnMetaData.total_uncompressed_size")) != 0) return rc;
       seen |= CM_UNCOMPRESSED;
       break;
     case 7:
-      TRY(pq_thrift_read_i64(t, ft, &cm->total_compressed_size,
-                             "ColumnMetaData.total_compressed_size"));
+      if ((rc = pq_thrift_read_i64(t, ft, &cm->total_compressed_size,
+                                   "ColumnMetaData.total_compressed_size")) != 0) return rc;
       seen |= CM_COMPRESSED;
       break;
     case 9:
-      TRY(pq_thrift_read_i64(t, ft, &cm->data_page_offset, "ColumnMetaData.data_page_offset"));
+      if ((rc = pq_thrift_read_i64(t, ft, &cm->data_page_offset,
+                                   "ColumnMetaData.data_page_offset")) != 0) return rc;
       seen |= CM_DATA_PAGE_OFFSET;
       break;
     case 10:
-      TRY(pq_thrift_read_i64(t, ft, &cm->index_page_offset, "ColumnMetaData.index_page_offset"));
+      if ((rc = pq_thrift_read_i64(t, ft, &cm->index_page_offset,
+                                   "ColumnMetaData.index_page_offset")) != 0) return rc;
       cm->has_index_page_offset = true;
       break;
     case 11:
-      TRY(pq_thrift_read_i64(t, ft, &cm->dictionary_page_offset,
-                             "ColumnMetaData.dictionary_page_offset"));
+      if ((rc = pq_thrift_read_i64(t, ft, &cm->dictionary_page_offset,
+                                   "ColumnMetaData.dictionary_page_offset")) != 0) return rc;
       cm->has_dictionary_page_offset = true;
       break;
     case 12:
-      TRY(parse_statistics(t, ft, &cm->statistics));
+      if ((rc = parse_statistics(t, ft, &cm->statistics)) != 0) return rc;
       cm->has_statistics = true;
       break;
     /* 8 key_value_metadata, 13 encoding_stats, 14/15 bloom filter,
      * 16 size_statistics, 17 geospatial_statistics: not needed to read. */
-    default: TRY(pq_thrift_skip(t, ft));
+    default: if ((rc = pq_thrift_skip(t, ft)) != 0) return rc;
     }
   }
   pq_thrift_struct_end(t);
@@ -494,27 +522,33 @@ static int parse_column_meta(pq_parser *ps, int type, pq_column_meta *cm) {
 }
 
 static int parse_column_chunk(pq_parser *ps, pq_column_chunk *cc) {
+  int rc;
   pq_thrift *t = &ps->t;
   int last = 0, id = 0, ft = 0;
   bool encrypted = false;
-  TRY(pq_thrift_struct_begin(t));
+  if ((rc = pq_thrift_struct_begin(t)) != 0) return rc;
   for (;;) {
-    TRY(pq_thrift_field(t, &last, &id, &ft));
+    if ((rc = pq_thrift_field(t, &last, &id, &ft)) != 0) return rc;
     if (ft == PQ_TT_STOP) break;
     switch (id) {
-    case 1: TRY(read_bytes(t, ft, &cc->file_path, "ColumnChunk.file_path")); break;
+    case 1:
+      if ((rc = read_bytes(t, ft, &cc->file_path, "ColumnChunk.file_path")) != 0) return rc;
+      break;
     /* file_offset is "required" but deprecated and defaults to 0, and some
      * writers leave it out: do not insist on it. */
-    case 2: TRY(pq_thrift_read_i64(t, ft, &cc->file_offset, "ColumnChunk.file_offset")); break;
+    case 2:
+      if ((rc = pq_thrift_read_i64(t, ft, &cc->file_offset, "ColumnChunk.file_offset")) != 0) return rc;
+      break;
     case 3:
-      TRY(parse_column_meta(ps, ft, &cc->meta_data));
+      if ((rc = parse_column_meta(ps, ft, &cc->meta_data)) != 0) return rc;
       cc->has_meta_data = true;
       break;
     case 9:
-      TRY(pq_thrift_skip(t, ft));
+      if ((rc = pq_thrift_skip(t, ft)) != 0) return rc;
       encrypted = true;
       break;
-    default: TRY(pq_thrift_skip(t, ft)); /* page index offsets, crypto metadata */
+    default: /* page index offsets, crypto metadata */
+      if ((rc = pq_thrift_skip(t, ft)) != 0) return rc;
     }
   }
   pq_thrift_struct_end(t);
@@ -540,46 +574,48 @@ enum {
 };
 
 static int parse_row_group(pq_parser *ps, pq_row_group *rg) {
+  int rc;
   pq_thrift *t = &ps->t;
   int last = 0, id = 0, ft = 0;
   bool has_columns = false, has_size = false, has_rows = false;
   uint32_t n = 0;
-  TRY(pq_thrift_struct_begin(t));
+  if ((rc = pq_thrift_struct_begin(t)) != 0) return rc;
   for (;;) {
-    TRY(pq_thrift_field(t, &last, &id, &ft));
+    if ((rc = pq_thrift_field(t, &last, &id, &ft)) != 0) return rc;
     if (ft == PQ_TT_STOP) break;
     switch (id) {
     case 1: {
-      TRY(list_begin(t, ft, PQ_TT_STRUCT, MIN_COLUMN_CHUNK, &n, "RowGroup.columns"));
+      if ((rc = list_begin(t, ft, PQ_TT_STRUCT, MIN_COLUMN_CHUNK, &n, "RowGroup.columns")) != 0) return rc;
       void *arr = NULL;
-      TRY(arena_array(ps->arena, n, sizeof(pq_column_chunk), &arr));
+      if ((rc = arena_array(ps->arena, n, sizeof(pq_column_chunk), &arr)) != 0) return rc;
       rg->columns = arr;
       rg->num_columns = (int32_t)n;
-      for (uint32_t i = 0; i < n; i++) TRY(parse_column_chunk(ps, &rg->columns[i]));
+      for (uint32_t i = 0; i < n; i++) if ((rc = parse_column_chunk(ps, &rg->columns[i])) != 0) return rc;
       has_columns = true;
       break;
     }
     case 2:
-      TRY(pq_thrift_read_i64(t, ft, &rg->total_byte_size, "RowGroup.total_byte_size"));
+      if ((rc = pq_thrift_read_i64(t, ft, &rg->total_byte_size, "RowGroup.total_byte_size")) != 0) return rc;
       has_size = true;
       break;
     case 3:
-      TRY(pq_thrift_read_i64(t, ft, &rg->num_rows, "RowGroup.num_rows"));
+      if ((rc = pq_thrift_read_i64(t, ft, &rg->num_rows, "RowGroup.num_rows")) != 0) return rc;
       has_rows = true;
       break;
     case 5:
-      TRY(pq_thrift_read_i64(t, ft, &rg->file_offset, "RowGroup.file_offset"));
+      if ((rc = pq_thrift_read_i64(t, ft, &rg->file_offset, "RowGroup.file_offset")) != 0) return rc;
       rg->has_file_offset = true;
       break;
     case 6:
-      TRY(pq_thrift_read_i64(t, ft, &rg->total_compressed_size, "RowGroup.total_compressed_size"));
+      if ((rc = pq_thrift_read_i64(t, ft, &rg->total_compressed_size,
+                                   "RowGroup.total_compressed_size")) != 0) return rc;
       rg->has_total_compressed_size = true;
       break;
     case 7:
-      TRY(pq_thrift_read_i16(t, ft, &rg->ordinal, "RowGroup.ordinal"));
+      if ((rc = pq_thrift_read_i16(t, ft, &rg->ordinal, "RowGroup.ordinal")) != 0) return rc;
       rg->has_ordinal = true;
       break;
-    default: TRY(pq_thrift_skip(t, ft)); /* sorting_columns */
+    default: if ((rc = pq_thrift_skip(t, ft)) != 0) return rc; /* sorting_columns */
     }
   }
   pq_thrift_struct_end(t);
@@ -594,19 +630,20 @@ static int parse_row_group(pq_parser *ps, pq_row_group *rg) {
 /* ---- KeyValue, ColumnOrder ------------------------------------------------ */
 
 static int parse_key_value(pq_thrift *t, pq_key_value *kv) {
+  int rc;
   int last = 0, id = 0, ft = 0;
   bool has_key = false;
-  TRY(pq_thrift_struct_begin(t));
+  if ((rc = pq_thrift_struct_begin(t)) != 0) return rc;
   for (;;) {
-    TRY(pq_thrift_field(t, &last, &id, &ft));
+    if ((rc = pq_thrift_field(t, &last, &id, &ft)) != 0) return rc;
     if (ft == PQ_TT_STOP) break;
     switch (id) {
     case 1:
-      TRY(read_bytes(t, ft, &kv->key, "KeyValue.key"));
+      if ((rc = read_bytes(t, ft, &kv->key, "KeyValue.key")) != 0) return rc;
       has_key = true;
       break;
-    case 2: TRY(read_bytes(t, ft, &kv->value, "KeyValue.value")); break;
-    default: TRY(pq_thrift_skip(t, ft));
+    case 2: if ((rc = read_bytes(t, ft, &kv->value, "KeyValue.value")) != 0) return rc; break;
+    default: if ((rc = pq_thrift_skip(t, ft)) != 0) return rc;
     }
   }
   pq_thrift_struct_end(t);
@@ -617,17 +654,18 @@ static int parse_key_value(pq_thrift *t, pq_key_value *kv) {
 /* ColumnOrder union: true only for TYPE_ORDER (member 1); other orders
  * (IEEE 754 total order, INT96) are not ones the reader prunes with. */
 static int parse_column_order(pq_thrift *t, bool *type_defined) {
+  int rc;
   int last = 0, id = 0, ft = 0;
   *type_defined = false;
-  TRY(pq_thrift_struct_begin(t));
+  if ((rc = pq_thrift_struct_begin(t)) != 0) return rc;
   for (;;) {
-    TRY(pq_thrift_field(t, &last, &id, &ft));
+    if ((rc = pq_thrift_field(t, &last, &id, &ft)) != 0) return rc;
     if (ft == PQ_TT_STOP) break;
     if (id == 1) {
-      TRY(expect_struct(t, ft, "ColumnOrder.TYPE_ORDER"));
+      if ((rc = expect_struct(t, ft, "ColumnOrder.TYPE_ORDER")) != 0) return rc;
       *type_defined = true;
     }
-    TRY(pq_thrift_skip(t, ft));
+    if ((rc = pq_thrift_skip(t, ft)) != 0) return rc;
   }
   pq_thrift_struct_end(t);
   return 0;
@@ -639,6 +677,7 @@ static int parse_column_order(pq_thrift *t, bool *type_defined) {
  * order) so row groups can be checked against it. */
 static int validate_schema(pq_parser *ps, pq_file_metadata *md, const bool *has_children,
                            int **leaf_types, int32_t *num_leaves) {
+  int rc;
   if (md->num_schema < 1) return delta_error_set(DELTA_ECORRUPT, "the schema has no root element");
   const pq_schema_element *root = &md->schema[0];
   if (root->type != -1 || !has_children[0])
@@ -690,7 +729,7 @@ static int validate_schema(pq_parser *ps, pq_file_metadata *md, const bool *has_
                            "the schema announces %lld more elements than it has (num_children too large)",
                            (long long)open);
   void *arr = NULL;
-  TRY(arena_array(ps->arena, (size_t)leaves, sizeof(int), &arr));
+  if ((rc = arena_array(ps->arena, (size_t)leaves, sizeof(int), &arr)) != 0) return rc;
   int *types = arr;
   for (int32_t i = 1, k = 0; i < md->num_schema; i++)
     if (md->schema[i].type != -1) types[k++] = md->schema[i].type;
@@ -721,70 +760,77 @@ static int validate_row_groups(const pq_file_metadata *md, const int *leaf_types
 enum { FM_VERSION = 1, FM_SCHEMA = 2, FM_NUM_ROWS = 4, FM_ROW_GROUPS = 8 };
 
 static int parse_file_metadata(pq_parser *ps, pq_file_metadata *md) {
+  int rc;
   pq_thrift *t = &ps->t;
   int last = 0, id = 0, ft = 0;
   unsigned seen = 0;
   uint32_t n = 0;
   bool *has_children = NULL;
-  TRY(pq_thrift_struct_begin(t));
+  if ((rc = pq_thrift_struct_begin(t)) != 0) return rc;
   for (;;) {
-    TRY(pq_thrift_field(t, &last, &id, &ft));
+    if ((rc = pq_thrift_field(t, &last, &id, &ft)) != 0) return rc;
     if (ft == PQ_TT_STOP) break;
     switch (id) {
     case 1:
-      TRY(pq_thrift_read_i32(t, ft, &md->version, "FileMetaData.version"));
+      if ((rc = pq_thrift_read_i32(t, ft, &md->version, "FileMetaData.version")) != 0) return rc;
       seen |= FM_VERSION;
       break;
     case 2: {
-      TRY(list_begin(t, ft, PQ_TT_STRUCT, MIN_SCHEMA_ELEMENT, &n, "FileMetaData.schema"));
+      if ((rc = list_begin(t, ft, PQ_TT_STRUCT, MIN_SCHEMA_ELEMENT, &n,
+                           "FileMetaData.schema")) != 0) return rc;
       void *arr = NULL, *flags = NULL;
-      TRY(arena_array(ps->arena, n, sizeof(pq_schema_element), &arr));
-      TRY(arena_array(ps->arena, n, sizeof(bool), &flags));
+      if ((rc = arena_array(ps->arena, n, sizeof(pq_schema_element), &arr)) != 0) return rc;
+      if ((rc = arena_array(ps->arena, n, sizeof(bool), &flags)) != 0) return rc;
       md->schema = arr;
       md->num_schema = (int32_t)n;
       has_children = flags;
       for (uint32_t i = 0; i < n; i++)
-        TRY(parse_schema_element(ps, &md->schema[i], &has_children[i]));
+        if ((rc = parse_schema_element(ps, &md->schema[i], &has_children[i])) != 0) return rc;
       seen |= FM_SCHEMA;
       break;
     }
     case 3:
-      TRY(pq_thrift_read_i64(t, ft, &md->num_rows, "FileMetaData.num_rows"));
+      if ((rc = pq_thrift_read_i64(t, ft, &md->num_rows, "FileMetaData.num_rows")) != 0) return rc;
       seen |= FM_NUM_ROWS;
       break;
     case 4: {
-      TRY(list_begin(t, ft, PQ_TT_STRUCT, MIN_ROW_GROUP, &n, "FileMetaData.row_groups"));
+      if ((rc = list_begin(t, ft, PQ_TT_STRUCT, MIN_ROW_GROUP, &n,
+                           "FileMetaData.row_groups")) != 0) return rc;
       void *arr = NULL;
-      TRY(arena_array(ps->arena, n, sizeof(pq_row_group), &arr));
+      if ((rc = arena_array(ps->arena, n, sizeof(pq_row_group), &arr)) != 0) return rc;
       md->row_groups = arr;
       md->num_row_groups = (int32_t)n;
-      for (uint32_t i = 0; i < n; i++) TRY(parse_row_group(ps, &md->row_groups[i]));
+      for (uint32_t i = 0; i < n; i++) if ((rc = parse_row_group(ps, &md->row_groups[i])) != 0) return rc;
       seen |= FM_ROW_GROUPS;
       break;
     }
     case 5: {
-      TRY(list_begin(t, ft, PQ_TT_STRUCT, MIN_KEY_VALUE, &n, "FileMetaData.key_value_metadata"));
+      if ((rc = list_begin(t, ft, PQ_TT_STRUCT, MIN_KEY_VALUE, &n,
+                           "FileMetaData.key_value_metadata")) != 0) return rc;
       void *arr = NULL;
-      TRY(arena_array(ps->arena, n, sizeof(pq_key_value), &arr));
+      if ((rc = arena_array(ps->arena, n, sizeof(pq_key_value), &arr)) != 0) return rc;
       md->kv = arr;
       md->num_kv = (int32_t)n;
-      for (uint32_t i = 0; i < n; i++) TRY(parse_key_value(t, &md->kv[i]));
+      for (uint32_t i = 0; i < n; i++) if ((rc = parse_key_value(t, &md->kv[i])) != 0) return rc;
       break;
     }
-    case 6: TRY(read_bytes(t, ft, &md->created_by, "FileMetaData.created_by")); break;
+    case 6:
+      if ((rc = read_bytes(t, ft, &md->created_by, "FileMetaData.created_by")) != 0) return rc;
+      break;
     case 7: {
-      TRY(list_begin(t, ft, PQ_TT_STRUCT, MIN_COLUMN_ORDER, &n, "FileMetaData.column_orders"));
+      if ((rc = list_begin(t, ft, PQ_TT_STRUCT, MIN_COLUMN_ORDER, &n,
+                           "FileMetaData.column_orders")) != 0) return rc;
       void *arr = NULL;
-      TRY(arena_array(ps->arena, n, sizeof(bool), &arr));
+      if ((rc = arena_array(ps->arena, n, sizeof(bool), &arr)) != 0) return rc;
       md->column_orders = arr;
       md->num_column_orders = (int32_t)n;
-      for (uint32_t i = 0; i < n; i++) TRY(parse_column_order(t, &md->column_orders[i]));
+      for (uint32_t i = 0; i < n; i++) if ((rc = parse_column_order(t, &md->column_orders[i])) != 0) return rc;
       break;
     }
     /* 8 encryption_algorithm, 9 footer_signing_key_metadata: plaintext-footer
      * encryption; the column chunks then carry encrypted metadata, refused
      * in parse_column_chunk. */
-    default: TRY(pq_thrift_skip(t, ft));
+    default: if ((rc = pq_thrift_skip(t, ft)) != 0) return rc;
     }
   }
   pq_thrift_struct_end(t);
@@ -796,8 +842,8 @@ static int parse_file_metadata(pq_parser *ps, pq_file_metadata *md) {
 
   int *leaf_types = NULL;
   int32_t leaves = 0;
-  TRY(validate_schema(ps, md, has_children, &leaf_types, &leaves));
-  TRY(validate_row_groups(md, leaf_types, leaves));
+  if ((rc = validate_schema(ps, md, has_children, &leaf_types, &leaves)) != 0) return rc;
+  if ((rc = validate_row_groups(md, leaf_types, leaves)) != 0) return rc;
   if (md->column_orders && md->num_column_orders != leaves)
     return delta_error_set(DELTA_ECORRUPT,
                            "FileMetaData has %d column_orders but the schema has %d leaf columns",
@@ -835,29 +881,34 @@ void pq_metadata_free(pq_file_metadata *md) {
 /* ---- PageHeader ----------------------------------------------------------- */
 
 static int parse_data_page_header(pq_thrift *t, int type, pq_data_page_header *h) {
+  int rc;
   int last = 0, id = 0, ft = 0;
   unsigned seen = 0;
-  TRY(expect_struct(t, type, "DataPageHeader"));
-  TRY(pq_thrift_struct_begin(t));
+  if ((rc = expect_struct(t, type, "DataPageHeader")) != 0) return rc;
+  if ((rc = pq_thrift_struct_begin(t)) != 0) return rc;
   for (;;) {
-    TRY(pq_thrift_field(t, &last, &id, &ft));
+    if ((rc = pq_thrift_field(t, &last, &id, &ft)) != 0) return rc;
     if (ft == PQ_TT_STOP) break;
     switch (id) {
-    case 1: TRY(pq_thrift_read_i32(t, ft, &h->num_values, "DataPageHeader.num_values")); break;
-    case 2: TRY(read_enum(t, ft, &h->encoding, "DataPageHeader.encoding")); break;
+    case 1:
+      if ((rc = pq_thrift_read_i32(t, ft, &h->num_values, "DataPageHeader.num_values")) != 0) return rc;
+      break;
+    case 2:
+      if ((rc = read_enum(t, ft, &h->encoding, "DataPageHeader.encoding")) != 0) return rc;
+      break;
     case 3:
-      TRY(read_enum(t, ft, &h->definition_level_encoding,
-                    "DataPageHeader.definition_level_encoding"));
+      if ((rc = read_enum(t, ft, &h->definition_level_encoding,
+                          "DataPageHeader.definition_level_encoding")) != 0) return rc;
       break;
     case 4:
-      TRY(read_enum(t, ft, &h->repetition_level_encoding,
-                    "DataPageHeader.repetition_level_encoding"));
+      if ((rc = read_enum(t, ft, &h->repetition_level_encoding,
+                          "DataPageHeader.repetition_level_encoding")) != 0) return rc;
       break;
     case 5:
-      TRY(parse_statistics(t, ft, &h->statistics));
+      if ((rc = parse_statistics(t, ft, &h->statistics)) != 0) return rc;
       h->has_statistics = true;
       break;
-    default: TRY(pq_thrift_skip(t, ft)); continue;
+    default: if ((rc = pq_thrift_skip(t, ft)) != 0) return rc; continue;
     }
     if (id >= 1 && id <= 4) seen |= 1u << id;
   }
@@ -871,27 +922,28 @@ static int parse_data_page_header(pq_thrift *t, int type, pq_data_page_header *h
 }
 
 static int parse_dictionary_page_header(pq_thrift *t, int type, pq_dictionary_page_header *h) {
+  int rc;
   int last = 0, id = 0, ft = 0;
   bool has_num = false, has_enc = false;
-  TRY(expect_struct(t, type, "DictionaryPageHeader"));
-  TRY(pq_thrift_struct_begin(t));
+  if ((rc = expect_struct(t, type, "DictionaryPageHeader")) != 0) return rc;
+  if ((rc = pq_thrift_struct_begin(t)) != 0) return rc;
   for (;;) {
-    TRY(pq_thrift_field(t, &last, &id, &ft));
+    if ((rc = pq_thrift_field(t, &last, &id, &ft)) != 0) return rc;
     if (ft == PQ_TT_STOP) break;
     switch (id) {
     case 1:
-      TRY(pq_thrift_read_i32(t, ft, &h->num_values, "DictionaryPageHeader.num_values"));
+      if ((rc = pq_thrift_read_i32(t, ft, &h->num_values, "DictionaryPageHeader.num_values")) != 0) return rc;
       has_num = true;
       break;
     case 2:
-      TRY(read_enum(t, ft, &h->encoding, "DictionaryPageHeader.encoding"));
+      if ((rc = read_enum(t, ft, &h->encoding, "DictionaryPageHeader.encoding")) != 0) return rc;
       has_enc = true;
       break;
     case 3:
-      TRY(pq_thrift_field_bool(t, ft, &h->is_sorted, "DictionaryPageHeader.is_sorted"));
+      if ((rc = pq_thrift_field_bool(t, ft, &h->is_sorted, "DictionaryPageHeader.is_sorted")) != 0) return rc;
       h->has_is_sorted = true;
       break;
-    default: TRY(pq_thrift_skip(t, ft));
+    default: if ((rc = pq_thrift_skip(t, ft)) != 0) return rc;
     }
   }
   pq_thrift_struct_end(t);
@@ -902,35 +954,45 @@ static int parse_dictionary_page_header(pq_thrift *t, int type, pq_dictionary_pa
 }
 
 static int parse_data_page_header_v2(pq_thrift *t, int type, pq_data_page_header_v2 *h) {
+  int rc;
   int last = 0, id = 0, ft = 0;
   unsigned seen = 0;
-  TRY(expect_struct(t, type, "DataPageHeaderV2"));
+  if ((rc = expect_struct(t, type, "DataPageHeaderV2")) != 0) return rc;
   h->is_compressed = true; /* the thrift default */
-  TRY(pq_thrift_struct_begin(t));
+  if ((rc = pq_thrift_struct_begin(t)) != 0) return rc;
   for (;;) {
-    TRY(pq_thrift_field(t, &last, &id, &ft));
+    if ((rc = pq_thrift_field(t, &last, &id, &ft)) != 0) return rc;
     if (ft == PQ_TT_STOP) break;
     switch (id) {
-    case 1: TRY(pq_thrift_read_i32(t, ft, &h->num_values, "DataPageHeaderV2.num_values")); break;
-    case 2: TRY(pq_thrift_read_i32(t, ft, &h->num_nulls, "DataPageHeaderV2.num_nulls")); break;
-    case 3: TRY(pq_thrift_read_i32(t, ft, &h->num_rows, "DataPageHeaderV2.num_rows")); break;
-    case 4: TRY(read_enum(t, ft, &h->encoding, "DataPageHeaderV2.encoding")); break;
+    case 1:
+      if ((rc = pq_thrift_read_i32(t, ft, &h->num_values, "DataPageHeaderV2.num_values")) != 0) return rc;
+      break;
+    case 2:
+      if ((rc = pq_thrift_read_i32(t, ft, &h->num_nulls, "DataPageHeaderV2.num_nulls")) != 0) return rc;
+      break;
+    case 3:
+      if ((rc = pq_thrift_read_i32(t, ft, &h->num_rows, "DataPageHeaderV2.num_rows")) != 0) return rc;
+      break;
+    case 4:
+      if ((rc = read_enum(t, ft, &h->encoding, "DataPageHeaderV2.encoding")) != 0) return rc;
+      break;
     case 5:
-      TRY(pq_thrift_read_i32(t, ft, &h->definition_levels_byte_length,
-                             "DataPageHeaderV2.definition_levels_byte_length"));
+      if ((rc = pq_thrift_read_i32(t, ft, &h->definition_levels_byte_length,
+                                   "DataPageHeaderV2.definition_levels_byte_length")) != 0) return rc;
       break;
     case 6:
-      TRY(pq_thrift_read_i32(t, ft, &h->repetition_levels_byte_length,
-                             "DataPageHeaderV2.repetition_levels_byte_length"));
+      if ((rc = pq_thrift_read_i32(t, ft, &h->repetition_levels_byte_length,
+                                   "DataPageHeaderV2.repetition_levels_byte_length")) != 0) return rc;
       break;
     case 7:
-      TRY(pq_thrift_field_bool(t, ft, &h->is_compressed, "DataPageHeaderV2.is_compressed"));
+      if ((rc = pq_thrift_field_bool(t, ft, &h->is_compressed,
+                                     "DataPageHeaderV2.is_compressed")) != 0) return rc;
       break;
     case 8:
-      TRY(parse_statistics(t, ft, &h->statistics));
+      if ((rc = parse_statistics(t, ft, &h->statistics)) != 0) return rc;
       h->has_statistics = true;
       break;
-    default: TRY(pq_thrift_skip(t, ft)); continue;
+    default: if ((rc = pq_thrift_skip(t, ft)) != 0) return rc; continue;
     }
     if (id >= 1 && id <= 6) seen |= 1u << id;
   }
@@ -958,47 +1020,49 @@ static int parse_data_page_header_v2(pq_thrift *t, int type, pq_data_page_header
 enum { PH_TYPE = 1, PH_UNCOMPRESSED = 2, PH_COMPRESSED = 4 };
 
 int pq_page_header_parse(const uint8_t *buf, size_t len, pq_page_header *out, size_t *consumed) {
+  int rc;
   pq_thrift t;
   int last = 0, id = 0, ft = 0;
   unsigned seen = 0;
   pq_page_header *h = out;
   memset(h, 0, sizeof *h);
   pq_thrift_init(&t, buf, len);
-  TRY(pq_thrift_struct_begin(&t));
+  if ((rc = pq_thrift_struct_begin(&t)) != 0) return rc;
   for (;;) {
-    TRY(pq_thrift_field(&t, &last, &id, &ft));
+    if ((rc = pq_thrift_field(&t, &last, &id, &ft)) != 0) return rc;
     if (ft == PQ_TT_STOP) break;
     switch (id) {
     case 1:
-      TRY(read_enum(&t, ft, &h->type, "PageHeader.type"));
+      if ((rc = read_enum(&t, ft, &h->type, "PageHeader.type")) != 0) return rc;
       seen |= PH_TYPE;
       break;
     case 2:
-      TRY(pq_thrift_read_i32(&t, ft, &h->uncompressed_page_size,
-                             "PageHeader.uncompressed_page_size"));
+      if ((rc = pq_thrift_read_i32(&t, ft, &h->uncompressed_page_size,
+                                   "PageHeader.uncompressed_page_size")) != 0) return rc;
       seen |= PH_UNCOMPRESSED;
       break;
     case 3:
-      TRY(pq_thrift_read_i32(&t, ft, &h->compressed_page_size, "PageHeader.compressed_page_size"));
+      if ((rc = pq_thrift_read_i32(&t, ft, &h->compressed_page_size,
+                                   "PageHeader.compressed_page_size")) != 0) return rc;
       seen |= PH_COMPRESSED;
       break;
     case 4:
-      TRY(pq_thrift_read_i32(&t, ft, &h->crc, "PageHeader.crc"));
+      if ((rc = pq_thrift_read_i32(&t, ft, &h->crc, "PageHeader.crc")) != 0) return rc;
       h->has_crc = true;
       break;
     case 5:
-      TRY(parse_data_page_header(&t, ft, &h->data_page_header));
+      if ((rc = parse_data_page_header(&t, ft, &h->data_page_header)) != 0) return rc;
       h->has_data_page_header = true;
       break;
     case 7:
-      TRY(parse_dictionary_page_header(&t, ft, &h->dictionary_page_header));
+      if ((rc = parse_dictionary_page_header(&t, ft, &h->dictionary_page_header)) != 0) return rc;
       h->has_dictionary_page_header = true;
       break;
     case 8:
-      TRY(parse_data_page_header_v2(&t, ft, &h->data_page_header_v2));
+      if ((rc = parse_data_page_header_v2(&t, ft, &h->data_page_header_v2)) != 0) return rc;
       h->has_data_page_header_v2 = true;
       break;
-    default: TRY(pq_thrift_skip(&t, ft)); /* 6 index_page_header (empty) */
+    default: if ((rc = pq_thrift_skip(&t, ft)) != 0) return rc; /* 6 index_page_header (empty) */
     }
   }
   pq_thrift_struct_end(&t);

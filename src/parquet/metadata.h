@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/codec.h"
+
 /* parquet.thrift enum values (pinned by the format). */
 enum {
   PQ_BOOLEAN = 0, PQ_INT32 = 1, PQ_INT64 = 2, PQ_INT96 = 3,
@@ -48,11 +50,6 @@ enum {
   PQ_ENC_PLAIN = 0, PQ_ENC_PLAIN_DICTIONARY = 2, PQ_ENC_RLE = 3, PQ_ENC_BIT_PACKED = 4,
   PQ_ENC_DELTA_BINARY_PACKED = 5, PQ_ENC_DELTA_LENGTH_BYTE_ARRAY = 6,
   PQ_ENC_DELTA_BYTE_ARRAY = 7, PQ_ENC_RLE_DICTIONARY = 8, PQ_ENC_BYTE_STREAM_SPLIT = 9
-};
-
-enum {
-  PQ_CODEC_UNCOMPRESSED = 0, PQ_CODEC_SNAPPY = 1, PQ_CODEC_GZIP = 2, PQ_CODEC_LZO = 3,
-  PQ_CODEC_BROTLI = 4, PQ_CODEC_LZ4 = 5, PQ_CODEC_ZSTD = 6, PQ_CODEC_LZ4_RAW = 7
 };
 
 enum {
@@ -107,7 +104,7 @@ typedef struct {
   int32_t num_encodings;
   char **path_in_schema;       /* NUL-terminated copies */
   int32_t path_len;
-  int codec;                   /* PQ_CODEC_* */
+  int codec;                   /* CODEC_* */
   int64_t num_values;
   int64_t total_uncompressed_size;
   int64_t total_compressed_size;

@@ -36,9 +36,9 @@ int pq_file_range(const pq_file *f, uint64_t offset, size_t len, delta_buf *buf,
   }
   buf->len = 0;
   /* 8 spare bytes: decoders may load whole words at the end. */
-  int rc = delta_buf_reserve(buf, len + 8);
-  if (!rc) rc = pq_file_read(f, offset, len, buf->data);
-  if (rc) return rc;
+  int rc;
+  if ((rc = delta_buf_reserve(buf, len + 8)) != 0) return rc;
+  if ((rc = pq_file_read(f, offset, len, buf->data)) != 0) return rc;
   memset(buf->data + len, 0, 8);
   buf->len = len;
   *out = buf->data;

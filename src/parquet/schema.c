@@ -212,17 +212,15 @@ static int build_leaf(builder *b, pq_node *parent, const pq_schema_element *e, i
   n->max_rep = rep;
   n->rep_enc = rep_enc;
   n->elem = e;
-  int rc = leaf_type(n, e);
-  if (!rc) {
-    n->leaf_index = (int)(b->leaves.len / sizeof(pq_node *));
-    rc = delta_buf_append(&b->leaves, &n, sizeof n);
-  }
-  if (rc) {
-    node_free(n);
-    return rc;
-  }
+  int rc;
+  if ((rc = leaf_type(n, e)) != 0) goto fail;
+  n->leaf_index = (int)(b->leaves.len / sizeof(pq_node *));
+  if ((rc = delta_buf_append(&b->leaves, &n, sizeof n)) != 0) goto fail;
   *out = n;
   return 0;
+fail:
+  node_free(n);
+  return rc;
 }
 
 /* A LIST- or MAP-like node over the repeated element at index `ridx`. */
@@ -325,8 +323,10 @@ static int build_node(builder *b, pq_node *parent, int16_t def, int16_t rep, int
     n->rep_enc = rep_enc;
     n->elem = e;
     pq_node *child = NULL;
-    int rc = build_node(b, n, n->def_elem, n->rep, n->rep, true, depth + 1, &child);
-    if (!rc && (rc = add_child(n, child)) != 0) node_free(child);
+    int rc;
+    if ((rc = build_node(b, n, n->def_elem, n->rep, n->rep, true, depth + 1, &child)) == 0 &&
+        (rc = add_child(n, child)) != 0)
+      node_free(child); /* built but not adopted */
     if (rc) {
       node_free(n);
       return rc;
@@ -361,11 +361,10 @@ static int build_node(builder *b, pq_node *parent, int16_t def, int16_t rep, int
   b->pos++;
   for (int i = 0; i < nkids; i++) {
     pq_node *c = NULL;
-    int rc = build_node(b, n, def_null, rep, rep_enc, false, depth + 1, &c);
-    if (!rc) {
-      rc = add_child(n, c);
-      if (rc) node_free(c);
-    }
+    int rc;
+    if ((rc = build_node(b, n, def_null, rep, rep_enc, false, depth + 1, &c)) == 0 &&
+        (rc = add_child(n, c)) != 0)
+      node_free(c); /* built but not adopted */
     if (rc) {
       node_free(n);
       return rc;
@@ -460,26 +459,28 @@ static int node_to_arrow(const pq_node *n, const bool *selected, struct ArrowSch
   int rc;
   switch (n->kind) {
   case PQN_LEAF:
-    rc = arrow_schema_new(out, n->format, n->name, flags, 0);
+    if ((rc = arrow_schema_new(out, n->format, n->name, flags, 0)) != 0) goto done;
     break;
   case PQN_LIST:
   case PQN_MAP:
-    rc = arrow_schema_new(out, n->kind == PQN_MAP ? "+m" : "+l", n->name, flags, 1);
-    if (!rc) rc = node_to_arrow(n->children[0], selected, out->children[0]);
+    if ((rc = arrow_schema_new(out, n->kind == PQN_MAP ? "+m" : "+l", n->name, flags, 1)) != 0)
+      goto done;
+    if ((rc = node_to_arrow(n->children[0], selected, out->children[0])) != 0) goto done;
     break;
   case PQN_STRUCT: {
     int k = count_selected(n, selected);
-    rc = arrow_schema_new(out, "+s", n->name, flags, k);
-    for (int i = 0, j = 0; !rc && i < n->n_children; i++) {
+    if ((rc = arrow_schema_new(out, "+s", n->name, flags, k)) != 0) goto done;
+    for (int i = 0, j = 0; i < n->n_children; i++) {
       if (!has_selected(n->children[i], selected)) continue;
-      rc = node_to_arrow(n->children[i], selected, out->children[j++]);
+      if ((rc = node_to_arrow(n->children[i], selected, out->children[j++])) != 0) goto done;
     }
     break;
   }
   default:
     return DELTA_ERROR;
   }
-  if (!rc && n->parent) rc = set_metadata(n, out);
+  if (n->parent) rc = set_metadata(n, out);
+done:
   if (rc && out->release) arrow_schema_release(out);
   return rc;
 }

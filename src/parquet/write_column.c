@@ -148,9 +148,9 @@ static int put_dict(pqw_writer *w, pqw_leaf *l, const struct ArrowArray *a, int6
     uint32_t len, id;
     bool is_new;
     const uint8_t *v = phys_value(l, a, first + k, tmp, &len);
-    int rc = pqw_dict_insert(&l->dict, v, len, ba, &id, &is_new);
-    if (!rc && is_new) rc = pqw_stats_update(&l->chunk_stats, l->order, v, len);
-    if (rc) return rc;
+    int rc;
+    if ((rc = pqw_dict_insert(&l->dict, v, len, ba, &id, &is_new)) != 0) return rc;
+    if (is_new && (rc = pqw_stats_update(&l->chunk_stats, l->order, v, len)) != 0) return rc;
     l->idx[l->n_idx++] = id;
   }
   (void)w;
@@ -228,13 +228,14 @@ static int put_u32_le(delta_buf *b, uint32_t v) {
 /* Levels into b: RLE hybrid, with a 4-byte length in front for v1. */
 static int encode_levels(delta_buf *b, const uint16_t *v, size_t n, int max, bool prefix) {
   size_t at = b->len;
-  int rc = prefix ? put_u32_le(b, 0) : 0;
-  if (!rc) rc = pq_rle_encode_u16(b, v, n, pq_bit_width((uint64_t)max));
-  if (!rc && prefix) {
+  int rc;
+  if (prefix && (rc = put_u32_le(b, 0)) != 0) return rc;
+  if ((rc = pq_rle_encode_u16(b, v, n, pq_bit_width((uint64_t)max))) != 0) return rc;
+  if (prefix) {
     uint32_t len = (uint32_t)(b->len - at - 4);
     memcpy(b->data + at, &len, 4);
   }
-  return rc;
+  return 0;
 }
 
 /* The values section of the page into b; returns the encoding in *enc. */
@@ -289,18 +290,17 @@ int pqw_leaf_flush_page(pqw_writer *w, pqw_leaf *l) {
   delta_buf *page = &w->page, *vals = v2 ? &w->vals : &w->page;
   page->len = 0;
   vals->len = 0;
-  int rc = 0, enc = PQ_ENC_PLAIN;
+  int rc, enc = PQ_ENC_PLAIN;
   size_t rep_len = 0, def_len = 0;
   if (l->max_rep > 0) {
-    rc = encode_levels(page, l->rep, l->n_levels, l->max_rep, !v2);
+    if ((rc = encode_levels(page, l->rep, l->n_levels, l->max_rep, !v2)) != 0) return rc;
     rep_len = page->len;
   }
-  if (!rc && l->max_def > 0) {
-    rc = encode_levels(page, l->def, l->n_levels, l->max_def, !v2);
+  if (l->max_def > 0) {
+    if ((rc = encode_levels(page, l->def, l->n_levels, l->max_def, !v2)) != 0) return rc;
     def_len = page->len - rep_len;
   }
-  if (!rc) rc = encode_values(w, l, vals, &enc);
-  if (rc) return rc;
+  if ((rc = encode_values(w, l, vals, &enc)) != 0) return rc;
   if (l->dict_on && l->n_idx > 0) {
     l->dict_used = true;
     l->chunk_dict_values += (int64_t)l->n_idx;
@@ -312,8 +312,7 @@ int pqw_leaf_flush_page(pqw_writer *w, pqw_leaf *l) {
   }
   /* v1: the whole body is compressed; v2: only the values. */
   const delta_buf *src = v2 ? vals : page;
-  rc = pqw_compress(&w->codec, src->data, src->len, &w->compressed);
-  if (rc) return rc;
+  if ((rc = pqw_compress(&w->codec, src->data, src->len, &w->compressed)) != 0) return rc;
   size_t uncompressed = v2 ? page->len + vals->len : page->len;
   size_t compressed = v2 ? page->len + w->compressed.len : w->compressed.len;
   if (uncompressed > INT32_MAX || compressed > INT32_MAX)
@@ -340,15 +339,14 @@ int pqw_leaf_flush_page(pqw_writer *w, pqw_leaf *l) {
     pq_tw_i32(&t, 4, enc);
     pq_tw_i32(&t, 5, (int32_t)def_len);
     pq_tw_i32(&t, 6, (int32_t)rep_len);
-    pq_tw_bool(&t, 7, w->codec.codec != PQ_CODEC_UNCOMPRESSED);
+    pq_tw_bool(&t, 7, w->codec.codec != CODEC_UNCOMPRESSED);
     pq_tw_struct_end(&t);
   }
   pq_tw_struct_end(&t);
-  if ((rc = pq_tw_finish(&t))) return rc;
-  rc = delta_buf_append(&l->chunk, h->data, h->len);
-  if (!rc && v2) rc = delta_buf_append(&l->chunk, page->data, page->len);
-  if (!rc) rc = delta_buf_append(&l->chunk, w->compressed.data, w->compressed.len);
-  if (rc) return rc;
+  if ((rc = pq_tw_finish(&t)) != 0) return rc;
+  if ((rc = delta_buf_append(&l->chunk, h->data, h->len)) != 0) return rc;
+  if (v2 && (rc = delta_buf_append(&l->chunk, page->data, page->len)) != 0) return rc;
+  if ((rc = delta_buf_append(&l->chunk, w->compressed.data, w->compressed.len)) != 0) return rc;
   l->chunk_uncompressed += (int64_t)(h->len + uncompressed);
   l->chunk_levels += (int64_t)l->n_levels;
   l->chunk_stats.num_values += (int64_t)l->n_levels;

@@ -109,7 +109,6 @@ int pqw_dict_insert(pqw_dict *d, const uint8_t *v, uint32_t len, bool byte_array
   }
   if (d->plain.len > UINT32_MAX - 4 - (size_t)len)
     return delta_error_set(DELTA_ELIMIT, "parquet writer: dictionary over 4 GiB");
-  int rc = 0;
   if (byte_array) {
     if (d->n == d->cap_offsets) {
       uint32_t cap = d->cap_offsets ? d->cap_offsets * 2 : 1024;
@@ -121,10 +120,9 @@ int pqw_dict_insert(pqw_dict *d, const uint8_t *v, uint32_t len, bool byte_array
     d->offsets[d->n] = (uint32_t)d->plain.len;
     uint8_t l4[4];
     memcpy(l4, &len, 4);
-    rc = delta_buf_append(&d->plain, l4, 4);
+    if (delta_buf_append(&d->plain, l4, 4) != 0) return DELTA_NOMEM();
   }
-  if (!rc) rc = delta_buf_append(&d->plain, v, len);
-  if (rc) return DELTA_NOMEM();
+  if (delta_buf_append(&d->plain, v, len) != 0) return DELTA_NOMEM();
   d->slots[h] = d->n + 1;
   d->slot_hash[h] = hv;
   *idx = d->n++;

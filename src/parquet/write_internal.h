@@ -130,7 +130,7 @@ typedef struct pqw_node {
 
 /* Compression state (contexts reused across pages). */
 typedef struct {
-  int codec;             /* PQ_CODEC_* */
+  int codec;             /* CODEC_* */
   int level;
   void *zstd;            /* ZSTD_CCtx */
   void *gzip;            /* z_stream */

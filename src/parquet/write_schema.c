@@ -214,11 +214,12 @@ static int build(build_ctx *c, const struct ArrowSchema *s, const char *name, bo
     n->children = delta_calloc((size_t)s->n_children, sizeof *n->children);
     if (!n->children) return DELTA_NOMEM();
     n->n_children = (int)s->n_children;
-    for (int i = 0; !rc && i < n->n_children; i++) {
+    for (int i = 0; i < n->n_children; i++) {
       const struct ArrowSchema *ch = s->children[i];
-      rc = build(c, ch, ch && ch->name ? ch->name : "", ch && (ch->flags & ARROW_FLAG_NULLABLE), n->def, rep,
-                 &n->children[i]);
-      if (!rc && n->children[i]->has_list) n->has_list = true;
+      if ((rc = build(c, ch, ch && ch->name ? ch->name : "", ch && (ch->flags & ARROW_FLAG_NULLABLE), n->def,
+                      rep, &n->children[i])) != 0)
+        goto done;
+      if (n->children[i]->has_list) n->has_list = true;
     }
   } else if (strcmp(f, "+l") == 0 || strcmp(f, "+L") == 0 || strcmp(f, "+m") == 0) {
     bool map = f[1] == 'm';
@@ -247,10 +248,11 @@ static int build(build_ctx *c, const struct ArrowSchema *s, const char *name, bo
       kv->def = (int16_t)(n->def + 1);
       kv->first_leaf = c->n_leaves;
       c->path[c->depth++] = kv->name;
-      rc = build(c, ch->children[0], "key", false, kv->def, n->rep, &kv->children[0]);
-      if (!rc)
-        rc = build(c, ch->children[1], "value", (ch->children[1]->flags & ARROW_FLAG_NULLABLE) != 0, kv->def,
-                   n->rep, &kv->children[1]);
+      /* on failure the path depth does not matter: the whole build fails */
+      if ((rc = build(c, ch->children[0], "key", false, kv->def, n->rep, &kv->children[0])) != 0) goto done;
+      if ((rc = build(c, ch->children[1], "value", (ch->children[1]->flags & ARROW_FLAG_NULLABLE) != 0, kv->def,
+                      n->rep, &kv->children[1])) != 0)
+        goto done;
       c->depth--;
       kv->n_leaves = c->n_leaves - kv->first_leaf;
     } else {
@@ -265,6 +267,7 @@ static int build(build_ctx *c, const struct ArrowSchema *s, const char *name, bo
     n->kind = PQW_N_LEAF;
     rc = add_leaf(c, n, s, rep);
   }
+done:
   c->depth--;
   n->n_leaves = c->n_leaves - n->first_leaf;
   return rc;
@@ -285,15 +288,18 @@ int pqw_schema_build(pqw_writer *w, const struct ArrowSchema *schema) {
   if (!root->name || !root->children) return DELTA_NOMEM();
   root->n_children = (int)schema->n_children;
   int rc = 0;
-  for (int i = 0; !rc && i < root->n_children; i++) {
+  for (int i = 0; i < root->n_children; i++) {
     const struct ArrowSchema *ch = schema->children[i];
     if (!ch) {
       rc = delta_error_set(DELTA_EINVAL, "parquet writer: column %d has no schema", i);
-      break;
+      goto done;
     }
     c.depth = 0;
-    rc = build(&c, ch, ch->name ? ch->name : "", (ch->flags & ARROW_FLAG_NULLABLE) != 0, 0, 0, &root->children[i]);
+    if ((rc = build(&c, ch, ch->name ? ch->name : "", (ch->flags & ARROW_FLAG_NULLABLE) != 0, 0, 0,
+                    &root->children[i])) != 0)
+      goto done;
   }
+done: /* the writer owns the leaves built so far either way */
   root->n_leaves = c.n_leaves;
   w->leaves = c.leaves;
   w->n_leaves = c.n_leaves;

@@ -61,10 +61,10 @@ static int flat_leaf(pqw_writer *w, const chain_entry *chain, int depth, int64_t
     int64_t k = slice_rows(w, l, n - done);
     int rc;
     if (!any_null) {
-      rc = pqw_leaf_levels(l, NULL, NULL, (size_t)k);
-      if (!rc) rc = pqw_leaf_values(w, l, le->arr, le->base + done, k);
+      if ((rc = pqw_leaf_levels(l, NULL, NULL, (size_t)k)) != 0) return rc;
+      if ((rc = pqw_leaf_values(w, l, le->arr, le->base + done, k)) != 0) return rc;
     } else {
-      if ((rc = grow_def_tmp(w, (size_t)k))) return rc;
+      if ((rc = grow_def_tmp(w, (size_t)k)) != 0) return rc;
       uint16_t *def = w->def_tmp;
       for (int64_t r = 0; r < k; r++) {
         uint16_t d = 0;
@@ -75,20 +75,19 @@ static int flat_leaf(pqw_writer *w, const chain_entry *chain, int depth, int64_t
         }
         def[r] = d;
       }
-      rc = pqw_leaf_levels(l, def, NULL, (size_t)k);
+      if ((rc = pqw_leaf_levels(l, def, NULL, (size_t)k)) != 0) return rc;
       uint16_t max = (uint16_t)l->max_def;
-      for (int64_t r = 0; !rc && r < k;) {
+      for (int64_t r = 0; r < k;) {
         if (def[r] != max) {
           r++;
           continue;
         }
         int64_t s = r;
         while (r < k && def[r] == max) r++;
-        rc = pqw_leaf_values(w, l, le->arr, le->base + done + s, r - s);
+        if ((rc = pqw_leaf_values(w, l, le->arr, le->base + done + s, r - s)) != 0) return rc;
       }
     }
-    if (!rc) rc = pqw_leaf_rows_done(w, l, k);
-    if (rc) return rc;
+    if ((rc = pqw_leaf_rows_done(w, l, k)) != 0) return rc;
     done += k;
   }
   return 0;
@@ -158,19 +157,19 @@ int pqw_shred(pqw_writer *w, const struct ArrowArray *batch, int64_t start, int6
     const pqw_node *col = w->root->children[c];
     const struct ArrowArray *arr = batch->children[c];
     int64_t base = batch->offset + start;
-    int rc = 0;
+    int rc;
     if (!col->has_list) {
       chain[0].node = col;
       chain[0].arr = arr;
       chain[0].base = base;
-      rc = flat_node(w, chain, 1, n);
+      if ((rc = flat_node(w, chain, 1, n)) != 0) return rc;
     } else {
-      for (int64_t r = 0; !rc && r < n; r++) {
-        rc = emit(w, col, arr, base + r, 0);
-        for (int i = 0; !rc && i < col->n_leaves; i++) rc = pqw_leaf_rows_done(w, w->leaves[col->first_leaf + i], 1);
+      for (int64_t r = 0; r < n; r++) {
+        if ((rc = emit(w, col, arr, base + r, 0)) != 0) return rc;
+        for (int i = 0; i < col->n_leaves; i++)
+          if ((rc = pqw_leaf_rows_done(w, w->leaves[col->first_leaf + i], 1)) != 0) return rc;
       }
     }
-    if (rc) return rc;
   }
   return 0;
 }

@@ -99,9 +99,8 @@ int pqw_stats_update(pqw_stats *s, pqw_order o, const uint8_t *v, size_t len) {
   int rc = 0;
   if (!s->has) {
     s->has = true;
-    rc = set(&s->min, v, len);
-    if (!rc) rc = set(&s->max, v, len);
-    return rc;
+    if ((rc = set(&s->min, v, len)) != 0) return rc;
+    return set(&s->max, v, len);
   }
   if (compare(o, v, len, s->min.data, s->min.len) < 0) rc = set(&s->min, v, len);
   else if (compare(o, v, len, s->max.data, s->max.len) > 0) rc = set(&s->max, v, len);
@@ -124,8 +123,8 @@ int pqw_stats_update(pqw_stats *s, pqw_order o, const uint8_t *v, size_t len) {
       else if (x > mx) mx = x, at_max = i;                                  \
     }                                                                       \
     int rc = pqw_stats_update(s, o, v + at_min * width, width);             \
-    if (!rc) rc = pqw_stats_update(s, o, v + at_max * width, width);        \
-    return rc;                                                              \
+    if (rc != 0) return rc;                                                 \
+    return pqw_stats_update(s, o, v + at_max * width, width);               \
   } while (0)
 
 static float load_f32(const uint8_t *p) {
@@ -139,6 +138,13 @@ static double load_f64(const uint8_t *p) {
   return f;
 }
 
+static int update_each(pqw_stats *s, pqw_order o, const uint8_t *v, size_t n, size_t width) {
+  int rc;
+  for (size_t i = 0; i < n; i++)
+    if ((rc = pqw_stats_update(s, o, v + i * width, width)) != 0) return rc;
+  return 0;
+}
+
 int pqw_stats_update_range(pqw_stats *s, pqw_order o, const uint8_t *v, size_t n, size_t width) {
   switch (o) {
   case PQW_ORD_NONE: return 0;
@@ -150,32 +156,26 @@ int pqw_stats_update_range(pqw_stats *s, pqw_order o, const uint8_t *v, size_t n
     /* zeros of both signs must reach the exact comparison: go value by value
      * when any zero is present, else the plain loop is exact. */
     for (size_t i = 0; i < n; i++)
-      if (load_f32(v + i * 4) == 0) goto slow;
+      if (load_f32(v + i * 4) == 0) return update_each(s, o, v, n, width);
     RANGE_LOOP(float, load_f32);
   }
   case PQW_ORD_F64: {
     for (size_t i = 0; i < n; i++)
-      if (load_f64(v + i * 8) == 0) goto slow;
+      if (load_f64(v + i * 8) == 0) return update_each(s, o, v, n, width);
     RANGE_LOOP(double, load_f64);
   }
   default:
-    break;
+    return update_each(s, o, v, n, width);
   }
-slow:
-  for (size_t i = 0; i < n; i++) {
-    int rc = pqw_stats_update(s, o, v + i * width, width);
-    if (rc) return rc;
-  }
-  return 0;
 }
 
 int pqw_stats_merge(pqw_stats *into, const pqw_stats *from, pqw_order o) {
   into->null_count += from->null_count;
   into->num_values += from->num_values;
   if (!from->has) return 0;
-  int rc = pqw_stats_update(into, o, from->min.data, from->min.len);
-  if (!rc) rc = pqw_stats_update(into, o, from->max.data, from->max.len);
-  return rc;
+  int rc;
+  if ((rc = pqw_stats_update(into, o, from->min.data, from->min.len)) != 0) return rc;
+  return pqw_stats_update(into, o, from->max.data, from->max.len);
 }
 
 /* Length of a UTF-8 prefix of at most `max` bytes that ends on a character

@@ -42,11 +42,11 @@ int pqw_sink_write(pqw_writer *w, const void *p, size_t n) {
 static int codec_id(delta_parquet_codec c, int *out) {
   switch (c) {
   case DELTA_PARQUET_CODEC_DEFAULT:
-  case DELTA_PARQUET_SNAPPY: *out = PQ_CODEC_SNAPPY; return 0;
-  case DELTA_PARQUET_UNCOMPRESSED: *out = PQ_CODEC_UNCOMPRESSED; return 0;
-  case DELTA_PARQUET_GZIP: *out = PQ_CODEC_GZIP; return 0;
-  case DELTA_PARQUET_ZSTD: *out = PQ_CODEC_ZSTD; return 0;
-  case DELTA_PARQUET_LZ4_RAW: *out = PQ_CODEC_LZ4_RAW; return 0;
+  case DELTA_PARQUET_SNAPPY: *out = CODEC_SNAPPY; return 0;
+  case DELTA_PARQUET_UNCOMPRESSED: *out = CODEC_UNCOMPRESSED; return 0;
+  case DELTA_PARQUET_GZIP: *out = CODEC_GZIP; return 0;
+  case DELTA_PARQUET_ZSTD: *out = CODEC_ZSTD; return 0;
+  case DELTA_PARQUET_LZ4_RAW: *out = CODEC_LZ4_RAW; return 0;
   }
   return delta_error_set(DELTA_EINVAL, "parquet writer: unknown codec %d", (int)c);
 }
@@ -94,19 +94,19 @@ int delta_parquet_writer_open_sink(delta_parquet_writer **out, const delta_parqu
   if (!w) return DELTA_NOMEM();
   w->fd = -1;
   w->sink = *sink;
-  int rc = set_options(w, opts);
-  if (!rc) rc = pqw_schema_build(w, schema);
-  for (int i = 0; !rc && i < w->n_leaves; i++) {
+  int rc;
+  if ((rc = set_options(w, opts)) != 0) goto fail;
+  if ((rc = pqw_schema_build(w, schema)) != 0) goto fail;
+  for (int i = 0; i < w->n_leaves; i++) {
     pqw_leaf *l = w->leaves[i];
     l->dict_on = l->can_dict && !w->opts.no_dictionary;
   }
-  if (!rc) rc = pqw_sink_write(w, "PAR1", 4);
-  if (rc) {
-    delta_parquet_writer_free(w);
-    return rc;
-  }
+  if ((rc = pqw_sink_write(w, "PAR1", 4)) != 0) goto fail;
   *out = w;
   return 0;
+fail:
+  delta_parquet_writer_free(w);
+  return rc;
 }
 
 int delta_parquet_writer_open(delta_parquet_writer **out, const char *path, const struct ArrowSchema *schema,
@@ -164,21 +164,22 @@ int delta_parquet_writer_write(delta_parquet_writer *w, const struct ArrowArray 
   if (!w) return delta_error_set(DELTA_EINVAL, "parquet writer: NULL writer");
   if (w->failed) return delta_error_set(w->failed, "parquet writer: an earlier write failed");
   if (w->closed) return delta_error_set(DELTA_EINVAL, "parquet writer: already closed");
-  int rc = pqw_check_batch(w, batch);
-  if (rc) return rc; /* nothing was written: the writer stays usable */
+  int rc;
+  if ((rc = pqw_check_batch(w, batch)) != 0) return rc; /* nothing was written: the writer stays usable */
   int64_t pos = 0;
-  while (!rc && pos < batch->length) {
+  while (pos < batch->length) {
     int64_t k = batch->length - pos;
     if (k > w->opts.row_group_rows - w->rg_rows) k = w->opts.row_group_rows - w->rg_rows;
     if (k > 65536) k = 65536;
-    rc = pqw_shred(w, batch, pos, k);
-    if (rc) break;
+    if ((rc = pqw_shred(w, batch, pos, k)) != 0) goto done;
     pos += k;
     w->rg_rows += k;
     w->num_rows += k;
-    if (w->rg_rows >= w->opts.row_group_rows || group_estimate(w) >= w->opts.row_group_bytes)
-      rc = flush_row_group(w);
+    if (w->rg_rows >= w->opts.row_group_rows || group_estimate(w) >= w->opts.row_group_bytes) {
+      if ((rc = flush_row_group(w)) != 0) goto done;
+    }
   }
+done:
   if (rc) w->failed = rc;
   return rc;
 }
@@ -235,9 +236,10 @@ int delta_parquet_writer_close(delta_parquet_writer *w, delta_parquet_write_resu
   if (!w) return delta_error_set(DELTA_EINVAL, "parquet writer: NULL writer");
   if (w->failed) return delta_error_set(w->failed, "parquet writer: an earlier write failed");
   if (w->closed) return delta_error_set(DELTA_EINVAL, "parquet writer: already closed");
-  int rc = flush_row_group(w);
   delta_buf f = DELTA_BUF_INIT;
-  if (!rc) {
+  int rc;
+  if ((rc = flush_row_group(w)) != 0) goto done;
+  {
     pq_tw t;
     pq_tw_init(&t, &f);
     pq_tw_i32(&t, 1, 1);
@@ -258,29 +260,29 @@ int delta_parquet_writer_close(delta_parquet_writer *w, delta_parquet_write_resu
       pq_tw_struct_end(&t);
     }
     pq_tw_struct_end(&t);
-    rc = pq_tw_finish(&t);
-    if (!rc && f.len > UINT32_MAX) rc = delta_error_set(DELTA_ELIMIT, "parquet writer: footer over 4 GiB");
+    if ((rc = pq_tw_finish(&t)) != 0) goto done;
   }
-  if (!rc) {
-    uint8_t tail[8];
-    uint32_t len = (uint32_t)f.len;
-    memcpy(tail, &len, 4);
-    memcpy(tail + 4, "PAR1", 4);
-    rc = pqw_sink_write(w, f.data, f.len);
-    if (!rc) rc = pqw_sink_write(w, tail, 8);
+  if (f.len > UINT32_MAX) {
+    rc = delta_error_set(DELTA_ELIMIT, "parquet writer: footer over 4 GiB");
+    goto done;
   }
-  delta_buf_dispose(&f);
-  if (!rc && w->fd >= 0) {
+  uint8_t tail[8];
+  uint32_t len = (uint32_t)f.len;
+  memcpy(tail, &len, 4);
+  memcpy(tail + 4, "PAR1", 4);
+  if ((rc = pqw_sink_write(w, f.data, f.len)) != 0) goto done;
+  if ((rc = pqw_sink_write(w, tail, 8)) != 0) goto done;
+  if (w->fd >= 0) {
     if (close(w->fd) != 0) rc = delta_error_set(DELTA_EIO, "close: %s", strerror(errno));
     w->fd = -1;
+    if (rc) goto done;
   }
-  if (!rc && out) {
-    rc = make_result(w, out);
-    if (rc) {
-      delta_parquet_write_result_free(*out);
-      *out = NULL;
-    }
+  if (out && (rc = make_result(w, out)) != 0) {
+    delta_parquet_write_result_free(*out);
+    *out = NULL;
   }
+done:
+  delta_buf_dispose(&f);
   if (rc) w->failed = rc;
   w->closed = true;
   return rc;

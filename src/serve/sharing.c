@@ -320,8 +320,10 @@ static void head_lines(delta_buf *b, const delta_snapshot *s, bool delta) {
 static int table_metadata(serve_request *r, struct MHD_Connection *c, serve_table *t) {
   delta_snapshot *s = NULL;
   bool delta = false;
-  int rc = serve_table_snapshot(t, &s);
-  if (!rc) rc = sharing_format_choose(c, s, &delta);
+  int rc;
+  if ((rc = serve_table_snapshot(t, &s)) != 0) goto done;
+  rc = sharing_format_choose(c, s, &delta);
+done:
   if (rc) {
     if (s) delta_snapshot_free(s);
     return sharing_error(r, c, serve_status_for(rc), delta_error_last());

@@ -170,9 +170,10 @@ static int add_predicate(sharing_hints *h, const char *text, delta_buf *all) {
     h->n_ignored++;
     return 0;
   }
-  int rc = all->len ? delta_buf_puts(all, " AND (") : delta_buf_putc(all, '(');
-  if (!rc) rc = delta_buf_puts(all, text);
-  return rc ? rc : delta_buf_putc(all, ')');
+  int rc;
+  if ((rc = all->len ? delta_buf_puts(all, " AND (") : delta_buf_putc(all, '(')) != 0) return rc;
+  if ((rc = delta_buf_puts(all, text)) != 0) return rc;
+  return delta_buf_putc(all, ')');
 }
 
 int sharing_hints_read(sharing_hints *h, delta_json_val root, const delta_snapshot *s) {

@@ -78,10 +78,10 @@ int signed_url_make(delta_buf *out, const serve_config *cfg, const char *base, c
                     int64_t expires_ms) {
   char hex[65];
   signature(cfg, table, path, strlen(path), expires_ms, hex);
-  int rc = delta_buf_printf(out, "%s/files/%s/", base, table);
-  if (!rc) rc = b64url_encode(out, (const uint8_t *)path, strlen(path));
-  if (!rc) rc = delta_buf_printf(out, "?expires=%lld&sig=%s", (long long)expires_ms, hex);
-  return rc;
+  int rc;
+  if ((rc = delta_buf_printf(out, "%s/files/%s/", base, table)) != 0) return rc;
+  if ((rc = b64url_encode(out, (const uint8_t *)path, strlen(path))) != 0) return rc;
+  return delta_buf_printf(out, "?expires=%lld&sig=%s", (long long)expires_ms, hex);
 }
 
 /* "bytes=a-b", "bytes=a-", "bytes=-n" against a file of `size` bytes.

@@ -434,8 +434,9 @@ done:
 static int local_remove_dir(void *impl, const char *key) {
   local_storage *l = impl;
   delta_buf path = DELTA_BUF_INIT;
-  int rc = full_path(&path, l, key);
-  if (!rc && rmdir((const char *)path.data) != 0) {
+  int rc;
+  if ((rc = full_path(&path, l, key)) != 0) goto done;
+  if (rmdir((const char *)path.data) != 0) {
     int err = errno;
     if (err == ENOENT)
       rc = 0; /* idempotent: already gone */
@@ -446,6 +447,7 @@ static int local_remove_dir(void *impl, const char *key) {
     else
       rc = os_error(err, "remove directory", key);
   }
+done:
   delta_buf_dispose(&path);
   return rc;
 }
@@ -453,8 +455,10 @@ static int local_remove_dir(void *impl, const char *key) {
 static int local_path(void *impl, const char *key, delta_storage_sink *sink) {
   local_storage *l = impl;
   delta_buf path = DELTA_BUF_INIT;
-  int rc = full_path(&path, l, key);
-  if (!rc) rc = sink->write(sink, path.data, path.len - 1);
+  int rc;
+  if ((rc = full_path(&path, l, key)) != 0) goto done;
+  rc = sink->write(sink, path.data, path.len - 1);
+done:
   delta_buf_dispose(&path);
   return rc;
 }

@@ -95,8 +95,10 @@ int delta_path_file_uri(delta_buf *out, const char *abs_path) {
     return delta_error_set(DELTA_EINVAL, "'%s' is not an absolute path",
                            abs_path ? abs_path : "(null)");
   size_t mark = out->len;
-  int rc = delta_buf_puts(out, "file://");
-  if (!rc) rc = encode_into(out, abs_path, strlen(abs_path), true);
+  int rc;
+  if ((rc = delta_buf_puts(out, "file://")) != 0) goto done;
+  rc = encode_into(out, abs_path, strlen(abs_path), true);
+done:
   if (rc) out->len = mark;
   return rc;
 }
@@ -111,6 +113,17 @@ static size_t scheme_len(const char *s, size_t len) {
     i++;
   if (i + 1 < len && s[i] == ':' && s[i + 1] == '/') return i;
   return 0;
+}
+
+/* Append s[0..len) decoded, then encoded again the one canonical way. */
+static int reencode(delta_buf *out, const char *s, size_t len) {
+  delta_buf dec = DELTA_BUF_INIT;
+  int rc;
+  if ((rc = delta_path_decode(&dec, s, len)) != 0) goto done;
+  rc = encode_into(out, (const char *)dec.data, dec.len, true);
+done:
+  delta_buf_dispose(&dec);
+  return rc;
 }
 
 /* Append the canonical form of absolute URI `s` (which has a scheme of
@@ -138,11 +151,7 @@ static int canonical_uri(delta_buf *out, const char *s, size_t len, size_t sl) {
   } else if ((rc = delta_buf_putc(out, ':'))) {
     return rc;
   }
-  delta_buf dec = DELTA_BUF_INIT;
-  rc = delta_path_decode(&dec, p, (size_t)(end - p));
-  if (!rc) rc = encode_into(out, (const char *)dec.data, dec.len, true);
-  delta_buf_dispose(&dec);
-  return rc;
+  return reencode(out, p, (size_t)(end - p));
 }
 
 /* Append the decoded relative path `s` as a normalised key: empty and "."
@@ -192,6 +201,18 @@ bool delta_path_is_plain_key(const char *path, size_t len) {
   return true;
 }
 
+/* append_key() of s[0..len) decoded. */
+static int append_decoded_key(delta_buf *out, const char *s, size_t len, const char *orig,
+                              size_t orig_len) {
+  delta_buf dec = DELTA_BUF_INIT;
+  int rc;
+  if ((rc = delta_path_decode(&dec, s, len)) != 0) goto done;
+  rc = append_key(out, (const char *)dec.data, dec.len, orig, orig_len);
+done:
+  delta_buf_dispose(&dec);
+  return rc;
+}
+
 int delta_path_resolve(delta_path_kind *kind, delta_buf *out, const char *path, size_t len,
                        const char *root_uri) {
   size_t mark = out->len;
@@ -222,7 +243,7 @@ int delta_path_resolve(delta_path_kind *kind, delta_buf *out, const char *path, 
     while (root.len && root.data[root.len - 1] == '/') root.len--;
   }
   if (sl) {
-    rc = canonical_uri(&tmp, path, len, sl);
+    if ((rc = canonical_uri(&tmp, path, len, sl)) != 0) goto done;
   } else {
     /* "/x": on the root's filesystem, i.e. its scheme and authority. */
     size_t prefix = 0;
@@ -234,26 +255,17 @@ int delta_path_resolve(delta_path_kind *kind, delta_buf *out, const char *path, 
         const char *slash = memchr(r + prefix + 2, '/', root.len - prefix - 2);
         prefix = slash ? (size_t)(slash - r) : root.len;
       }
-      rc = delta_buf_append(&tmp, r, prefix);
-    } else {
-      rc = delta_buf_puts(&tmp, "file://");
+      if ((rc = delta_buf_append(&tmp, r, prefix)) != 0) goto done;
+    } else if ((rc = delta_buf_puts(&tmp, "file://")) != 0) {
+      goto done;
     }
-    if (!rc) {
-      delta_buf dec = DELTA_BUF_INIT;
-      rc = delta_path_decode(&dec, path, len);
-      if (!rc) rc = encode_into(&tmp, (const char *)dec.data, dec.len, true);
-      delta_buf_dispose(&dec);
-    }
+    if ((rc = reencode(&tmp, path, len)) != 0) goto done;
   }
-  if (rc) goto done;
 
   if (root.len && tmp.len > root.len + 1 && memcmp(tmp.data, root.data, root.len) == 0 &&
       tmp.data[root.len] == '/') {
-    delta_buf dec = DELTA_BUF_INIT;
     const char *rest = (const char *)tmp.data + root.len + 1;
-    rc = delta_path_decode(&dec, rest, tmp.len - root.len - 1);
-    if (!rc) rc = append_key(out, (const char *)dec.data, dec.len, path, len);
-    delta_buf_dispose(&dec);
+    rc = append_decoded_key(out, rest, tmp.len - root.len - 1, path, len);
   } else {
     k = DELTA_PATH_ABSOLUTE;
     rc = delta_buf_append(out, tmp.data, tmp.len);

@@ -181,9 +181,8 @@ int delta_storage_open(delta_storage **out, const char *location) {
   if (real) {
     path.len = 0;
     rc = delta_buf_puts(&path, real);
-    if (!rc) rc = delta_buf_putc(&path, '\0');
     free(real);
-    if (rc) goto done;
+    if (rc || (rc = delta_buf_putc(&path, '\0')) != 0) goto done;
   }
   const char *root = (const char *)path.data;
   struct stat st;
@@ -311,11 +310,11 @@ int delta_storage_local_path(delta_storage *storage, const char *key, delta_buf 
   size_t mark = out->len;
   buf_sink s;
   buf_sink_init(&s, out);
-  int rc = delta_storage_local_path_into(storage, key, &s.sink);
-  if (!rc) {
-    rc = delta_buf_putc(out, '\0');
-    if (!rc) out->len--; /* the NUL stays behind the end */
-  }
+  int rc;
+  if ((rc = delta_storage_local_path_into(storage, key, &s.sink)) != 0) goto done;
+  if ((rc = delta_buf_putc(out, '\0')) != 0) goto done;
+  out->len--; /* the NUL stays behind the end */
+done:
   if (rc) out->len = mark;
   return rc;
 }

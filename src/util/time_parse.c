@@ -1,6 +1,7 @@
 #include "util/time_parse.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,18 +55,19 @@ int delta_time_parse_ms(const char *s, int64_t *out) {
   return 0;
 }
 
-int delta_time_parse_us(const char *s, int64_t *out) {
+/* False when s is not an ISO-8601 date or timestamp. */
+static bool parse_iso(const char *s, int64_t *out) {
   const char *p = s;
   int y, mo, d, h = 0, mi = 0, sec = 0;
   int64_t frac_us = 0;
-  if (num(&p, 4, &y) || *p++ != '-' || num(&p, 2, &mo) || *p++ != '-' || num(&p, 2, &d)) goto bad;
-  if (mo < 1 || mo > 12 || d < 1 || d > 31) goto bad;
+  if (num(&p, 4, &y) || *p++ != '-' || num(&p, 2, &mo) || *p++ != '-' || num(&p, 2, &d)) return false;
+  if (mo < 1 || mo > 12 || d < 1 || d > 31) return false;
   if (*p == 'T' || *p == ' ') {
     p++;
-    if (num(&p, 2, &h) || *p++ != ':' || num(&p, 2, &mi)) goto bad;
+    if (num(&p, 2, &h) || *p++ != ':' || num(&p, 2, &mi)) return false;
     if (*p == ':') {
       p++;
-      if (num(&p, 2, &sec)) goto bad;
+      if (num(&p, 2, &sec)) return false;
       if (*p == '.') {
         p++;
         int k = 0;
@@ -74,28 +76,32 @@ int delta_time_parse_us(const char *s, int64_t *out) {
           k++;
           p++;
         }
-        if (k == 0) goto bad;
+        if (k == 0) return false;
         for (; k < 6; k++) frac_us *= 10;
       }
     }
-    if (h > 23 || mi > 59 || sec > 60) goto bad;
+    if (h > 23 || mi > 59 || sec > 60) return false;
   }
   int64_t offset_min = 0;
   if (*p == 'Z' || *p == 'z') {
     p++;
   } else if (*p == '+' || *p == '-') {
     int sign = *p++ == '-' ? -1 : 1, oh, om = 0;
-    if (num(&p, 2, &oh)) goto bad;
+    if (num(&p, 2, &oh)) return false;
     if (*p == ':') p++;
-    if (*p && num(&p, 2, &om)) goto bad;
+    if (*p && num(&p, 2, &om)) return false;
     offset_min = sign * (oh * 60 + om);
   }
-  if (*p) goto bad;
+  if (*p) return false;
   int64_t days = delta_days_from_civil(y, (unsigned)mo, (unsigned)d);
   *out = ((days * 86400 + h * 3600 + mi * 60 + sec) - offset_min * 60) * 1000000 + frac_us;
+  return true;
+}
+
+int delta_time_parse_us(const char *s, int64_t *out) {
+  if (!parse_iso(s, out))
+    return delta_error_set(DELTA_EINVAL, "'%s' is not a timestamp (use ISO-8601, e.g. 2024-05-01T12:00:00Z)", s);
   return 0;
-bad:
-  return delta_error_set(DELTA_EINVAL, "'%s' is not a timestamp (use ISO-8601, e.g. 2024-05-01T12:00:00Z)", s);
 }
 
 void delta_time_format_ms(int64_t ms, char *buf) {

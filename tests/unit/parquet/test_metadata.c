@@ -779,7 +779,7 @@ static void test_page_headers(void) {
   CHECK_EQ_INT(pq_page_header_parse(w.b, w.n, &h, &used), DELTA_ECORRUPT);
 
   /* Names. */
-  CHECK_STR(pq_codec_name(PQ_CODEC_ZSTD), "ZSTD");
+  CHECK_STR(pq_codec_name(CODEC_ZSTD), "ZSTD");
   CHECK_STR(pq_codec_name(42), "UNKNOWN(42)");
   CHECK_STR(pq_encoding_name(PQ_ENC_RLE_DICTIONARY), "RLE_DICTIONARY");
   CHECK_STR(pq_encoding_name(1), "UNKNOWN(1)");

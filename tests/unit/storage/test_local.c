@@ -658,14 +658,14 @@ static int mem_head(void *impl, const char *key, delta_file_info *out) {
   out->mtime_ms = 0;
   return 0;
 }
-static void mem_free(void *impl) {
+static void mem_storage_free(void *impl) {
   (void)impl;
   frees++;
 }
 
 static void test_custom_backend(void) {
   delta_storage_vtable vt = {DELTA_STORAGE_VTABLE_VERSION, mem_list, mem_read, mem_head, NULL,
-                             NULL,                         NULL,     mem_free, NULL};
+                             NULL,                         NULL,     mem_storage_free, NULL};
   delta_storage *s = NULL;
   CHECK_EQ_INT(delta_storage_new(&s, &vt, NULL, "mem://x"), 0);
   vt.read = NULL; /* the handle kept its own copy */

@@ -1,24 +1,24 @@
 /* Page decompression: thin, size-checked wrappers over the codec libraries.
  * A page's uncompressed size is known from its header, so every codec
  * decompresses into an exact-size buffer and anything else is corruption. */
-#include "parquet/codec.h"
+#include "util/codec.h"
 
 #include <brotli/decode.h>
 #include <lz4.h>
 #include <lz4frame.h>
 #include <snappy-c.h>
+#include <stdbool.h>
 #include <string.h>
 #include <zlib.h>
 #include <zstd.h>
 
-#include "parquet/metadata.h"
 #include "util/bytes.h"
 #include "util/error_internal.h"
 
-int pq_codec_supported(int codec) {
+int codec_supported(int codec) {
   switch (codec) {
-  case PQ_CODEC_UNCOMPRESSED: case PQ_CODEC_SNAPPY: case PQ_CODEC_GZIP: case PQ_CODEC_BROTLI:
-  case PQ_CODEC_LZ4: case PQ_CODEC_ZSTD: case PQ_CODEC_LZ4_RAW:
+  case CODEC_UNCOMPRESSED: case CODEC_SNAPPY: case CODEC_GZIP: case CODEC_BROTLI:
+  case CODEC_LZ4: case CODEC_ZSTD: case CODEC_LZ4_RAW:
     return 1;
   default:
     return 0;
@@ -59,16 +59,20 @@ static int gzip(const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
     out_left -= ao - zs.avail_out;
     if (z == Z_STREAM_END) {
       if (in_left == 0 || out_left == 0) break;
-      if (inflateReset(&zs) != Z_OK) { rc = delta_error_set(DELTA_ECORRUPT, "GZIP reset failed"); break; }
+      if (inflateReset(&zs) != Z_OK) {
+        rc = delta_error_set(DELTA_ECORRUPT, "GZIP reset failed");
+        goto done;
+      }
       continue;
     }
     if (z == Z_OK && (ai != zs.avail_in || ao != zs.avail_out)) continue;
     rc = delta_error_set(DELTA_ECORRUPT, "GZIP page does not decompress (%s)",
                          zs.msg ? zs.msg : (out_left == 0 ? "more data than the header says" : "truncated"));
-    break;
+    goto done;
   }
+  if (out_left) rc = size_mismatch("GZIP", want - out_left, want);
+done:
   inflateEnd(&zs);
-  if (!rc && out_left) rc = size_mismatch("GZIP", want - out_left, want);
   return rc;
 }
 
@@ -92,23 +96,26 @@ static int lz4_raw(const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
 /* Codec LZ4 (deprecated) is Hadoop's framing: blocks of [BE32 uncompressed
  * size][BE32 compressed size][lz4 block]. Some old writers used raw LZ4
  * under this id instead, so fall back to that when the framing does not fit. */
-static int lz4_hadoop(const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
+static bool hadoop_blocks(const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
   size_t ip = 0, op = 0;
   while (ip + 8 <= n) {
     uint32_t usize = delta_load_be32(src + ip), csize = delta_load_be32(src + ip + 4);
     ip += 8;
-    if (csize > n - ip || usize > want - op) goto raw;
+    if (csize > n - ip || usize > want - op) return false;
     int got = LZ4_decompress_safe((const char *)src + ip, (char *)dst + op, (int)csize, (int)usize);
-    if (got < 0 || (uint32_t)got != usize) goto raw;
+    if (got < 0 || (uint32_t)got != usize) return false;
     ip += csize;
     op += usize;
   }
-  if (ip == n && op == want) return 0;
-raw:
+  return ip == n && op == want;
+}
+
+static int lz4_hadoop(const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
+  if (hadoop_blocks(src, n, dst, want)) return 0;
   return lz4_raw(src, n, dst, want);
 }
 
-int pq_lz4_frame_decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
+int codec_lz4_frame_decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
   LZ4F_dctx *d = NULL;
   if (LZ4F_isError(LZ4F_createDecompressionContext(&d, LZ4F_VERSION)))
     return delta_error_set(DELTA_ENOMEM, "lz4 init failed");
@@ -120,18 +127,19 @@ int pq_lz4_frame_decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t w
     hint = LZ4F_decompress(d, dst + op, &out_n, src + ip, &in_n, NULL);
     if (LZ4F_isError(hint)) {
       rc = delta_error_set(DELTA_ECORRUPT, "LZ4 frame does not decompress: %s", LZ4F_getErrorName(hint));
-      break;
+      goto done;
     }
     ip += in_n;
     op += out_n;
     if (hint != 0 && in_n == 0 && out_n == 0) {
       rc = delta_error_set(DELTA_ECORRUPT, "LZ4 frame is truncated or larger than stated");
-      break;
+      goto done;
     }
   }
+  if (ip != n) rc = delta_error_set(DELTA_ECORRUPT, "LZ4 frame is followed by %zu stray bytes", n - ip);
+  else if (op != want) rc = size_mismatch("LZ4 frame", op, want);
+done:
   LZ4F_freeDecompressionContext(d);
-  if (!rc && ip != n) rc = delta_error_set(DELTA_ECORRUPT, "LZ4 frame is followed by %zu stray bytes", n - ip);
-  if (!rc && op != want) rc = size_mismatch("LZ4 frame", op, want);
   return rc;
 }
 
@@ -144,19 +152,19 @@ static int brotli(const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
   return 0;
 }
 
-int pq_decompress(int codec, const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
+int codec_decompress(int codec, const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
   switch (codec) {
-  case PQ_CODEC_UNCOMPRESSED:
+  case CODEC_UNCOMPRESSED:
     if (n != want) return size_mismatch("UNCOMPRESSED", n, want);
     memcpy(dst, src, n);
     return 0;
-  case PQ_CODEC_SNAPPY: return snappy(src, n, dst, want);
-  case PQ_CODEC_GZIP: return gzip(src, n, dst, want);
-  case PQ_CODEC_ZSTD: return zstd(src, n, dst, want);
-  case PQ_CODEC_LZ4_RAW: return lz4_raw(src, n, dst, want);
-  case PQ_CODEC_LZ4: return lz4_hadoop(src, n, dst, want);
-  case PQ_CODEC_BROTLI: return brotli(src, n, dst, want);
-  case PQ_CODEC_LZO: return delta_error_set(DELTA_EUNSUPPORTED, "LZO compression is not supported");
+  case CODEC_SNAPPY: return snappy(src, n, dst, want);
+  case CODEC_GZIP: return gzip(src, n, dst, want);
+  case CODEC_ZSTD: return zstd(src, n, dst, want);
+  case CODEC_LZ4_RAW: return lz4_raw(src, n, dst, want);
+  case CODEC_LZ4: return lz4_hadoop(src, n, dst, want);
+  case CODEC_BROTLI: return brotli(src, n, dst, want);
+  case CODEC_LZO: return delta_error_set(DELTA_EUNSUPPORTED, "LZO compression is not supported");
   default: return delta_error_set(DELTA_EUNSUPPORTED, "unknown compression codec %d", codec);
   }
 }

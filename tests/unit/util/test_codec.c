@@ -10,20 +10,19 @@
 #include <zstd.h>
 
 #include "deltac/error.h"
-#include "parquet/codec.h"
-#include "parquet/metadata.h"
 #include "test.h"
 #include "util/bytes.h"
+#include "util/codec.h"
 
 static uint8_t src[100000], comp[200000], out[100008];
 
 static size_t compress_with(int codec, const uint8_t *in, size_t n) {
   switch (codec) {
-  case PQ_CODEC_SNAPPY: {
+  case CODEC_SNAPPY: {
     size_t len = sizeof comp;
     return snappy_compress((const char *)in, n, (char *)comp, &len) == SNAPPY_OK ? len : 0;
   }
-  case PQ_CODEC_GZIP: {
+  case CODEC_GZIP: {
     z_stream zs;
     memset(&zs, 0, sizeof zs);
     deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
@@ -36,9 +35,9 @@ static size_t compress_with(int codec, const uint8_t *in, size_t n) {
     deflateEnd(&zs);
     return len;
   }
-  case PQ_CODEC_ZSTD: return ZSTD_compress(comp, sizeof comp, in, n, 3);
-  case PQ_CODEC_LZ4_RAW: return (size_t)LZ4_compress_default((const char *)in, (char *)comp, (int)n, sizeof comp);
-  case PQ_CODEC_LZ4: {
+  case CODEC_ZSTD: return ZSTD_compress(comp, sizeof comp, in, n, 3);
+  case CODEC_LZ4_RAW: return (size_t)LZ4_compress_default((const char *)in, (char *)comp, (int)n, sizeof comp);
+  case CODEC_LZ4: {
     /* Hadoop framing: blocks of [BE32 raw size][BE32 compressed size][lz4 block]. */
     size_t pos = 0, off = 0;
     while (off < n) {
@@ -52,7 +51,7 @@ static size_t compress_with(int codec, const uint8_t *in, size_t n) {
     }
     return pos;
   }
-  case PQ_CODEC_BROTLI: {
+  case CODEC_BROTLI: {
     size_t len = sizeof comp;
     return BrotliEncoderCompress(5, 22, BROTLI_MODE_GENERIC, n, in, &len, comp) ? len : 0;
   }
@@ -62,23 +61,23 @@ static size_t compress_with(int codec, const uint8_t *in, size_t n) {
 
 int main(void) {
   for (size_t i = 0; i < sizeof src; i++) src[i] = (uint8_t)((i * 7) % 251 ^ (i >> 9));
-  static const int codecs[] = {PQ_CODEC_SNAPPY, PQ_CODEC_GZIP, PQ_CODEC_ZSTD, PQ_CODEC_LZ4_RAW, PQ_CODEC_LZ4,
-                               PQ_CODEC_BROTLI};
+  static const int codecs[] = {CODEC_SNAPPY, CODEC_GZIP, CODEC_ZSTD, CODEC_LZ4_RAW, CODEC_LZ4,
+                               CODEC_BROTLI};
   for (size_t k = 0; k < sizeof codecs / sizeof codecs[0]; k++) {
     int c = codecs[k];
     size_t len = compress_with(c, src, sizeof src);
     CHECK(len > 0);
     memset(out, 0, sizeof out);
-    CHECK_EQ_INT(pq_decompress(c, comp, len, out, sizeof src), 0);
+    CHECK_EQ_INT(codec_decompress(c, comp, len, out, sizeof src), 0);
     CHECK(memcmp(out, src, sizeof src) == 0);
     /* The header's size is wrong: too small and too large both fail cleanly. */
-    CHECK(pq_decompress(c, comp, len, out, sizeof src - 1) != 0);
-    CHECK(pq_decompress(c, comp, len, out, sizeof src + 8) != 0);
+    CHECK(codec_decompress(c, comp, len, out, sizeof src - 1) != 0);
+    CHECK(codec_decompress(c, comp, len, out, sizeof src + 8) != 0);
     /* Truncated input fails cleanly. */
-    CHECK(pq_decompress(c, comp, len / 2, out, sizeof src) != 0);
+    CHECK(codec_decompress(c, comp, len / 2, out, sizeof src) != 0);
   }
-  CHECK_EQ_INT(pq_decompress(PQ_CODEC_UNCOMPRESSED, src, 10, out, 10), 0);
-  CHECK_EQ_INT(pq_decompress(PQ_CODEC_LZO, src, 10, out, 10), DELTA_EUNSUPPORTED);
-  CHECK_EQ_INT(pq_decompress(99, src, 10, out, 10), DELTA_EUNSUPPORTED);
+  CHECK_EQ_INT(codec_decompress(CODEC_UNCOMPRESSED, src, 10, out, 10), 0);
+  CHECK_EQ_INT(codec_decompress(CODEC_LZO, src, 10, out, 10), DELTA_EUNSUPPORTED);
+  CHECK_EQ_INT(codec_decompress(99, src, 10, out, 10), DELTA_EUNSUPPORTED);
   TEST_MAIN_END();
 }
