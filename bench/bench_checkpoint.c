@@ -1,6 +1,6 @@
 /*
  * Checkpoint read throughput: reads one Parquet checkpoint N times with
- * delta_checkpoint_read_parquet (a fresh arena each time, freed after) and
+ * log_checkpoint_read_parquet (a fresh arena each time, freed after) and
  * prints actions/s, with and without add.stats. Not a test.
  *
  *   bench_checkpoint FILE [N]         (N: runs per mode, default 5)
@@ -56,10 +56,10 @@ int main(int argc, char **argv) {
       delta_arena arena = DELTA_ARENA_INIT;
       tally one = {0};
       double t0 = now();
-      int rc = delta_checkpoint_read_parquet(argv[1], &arena, want_stats, count_cb, &one);
+      int rc = log_checkpoint_read_parquet(argv[1], &arena, want_stats, count_cb, &one);
       double dt = now() - t0;
       arena_bytes = arena.total;
-      delta_arena_dispose(&arena);
+      log_arena_dispose(&arena);
       if (rc) {
         fprintf(stderr, "bench_checkpoint: %s\n", delta_error_last());
         return 1;

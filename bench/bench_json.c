@@ -51,14 +51,14 @@ static void gen_line(delta_buf *b, int i) {
   unsigned day = (unsigned)(rnd() % 28) + 1, region = (unsigned)(rnd() % 5);
   static const char *regions[] = {"us east", "eu-west", "ap south", "sa-east", "af"};
   long long rows = (long long)(rnd() % 1000000) + 1;
-  delta_buf_printf(b,
+  buf_printf(b,
                    "{\"add\":{\"path\":\"date=2024-01-%02u/region=%s/part-%05d-%08llx-%04x-c000.snappy.parquet\","
                    "\"partitionValues\":{\"date\":\"2024-01-%02u\",\"region\":\"%s\"},\"size\":%llu,"
                    "\"modificationTime\":%lld,\"dataChange\":true,",
                    day, region == 0 ? "us%20east" : region == 2 ? "ap%20south" : regions[region], i,
                    (unsigned long long)(rnd() & 0xffffffffu), (unsigned)(rnd() & 0xffff), day, regions[region],
                    (unsigned long long)(rnd() % 200000000), 1700000000000LL + (long long)(rnd() % 100000000));
-  delta_buf_printf(b,
+  buf_printf(b,
                    "\"stats\":\"{\\\"numRecords\\\":%lld,\\\"minValues\\\":{\\\"id\\\":%lld,\\\"name\\\":\\\"a%05u\\\","
                    "\\\"price\\\":%.3f,\\\"ts\\\":\\\"2024-01-%02uT00:00:00.000Z\\\"},\\\"maxValues\\\":{\\\"id\\\":%lld,"
                    "\\\"name\\\":\\\"z%05u\\\",\\\"price\\\":%.3f,\\\"ts\\\":\\\"2024-01-%02uT23:59:59.999Z\\\"},"
@@ -67,11 +67,11 @@ static void gen_line(delta_buf *b, int i) {
                    day, (long long)(rnd() % 1000000) + 1000000, (unsigned)(rnd() % 100000),
                    (double)(rnd() % 100000) / 3.0, day, (unsigned)(rnd() % 100), (unsigned)(rnd() % 100));
   if (i % 4 == 0)
-    delta_buf_printf(b,
+    buf_printf(b,
                      "\"deletionVector\":{\"storageType\":\"u\",\"pathOrInlineDv\":\"ab^-aqEH.-t@S}K{vb[*k^\","
                      "\"offset\":%u,\"sizeInBytes\":40,\"cardinality\":%u},",
                      (unsigned)(rnd() % 1000), (unsigned)(rnd() % 100) + 1);
-  delta_buf_printf(b, "\"tags\":{\"INSERTION_TIME\":\"%lld\",\"OPTIMIZE_TARGET_SIZE\":\"268435456\"}}}\n",
+  buf_printf(b, "\"tags\":{\"INSERTION_TIME\":\"%lld\",\"OPTIMIZE_TARGET_SIZE\":\"268435456\"}}}\n",
                    1700000000000000LL + (long long)(rnd() % 1000000000));
 }
 
@@ -87,25 +87,25 @@ static int replay(const char *text, size_t len, delta_json_doc *d, delta_buf *s,
   while (pos < len) {
     const char *nl = memchr(text + pos, '\n', len - pos);
     size_t end = nl ? (size_t)(nl - text) : len;
-    if (delta_json_parse(d, text + pos, end - pos) != 0) return -1;
+    if (json_parse(d, text + pos, end - pos) != 0) return -1;
     r->lines++;
     if (extract) {
-      delta_json_val add = delta_json_get(delta_json_root(d), "add");
+      delta_json_val add = json_get(json_root(d), "add");
       int64_t size = 0, mt = 0;
-      if (delta_json_string(delta_json_get(add, "path"), s) || delta_json_int64(delta_json_get(add, "size"), &size) ||
-          delta_json_int64(delta_json_get(add, "modificationTime"), &mt))
+      if (json_string(json_get(add, "path"), s) || json_int64(json_get(add, "size"), &size) ||
+          json_int64(json_get(add, "modificationTime"), &mt))
         return -1;
       r->checksum += s->len + (uint64_t)size + (uint64_t)mt;
-      delta_json_val pv = delta_json_get(add, "partitionValues");
-      for (delta_json_val v = delta_json_first(pv); delta_json_present(v); v = delta_json_next(v)) {
-        if (delta_json_key(v, s)) return -1;
+      delta_json_val pv = json_get(add, "partitionValues");
+      for (delta_json_val v = json_first(pv); json_present(v); v = json_next(v)) {
+        if (json_key(v, s)) return -1;
         r->checksum += s->len;
-        if (delta_json_typeof(v) == DELTA_JSON_STRING) {
-          if (delta_json_string(v, s)) return -1;
+        if (json_typeof(v) == DELTA_JSON_STRING) {
+          if (json_string(v, s)) return -1;
           r->checksum += s->len;
         }
       }
-      if (delta_json_string(delta_json_get(add, "stats"), s)) return -1;
+      if (json_string(json_get(add, "stats"), s)) return -1;
       r->checksum += s->len;
     }
     pos = end + 1;
@@ -144,7 +144,7 @@ int main(void) {
   for (int i = 0; text.len < TARGET_BYTES; i++) gen_line(&text, i);
   double mb = (double)text.len / 1e6;
   delta_json_doc *d = NULL;
-  if (delta_json_doc_new(&d)) return 1;
+  if (json_doc_new(&d)) return 1;
   result r = {0, 0};
   double best_full = 1e9, best_parse = 1e9;
   for (int rep = 0; rep < 3; rep++) {
@@ -179,8 +179,8 @@ int main(void) {
   printf("jsmn 1.1.0 tokenize only (lenient, same lines):                              %.0f MB/s (deltac parse/jsmn = %.2f)\n",
          mb / best_jsmn, best_jsmn / best_parse);
 #endif
-  delta_json_doc_free(d);
-  delta_buf_dispose(&text);
-  delta_buf_dispose(&s);
+  json_doc_free(d);
+  buf_dispose(&text);
+  buf_dispose(&s);
   return 0;
 }

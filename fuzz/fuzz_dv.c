@@ -24,7 +24,7 @@ typedef struct {
 
 static int walk_cb(uint64_t row, void *payload) {
   walk *w = payload;
-  if ((w->count && row <= w->prev) || !delta_bitmap64_contains(w->b, row)) abort();
+  if ((w->count && row <= w->prev) || !dv_bitmap64_contains(w->b, row)) abort();
   w->prev = row;
   w->count++;
   return 0;
@@ -33,48 +33,48 @@ static int walk_cb(uint64_t row, void *payload) {
 static void fuzz_bitmap(const uint8_t *data, size_t size) {
   delta_bitmap64 *b = NULL, *c = NULL;
   delta_buf ser = DELTA_BUF_INIT;
-  int rc = delta_bitmap64_deserialize(&b, data, size, "fuzz");
+  int rc = dv_bitmap64_deserialize(&b, data, size, "fuzz");
   if (rc) {
     if (rc != DELTA_ECORRUPT) abort(); /* ENOMEM here would mean CRoaring disagreed */
     return;
   }
   walk w = {b, 0, 0};
-  delta_bitmap64_iterate(b, walk_cb, &w);
-  if (w.count != delta_bitmap64_cardinality(b)) abort();
+  dv_bitmap64_iterate(b, walk_cb, &w);
+  if (w.count != dv_bitmap64_cardinality(b)) abort();
   /* A mask around the first member (or row 0). */
   uint64_t start = w.count ? (w.prev > 100 ? w.prev - 100 : 0) : 0;
   uint8_t m[300];
-  if (delta_bitmap64_mask(b, start, sizeof m, m)) abort();
+  if (dv_bitmap64_mask(b, start, sizeof m, m)) abort();
   uint64_t n = 0;
   for (size_t i = 0; i < sizeof m; i++) {
-    if (m[i] != delta_bitmap64_contains(b, start + i)) abort();
+    if (m[i] != dv_bitmap64_contains(b, start + i)) abort();
     n += m[i];
   }
-  if (n != delta_bitmap64_count_range(b, start, sizeof m)) abort();
-  if (delta_bitmap64_serialize(b, &ser)) abort();
-  if (delta_bitmap64_deserialize(&c, ser.data, ser.len, "fuzz round trip")) abort();
-  if (!delta_bitmap64_equals(b, c)) abort();
-  delta_bitmap64_free(b);
-  delta_bitmap64_free(c);
-  delta_buf_dispose(&ser);
+  if (n != dv_bitmap64_count_range(b, start, sizeof m)) abort();
+  if (dv_bitmap64_serialize(b, &ser)) abort();
+  if (dv_bitmap64_deserialize(&c, ser.data, ser.len, "fuzz round trip")) abort();
+  if (!dv_bitmap64_equals(b, c)) abort();
+  dv_bitmap64_free(b);
+  dv_bitmap64_free(c);
+  buf_dispose(&ser);
 }
 
 static void fuzz_z85(const uint8_t *data, size_t size) {
   delta_buf dec = DELTA_BUF_INIT, enc = DELTA_BUF_INIT, back = DELTA_BUF_INIT;
-  int rc = delta_z85_decode(&dec, (const char *)data, size);
+  int rc = dv_z85_decode(&dec, (const char *)data, size);
   if (rc && rc != DELTA_ECORRUPT) abort();
   if (rc == 0) {
-    if (delta_z85_encode(&enc, dec.data, dec.len)) abort();
+    if (dv_z85_encode(&enc, dec.data, dec.len)) abort();
     bool padded_tail = size >= 5 && data[size - 5] == '#';
     if (!padded_tail && (enc.len != size || (size && memcmp(enc.data, data, size) != 0))) abort();
   }
-  delta_buf_reset(&enc);
-  if (delta_z85_encode(&enc, data, size)) abort();
-  if (delta_z85_decode(&back, (const char *)enc.data, enc.len)) abort();
+  buf_reset(&enc);
+  if (dv_z85_encode(&enc, data, size)) abort();
+  if (dv_z85_decode(&back, (const char *)enc.data, enc.len)) abort();
   if (back.len < size || (size && memcmp(back.data, data, size) != 0)) abort();
-  delta_buf_dispose(&dec);
-  delta_buf_dispose(&enc);
-  delta_buf_dispose(&back);
+  buf_dispose(&dec);
+  buf_dispose(&enc);
+  buf_dispose(&back);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -57,7 +57,7 @@ static void run(int which, int param, size_t n, const uint8_t *data, size_t len)
       b.data.limit = (size_t)1 << 24; /* the decoders amplify (prefixes); keep RSS small */
       b.offsets.limit = (size_t)1 << 20;
       int32_t zero = 0;
-      if (delta_buf_append(&b.offsets, &zero, sizeof zero)) return;
+      if (buf_append(&b.offsets, &zero, sizeof zero)) return;
       if (which == 8) {
         pq_dlba_decoder d;
         if (!pq_dlba_init(&d, data, len))
@@ -75,8 +75,8 @@ static void run(int which, int param, size_t n, const uint8_t *data, size_t len)
         }
         pq_dba_free(&d);
       }
-      delta_buf_dispose(&b.offsets);
-      delta_buf_dispose(&b.data);
+      buf_dispose(&b.offsets);
+      buf_dispose(&b.data);
       return;
     }
     case 11: {

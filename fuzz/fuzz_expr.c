@@ -105,7 +105,7 @@ static void exercise_value(vexpr *e) {
   struct ArrowArrayStream st;
   struct ArrowSchema sch;
   struct ArrowArray batch;
-  char *json = delta_malloc(sizeof rows);
+  char *json = mem_malloc(sizeof rows);
   if (json && schema_parse_text("i int, l long, a decimal(10,2), big decimal(38,12), d date, ts timestamp, "
                                 "tn timestamp_ntz, s string, f double, b boolean", &schema) == 0) {
     memcpy(json, rows, sizeof rows);
@@ -123,22 +123,22 @@ static void exercise_value(vexpr *e) {
       st.release(&st);
     }
   } else {
-    delta_free(json);
+    mem_free(json);
   }
-  delta_type_free(schema);
+  log_type_free(schema);
 }
 
 /* Printing is canonical: print(parse(print(e))) == print(e). */
 static void check_reprint(expr_node *e, int (*parse)(const char *, expr_node **)) {
   delta_buf a = DELTA_BUF_INIT, b = DELTA_BUF_INIT;
   expr_node *again;
-  if (expr_to_text(e, &a) || delta_buf_putc(&a, '\0')) abort();
+  if (expr_to_text(e, &a) || buf_putc(&a, '\0')) abort();
   if (parse((const char *)a.data, &again)) abort();
-  if (expr_to_text(again, &b) || delta_buf_putc(&b, '\0')) abort();
+  if (expr_to_text(again, &b) || buf_putc(&b, '\0')) abort();
   if (strcmp((const char *)a.data, (const char *)b.data) != 0) abort();
   expr_free(again);
-  delta_buf_dispose(&a);
-  delta_buf_dispose(&b);
+  buf_dispose(&a);
+  buf_dispose(&b);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

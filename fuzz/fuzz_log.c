@@ -28,21 +28,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     delta_arena arena = DELTA_ARENA_INIT;
     delta_json_doc *doc = NULL;
     int actions = 0;
-    if (delta_json_doc_new(&doc) == 0) delta_actions_parse_json("fuzz.json", text, n, &arena, doc, count, &actions);
-    delta_json_doc_free(doc);
-    delta_arena_dispose(&arena);
+    if (json_doc_new(&doc) == 0) log_actions_parse_json("fuzz.json", text, n, &arena, doc, count, &actions);
+    json_doc_free(doc);
+    log_arena_dispose(&arena);
     break;
   }
   case 1: {
     delta_type *t = NULL;
-    if (delta_schema_parse(text, n, &t) == 0) {
+    if (log_schema_parse(text, n, &t) == 0) {
       delta_buf b = DELTA_BUF_INIT;
-      delta_schema_tree(t, &b);
-      delta_type_name(t, &b);
+      log_schema_tree(t, &b);
+      log_type_name(t, &b);
       struct ArrowSchema s;
-      if (delta_schema_to_arrow(t, &s) == 0) s.release(&s);
-      delta_buf_dispose(&b);
-      delta_type_free(t);
+      if (log_schema_to_arrow(t, &s) == 0) s.release(&s);
+      buf_dispose(&b);
+      log_type_free(t);
     }
     break;
   }
@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     delta_arena arena = DELTA_ARENA_INIT;
     log_crc crc;
     log_crc_parse("fuzz.crc", text, n, &arena, &crc);
-    delta_arena_dispose(&arena);
+    log_arena_dispose(&arena);
     break;
   }
   default: {
@@ -62,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (size_t i = 0; i < k; i++) buf[i] = text[i] ? text[i] : ' ';
     buf[k] = '\0';
     int64_t ms;
-    delta_time_parse_ms(buf, &ms);
+    time_parse_ms(buf, &ms);
     break;
   }
   }

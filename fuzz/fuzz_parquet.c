@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
       a.release(&a);
     }
-    delta_buf_dispose(&out);
+    buf_dispose(&out);
     arrow_type_free(t);
     s.release(&s);
   }

@@ -12,15 +12,15 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   delta_json_doc *doc = NULL;
-  if (delta_json_doc_new(&doc)) return 0;
+  if (json_doc_new(&doc)) return 0;
   delta_buf text = DELTA_BUF_INIT;
-  if (delta_json_parse(doc, (const char *)data, size) == 0 &&
-      sharing_json_predicate_text(delta_json_root(doc), &text) == 0) {
+  if (json_parse(doc, (const char *)data, size) == 0 &&
+      sharing_json_predicate_text(json_root(doc), &text) == 0) {
     expr_node *e = NULL;
     if (expr_parse((const char *)text.data, &e)) abort();
     expr_free(e);
   }
-  delta_buf_dispose(&text);
-  delta_json_doc_free(doc);
+  buf_dispose(&text);
+  json_doc_free(doc);
   return 0;
 }

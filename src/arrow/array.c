@@ -23,17 +23,17 @@ static void array_release(struct ArrowArray *a) {
     if (c->release) c->release(c);
   }
   if (a->dictionary && a->dictionary->release) a->dictionary->release(a->dictionary);
-  for (int i = 0; i < p->n_buffers; i++) delta_free(p->owned[i]);
-  delta_free(p);
+  for (int i = 0; i < p->n_buffers; i++) mem_free(p->owned[i]);
+  mem_free(p);
   a->release = NULL;
 }
 
 int arrow_array_new(struct ArrowArray *out, int n_buffers, int n_children) {
   memset(out, 0, sizeof *out);
-  if (n_buffers > 4) return delta_error_set(DELTA_EINVAL, "an Arrow array has at most 4 buffers");
+  if (n_buffers > 4) return err_set(DELTA_EINVAL, "an Arrow array has at most 4 buffers");
   size_t sz = sizeof(array_private) + (size_t)n_children * (sizeof(struct ArrowArray *) +
                                                          sizeof(struct ArrowArray));
-  array_private *p = delta_calloc(1, sz);
+  array_private *p = mem_calloc(1, sz);
   if (!p) return DELTA_NOMEM();
   p->n_buffers = n_buffers;
   p->n_children = n_children;
@@ -50,7 +50,7 @@ int arrow_array_new(struct ArrowArray *out, int n_buffers, int n_children) {
 
 void arrow_array_set_buffer(struct ArrowArray *a, int i, void *mem) {
   array_private *p = a->private_data;
-  delta_free(p->owned[i]);
+  mem_free(p->owned[i]);
   p->owned[i] = mem;
   p->buffer_ptrs[i] = mem;
 }
@@ -76,12 +76,12 @@ static void schema_release(struct ArrowSchema *s) {
   }
   if (s->dictionary) {
     if (s->dictionary->release) s->dictionary->release(s->dictionary);
-    delta_free(s->dictionary);
+    mem_free(s->dictionary);
   }
-  delta_free(p->format);
-  delta_free(p->name);
-  delta_free(p->metadata);
-  delta_free(p);
+  mem_free(p->format);
+  mem_free(p->name);
+  mem_free(p->metadata);
+  mem_free(p);
   s->release = NULL;
 }
 
@@ -90,14 +90,14 @@ int arrow_schema_new(struct ArrowSchema *out, const char *format, const char *na
   memset(out, 0, sizeof *out);
   size_t sz = sizeof(schema_private) +
               (size_t)n_children * (sizeof(struct ArrowSchema *) + sizeof(struct ArrowSchema));
-  schema_private *p = delta_calloc(1, sz);
+  schema_private *p = mem_calloc(1, sz);
   if (!p) return DELTA_NOMEM();
-  p->format = delta_strdup(format);
-  p->name = delta_strdup(name ? name : "");
+  p->format = mem_strdup(format);
+  p->name = mem_strdup(name ? name : "");
   if (!p->format || !p->name) {
-    delta_free(p->format);
-    delta_free(p->name);
-    delta_free(p);
+    mem_free(p->format);
+    mem_free(p->name);
+    mem_free(p);
     return DELTA_NOMEM();
   }
   p->n_children = n_children;
@@ -120,7 +120,7 @@ int arrow_schema_set_metadata(struct ArrowSchema *s, const char *const *keys,
   schema_private *p = s->private_data;
   size_t sz = 4;
   for (int i = 0; i < n; i++) sz += 8 + strlen(keys[i]) + strlen(values[i]);
-  char *m = delta_malloc(sz);
+  char *m = mem_malloc(sz);
   if (!m) return DELTA_NOMEM();
   char *w = m;
   put_i32(w, n);
@@ -130,7 +130,7 @@ int arrow_schema_set_metadata(struct ArrowSchema *s, const char *const *keys,
     put_i32(w, kl); memcpy(w + 4, keys[i], (size_t)kl); w += 4 + kl;
     put_i32(w, vl); memcpy(w + 4, values[i], (size_t)vl); w += 4 + vl;
   }
-  delta_free(p->metadata);
+  mem_free(p->metadata);
   p->metadata = m;
   s->metadata = m;
   return 0;
@@ -180,7 +180,7 @@ int arrow_schema_copy(struct ArrowSchema *out, const struct ArrowSchema *src) {
   schema_private *p = out->private_data;
   if (src->metadata) {
     size_t sz = metadata_size(src->metadata);
-    p->metadata = delta_malloc(sz);
+    p->metadata = mem_malloc(sz);
     if (!p->metadata) { rc = DELTA_NOMEM(); goto fail; }
     memcpy(p->metadata, src->metadata, sz);
     out->metadata = p->metadata;
@@ -190,7 +190,7 @@ int arrow_schema_copy(struct ArrowSchema *out, const struct ArrowSchema *src) {
     if (rc) goto fail;
   }
   if (src->dictionary) {
-    out->dictionary = delta_calloc(1, sizeof *out->dictionary);
+    out->dictionary = mem_calloc(1, sizeof *out->dictionary);
     if (!out->dictionary) { rc = DELTA_NOMEM(); goto fail; }
     rc = arrow_schema_copy(out->dictionary, src->dictionary);
     if (rc) goto fail;

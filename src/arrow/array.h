@@ -15,7 +15,7 @@
 #include "deltac/arrow_abi.h"
 
 int arrow_array_new(struct ArrowArray *out, int n_buffers, int n_children);
-/* Take ownership of `mem` (allocated by delta_malloc) as buffer i. */
+/* Take ownership of `mem` (allocated by mem_malloc) as buffer i. */
 void arrow_array_set_buffer(struct ArrowArray *a, int i, void *mem);
 /* Release an array if it is live, leaving it marked released. */
 void arrow_array_release(struct ArrowArray *a);

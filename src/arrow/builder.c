@@ -24,19 +24,19 @@ struct arrow_batch_builder {
 
 int arrow_batch_builder_new(arrow_batch_builder **out, int n, const char *const *names,
                             const arrow_builder_type *types) {
-  arrow_batch_builder *b = delta_calloc(1, sizeof *b);
+  arrow_batch_builder *b = mem_calloc(1, sizeof *b);
   if (!b) return DELTA_NOMEM();
-  b->cols = delta_calloc((size_t)n, sizeof *b->cols);
+  b->cols = mem_calloc((size_t)n, sizeof *b->cols);
   if (!b->cols) {
-    delta_free(b);
+    mem_free(b);
     return DELTA_NOMEM();
   }
   b->n = n;
   for (int i = 0; i < n; i++) {
     b->cols[i].type = types[i];
-    b->cols[i].name = delta_strdup(names[i]);
+    b->cols[i].name = mem_strdup(names[i]);
     int32_t zero = 0;
-    if (!b->cols[i].name || delta_buf_append(&b->cols[i].offsets, &zero, 4)) {
+    if (!b->cols[i].name || buf_append(&b->cols[i].offsets, &zero, 4)) {
       arrow_batch_builder_free(b);
       return DELTA_NOMEM();
     }
@@ -48,18 +48,18 @@ int arrow_batch_builder_new(arrow_batch_builder **out, int n, const char *const 
 void arrow_batch_builder_free(arrow_batch_builder *b) {
   if (!b) return;
   for (int i = 0; i < b->n; i++) {
-    delta_free(b->cols[i].name);
-    delta_buf_dispose(&b->cols[i].valid);
-    delta_buf_dispose(&b->cols[i].data);
-    delta_buf_dispose(&b->cols[i].offsets);
+    mem_free(b->cols[i].name);
+    buf_dispose(&b->cols[i].valid);
+    buf_dispose(&b->cols[i].data);
+    buf_dispose(&b->cols[i].offsets);
   }
-  delta_free(b->cols);
-  delta_free(b);
+  mem_free(b->cols);
+  mem_free(b);
 }
 
 /* Record the row's validity; the caller appends the value itself. */
 static int push_valid(column *c, bool valid) {
-  int rc = delta_buf_putc(&c->valid, valid);
+  int rc = buf_putc(&c->valid, valid);
   if (rc) return rc;
   c->nulls += !valid;
   c->n++;
@@ -69,21 +69,21 @@ static int push_valid(column *c, bool valid) {
 static int push_text(column *c, const char *s, size_t n) {
   int rc;
   if ((rc = push_valid(c, s != NULL)) != 0) return rc;
-  if (s && (rc = delta_buf_append(&c->data, s, n)) != 0) return rc;
-  if (c->data.len > INT32_MAX) return delta_error_set(DELTA_ELIMIT, "more than 2 GiB of text in one listing");
+  if (s && (rc = buf_append(&c->data, s, n)) != 0) return rc;
+  if (c->data.len > INT32_MAX) return err_set(DELTA_ELIMIT, "more than 2 GiB of text in one listing");
   int32_t end = (int32_t)c->data.len;
-  return delta_buf_append(&c->offsets, &end, 4);
+  return buf_append(&c->offsets, &end, 4);
 }
 
 static int push_i64(column *c, bool valid, int64_t v) {
   int rc = push_valid(c, valid);
-  return rc ? rc : delta_buf_append(&c->data, &v, 8);
+  return rc ? rc : buf_append(&c->data, &v, 8);
 }
 
 static int push_bool(column *c, bool valid, bool v) {
   int rc = push_valid(c, valid);
   uint8_t b = valid && v;
-  return rc ? rc : delta_buf_append(&c->data, &b, 1);
+  return rc ? rc : buf_append(&c->data, &b, 1);
 }
 
 int arrow_builder_str(arrow_batch_builder *b, int c, const char *s) {
@@ -100,7 +100,7 @@ int arrow_builder_null(arrow_batch_builder *b, int c) {
 }
 
 static uint8_t *bits_from(const delta_buf *flags, int64_t n) {
-  uint8_t *bits = delta_calloc((size_t)(n + 7) / 8 + 1, 1);
+  uint8_t *bits = mem_calloc((size_t)(n + 7) / 8 + 1, 1);
   if (!bits) return NULL;
   for (int64_t i = 0; i < n; i++)
     if (flags->data[i]) arrow_bit_set(bits, i);
@@ -133,13 +133,13 @@ static void ob_release(struct ArrowArrayStream *s) {
   one_batch *o = s->private_data;
   arrow_schema_release(&o->schema);
   arrow_array_release(&o->batch);
-  delta_free(o);
+  mem_free(o);
   s->release = NULL;
 }
 
 int arrow_builder_finish(arrow_batch_builder *b, struct ArrowArrayStream *out) {
   memset(out, 0, sizeof *out);
-  one_batch *o = delta_calloc(1, sizeof *o);
+  one_batch *o = mem_calloc(1, sizeof *o);
   if (!o) return DELTA_NOMEM();
   int64_t rows = b->n ? b->cols[0].n : 0;
   int rc;
@@ -148,7 +148,7 @@ int arrow_builder_finish(arrow_batch_builder *b, struct ArrowArrayStream *out) {
   for (int i = 0; i < b->n; i++) {
     column *c = &b->cols[i];
     if (c->n != rows) {
-      rc = delta_error_set(DELTA_EINVAL, "builder column %s has %lld rows, expected %lld", c->name,
+      rc = err_set(DELTA_EINVAL, "builder column %s has %lld rows, expected %lld", c->name,
                            (long long)c->n, (long long)rows);
       goto fail;
     }
@@ -174,9 +174,9 @@ int arrow_builder_finish(arrow_batch_builder *b, struct ArrowArrayStream *out) {
       arrow_array_set_buffer(a, 0, v);
     }
     if (str) {
-      arrow_array_set_buffer(a, 1, delta_buf_detach(&c->offsets));
-      uint8_t *d = delta_buf_detach(&c->data);
-      if (!d && !(d = delta_malloc(1))) {
+      arrow_array_set_buffer(a, 1, buf_detach(&c->offsets));
+      uint8_t *d = buf_detach(&c->data);
+      if (!d && !(d = mem_malloc(1))) {
         rc = DELTA_NOMEM();
         goto fail;
       }
@@ -189,8 +189,8 @@ int arrow_builder_finish(arrow_batch_builder *b, struct ArrowArrayStream *out) {
       }
       arrow_array_set_buffer(a, 1, v);
     } else {
-      uint8_t *d = delta_buf_detach(&c->data);
-      if (!d && !(d = delta_malloc(8))) {
+      uint8_t *d = buf_detach(&c->data);
+      if (!d && !(d = mem_malloc(8))) {
         rc = DELTA_NOMEM();
         goto fail;
       }
@@ -207,6 +207,6 @@ int arrow_builder_finish(arrow_batch_builder *b, struct ArrowArrayStream *out) {
 fail:
   arrow_schema_release(&o->schema);
   arrow_array_release(&o->batch);
-  delta_free(o);
+  mem_free(o);
   return rc;
 }

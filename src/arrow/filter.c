@@ -50,23 +50,23 @@ int arrow_filter(const struct ArrowSchema *schema, const struct ArrowArray *in, 
                  struct ArrowArray *out) {
   int64_t m = 0;
   for (int64_t i = 0; i < in->length; i++) m += keep[i] != 0;
-  slot_ref *refs = delta_malloc((size_t)m * sizeof *refs + 1);
+  slot_ref *refs = mem_malloc((size_t)m * sizeof *refs + 1);
   if (!refs) return DELTA_NOMEM();
   for (int64_t i = 0, j = 0; i < in->length; i++)
     if (keep[i]) refs[j++] = (slot_ref){0, in->offset + i};
   int rc = take_slots(schema, &in, 1, refs, m, out);
-  delta_free(refs);
+  mem_free(refs);
   return rc;
 }
 
 int arrow_take(const struct ArrowSchema *schema, const struct ArrowArray *const *in, int n_in,
                const arrow_row_ref *rows, int64_t m, struct ArrowArray *out) {
-  slot_ref *refs = delta_malloc((size_t)m * sizeof *refs + 1);
+  slot_ref *refs = mem_malloc((size_t)m * sizeof *refs + 1);
   if (!refs) return DELTA_NOMEM();
   for (int64_t i = 0; i < m; i++)
     refs[i] = rows[i].chunk < 0 ? (slot_ref){-1, 0} : (slot_ref){rows[i].chunk, in[rows[i].chunk]->offset + rows[i].row};
   int rc = take_slots(schema, in, n_in, refs, m, out);
-  delta_free(refs);
+  mem_free(refs);
   return rc;
 }
 
@@ -87,7 +87,7 @@ static int take_slots(const struct ArrowSchema *schema, const struct ArrowArray 
   int w = fixed_width(f);
   int64_t fsl = is_fsl ? atoll(f + 3) : 0;
   if (!is_list && !is_fsl && !is_struct && !is_binary && w == 0 && strcmp(f, "n") != 0)
-    return delta_error_set(DELTA_EUNSUPPORTED, "filter: Arrow type %s", f);
+    return err_set(DELTA_EUNSUPPORTED, "filter: Arrow type %s", f);
   int n_buffers = is_struct || is_fsl ? 1 : is_binary ? 3 : strcmp(f, "n") == 0 ? 0 : 2;
   int n_children = is_struct ? (int)schema->n_children : is_list || is_fsl ? 1 : 0;
   int rc = arrow_array_new(out, n_buffers, n_children);
@@ -103,7 +103,7 @@ static int take_slots(const struct ArrowSchema *schema, const struct ArrowArray 
   for (int c = 0; c < n_in; c++) any_nulls = any_nulls || (in[c]->null_count != 0 && in[c]->buffers[0]);
   for (int64_t j = 0; j < m && !any_nulls; j++) any_nulls = refs[j].chunk < 0;
   if (any_nulls) {
-    uint8_t *bits = delta_calloc((size_t)(m + 7) / 8 + 1, 1);
+    uint8_t *bits = mem_calloc((size_t)(m + 7) / 8 + 1, 1);
     if (!bits) {
       rc = DELTA_NOMEM();
       goto done;
@@ -119,14 +119,14 @@ static int take_slots(const struct ArrowSchema *schema, const struct ArrowArray 
     out->null_count = nulls;
   }
   if (is_struct || is_list || is_fsl) {
-    kids = delta_malloc((size_t)n_in * sizeof *kids + 1);
+    kids = mem_malloc((size_t)n_in * sizeof *kids + 1);
     if (!kids) {
       rc = DELTA_NOMEM();
       goto done;
     }
   }
   if (is_struct) {
-    krefs = delta_malloc((size_t)m * sizeof *krefs + 1);
+    krefs = mem_malloc((size_t)m * sizeof *krefs + 1);
     if (!krefs) {
       rc = DELTA_NOMEM();
       goto done;
@@ -142,10 +142,10 @@ static int take_slots(const struct ArrowSchema *schema, const struct ArrowArray 
   }
   if (is_fsl) {
     if (fsl < 0 || (fsl && m > INT64_MAX / fsl / (int64_t)sizeof *krefs)) {
-      rc = delta_error_set(DELTA_ELIMIT, "filter: a fixed-size list column too large");
+      rc = err_set(DELTA_ELIMIT, "filter: a fixed-size list column too large");
       goto done;
     }
-    krefs = delta_malloc((size_t)(m * fsl) * sizeof *krefs + 1);
+    krefs = mem_malloc((size_t)(m * fsl) * sizeof *krefs + 1);
     if (!krefs) {
       rc = DELTA_NOMEM();
       goto done;
@@ -159,7 +159,7 @@ static int take_slots(const struct ArrowSchema *schema, const struct ArrowArray 
     goto done;
   }
   if (w == -1 || w > 0) {
-    uint8_t *dst = w == -1 ? delta_calloc((size_t)(m + 7) / 8 + 1, 1) : delta_calloc((size_t)m * (size_t)w + 1, 1);
+    uint8_t *dst = w == -1 ? mem_calloc((size_t)(m + 7) / 8 + 1, 1) : mem_calloc((size_t)m * (size_t)w + 1, 1);
     if (!dst) {
       rc = DELTA_NOMEM();
       goto done;
@@ -176,7 +176,7 @@ static int take_slots(const struct ArrowSchema *schema, const struct ArrowArray 
     arrow_array_set_buffer(out, 1, dst);
     return 0;
   }
-  void *noff = delta_malloc(((size_t)m + 1) * (large ? 8 : 4));
+  void *noff = mem_malloc(((size_t)m + 1) * (large ? 8 : 4));
   if (!noff) {
     rc = DELTA_NOMEM();
     goto done;
@@ -189,14 +189,14 @@ static int take_slots(const struct ArrowSchema *schema, const struct ArrowArray 
       if (off) total += offset_at(off, large, refs[j - 1].slot + 1) - offset_at(off, large, refs[j - 1].slot);
     }
     if (!large && total > INT32_MAX) {
-      rc = delta_error_set(DELTA_ELIMIT, "filter: a column over 2 GiB");
+      rc = err_set(DELTA_ELIMIT, "filter: a column over 2 GiB");
       goto done;
     }
     if (large) ((int64_t *)noff)[j] = total;
     else ((int32_t *)noff)[j] = (int32_t)total;
   }
   if (is_binary) {
-    uint8_t *nb = delta_malloc((size_t)total + 1);
+    uint8_t *nb = mem_malloc((size_t)total + 1);
     if (!nb) {
       rc = DELTA_NOMEM();
       goto done;
@@ -211,7 +211,7 @@ static int take_slots(const struct ArrowSchema *schema, const struct ArrowArray 
     return 0;
   }
   /* list / map: the elements of the taken rows */
-  krefs = delta_malloc((size_t)total * sizeof *krefs + 1);
+  krefs = mem_malloc((size_t)total * sizeof *krefs + 1);
   if (!krefs) {
     rc = DELTA_NOMEM();
     goto done;
@@ -225,8 +225,8 @@ static int take_slots(const struct ArrowSchema *schema, const struct ArrowArray 
   }
   if ((rc = take_slots(schema->children[0], kids, n_in, krefs, total, out->children[0])) != 0) goto done;
 done:
-  delta_free(kids);
-  delta_free(krefs);
+  mem_free(kids);
+  mem_free(krefs);
   if (rc) arrow_array_release(out);
   return rc;
 }

@@ -15,7 +15,7 @@ void fb_init(fb_builder *b) {
 }
 
 void fb_dispose(fb_builder *b) {
-  delta_free(b->buf);
+  mem_free(b->buf);
   fb_init(b);
 }
 
@@ -38,13 +38,13 @@ static int fb_room(fb_builder *b, size_t n) {
   if (b->err) return b->err;
   if (b->cap - b->len >= n) return 0;
   if (n > FB_MAX_SIZE || b->len > FB_MAX_SIZE - n)
-    return fb_fail(b, delta_error_set(DELTA_ELIMIT, "flatbuffer larger than 1 GiB"));
+    return fb_fail(b, err_set(DELTA_ELIMIT, "flatbuffer larger than 1 GiB"));
   size_t cap = b->cap ? b->cap : 256;
   while (cap - b->len < n) cap *= 2;
-  uint8_t *p = delta_malloc(cap);
+  uint8_t *p = mem_malloc(cap);
   if (!p) return fb_fail(b, DELTA_NOMEM());
   if (b->len) memcpy(p + cap - b->len, b->buf + b->cap - b->len, b->len);
-  delta_free(b->buf);
+  mem_free(b->buf);
   b->buf = p;
   b->cap = cap;
   return 0;
@@ -86,7 +86,7 @@ static void fb_push_uoffset(fb_builder *b, fb_ref ref) {
   fb_prep(b, 4, 0);
   if (b->err) return;
   if (ref == 0 || ref > b->len) {
-    fb_fail(b, delta_error_set(DELTA_EINVAL, "flatbuffer offset to an object not yet built"));
+    fb_fail(b, err_set(DELTA_EINVAL, "flatbuffer offset to an object not yet built"));
     return;
   }
   fb_push_le(b, (uint64_t)(b->len + 4 - ref), 4);
@@ -94,7 +94,7 @@ static void fb_push_uoffset(fb_builder *b, fb_ref ref) {
 
 fb_ref fb_string(fb_builder *b, const char *s, size_t n) {
   if (n > FB_MAX_SIZE) {
-    fb_fail(b, delta_error_set(DELTA_ELIMIT, "flatbuffer string too long"));
+    fb_fail(b, err_set(DELTA_ELIMIT, "flatbuffer string too long"));
     return 0;
   }
   fb_prep(b, 4, n + 1);
@@ -106,7 +106,7 @@ fb_ref fb_string(fb_builder *b, const char *s, size_t n) {
 
 fb_ref fb_offset_vector(fb_builder *b, const fb_ref *refs, size_t n) {
   if (n > FB_MAX_SIZE / 4) {
-    fb_fail(b, delta_error_set(DELTA_ELIMIT, "flatbuffer vector too long"));
+    fb_fail(b, err_set(DELTA_ELIMIT, "flatbuffer vector too long"));
     return 0;
   }
   fb_prep(b, 4, 4 * n);
@@ -118,7 +118,7 @@ fb_ref fb_offset_vector(fb_builder *b, const fb_ref *refs, size_t n) {
 fb_ref fb_struct_vector(fb_builder *b, const void *data, size_t elem_size, size_t n,
                         size_t align) {
   if (elem_size && n > FB_MAX_SIZE / elem_size) {
-    fb_fail(b, delta_error_set(DELTA_ELIMIT, "flatbuffer vector too long"));
+    fb_fail(b, err_set(DELTA_ELIMIT, "flatbuffer vector too long"));
     return 0;
   }
   /* The length prefix must be 4-aligned and the elements `align`-aligned;
@@ -132,7 +132,7 @@ fb_ref fb_struct_vector(fb_builder *b, const void *data, size_t elem_size, size_
 
 void fb_table_start(fb_builder *b) {
   if (b->in_table) {
-    fb_fail(b, delta_error_set(DELTA_EINVAL, "flatbuffer tables cannot nest while built"));
+    fb_fail(b, err_set(DELTA_EINVAL, "flatbuffer tables cannot nest while built"));
     return;
   }
   b->in_table = 1;
@@ -144,7 +144,7 @@ void fb_table_start(fb_builder *b) {
 static void fb_mark_field(fb_builder *b, int field) {
   if (b->err) return;
   if (!b->in_table || field < 0 || field >= FB_MAX_FIELDS) {
-    fb_fail(b, delta_error_set(DELTA_EINVAL, "flatbuffer field %d outside a table", field));
+    fb_fail(b, err_set(DELTA_EINVAL, "flatbuffer field %d outside a table", field));
     return;
   }
   b->field_pos[field] = (uint32_t)b->len;
@@ -180,7 +180,7 @@ void fb_add_offset(fb_builder *b, int field, fb_ref ref) {
  * the field's distance from the table start (0 = absent). */
 fb_ref fb_table_end(fb_builder *b) {
   if (!b->err && !b->in_table)
-    fb_fail(b, delta_error_set(DELTA_EINVAL, "flatbuffer table end without start"));
+    fb_fail(b, err_set(DELTA_EINVAL, "flatbuffer table end without start"));
   b->in_table = 0;
   fb_push_le(b, 0, 4); /* placeholder for the vtable offset */
   if (b->err) return 0;
@@ -188,7 +188,7 @@ fb_ref fb_table_end(fb_builder *b) {
   size_t nfields = (size_t)(b->max_field + 1);
   size_t table_size = table - b->table_start;
   if (table_size > 0xFFFF) {
-    fb_fail(b, delta_error_set(DELTA_ELIMIT, "flatbuffer table too large"));
+    fb_fail(b, err_set(DELTA_ELIMIT, "flatbuffer table too large"));
     return 0;
   }
   uint16_t vt[2 + FB_MAX_FIELDS];

@@ -19,7 +19,7 @@
  *   fb_finish(b, root, &data, &len);
  *
  * Errors are sticky: after the first failure every call is a no-op returning
- * 0, and fb_finish() returns the error code (set with delta_error_set).
+ * 0, and fb_finish() returns the error code (set with err_set).
  * Only one table can be open at a time; nested tables are built beforehand.
  * Scalars are written little-endian, as the FlatBuffers format requires.
  */

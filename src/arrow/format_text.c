@@ -24,24 +24,24 @@ struct arrow_text_writer {
 
 static int flush(arrow_text_writer *w) {
   if (w->out.len && fwrite(w->out.data, 1, w->out.len, w->fp) != w->out.len)
-    return delta_error_set(DELTA_EIO, "cannot write output");
+    return err_set(DELTA_EIO, "cannot write output");
   w->out.len = 0;
   return 0;
 }
 
 int arrow_text_writer_new(arrow_text_writer **out, arrow_text_format fmt, const struct ArrowSchema *schema,
                           FILE *fp) {
-  arrow_text_writer *w = delta_calloc(1, sizeof *w);
+  arrow_text_writer *w = mem_calloc(1, sizeof *w);
   if (!w) return DELTA_NOMEM();
   w->fmt = fmt;
   w->fp = fp;
   int rc;
   if ((rc = arrow_type_parse(schema, &w->type)) != 0) goto fail;
   if (w->type->kind != AT_STRUCT) {
-    rc = delta_error_set(DELTA_EINVAL, "batches must be struct arrays");
+    rc = err_set(DELTA_EINVAL, "batches must be struct arrays");
     goto fail;
   }
-  w->widths = delta_calloc((size_t)w->type->n_children + 1, sizeof(int));
+  w->widths = mem_calloc((size_t)w->type->n_children + 1, sizeof(int));
   if (!w->widths) {
     rc = DELTA_NOMEM();
     goto fail;
@@ -56,10 +56,10 @@ fail:
 void arrow_text_writer_free(arrow_text_writer *w) {
   if (!w) return;
   arrow_type_free(w->type);
-  delta_buf_dispose(&w->out);
-  delta_buf_dispose(&w->cell);
-  delta_free(w->widths);
-  delta_free(w);
+  buf_dispose(&w->out);
+  buf_dispose(&w->cell);
+  mem_free(w->widths);
+  mem_free(w);
 }
 
 /* Plain text of a cell for CSV and tables: strings as they are, scalars
@@ -73,7 +73,7 @@ static int cell_text(arrow_text_writer *w, const arrow_type *t, const struct Arr
     int64_t j = a->offset + i, s, e;
     if (t->large) { const int64_t *o = a->buffers[1]; s = o[j]; e = o[j + 1]; }
     else { const int32_t *o = a->buffers[1]; s = o[j]; e = o[j + 1]; }
-    return delta_buf_append(&w->cell, (const uint8_t *)a->buffers[2] + s, (size_t)(e - s));
+    return buf_append(&w->cell, (const uint8_t *)a->buffers[2] + s, (size_t)(e - s));
   }
   int rc = arrow_value_json(&w->cell, t, a, i);
   if (rc) return rc;
@@ -89,14 +89,14 @@ static int csv_field(delta_buf *out, const uint8_t *s, size_t n) {
   bool quote = false;
   for (size_t i = 0; i < n && !quote; i++)
     quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
-  if (!quote) return delta_buf_append(out, s, n);
+  if (!quote) return buf_append(out, s, n);
   int rc;
-  if ((rc = delta_buf_putc(out, '"')) != 0) return rc;
+  if ((rc = buf_putc(out, '"')) != 0) return rc;
   for (size_t i = 0; i < n; i++) {
-    if (s[i] == '"' && (rc = delta_buf_putc(out, '"')) != 0) return rc;
-    if ((rc = delta_buf_putc(out, (char)s[i])) != 0) return rc;
+    if (s[i] == '"' && (rc = buf_putc(out, '"')) != 0) return rc;
+    if ((rc = buf_putc(out, (char)s[i])) != 0) return rc;
   }
-  return delta_buf_putc(out, '"');
+  return buf_putc(out, '"');
 }
 
 /* Display width of UTF-8 text, counting code points. */
@@ -128,11 +128,11 @@ static int table_cell(delta_buf *out, const uint8_t *s, size_t n, int width, boo
   int rc;
   if (right)
     for (int i = 0; i < pad; i++)
-      if ((rc = delta_buf_putc(out, ' ')) != 0) return rc;
-  if ((rc = delta_buf_append(out, tmp, k)) != 0) return rc;
+      if ((rc = buf_putc(out, ' ')) != 0) return rc;
+  if ((rc = buf_append(out, tmp, k)) != 0) return rc;
   if (!right)
     for (int i = 0; i < pad; i++)
-      if ((rc = delta_buf_putc(out, ' ')) != 0) return rc;
+      if ((rc = buf_putc(out, ' ')) != 0) return rc;
   return 0;
 }
 
@@ -142,28 +142,28 @@ static bool right_aligned(const arrow_type *t) {
 
 static int table_rule(arrow_text_writer *w, const char *l, const char *m, const char *r) {
   int rc;
-  if ((rc = delta_buf_puts(&w->out, l)) != 0) return rc;
+  if ((rc = buf_puts(&w->out, l)) != 0) return rc;
   for (int c = 0; c < w->type->n_children; c++) {
     for (int k = 0; k < w->widths[c] + 2; k++)
-      if ((rc = delta_buf_puts(&w->out, "\xe2\x94\x80")) != 0) return rc;
-    if ((rc = delta_buf_puts(&w->out, c + 1 < w->type->n_children ? m : r)) != 0) return rc;
+      if ((rc = buf_puts(&w->out, "\xe2\x94\x80")) != 0) return rc;
+    if ((rc = buf_puts(&w->out, c + 1 < w->type->n_children ? m : r)) != 0) return rc;
   }
-  return delta_buf_putc(&w->out, '\n');
+  return buf_putc(&w->out, '\n');
 }
 
 static int table_head(arrow_text_writer *w) {
   const arrow_type *t = w->type;
   int rc;
   if ((rc = table_rule(w, "\xe2\x94\x8c", "\xe2\x94\xac", "\xe2\x94\x90")) != 0) return rc;
-  if ((rc = delta_buf_puts(&w->out, "\xe2\x94\x82")) != 0) return rc;
+  if ((rc = buf_puts(&w->out, "\xe2\x94\x82")) != 0) return rc;
   for (int c = 0; c < t->n_children; c++) {
-    if ((rc = delta_buf_putc(&w->out, ' ')) != 0) return rc;
+    if ((rc = buf_putc(&w->out, ' ')) != 0) return rc;
     if ((rc = table_cell(&w->out, (const uint8_t *)t->children[c]->name, strlen(t->children[c]->name),
                          w->widths[c], false)) != 0)
       return rc;
-    if ((rc = delta_buf_puts(&w->out, " \xe2\x94\x82")) != 0) return rc;
+    if ((rc = buf_puts(&w->out, " \xe2\x94\x82")) != 0) return rc;
   }
-  return delta_buf_putc(&w->out, '\n');
+  return buf_putc(&w->out, '\n');
 }
 
 /* Column widths come from the names and the first batch's first rows. */
@@ -188,12 +188,12 @@ static int table_header(arrow_text_writer *w, const struct ArrowArray *batch, in
 static int csv_header(arrow_text_writer *w) {
   int rc;
   for (int c = 0; c < w->type->n_children; c++) {
-    if (c && (rc = delta_buf_putc(&w->out, ',')) != 0) return rc;
+    if (c && (rc = buf_putc(&w->out, ',')) != 0) return rc;
     if ((rc = csv_field(&w->out, (const uint8_t *)w->type->children[c]->name,
                         strlen(w->type->children[c]->name))) != 0)
       return rc;
   }
-  return delta_buf_puts(&w->out, "\r\n");
+  return buf_puts(&w->out, "\r\n");
 }
 
 int arrow_text_writer_write(arrow_text_writer *w, const struct ArrowArray *batch, int64_t max_rows) {
@@ -201,7 +201,7 @@ int arrow_text_writer_write(arrow_text_writer *w, const struct ArrowArray *batch
   int64_t n = batch->length;
   if (max_rows >= 0 && max_rows < n) n = max_rows;
   if (batch->n_children != t->n_children)
-    return delta_error_set(DELTA_EINVAL, "batch has %lld columns, schema %d", (long long)batch->n_children,
+    return err_set(DELTA_EINVAL, "batch has %lld columns, schema %d", (long long)batch->n_children,
                            t->n_children);
   int rc = 0;
   if (!w->header_done) {
@@ -209,7 +209,7 @@ int arrow_text_writer_write(arrow_text_writer *w, const struct ArrowArray *batch
     if (w->fmt == ARROW_FMT_CSV) {
       rc = csv_header(w);
     } else if (w->fmt == ARROW_FMT_JSON) {
-      rc = delta_buf_putc(&w->out, '[');
+      rc = buf_putc(&w->out, '[');
     } else if (w->fmt == ARROW_FMT_TABLE) {
       rc = table_header(w, batch, n);
     }
@@ -220,38 +220,38 @@ int arrow_text_writer_write(arrow_text_writer *w, const struct ArrowArray *batch
     switch (w->fmt) {
     case ARROW_FMT_NDJSON:
     case ARROW_FMT_JSON:
-      if (w->fmt == ARROW_FMT_JSON && (rc = delta_buf_puts(&w->out, w->rows ? ",\n" : "\n")) != 0) return rc;
-      if ((rc = delta_buf_putc(&w->out, '{')) != 0) return rc;
+      if (w->fmt == ARROW_FMT_JSON && (rc = buf_puts(&w->out, w->rows ? ",\n" : "\n")) != 0) return rc;
+      if ((rc = buf_putc(&w->out, '{')) != 0) return rc;
       for (int c = 0; c < t->n_children; c++) {
         const arrow_type *ct = t->children[c];
-        if (c && (rc = delta_buf_putc(&w->out, ',')) != 0) return rc;
+        if (c && (rc = buf_putc(&w->out, ',')) != 0) return rc;
         if ((rc = fmt_json_string(&w->out, (const uint8_t *)ct->name, strlen(ct->name))) != 0) return rc;
-        if ((rc = delta_buf_putc(&w->out, ':')) != 0) return rc;
+        if ((rc = buf_putc(&w->out, ':')) != 0) return rc;
         if ((rc = arrow_value_json(&w->out, ct, batch->children[c], row)) != 0) return rc;
       }
-      if ((rc = delta_buf_putc(&w->out, '}')) != 0) return rc;
-      if (w->fmt == ARROW_FMT_NDJSON && (rc = delta_buf_putc(&w->out, '\n')) != 0) return rc;
+      if ((rc = buf_putc(&w->out, '}')) != 0) return rc;
+      if (w->fmt == ARROW_FMT_NDJSON && (rc = buf_putc(&w->out, '\n')) != 0) return rc;
       break;
     case ARROW_FMT_CSV:
       for (int c = 0; c < t->n_children; c++) {
         bool is_null;
-        if (c && (rc = delta_buf_putc(&w->out, ',')) != 0) return rc;
+        if (c && (rc = buf_putc(&w->out, ',')) != 0) return rc;
         if ((rc = cell_text(w, t->children[c], batch->children[c], row, &is_null)) != 0) return rc;
         if (!is_null && (rc = csv_field(&w->out, w->cell.data, w->cell.len)) != 0) return rc;
       }
-      if ((rc = delta_buf_puts(&w->out, "\r\n")) != 0) return rc;
+      if ((rc = buf_puts(&w->out, "\r\n")) != 0) return rc;
       break;
     case ARROW_FMT_TABLE:
-      if ((rc = delta_buf_puts(&w->out, "\xe2\x94\x82")) != 0) return rc;
+      if ((rc = buf_puts(&w->out, "\xe2\x94\x82")) != 0) return rc;
       for (int c = 0; c < t->n_children; c++) {
         bool is_null;
         if ((rc = cell_text(w, t->children[c], batch->children[c], row, &is_null)) != 0) return rc;
-        if ((rc = delta_buf_putc(&w->out, ' ')) != 0) return rc;
+        if ((rc = buf_putc(&w->out, ' ')) != 0) return rc;
         rc = is_null ? table_cell(&w->out, (const uint8_t *)"NULL", 4, w->widths[c], right_aligned(t->children[c]))
                      : table_cell(&w->out, w->cell.data, w->cell.len, w->widths[c], right_aligned(t->children[c]));
-        if (rc || (rc = delta_buf_puts(&w->out, " \xe2\x94\x82")) != 0) return rc;
+        if (rc || (rc = buf_puts(&w->out, " \xe2\x94\x82")) != 0) return rc;
       }
-      if ((rc = delta_buf_putc(&w->out, '\n')) != 0) return rc;
+      if ((rc = buf_putc(&w->out, '\n')) != 0) return rc;
       break;
     }
     w->rows++;
@@ -263,19 +263,19 @@ int arrow_text_writer_write(arrow_text_writer *w, const struct ArrowArray *batch
 int arrow_text_writer_finish(arrow_text_writer *w) {
   int rc;
   if (w->fmt == ARROW_FMT_JSON) {
-    if ((rc = delta_buf_puts(&w->out, w->header_done ? (w->rows ? "\n]\n" : "]\n") : "[]\n")) != 0) return rc;
+    if ((rc = buf_puts(&w->out, w->header_done ? (w->rows ? "\n]\n" : "]\n") : "[]\n")) != 0) return rc;
   } else if (w->fmt == ARROW_FMT_TABLE) {
     if (!w->header_done) {
       w->header_done = true;
       if ((rc = table_header(w, NULL, 0)) != 0) return rc;
     }
     if ((rc = table_rule(w, "\xe2\x94\x94", "\xe2\x94\xb4", "\xe2\x94\x98")) != 0) return rc;
-    if ((rc = delta_buf_printf(&w->out, "%lld row%s\n", (long long)w->rows, w->rows == 1 ? "" : "s")) != 0)
+    if ((rc = buf_printf(&w->out, "%lld row%s\n", (long long)w->rows, w->rows == 1 ? "" : "s")) != 0)
       return rc;
   } else if (w->fmt == ARROW_FMT_CSV && !w->header_done) {
     if ((rc = csv_header(w)) != 0) return rc;
   }
   if ((rc = flush(w)) != 0) return rc;
-  if (fflush(w->fp) != 0) return delta_error_set(DELTA_EIO, "cannot write output");
+  if (fflush(w->fp) != 0) return err_set(DELTA_EIO, "cannot write output");
   return 0;
 }

@@ -12,11 +12,11 @@
 #include "util/time_parse.h"
 
 static int parse(const struct ArrowSchema *s, arrow_type **out, int depth) {
-  if (depth > 64) return delta_error_set(DELTA_EUNSUPPORTED, "Arrow type nested too deeply");
-  arrow_type *t = delta_calloc(1, sizeof *t);
+  if (depth > 64) return err_set(DELTA_EUNSUPPORTED, "Arrow type nested too deeply");
+  arrow_type *t = mem_calloc(1, sizeof *t);
   if (!t) return DELTA_NOMEM();
   const char *f = s->format;
-  t->name = delta_strdup(s->name ? s->name : "");
+  t->name = mem_strdup(s->name ? s->name : "");
   int rc = t->name ? 0 : DELTA_NOMEM();
   int32_t elen = 0;
   const char *ext = arrow_schema_metadata_get(s, "ARROW:extension:name", &elen);
@@ -43,12 +43,12 @@ static int parse(const struct ArrowSchema *s, arrow_type **out, int depth) {
   case 'w':
     t->kind = AT_FIXED;
     t->width = atoi(f + 2);
-    if (t->width <= 0) rc = delta_error_set(DELTA_EINVAL, "bad Arrow format %s", f);
+    if (t->width <= 0) rc = err_set(DELTA_EINVAL, "bad Arrow format %s", f);
     break;
   case 'd': {
     int p = 0, sc = 0, bits = 128;
     if (sscanf(f, "d:%d,%d,%d", &p, &sc, &bits) < 2 || (bits != 128 && bits != 256 && bits != 64 && bits != 32))
-      rc = delta_error_set(DELTA_EINVAL, "bad Arrow format %s", f);
+      rc = err_set(DELTA_EINVAL, "bad Arrow format %s", f);
     t->kind = AT_DECIMAL;
     t->precision = p;
     t->scale = sc;
@@ -70,7 +70,7 @@ static int parse(const struct ArrowSchema *s, arrow_type **out, int depth) {
       t->utc = f[3] == ':' && f[4] != '\0';
       break;
     case 'D': t->kind = AT_INT; t->width = 8; break; /* duration: its count */
-    default: rc = delta_error_set(DELTA_EUNSUPPORTED, "Arrow format %s", f);
+    default: rc = err_set(DELTA_EUNSUPPORTED, "Arrow format %s", f);
     }
     break;
   case '+':
@@ -80,15 +80,15 @@ static int parse(const struct ArrowSchema *s, arrow_type **out, int depth) {
     case 'w': t->kind = AT_FIXED_LIST; t->width = atoi(f + 3); break;
     case 's': t->kind = AT_STRUCT; break;
     case 'm': t->kind = AT_MAP; break;
-    default: rc = delta_error_set(DELTA_EUNSUPPORTED, "Arrow format %s", f);
+    default: rc = err_set(DELTA_EUNSUPPORTED, "Arrow format %s", f);
     }
     break;
   default:
-    rc = delta_error_set(DELTA_EUNSUPPORTED, "Arrow format %s", f);
+    rc = err_set(DELTA_EUNSUPPORTED, "Arrow format %s", f);
   }
   if (rc) goto fail;
   if (s->n_children > 0) {
-    t->children = delta_calloc((size_t)s->n_children, sizeof *t->children);
+    t->children = mem_calloc((size_t)s->n_children, sizeof *t->children);
     if (!t->children) {
       rc = DELTA_NOMEM();
       goto fail;
@@ -99,13 +99,13 @@ static int parse(const struct ArrowSchema *s, arrow_type **out, int depth) {
     }
   }
   if ((t->kind == AT_LIST || t->kind == AT_FIXED_LIST || t->kind == AT_MAP) && t->n_children != 1) {
-    rc = delta_error_set(DELTA_EINVAL, "Arrow list type without one child");
+    rc = err_set(DELTA_EINVAL, "Arrow list type without one child");
     goto fail;
   }
   if (t->kind == AT_MAP) {
     arrow_type *e = t->children[0];
     if (e->kind != AT_STRUCT || e->n_children != 2) {
-      rc = delta_error_set(DELTA_EINVAL, "Arrow map without key/value entries");
+      rc = err_set(DELTA_EINVAL, "Arrow map without key/value entries");
       goto fail;
     }
     t->string_keys = e->children[0]->kind == AT_STRING;
@@ -122,23 +122,23 @@ int arrow_type_parse(const struct ArrowSchema *schema, arrow_type **out) { retur
 void arrow_type_free(arrow_type *t) {
   if (!t) return;
   for (int i = 0; i < t->n_children; i++) arrow_type_free(t->children[i]);
-  delta_free(t->children);
-  delta_free(t->name);
-  delta_free(t);
+  mem_free(t->children);
+  mem_free(t->name);
+  mem_free(t);
 }
 
 /* ---- scalar renderers ---- */
 
 int fmt_json_string(delta_buf *out, const uint8_t *s, size_t n) {
   static const char hex[] = "0123456789abcdef";
-  int rc = delta_buf_reserve(out, n + 2);
+  int rc = buf_reserve(out, n + 2);
   if (rc) return rc;
   out->data[out->len++] = '"';
   size_t start = 0;
   for (size_t i = 0; i < n; i++) {
     uint8_t c = s[i];
     if (c >= 0x20 && c != '"' && c != '\\') continue;
-    if ((rc = delta_buf_append(out, s + start, i - start)) != 0) return rc;
+    if ((rc = buf_append(out, s + start, i - start)) != 0) return rc;
     char esc[7] = {'\\', 0};
     size_t el = 2;
     switch (c) {
@@ -153,14 +153,14 @@ int fmt_json_string(delta_buf *out, const uint8_t *s, size_t n) {
       esc[1] = 'u'; esc[2] = '0'; esc[3] = '0'; esc[4] = hex[c >> 4]; esc[5] = hex[c & 15];
       el = 6;
     }
-    if ((rc = delta_buf_append(out, esc, el)) != 0) return rc;
+    if ((rc = buf_append(out, esc, el)) != 0) return rc;
     start = i + 1;
   }
-  if ((rc = delta_buf_append(out, s + start, n - start)) != 0) return rc;
-  return delta_buf_putc(out, '"');
+  if ((rc = buf_append(out, s + start, n - start)) != 0) return rc;
+  return buf_putc(out, '"');
 }
 
-static int put_str(delta_buf *out, const char *s) { return delta_buf_append(out, s, strlen(s)); }
+static int put_str(delta_buf *out, const char *s) { return buf_append(out, s, strlen(s)); }
 
 int fmt_double(delta_buf *out, double v, bool single) {
   if (isnan(v)) return put_str(out, "\"NaN\"");
@@ -186,7 +186,7 @@ int fmt_double(delta_buf *out, double v, bool single) {
     b[n++] = '0';
     b[n] = '\0';
   }
-  return delta_buf_append(out, b, (size_t)n);
+  return buf_append(out, b, (size_t)n);
 }
 
 static float half_to_float(uint16_t h) {
@@ -204,7 +204,7 @@ int fmt_decimal(delta_buf *out, const uint8_t *p, int w, int scale) {
   /* 256 bits have at most 78 digits: a larger scale is no real decimal
    * (and would overrun the digit buffers below) */
   if (w <= 0 || w > 32 || w % 4 || scale > 80)
-    return delta_error_set(DELTA_ECORRUPT, "decimal of %d bytes with scale %d cannot be printed", w, scale);
+    return err_set(DELTA_ECORRUPT, "decimal of %d bytes with scale %d cannot be printed", w, scale);
   uint32_t limbs[8];
   int nl = w / 4;
   memcpy(limbs, p, (size_t)w);
@@ -239,13 +239,13 @@ int fmt_decimal(delta_buf *out, const uint8_t *p, int w, int scale) {
     text[k++] = digits[i];
     if (i == scale && scale > 0) text[k++] = '.';
   }
-  return delta_buf_append(out, text, (size_t)k);
+  return buf_append(out, text, (size_t)k);
 }
 
 /* Days since 1970-01-01 to a civil date (proleptic Gregorian). */
 static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
   unsigned um, ud;
-  delta_civil_from_days(z, y, &um, &ud);
+  time_civil_from_days(z, y, &um, &ud);
   *m = (int)um;
   *d = (int)ud;
 }
@@ -283,7 +283,7 @@ int fmt_timestamp(delta_buf *out, int64_t v, char unit, bool utc, bool quote) {
   else n += sprintf(b + n, ".%06lld", (long long)(frac * (1000000 / per_sec)));
   if (utc) b[n++] = 'Z';
   if (quote) b[n++] = '"';
-  return delta_buf_append(out, b, (size_t)n);
+  return buf_append(out, b, (size_t)n);
 }
 
 int fmt_date(delta_buf *out, int64_t days, bool quote) {
@@ -292,7 +292,7 @@ int fmt_date(delta_buf *out, int64_t days, bool quote) {
   if (quote) b[n++] = '"';
   n += fmt_date_days(days, b + n);
   if (quote) b[n++] = '"';
-  return delta_buf_append(out, b, (size_t)n);
+  return buf_append(out, b, (size_t)n);
 }
 
 static int fmt_time(delta_buf *out, int64_t v, char unit) {
@@ -302,12 +302,12 @@ static int fmt_time(delta_buf *out, int64_t v, char unit) {
   int n = sprintf(b, "\"%02d:%02d:%02d", (int)(secs / 3600), (int)(secs / 60 % 60), (int)(secs % 60));
   if (unit == 'n') n += sprintf(b + n, ".%09lld\"", (long long)frac);
   else n += sprintf(b + n, ".%06lld\"", (long long)(frac * (1000000 / per_sec)));
-  return delta_buf_append(out, b, (size_t)n);
+  return buf_append(out, b, (size_t)n);
 }
 
 int fmt_base64(delta_buf *out, const uint8_t *p, size_t n) {
   static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  int rc = delta_buf_reserve(out, (n + 2) / 3 * 4 + 2);
+  int rc = buf_reserve(out, (n + 2) / 3 * 4 + 2);
   if (rc) return rc;
   char *o = (char *)out->data + out->len;
   *o++ = '"';
@@ -337,7 +337,7 @@ static int fmt_uuid(delta_buf *out, const uint8_t *p) {
     n += sprintf(b + n, "%02x", p[i]);
   }
   b[n++] = '"';
-  return delta_buf_append(out, b, (size_t)n);
+  return buf_append(out, b, (size_t)n);
 }
 
 static int64_t load_int(const uint8_t *p, int w) {
@@ -383,9 +383,9 @@ int arrow_value_json(delta_buf *out, const arrow_type *t, const struct ArrowArra
   case AT_BOOL:
     return put_str(out, arrow_bit_get(data, j) ? "true" : "false");
   case AT_INT:
-    return delta_buf_append(out, b, (size_t)sprintf(b, "%lld", (long long)load_int(data + j * t->width, t->width)));
+    return buf_append(out, b, (size_t)sprintf(b, "%lld", (long long)load_int(data + j * t->width, t->width)));
   case AT_UINT:
-    return delta_buf_append(out, b,
+    return buf_append(out, b,
                             (size_t)sprintf(b, "%llu", (unsigned long long)load_uint(data + j * t->width, t->width)));
   case AT_FLOAT:
     if (t->width == 2) {
@@ -415,7 +415,7 @@ int arrow_value_json(delta_buf *out, const arrow_type *t, const struct ArrowArra
       const int32_t *o = a->buffers[1];
       s = o[j]; e = o[j + 1];
     }
-    if (t->raw_json) return delta_buf_append(out, bytes + s, (size_t)(e - s));
+    if (t->raw_json) return buf_append(out, bytes + s, (size_t)(e - s));
     return t->kind == AT_STRING ? fmt_json_string(out, bytes + s, (size_t)(e - s))
                                 : fmt_base64(out, bytes + s, (size_t)(e - s));
   }
@@ -430,25 +430,25 @@ int arrow_value_json(delta_buf *out, const arrow_type *t, const struct ArrowArra
   case AT_TIMESTAMP:
     return fmt_timestamp(out, load_int(data + j * 8, 8), t->unit, t->utc, true);
   case AT_STRUCT:
-    if ((rc = delta_buf_putc(out, '{')) != 0) return rc;
+    if ((rc = buf_putc(out, '{')) != 0) return rc;
     for (int k = 0; k < t->n_children; k++) {
-      if (k && (rc = delta_buf_putc(out, ',')) != 0) return rc;
+      if (k && (rc = buf_putc(out, ',')) != 0) return rc;
       const arrow_type *c = t->children[k];
       if ((rc = fmt_json_string(out, (const uint8_t *)c->name, strlen(c->name))) != 0) return rc;
-      if ((rc = delta_buf_putc(out, ':')) != 0) return rc;
+      if ((rc = buf_putc(out, ':')) != 0) return rc;
       if ((rc = arrow_value_json(out, c, a->children[k], j)) != 0) return rc;
     }
-    return delta_buf_putc(out, '}');
+    return buf_putc(out, '}');
   case AT_LIST:
   case AT_FIXED_LIST: {
     int64_t s, e;
     list_bounds(t, a, j, &s, &e);
-    if ((rc = delta_buf_putc(out, '[')) != 0) return rc;
+    if ((rc = buf_putc(out, '[')) != 0) return rc;
     for (int64_t k = s; k < e; k++) {
-      if (k > s && (rc = delta_buf_putc(out, ',')) != 0) return rc;
+      if (k > s && (rc = buf_putc(out, ',')) != 0) return rc;
       if ((rc = arrow_value_json(out, t->children[0], a->children[0], k)) != 0) return rc;
     }
-    return delta_buf_putc(out, ']');
+    return buf_putc(out, ']');
   }
   case AT_MAP: {
     int64_t s, e;
@@ -456,23 +456,23 @@ int arrow_value_json(delta_buf *out, const arrow_type *t, const struct ArrowArra
     const arrow_type *et = t->children[0];
     const struct ArrowArray *ea = a->children[0];
     const struct ArrowArray *ka = ea->children[0], *va = ea->children[1];
-    if ((rc = delta_buf_putc(out, t->string_keys ? '{' : '[')) != 0) return rc;
+    if ((rc = buf_putc(out, t->string_keys ? '{' : '[')) != 0) return rc;
     for (int64_t k = s; k < e; k++) {
-      if (k > s && (rc = delta_buf_putc(out, ',')) != 0) return rc;
+      if (k > s && (rc = buf_putc(out, ',')) != 0) return rc;
       int64_t kk = ea->offset + k;
       if (t->string_keys) {
         if ((rc = arrow_value_json(out, et->children[0], ka, kk)) != 0) return rc;
-        if ((rc = delta_buf_putc(out, ':')) != 0) return rc;
+        if ((rc = buf_putc(out, ':')) != 0) return rc;
         if ((rc = arrow_value_json(out, et->children[1], va, kk)) != 0) return rc;
       } else {
         if ((rc = put_str(out, "{\"key\":")) != 0) return rc;
         if ((rc = arrow_value_json(out, et->children[0], ka, kk)) != 0) return rc;
         if ((rc = put_str(out, ",\"value\":")) != 0) return rc;
         if ((rc = arrow_value_json(out, et->children[1], va, kk)) != 0) return rc;
-        if ((rc = delta_buf_putc(out, '}')) != 0) return rc;
+        if ((rc = buf_putc(out, '}')) != 0) return rc;
       }
     }
-    return delta_buf_putc(out, t->string_keys ? '}' : ']');
+    return buf_putc(out, t->string_keys ? '}' : ']');
   }
   default:
     return put_str(out, "null");

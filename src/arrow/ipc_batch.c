@@ -27,28 +27,28 @@ static void array_release(struct ArrowArray *a) {
   array_priv *p = a->private_data;
   for (int64_t i = 0; i < a->n_children; i++) {
     if (a->children[i]->release) a->children[i]->release(a->children[i]);
-    delta_free(a->children[i]);
+    mem_free(a->children[i]);
   }
   if (p) {
-    for (int i = 0; i < 3; i++) delta_free(p->bufs[i]);
-    delta_free(p->kids);
-    delta_free(p);
+    for (int i = 0; i < 3; i++) mem_free(p->bufs[i]);
+    mem_free(p->kids);
+    mem_free(p);
   }
-  delta_free((void *)a->buffers);
+  mem_free((void *)a->buffers);
   a->release = NULL;
 }
 
 void ipc_batch_dispose(batch_ctx *c) {
   if (c->dec)
-    for (size_t i = 0; i < c->n_bufs; i++) delta_free(c->dec[i]);
-  delta_free(c->dec);
-  delta_free(c->dec_len);
+    for (size_t i = 0; i < c->n_bufs; i++) mem_free(c->dec[i]);
+  mem_free(c->dec);
+  mem_free(c->dec_len);
 }
 
 /* 8-aligned memory holding `len` bytes, its tail zeroed. */
 static uint8_t *buffer_alloc(uint64_t len) {
   size_t alloc = (size_t)(len ? (len + 7) & ~(uint64_t)7 : 8);
-  uint8_t *m = delta_malloc(alloc);
+  uint8_t *m = mem_malloc(alloc);
   if (m) memset(m + alloc - 8, 0, 8);
   return m;
 }
@@ -62,11 +62,11 @@ static int decompress_body(batch_ctx *c, const fbt *rb) {
   int64_t codec = fb_int(c->r, &bc, BC_CODEC, 1, 0), method = fb_int(c->r, &bc, BC_METHOD, 1, 0);
   if (c->r->bad) return ipc_corrupt("bad body compression");
   if (codec != IPC_CODEC_LZ4_FRAME && codec != IPC_CODEC_ZSTD)
-    return delta_error_set(DELTA_EUNSUPPORTED, "arrow ipc: body compression codec %lld is not supported", (long long)codec);
+    return err_set(DELTA_EUNSUPPORTED, "arrow ipc: body compression codec %lld is not supported", (long long)codec);
   if (method != 0)
-    return delta_error_set(DELTA_EUNSUPPORTED, "arrow ipc: body compression method %lld is not supported", (long long)method);
-  c->dec = delta_calloc(c->n_bufs + 1, sizeof *c->dec);
-  c->dec_len = delta_calloc(c->n_bufs + 1, sizeof *c->dec_len);
+    return err_set(DELTA_EUNSUPPORTED, "arrow ipc: body compression method %lld is not supported", (long long)method);
+  c->dec = mem_calloc(c->n_bufs + 1, sizeof *c->dec);
+  c->dec_len = mem_calloc(c->n_bufs + 1, sizeof *c->dec_len);
   if (!c->dec || !c->dec_len) return DELTA_NOMEM();
   c->size = 0;
   uint64_t limit = INFLATE_FLOOR + (INFLATE_RATIO + 1) * c->body_len;
@@ -82,7 +82,7 @@ static int decompress_body(batch_ctx *c, const fbt *rb) {
     if (want < -1) return ipc_corrupt("bad uncompressed buffer length");
     /* the whole message together: many buffers may not each claim the floor */
     if (want != -1 && (out > INFLATE_FLOOR + INFLATE_RATIO * n || out > limit || c->size > limit - out))
-      return delta_error_set(DELTA_ELIMIT, "arrow ipc: a %llu-byte compressed buffer claims %llu bytes",
+      return err_set(DELTA_ELIMIT, "arrow ipc: a %llu-byte compressed buffer claims %llu bytes",
                              (unsigned long long)n, (unsigned long long)out);
     if (!(c->dec[i] = buffer_alloc(out))) return DELTA_NOMEM();
     c->dec_len[i] = out;
@@ -188,10 +188,10 @@ static int read_array(batch_ctx *c, const lnode *n, struct ArrowArray *a, int64_
 static int read_kids(batch_ctx *c, const lnode *n, struct ArrowArray *a, int64_t min_len, int depth) {
   array_priv *p = a->private_data;
   if (!n->n_children) return 0;
-  if (!(p->kids = delta_calloc((size_t)n->n_children, sizeof *p->kids))) return DELTA_NOMEM();
+  if (!(p->kids = mem_calloc((size_t)n->n_children, sizeof *p->kids))) return DELTA_NOMEM();
   a->children = p->kids;
   for (int64_t i = 0; i < n->n_children; i++) {
-    if (!(p->kids[i] = delta_calloc(1, sizeof **p->kids))) return DELTA_NOMEM();
+    if (!(p->kids[i] = mem_calloc(1, sizeof **p->kids))) return DELTA_NOMEM();
     a->n_children = i + 1;
     int rc = read_array(c, &n->children[i], p->kids[i], min_len, depth + 1, 0);
     if (rc) return rc;
@@ -222,7 +222,7 @@ static int read_dict_indices(batch_ctx *c, const lnode *n, struct ArrowArray *a,
     rc = ipc_corrupt("dictionary used before its DictionaryBatch");
     goto done;
   }
-  if (!(refs = delta_malloc((size_t)length * sizeof *refs + 1))) {
+  if (!(refs = mem_malloc((size_t)length * sizeof *refs + 1))) {
     rc = DELTA_NOMEM();
     goto done;
   }
@@ -244,14 +244,14 @@ static int read_dict_indices(batch_ctx *c, const lnode *n, struct ArrowArray *a,
     refs[i] = (arrow_row_ref){k, v - e->starts[k]};
     row_cost(n, &e->chunks[k], refs[i].row, c->expand_left, &cost);
     if (cost > c->expand_left) {
-      rc = delta_error_set(DELTA_ELIMIT, "arrow ipc: dictionary indices expand past %llu bytes",
+      rc = err_set(DELTA_ELIMIT, "arrow ipc: dictionary indices expand past %llu bytes",
                            (unsigned long long)(cost));
       goto done;
     }
   }
   c->expand_left -= cost;
   const struct ArrowArray *ins[1];
-  const struct ArrowArray **chunks = e->n_chunks > 1 ? delta_malloc((size_t)e->n_chunks * sizeof *chunks) : ins;
+  const struct ArrowArray **chunks = e->n_chunks > 1 ? mem_malloc((size_t)e->n_chunks * sizeof *chunks) : ins;
   if (!chunks) {
     rc = DELTA_NOMEM();
     goto done;
@@ -261,11 +261,11 @@ static int read_dict_indices(batch_ctx *c, const lnode *n, struct ArrowArray *a,
   array_release(a);
   memset(a, 0, sizeof *a);
   rc = arrow_take(n->schema, chunks, e->n_chunks, refs, length, a);
-  if (chunks != ins) delta_free(chunks);
+  if (chunks != ins) mem_free(chunks);
 done:
-  delta_free(refs);
-  delta_free(valid);
-  delta_free(idx);
+  mem_free(refs);
+  mem_free(valid);
+  mem_free(idx);
   return rc;
 }
 
@@ -273,7 +273,7 @@ done:
  * the caller also on failure); it must hold at least `min_len` values.
  * as_values: a dictionary field's own values (in a DictionaryBatch). */
 static int read_array(batch_ctx *c, const lnode *n, struct ArrowArray *a, int64_t min_len, int depth, int as_values) {
-  array_priv *p = delta_calloc(1, sizeof *p);
+  array_priv *p = mem_calloc(1, sizeof *p);
   int rc;
   if (!p) return DELTA_NOMEM();
   a->private_data = p;
@@ -285,7 +285,7 @@ static int read_array(batch_ctx *c, const lnode *n, struct ArrowArray *a, int64_
   if (c->r->bad || length < 0 || nulls < 0 || nulls > length || length < min_len)
     return ipc_corrupt("bad field node");
   if (too_many_rows(length, c->size))
-    return delta_error_set(DELTA_ELIMIT, "arrow ipc: an array claims %lld rows in a %llu-byte body",
+    return err_set(DELTA_ELIMIT, "arrow ipc: an array claims %lld rows in a %llu-byte body",
                            (long long)length, (unsigned long long)c->size);
   if (n->dict && !as_values) return read_dict_indices(c, n, a, length, nulls);
   a->length = length;
@@ -293,7 +293,7 @@ static int read_array(batch_ctx *c, const lnode *n, struct ArrowArray *a, int64_
   int nb = n->kind == L_NULL ? 0 : n->kind == L_FSL || n->kind == L_STRUCT ? 1
          : n->kind == L_BINARY || n->kind == L_LARGE_BINARY ? 3 : 2;
   a->n_buffers = nb;
-  if (!(a->buffers = delta_calloc(3, sizeof *a->buffers))) return DELTA_NOMEM();
+  if (!(a->buffers = mem_calloc(3, sizeof *a->buffers))) return DELTA_NOMEM();
   if (n->kind == L_NULL) {
     a->null_count = length;
     return 0;
@@ -320,8 +320,8 @@ static int read_array(batch_ctx *c, const lnode *n, struct ArrowArray *a, int64_
     if ((uint64_t)length >= c->size && length) return ipc_corrupt("buffer too short");
     if ((rc = take_buffer(c, length ? ((uint64_t)length + 1) * w : 0, &p->bufs[1], &got))) return rc;
     if (!got) { /* an empty array may leave its offsets out */
-      delta_free(p->bufs[1]);
-      if (!(p->bufs[1] = delta_calloc(1, 8))) return DELTA_NOMEM();
+      mem_free(p->bufs[1]);
+      if (!(p->bufs[1] = mem_calloc(1, 8))) return DELTA_NOMEM();
     }
     if (n->kind == L_BINARY || n->kind == L_LARGE_BINARY) {
       if ((rc = take_buffer(c, 0, &p->bufs[2], &got))) return rc;
@@ -376,19 +376,19 @@ int ipc_batch_begin(batch_ctx *c, fbr *r, const fbt *rb, const uint8_t *body, ui
   }
   c->expand_left = EXPAND_FLOOR + (c->size > UINT64_MAX / 2 / EXPAND_RATIO ? UINT64_MAX / 2 : EXPAND_RATIO * c->size);
   if (too_many_rows(*length, c->size))
-    return delta_error_set(DELTA_ELIMIT, "arrow ipc: a batch claims %lld rows in a %llu-byte body",
+    return err_set(DELTA_ELIMIT, "arrow ipc: a batch claims %lld rows in a %llu-byte body",
                            (long long)*length, (unsigned long long)c->size);
   return 0;
 }
 
 int ipc_read_struct(batch_ctx *c, const lnode *root, struct ArrowArray *a, int64_t length) {
-  array_priv *ap = delta_calloc(1, sizeof *ap);
+  array_priv *ap = mem_calloc(1, sizeof *ap);
   if (!ap) return DELTA_NOMEM();
   a->private_data = ap;
   a->release = array_release;
   a->length = length;
   a->n_buffers = 1;
-  if (!(a->buffers = delta_calloc(1, sizeof *a->buffers))) return DELTA_NOMEM();
+  if (!(a->buffers = mem_calloc(1, sizeof *a->buffers))) return DELTA_NOMEM();
   return read_kids(c, root, a, length, 0);
 }
 

@@ -25,32 +25,32 @@ static void schema_release(struct ArrowSchema *s) {
   schema_priv *p = s->private_data;
   for (int64_t i = 0; i < s->n_children; i++) {
     if (s->children[i]->release) s->children[i]->release(s->children[i]);
-    delta_free(s->children[i]);
+    mem_free(s->children[i]);
   }
   if (p) {
-    delta_free(p->format);
-    delta_free(p->name);
-    delta_free(p->metadata);
-    delta_free(p->kids);
-    delta_free(p);
+    mem_free(p->format);
+    mem_free(p->name);
+    mem_free(p->metadata);
+    mem_free(p->kids);
+    mem_free(p);
   }
   s->release = NULL;
 }
 
 static void lnode_free(lnode *n) {
   for (int64_t i = 0; i < n->n_children; i++) lnode_free(&n->children[i]);
-  delta_free(n->children);
+  mem_free(n->children);
   memset(n, 0, sizeof *n);
 }
 
 int ipc_corrupt(const char *what) {
-  return delta_error_set(DELTA_ECORRUPT, "arrow ipc: malformed stream: %s", what);
+  return err_set(DELTA_ECORRUPT, "arrow ipc: malformed stream: %s", what);
 }
 
 static char *fb_strdup(fbr *r, const fbt *t, int id) {
   size_t start, n = fb_vector(r, t, id, 1, &start);
   if (r->bad) return NULL;
-  return delta_strndup(n ? (const char *)r->p + start : "", n);
+  return mem_strndup(n ? (const char *)r->p + start : "", n);
 }
 
 /* custom_metadata → the C Data Interface's length-prefixed pairs. */
@@ -82,7 +82,7 @@ static int read_metadata(fbr *r, const fbt *t, int id, char **out) {
         }
       }
     }
-    if (!pass && !(*out = delta_malloc(total))) return DELTA_NOMEM();
+    if (!pass && !(*out = mem_malloc(total))) return DELTA_NOMEM();
   }
   return 0;
 }
@@ -98,7 +98,7 @@ static const char *unit_char(int64_t unit) {
 }
 
 static int unsupported(const char *name, const char *type) {
-  return delta_error_set(DELTA_EUNSUPPORTED, "arrow ipc: field \"%s\": %s is not supported", name,
+  return err_set(DELTA_EUNSUPPORTED, "arrow ipc: field \"%s\": %s is not supported", name,
                          type);
 }
 
@@ -163,7 +163,7 @@ static int read_type(fbr *r, const fbt *f, const char *name, char *fmt, size_t c
     char *tz = fb_strdup(r, &t, 1);
     if (!tz) return r->bad ? ipc_corrupt("bad time zone") : DELTA_NOMEM();
     snprintf(fmt, cap, "ts%s:%s", u, tz);
-    delta_free(tz);
+    mem_free(tz);
     n->width = 8;
     break;
   }
@@ -216,13 +216,13 @@ static int read_children(fbr *r, const fbt *parent, int id, struct ArrowSchema *
   schema_priv *p = s->private_data;
   if (r->bad) return ipc_corrupt("bad children vector");
   if (!count) return 0;
-  p->kids = delta_calloc(count, sizeof *p->kids);
-  n->children = delta_calloc(count, sizeof *n->children);
+  p->kids = mem_calloc(count, sizeof *p->kids);
+  n->children = mem_calloc(count, sizeof *n->children);
   if (!p->kids || !n->children) return DELTA_NOMEM();
   s->children = p->kids;
   n->n_children = (int64_t)count;
   for (size_t i = 0; i < count; i++) {
-    if (!(p->kids[i] = delta_calloc(1, sizeof **p->kids))) return DELTA_NOMEM();
+    if (!(p->kids[i] = mem_calloc(1, sizeof **p->kids))) return DELTA_NOMEM();
     s->n_children = (int64_t)i + 1;
     fbt c = fb_vector_table(r, start, i);
     if (r->bad) return ipc_corrupt("bad field table");
@@ -236,11 +236,11 @@ static int read_children(fbr *r, const fbt *parent, int id, struct ArrowSchema *
 static int read_field(fbr *r, const fbt *f, struct ArrowSchema *s, lnode *n, int depth) {
   char fmt[160];
   int64_t want;
-  schema_priv *p = delta_calloc(1, sizeof *p);
+  schema_priv *p = mem_calloc(1, sizeof *p);
   if (!p) return DELTA_NOMEM();
   s->private_data = p;
   s->release = schema_release;
-  if (depth > MAX_DEPTH) return delta_error_set(DELTA_ELIMIT, "arrow ipc: schema nested deeper than %d", MAX_DEPTH);
+  if (depth > MAX_DEPTH) return err_set(DELTA_ELIMIT, "arrow ipc: schema nested deeper than %d", MAX_DEPTH);
   if (!(p->name = fb_strdup(r, f, FIELD_NAME))) return r->bad ? ipc_corrupt("bad field name") : DELTA_NOMEM();
   s->name = p->name;
   size_t dpos = fb_ref(r, f, FIELD_DICTIONARY);
@@ -265,7 +265,7 @@ static int read_field(fbr *r, const fbt *f, struct ArrowSchema *s, lnode *n, int
   if ((rc = read_type(r, f, p->name, fmt, sizeof fmt, n, &want)) != 0) return rc;
   if ((rc = read_children(r, f, FIELD_CHILDREN, s, n, depth)) != 0) return rc;
   if ((rc = read_metadata(r, f, FIELD_METADATA, &p->metadata)) != 0) return rc;
-  if (!(p->format = delta_strdup(fmt))) return DELTA_NOMEM();
+  if (!(p->format = mem_strdup(fmt))) return DELTA_NOMEM();
   s->format = p->format;
   s->metadata = p->metadata;
   if (fb_int(r, f, FIELD_NULLABLE, 1, 0)) s->flags |= ARROW_FLAG_NULLABLE;
@@ -303,15 +303,15 @@ static void stream_release(struct ArrowArrayStream *st) {
     lnode_free(&p->root);
     for (int i = 0; i < p->dicts.n_dicts; i++) {
       ipc_dict_clear(&p->dicts.dicts[i]);
-      delta_free(p->dicts.dicts[i].chunks);
-      delta_free(p->dicts.dicts[i].starts);
+      mem_free(p->dicts.dicts[i].chunks);
+      mem_free(p->dicts.dicts[i].starts);
     }
-    delta_free(p->dicts.dicts);
-    delta_free(p->meta);
-    delta_free(p->body);
+    mem_free(p->dicts.dicts);
+    mem_free(p->meta);
+    mem_free(p->body);
     if (p->close_ctx) p->close_ctx(p->ctx);
-    delta_free(p->name);
-    delta_free(p);
+    mem_free(p->name);
+    mem_free(p);
   }
   st->release = NULL;
 }
@@ -338,7 +338,7 @@ static int read_grow(stream_priv *p, uint8_t **buf, size_t *cap, uint64_t need) 
     if (*cap < need && *cap <= have) {
       uint64_t want = have < ((uint64_t)1 << 20) ? (uint64_t)1 << 20 : 2 * have;
       if (want > need) want = need;
-      uint8_t *m = delta_realloc(*buf, (size_t)want + 8);
+      uint8_t *m = mem_realloc(*buf, (size_t)want + 8);
       if (!m) return DELTA_NOMEM();
       *buf = m;
       *cap = (size_t)want;
@@ -395,14 +395,14 @@ static int next_message(stream_priv *p, int have_schema, message *m) {
 
 /* Deep-copy a schema tree (get_schema hands the consumer its own). */
 static int schema_copy(const struct ArrowSchema *src, struct ArrowSchema *dst) {
-  schema_priv *p = delta_calloc(1, sizeof *p);
+  schema_priv *p = mem_calloc(1, sizeof *p);
   memset(dst, 0, sizeof *dst);
   if (!p) return DELTA_NOMEM();
   dst->private_data = p;
   dst->release = schema_release;
   dst->flags = src->flags;
-  if (!(dst->format = p->format = delta_strdup(src->format))) return DELTA_NOMEM();
-  if (src->name && !(dst->name = p->name = delta_strdup(src->name))) return DELTA_NOMEM();
+  if (!(dst->format = p->format = mem_strdup(src->format))) return DELTA_NOMEM();
+  if (src->name && !(dst->name = p->name = mem_strdup(src->name))) return DELTA_NOMEM();
   if (src->metadata) {
     int32_t count;
     size_t len = 4;
@@ -412,15 +412,15 @@ static int schema_copy(const struct ArrowSchema *src, struct ArrowSchema *dst) {
       memcpy(&l, src->metadata + len, 4);
       len += 4 + (size_t)l;
     }
-    if (!(p->metadata = delta_malloc(len))) return DELTA_NOMEM();
+    if (!(p->metadata = mem_malloc(len))) return DELTA_NOMEM();
     memcpy(p->metadata, src->metadata, len);
     dst->metadata = p->metadata;
   }
   if (src->n_children) {
-    if (!(p->kids = delta_calloc((size_t)src->n_children, sizeof *p->kids))) return DELTA_NOMEM();
+    if (!(p->kids = mem_calloc((size_t)src->n_children, sizeof *p->kids))) return DELTA_NOMEM();
     dst->children = p->kids;
     for (int64_t i = 0; i < src->n_children; i++) {
-      if (!(p->kids[i] = delta_calloc(1, sizeof **p->kids))) return DELTA_NOMEM();
+      if (!(p->kids[i] = mem_calloc(1, sizeof **p->kids))) return DELTA_NOMEM();
       dst->n_children = i + 1;
       int rc = schema_copy(src->children[i], p->kids[i]);
       if (rc) return rc;
@@ -440,7 +440,7 @@ static int stream_get_schema(struct ArrowArrayStream *st, struct ArrowSchema *ou
 static int collect_dicts(stream_priv *p, const lnode *n) {
   if (n->dict) {
     if (ipc_dict_find(&p->dicts, n->dict_id)) return ipc_corrupt("two fields share a dictionary id");
-    dict_entry *d = delta_realloc(p->dicts.dicts, (size_t)(p->dicts.n_dicts + 1) * sizeof *d);
+    dict_entry *d = mem_realloc(p->dicts.dicts, (size_t)(p->dicts.n_dicts + 1) * sizeof *d);
     if (!d) return DELTA_NOMEM();
     p->dicts.dicts = d;
     memset(&d[p->dicts.n_dicts], 0, sizeof *d);
@@ -456,12 +456,12 @@ static int collect_dicts(stream_priv *p, const lnode *n) {
 
 static int read_schema(stream_priv *p, fbr *r, const fbt *schema) {
   if (fb_int(r, schema, SCHEMA_ENDIANNESS, 2, 0) != 0)
-    return delta_error_set(DELTA_EUNSUPPORTED, "arrow ipc: big-endian streams are not supported");
-  schema_priv *sp = delta_calloc(1, sizeof *sp);
+    return err_set(DELTA_EUNSUPPORTED, "arrow ipc: big-endian streams are not supported");
+  schema_priv *sp = mem_calloc(1, sizeof *sp);
   if (!sp) return DELTA_NOMEM();
   p->schema.private_data = sp;
   p->schema.release = schema_release;
-  if (!(sp->format = delta_strdup("+s")) || !(sp->name = delta_strdup(""))) return DELTA_NOMEM();
+  if (!(sp->format = mem_strdup("+s")) || !(sp->name = mem_strdup(""))) return DELTA_NOMEM();
   p->schema.format = sp->format;
   p->schema.name = sp->name;
   p->root.kind = L_STRUCT;
@@ -520,8 +520,8 @@ static int read_dictionary(stream_priv *p, message *m) {
   }
   if (e->n_chunks == e->cap) {
     int cap = e->cap ? 2 * e->cap : 2;
-    struct ArrowArray *ch = delta_realloc(e->chunks, (size_t)cap * sizeof *ch);
-    int64_t *st = ch ? delta_realloc(e->starts, (size_t)cap * sizeof *st) : NULL;
+    struct ArrowArray *ch = mem_realloc(e->chunks, (size_t)cap * sizeof *ch);
+    int64_t *st = ch ? mem_realloc(e->starts, (size_t)cap * sizeof *st) : NULL;
     if (ch) e->chunks = ch;
     if (st) e->starts = st;
     if (!ch || !st) {
@@ -591,7 +591,7 @@ static const char *stream_last_error(struct ArrowArrayStream *st) {
 
 int arrow_ipc_open(arrow_ipc_read_fn read, void *ctx, void (*close_ctx)(void *ctx), const char *name,
                    struct ArrowArrayStream *out) {
-  stream_priv *p = delta_calloc(1, sizeof *p);
+  stream_priv *p = mem_calloc(1, sizeof *p);
   memset(out, 0, sizeof *out);
   if (!p) {
     if (close_ctx) close_ctx(ctx);
@@ -604,7 +604,7 @@ int arrow_ipc_open(arrow_ipc_read_fn read, void *ctx, void (*close_ctx)(void *ct
   out->release = stream_release;
   message m;
   int rc;
-  if (name && !(p->name = delta_strdup(name))) {
+  if (name && !(p->name = mem_strdup(name))) {
     rc = DELTA_NOMEM();
     goto fail;
   }
@@ -638,10 +638,10 @@ static int64_t mem_read(void *ctx, void *buf, size_t n) {
   return (int64_t)n;
 }
 
-static void mem_close(void *ctx) { delta_free(ctx); }
+static void mem_close(void *ctx) { mem_free(ctx); }
 
 int arrow_ipc_read(const uint8_t *data, size_t len, struct ArrowArrayStream *out) {
-  mem_src *m = delta_calloc(1, sizeof *m);
+  mem_src *m = mem_calloc(1, sizeof *m);
   if (!m) return DELTA_NOMEM();
   m->data = data;
   m->len = len;
@@ -658,21 +658,21 @@ static int64_t fd_read(void *ctx, void *buf, size_t n) {
   for (;;) {
     ssize_t k = read(f->fd, buf, n > ((size_t)1 << 30) ? (size_t)1 << 30 : n);
     if (k >= 0) return k;
-    if (errno != EINTR) return delta_error_set(DELTA_EIO, "reading %s failed: %s", f->name, strerror(errno));
+    if (errno != EINTR) return err_set(DELTA_EIO, "reading %s failed: %s", f->name, strerror(errno));
   }
 }
 
 static void fd_close(void *ctx) {
   fd_src *f = ctx;
   if (f->own) close(f->fd);
-  delta_free(f->name);
-  delta_free(f);
+  mem_free(f->name);
+  mem_free(f);
 }
 
 int arrow_ipc_open_fd(int fd, int own_fd, const char *name, struct ArrowArrayStream *out) {
-  fd_src *f = delta_calloc(1, sizeof *f);
-  if (!f || !(f->name = delta_strdup(name ? name : "input"))) {
-    delta_free(f);
+  fd_src *f = mem_calloc(1, sizeof *f);
+  if (!f || !(f->name = mem_strdup(name ? name : "input"))) {
+    mem_free(f);
     if (own_fd) close(fd);
     return DELTA_NOMEM();
   }

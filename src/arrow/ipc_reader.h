@@ -32,7 +32,7 @@
 #include "deltac/arrow_abi.h"
 
 /* Read up to n bytes into buf: the count (0 at end of input), or a DELTA_E*
- * code after delta_error_set. */
+ * code after err_set. */
 typedef int64_t (*arrow_ipc_read_fn)(void *ctx, void *buf, size_t n);
 
 /* Open a stream (a struct "+s" schema, one struct array per record batch)

@@ -104,8 +104,8 @@ static int64_t pad8(int64_t n) { return (n + 7) & ~(int64_t)7; }
 
 static void node_free(ipc_node *n) {
   for (int64_t i = 0; i < n->n_children; i++) node_free(&n->children[i]);
-  delta_free(n->children);
-  delta_free(n->format);
+  mem_free(n->children);
+  mem_free(n->format);
   memset(n, 0, sizeof *n);
 }
 
@@ -125,11 +125,11 @@ static int parse_num(const char **s, int64_t max, int64_t *out) {
 }
 
 static int bad_format(const char *fmt) {
-  return delta_error_set(DELTA_EINVAL, "arrow ipc: malformed format string \"%s\"", fmt);
+  return err_set(DELTA_EINVAL, "arrow ipc: malformed format string \"%s\"", fmt);
 }
 
 static int unsupported_format(const char *fmt) {
-  return delta_error_set(DELTA_EUNSUPPORTED, "arrow ipc: type \"%s\" is not supported", fmt);
+  return err_set(DELTA_EUNSUPPORTED, "arrow ipc: type \"%s\" is not supported", fmt);
 }
 
 /* An empty type table (Null, Bool, Utf8, List, Struct_ ...). */
@@ -312,7 +312,7 @@ static int parse_type(fb_builder *b, const struct ArrowSchema *s, ipc_node *n,
       const struct ArrowSchema *entries = s->n_children == 1 ? s->children[0] : NULL;
       if (!entries || !entries->format || strcmp(entries->format, "+s") != 0 ||
           entries->n_children != 2)
-        return delta_error_set(DELTA_EINVAL,
+        return err_set(DELTA_EINVAL,
                                "arrow ipc: a map needs one struct child with key and value");
       *type_id = T_MAP;
       n->layout = L_LIST;
@@ -327,7 +327,7 @@ static int parse_type(fb_builder *b, const struct ArrowSchema *s, ipc_node *n,
     return unsupported_format(f);
   }
   if (s->n_children != want_children)
-    return delta_error_set(DELTA_EINVAL, "arrow ipc: type \"%s\" needs %lld children, has %lld",
+    return err_set(DELTA_EINVAL, "arrow ipc: type \"%s\" needs %lld children, has %lld",
                            f, (long long)want_children, (long long)s->n_children);
   return 0;
 }
@@ -343,16 +343,16 @@ static int build_metadata(fb_builder *b, const char *md, fb_ref *out) {
   memcpy(&count, md, 4);
   md += 4;
   if (count < 0)
-    return delta_error_set(DELTA_EINVAL, "arrow ipc: negative metadata count %d", (int)count);
+    return err_set(DELTA_EINVAL, "arrow ipc: negative metadata count %d", (int)count);
   if (count == 0) return 0;
-  pairs = delta_calloc((size_t)count, sizeof *pairs);
+  pairs = mem_calloc((size_t)count, sizeof *pairs);
   if (!pairs) return DELTA_NOMEM();
   for (int32_t i = 0; i < count; i++) {
     int32_t klen, vlen;
     memcpy(&klen, md, 4);
     md += 4;
     if (klen < 0) {
-      rc = delta_error_set(DELTA_EINVAL, "arrow ipc: negative metadata key length");
+      rc = err_set(DELTA_EINVAL, "arrow ipc: negative metadata key length");
       goto done;
     }
     const char *key = md;
@@ -360,7 +360,7 @@ static int build_metadata(fb_builder *b, const char *md, fb_ref *out) {
     memcpy(&vlen, md, 4);
     md += 4;
     if (vlen < 0) {
-      rc = delta_error_set(DELTA_EINVAL, "arrow ipc: negative metadata value length");
+      rc = err_set(DELTA_EINVAL, "arrow ipc: negative metadata value length");
       goto done;
     }
     const char *value = md;
@@ -375,7 +375,7 @@ static int build_metadata(fb_builder *b, const char *md, fb_ref *out) {
   *out = fb_offset_vector(b, pairs, (size_t)count);
   rc = b->err;
 done:
-  delta_free(pairs);
+  mem_free(pairs);
   return rc;
 }
 
@@ -389,17 +389,17 @@ static int build_field(fb_builder *b, const struct ArrowSchema *s, ipc_node *n, 
   uint8_t type_id = 0;
   fb_ref type_ref = 0, children = 0, metadata = 0, name = 0;
   if (!s || !s->format)
-    return delta_error_set(DELTA_EINVAL, "arrow ipc: schema without a format string");
+    return err_set(DELTA_EINVAL, "arrow ipc: schema without a format string");
   if (depth > MAX_DEPTH)
-    return delta_error_set(DELTA_ELIMIT, "arrow ipc: schema nested deeper than %d", MAX_DEPTH);
+    return err_set(DELTA_ELIMIT, "arrow ipc: schema nested deeper than %d", MAX_DEPTH);
   if (s->dictionary)
-    return delta_error_set(DELTA_EUNSUPPORTED,
+    return err_set(DELTA_EUNSUPPORTED,
                            "arrow ipc: dictionary-encoded field \"%s\" is not supported",
                            s->name ? s->name : "");
   if (s->n_children < 0 || (s->n_children > 0 && !s->children))
-    return delta_error_set(DELTA_EINVAL, "arrow ipc: bad children of field \"%s\"",
+    return err_set(DELTA_EINVAL, "arrow ipc: bad children of field \"%s\"",
                            s->name ? s->name : "");
-  n->format = delta_strdup(s->format);
+  n->format = mem_strdup(s->format);
   if (!n->format) return DELTA_NOMEM();
   rc = build_children(b, s, n, depth, &children);
   if (rc) return rc;
@@ -427,8 +427,8 @@ static int build_children(fb_builder *b, const struct ArrowSchema *s, ipc_node *
   fb_ref *refs = NULL;
   size_t count = (size_t)s->n_children;
   if (count) {
-    n->children = delta_calloc(count, sizeof *n->children);
-    refs = delta_calloc(count, sizeof *refs);
+    n->children = mem_calloc(count, sizeof *n->children);
+    refs = mem_calloc(count, sizeof *refs);
     if (!n->children || !refs) {
       rc = DELTA_NOMEM();
       goto done;
@@ -442,7 +442,7 @@ static int build_children(fb_builder *b, const struct ArrowSchema *s, ipc_node *
   *out = fb_offset_vector(b, refs, count);
   rc = b->err;
 done:
-  delta_free(refs);
+  mem_free(refs);
   return rc;
 }
 
@@ -454,7 +454,7 @@ static int emit(arrow_ipc_writer *w, const void *p, size_t n) {
   int rc = w->sink(w->ctx, p, n);
   if (rc) {
     w->broken = 1;
-    if (rc > 0) rc = delta_error_set(DELTA_EIO, "arrow ipc: sink failed");
+    if (rc > 0) rc = err_set(DELTA_EIO, "arrow ipc: sink failed");
   }
   return rc;
 }
@@ -469,7 +469,7 @@ static int emit_message(arrow_ipc_writer *w, fb_ref root) {
   if (rc) return rc;
   size_t padded = (size_t)pad8((int64_t)len);
   if (padded > INT32_MAX)
-    return delta_error_set(DELTA_ELIMIT, "arrow ipc: message metadata too large");
+    return err_set(DELTA_ELIMIT, "arrow ipc: message metadata too large");
   put_le32(prefix, 0xFFFFFFFFu);
   put_le32(prefix + 4, (uint32_t)padded);
   if ((rc = emit(w, prefix, 8)) != 0) return rc;
@@ -494,19 +494,19 @@ int arrow_ipc_writer_open(arrow_ipc_writer **out, const struct ArrowSchema *sche
   fb_ref fields = 0, metadata = 0;
   if (out) *out = NULL;
   if (!out || !schema || !sink) {
-    rc = delta_error_set(DELTA_EINVAL, "arrow ipc: writer needs a schema and a sink");
+    rc = err_set(DELTA_EINVAL, "arrow ipc: writer needs a schema and a sink");
     goto done;
   }
   if (!schema->format || strcmp(schema->format, "+s") != 0) {
-    rc = delta_error_set(DELTA_EINVAL, "arrow ipc: the schema must be a struct (\"+s\"), not \"%s\"",
+    rc = err_set(DELTA_EINVAL, "arrow ipc: the schema must be a struct (\"+s\"), not \"%s\"",
                          schema->format ? schema->format : "(null)");
     goto done;
   }
   if (schema->n_children < 0 || (schema->n_children > 0 && !schema->children)) {
-    rc = delta_error_set(DELTA_EINVAL, "arrow ipc: bad schema children");
+    rc = err_set(DELTA_EINVAL, "arrow ipc: bad schema children");
     goto done;
   }
-  w = delta_calloc(1, sizeof *w);
+  w = mem_calloc(1, sizeof *w);
   if (!w) {
     rc = DELTA_NOMEM();
     goto done;
@@ -515,7 +515,7 @@ int arrow_ipc_writer_open(arrow_ipc_writer **out, const struct ArrowSchema *sche
   w->ctx = ctx;
   fb_init(&w->fb);
   w->root.layout = L_STRUCT;
-  w->root.format = delta_strdup("+s");
+  w->root.format = mem_strdup("+s");
   if (!w->root.format) {
     rc = DELTA_NOMEM();
     goto done;
@@ -549,7 +549,7 @@ static int add_node(arrow_ipc_writer *w, int64_t length, int64_t null_count) {
   uint8_t rec[16];
   put_le64(rec, (uint64_t)length);
   put_le64(rec + 8, (uint64_t)null_count);
-  return delta_buf_append(&w->nodes, rec, sizeof rec);
+  return buf_append(&w->nodes, rec, sizeof rec);
 }
 
 /* Queue a body buffer; takes ownership of `owned` (freed with the batch,
@@ -559,9 +559,9 @@ static int add_buffer(arrow_ipc_writer *w, const void *ptr, int64_t len, uint8_t
   int rc;
   if (w->n_pieces == w->cap_pieces) {
     size_t cap = w->cap_pieces ? w->cap_pieces * 2 : 32;
-    body_piece *p = delta_realloc(w->pieces, cap * sizeof *p);
+    body_piece *p = mem_realloc(w->pieces, cap * sizeof *p);
     if (!p) {
-      delta_free(owned);
+      mem_free(owned);
       return DELTA_NOMEM();
     }
     w->pieces = p;
@@ -573,18 +573,18 @@ static int add_buffer(arrow_ipc_writer *w, const void *ptr, int64_t len, uint8_t
   w->n_pieces++;
   put_le64(rec, (uint64_t)w->body_len);
   put_le64(rec + 8, (uint64_t)len);
-  rc = delta_buf_append(&w->buffers, rec, sizeof rec);
+  rc = buf_append(&w->buffers, rec, sizeof rec);
   if (rc) return rc;
   w->body_len += pad8(len);
   return 0;
 }
 
 static void reset_batch(arrow_ipc_writer *w) {
-  for (size_t i = 0; i < w->n_pieces; i++) delta_free(w->pieces[i].owned);
+  for (size_t i = 0; i < w->n_pieces; i++) mem_free(w->pieces[i].owned);
   w->n_pieces = 0;
   w->body_len = 0;
-  delta_buf_reset(&w->nodes);
-  delta_buf_reset(&w->buffers);
+  buf_reset(&w->nodes);
+  buf_reset(&w->buffers);
 }
 
 static int64_t count_nulls(const uint8_t *bits, int64_t start, int64_t len) {
@@ -606,7 +606,7 @@ static int add_bitmap(arrow_ipc_writer *w, const uint8_t *bits, int64_t start, i
   int64_t nbytes = (len + 7) / 8;
   if (len == 0) return add_buffer(w, NULL, 0, NULL);
   if ((start & 7) == 0) return add_buffer(w, bits + start / 8, nbytes, NULL);
-  uint8_t *out = delta_malloc((size_t)nbytes);
+  uint8_t *out = mem_malloc((size_t)nbytes);
   if (!out) return DELTA_NOMEM();
   const uint8_t *src = bits + start / 8;
   int shift = (int)(start & 7);
@@ -629,18 +629,18 @@ static int add_offsets(arrow_ipc_writer *w, const ipc_node *n, const void *offse
   *first = *count = 0;
   if (len == 0) return add_buffer(w, zeros, (int64_t)width, NULL);
   if (!offsets)
-    return delta_error_set(DELTA_EINVAL, "arrow ipc: \"%s\" array without offsets", n->format);
+    return err_set(DELTA_EINVAL, "arrow ipc: \"%s\" array without offsets", n->format);
   int64_t lo = large ? load_i64(offsets, start) : load_i32(offsets, start);
   int64_t hi = large ? load_i64(offsets, start + len) : load_i32(offsets, start + len);
   if (lo < 0 || hi < lo)
-    return delta_error_set(DELTA_EINVAL, "arrow ipc: \"%s\" array has bad offsets %lld..%lld",
+    return err_set(DELTA_EINVAL, "arrow ipc: \"%s\" array has bad offsets %lld..%lld",
                            n->format, (long long)lo, (long long)hi);
   *first = lo;
   *count = hi - lo;
   const uint8_t *src = (const uint8_t *)offsets + (size_t)start * width;
   int64_t bytes = (len + 1) * (int64_t)width;
   if (lo == 0) return add_buffer(w, src, bytes, NULL);
-  uint8_t *out = delta_malloc((size_t)bytes);
+  uint8_t *out = mem_malloc((size_t)bytes);
   if (!out) return DELTA_NOMEM();
   for (int64_t i = 0; i <= len; i++) {
     if (large) {
@@ -671,7 +671,7 @@ static int add_array(arrow_ipc_writer *w, const ipc_node *n, const struct ArrowA
 static int add_children(arrow_ipc_writer *w, const ipc_node *n, const struct ArrowArray *a,
                         int64_t start, int64_t len) {
   if (a->n_children != n->n_children || (n->n_children && !a->children))
-    return delta_error_set(DELTA_EINVAL, "arrow ipc: \"%s\" array has %lld children, expected %lld",
+    return err_set(DELTA_EINVAL, "arrow ipc: \"%s\" array has %lld children, expected %lld",
                            n->format, (long long)a->n_children, (long long)n->n_children);
   for (int64_t i = 0; i < n->n_children; i++) {
     int rc = add_array(w, &n->children[i], a->children[i], start, len);
@@ -686,19 +686,19 @@ static int add_array(arrow_ipc_writer *w, const ipc_node *n, const struct ArrowA
                      int64_t start, int64_t len) {
   int rc;
   if (!a)
-    return delta_error_set(DELTA_EINVAL, "arrow ipc: missing \"%s\" child array", n->format);
+    return err_set(DELTA_EINVAL, "arrow ipc: missing \"%s\" child array", n->format);
   if (a->length < 0 || a->offset < 0 || a->offset > INT64_MAX - a->length ||
       start > a->length - len)
-    return delta_error_set(DELTA_EINVAL,
+    return err_set(DELTA_EINVAL,
                            "arrow ipc: \"%s\" array of length %lld cannot give rows %lld..%lld",
                            n->format, (long long)a->length, (long long)start,
                            (long long)(start + len));
   if (a->n_buffers != expected_buffers(n->layout) || (a->n_buffers && !a->buffers))
-    return delta_error_set(DELTA_EINVAL, "arrow ipc: \"%s\" array has %lld buffers, expected %lld",
+    return err_set(DELTA_EINVAL, "arrow ipc: \"%s\" array has %lld buffers, expected %lld",
                            n->format, (long long)a->n_buffers,
                            (long long)expected_buffers(n->layout));
   if (a->dictionary)
-    return delta_error_set(DELTA_EUNSUPPORTED, "arrow ipc: dictionary arrays are not supported");
+    return err_set(DELTA_EUNSUPPORTED, "arrow ipc: dictionary arrays are not supported");
   int64_t phys = a->offset + start; /* index into this array's buffers */
 
   if (n->layout == L_NULL) return add_node(w, len, len);
@@ -711,7 +711,7 @@ static int add_array(arrow_ipc_writer *w, const ipc_node *n, const struct ArrowA
     else
       nulls = count_nulls(validity, phys, len);
   } else if (a->null_count > 0) {
-    return delta_error_set(DELTA_EINVAL, "arrow ipc: \"%s\" array has nulls but no validity",
+    return err_set(DELTA_EINVAL, "arrow ipc: \"%s\" array has nulls but no validity",
                            n->format);
   }
   rc = add_node(w, len, nulls);
@@ -722,14 +722,14 @@ static int add_array(arrow_ipc_writer *w, const ipc_node *n, const struct ArrowA
 
   const void *data = a->n_buffers > 1 ? a->buffers[1] : NULL;
   if (len > 0 && n->layout != L_FSL && n->layout != L_STRUCT && !data)
-    return delta_error_set(DELTA_EINVAL, "arrow ipc: \"%s\" array without data", n->format);
+    return err_set(DELTA_EINVAL, "arrow ipc: \"%s\" array without data", n->format);
   int64_t first, count;
   switch (n->layout) {
   case L_BOOL:
     return add_bitmap(w, data, phys, len);
   case L_FIXED:
     if (phys + len > INT64_MAX / n->width)
-      return delta_error_set(DELTA_ELIMIT, "arrow ipc: array too large");
+      return err_set(DELTA_ELIMIT, "arrow ipc: array too large");
     return add_buffer(w, len ? (const uint8_t *)data + phys * n->width : NULL, len * n->width,
                       NULL);
   case L_BINARY:
@@ -738,7 +738,7 @@ static int add_array(arrow_ipc_writer *w, const ipc_node *n, const struct ArrowA
     if (rc) return rc;
     const uint8_t *bytes = a->buffers[2];
     if (count && !bytes)
-      return delta_error_set(DELTA_EINVAL, "arrow ipc: \"%s\" array without bytes", n->format);
+      return err_set(DELTA_EINVAL, "arrow ipc: \"%s\" array without bytes", n->format);
     return add_buffer(w, count ? bytes + first : NULL, count, NULL);
   }
   case L_LIST:
@@ -748,23 +748,23 @@ static int add_array(arrow_ipc_writer *w, const ipc_node *n, const struct ArrowA
     return add_children(w, n, a, first, count);
   case L_FSL:
     if (n->width && (phys > INT64_MAX / n->width || len > INT64_MAX / n->width))
-      return delta_error_set(DELTA_ELIMIT, "arrow ipc: array too large");
+      return err_set(DELTA_ELIMIT, "arrow ipc: array too large");
     return add_children(w, n, a, phys * n->width, len * n->width);
   case L_STRUCT:
     /* A struct's offset applies to its children too. */
     return add_children(w, n, a, phys, len);
   default:
-    return delta_error_set(DELTA_EINVAL, "arrow ipc: bad layout");
+    return err_set(DELTA_EINVAL, "arrow ipc: bad layout");
   }
 }
 
 int arrow_ipc_writer_write(arrow_ipc_writer *w, const struct ArrowArray *batch) {
   int rc;
-  if (!w || !batch) return delta_error_set(DELTA_EINVAL, "arrow ipc: write needs a batch");
-  if (w->closed) return delta_error_set(DELTA_EINVAL, "arrow ipc: writer is closed");
-  if (w->broken) return delta_error_set(DELTA_EIO, "arrow ipc: stream broken by an earlier failure");
+  if (!w || !batch) return err_set(DELTA_EINVAL, "arrow ipc: write needs a batch");
+  if (w->closed) return err_set(DELTA_EINVAL, "arrow ipc: writer is closed");
+  if (w->broken) return err_set(DELTA_EIO, "arrow ipc: stream broken by an earlier failure");
   if (batch->length < 0 || batch->offset < 0 || batch->offset > INT64_MAX - batch->length)
-    return delta_error_set(DELTA_EINVAL, "arrow ipc: bad batch length or offset");
+    return err_set(DELTA_EINVAL, "arrow ipc: bad batch length or offset");
   reset_batch(w);
   fb_reset(&w->fb);
   /* The batch is the root struct: no node of its own, its offset selects
@@ -792,9 +792,9 @@ done:
 
 int arrow_ipc_writer_close(arrow_ipc_writer *w) {
   static const uint8_t eos[8] = {0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0};
-  if (!w) return delta_error_set(DELTA_EINVAL, "arrow ipc: close needs a writer");
-  if (w->broken) return delta_error_set(DELTA_EIO, "arrow ipc: stream broken by an earlier failure");
-  if (w->closed) return delta_error_set(DELTA_EINVAL, "arrow ipc: writer is already closed");
+  if (!w) return err_set(DELTA_EINVAL, "arrow ipc: close needs a writer");
+  if (w->broken) return err_set(DELTA_EIO, "arrow ipc: stream broken by an earlier failure");
+  if (w->closed) return err_set(DELTA_EINVAL, "arrow ipc: writer is already closed");
   w->closed = 1;
   return emit(w, eos, sizeof eos);
 }
@@ -802,10 +802,10 @@ int arrow_ipc_writer_close(arrow_ipc_writer *w) {
 void arrow_ipc_writer_free(arrow_ipc_writer *w) {
   if (!w) return;
   reset_batch(w);
-  delta_free(w->pieces);
-  delta_buf_dispose(&w->nodes);
-  delta_buf_dispose(&w->buffers);
+  mem_free(w->pieces);
+  buf_dispose(&w->nodes);
+  buf_dispose(&w->buffers);
   fb_dispose(&w->fb);
   node_free(&w->root);
-  delta_free(w);
+  mem_free(w);
 }

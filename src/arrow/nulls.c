@@ -33,7 +33,7 @@ static size_t fixed_width(const char *f) {
 
 /* A zeroed buffer of `bytes` (at least 1) as buffer i. */
 static int zeros(struct ArrowArray *a, int i, size_t bytes) {
-  void *m = delta_calloc(bytes ? bytes : 1, 1);
+  void *m = mem_calloc(bytes ? bytes : 1, 1);
   if (!m) return DELTA_NOMEM();
   arrow_array_set_buffer(a, i, m);
   return 0;
@@ -43,7 +43,7 @@ static int nulls(const struct ArrowSchema *s, int64_t n, struct ArrowArray *out,
   const char *f = s->format;
   size_t bits = (size_t)(n + 7) / 8, w;
   int rc;
-  if (depth > MAX_DEPTH) return delta_error_set(DELTA_ELIMIT, "type nested too deeply");
+  if (depth > MAX_DEPTH) return err_set(DELTA_ELIMIT, "type nested too deeply");
   if (f[0] == 'n') {
     if ((rc = arrow_array_new(out, 0, 0))) return rc;
   } else if (f[0] == 'b') {
@@ -67,11 +67,11 @@ static int nulls(const struct ArrowSchema *s, int64_t n, struct ArrowArray *out,
     if ((rc = nulls(s->children[0], 0, out->children[0], depth + 1))) goto fail;
   } else if (strncmp(f, "+w:", 3) == 0 && s->n_children == 1) {
     int64_t size = strtoll(f + 3, NULL, 10);
-    if (size < 0 || (size > 0 && n > INT64_MAX / size)) return delta_error_set(DELTA_ELIMIT, "fixed list too long");
+    if (size < 0 || (size > 0 && n > INT64_MAX / size)) return err_set(DELTA_ELIMIT, "fixed list too long");
     if ((rc = arrow_array_new(out, 1, 1)) || (rc = zeros(out, 0, bits))) goto fail;
     if ((rc = nulls(s->children[0], n * size, out->children[0], depth + 1))) goto fail;
   } else {
-    return delta_error_set(DELTA_EUNSUPPORTED, "a NULL of Arrow type %s", f);
+    return err_set(DELTA_EUNSUPPORTED, "a NULL of Arrow type %s", f);
   }
   out->length = n;
   out->null_count = n; /* every slot */

@@ -46,11 +46,11 @@ static bool cdf_enabled_in(const delta_kv *conf, int n) {
 static int collect(const delta_action *a, void *payload) {
   commit_actions *c = payload;
   switch (a->kind) {
-  case DELTA_ACTION_CDC: return delta_buf_append(&c->cdcs, &a->u.cdc, sizeof a->u.cdc);
+  case DELTA_ACTION_CDC: return buf_append(&c->cdcs, &a->u.cdc, sizeof a->u.cdc);
   case DELTA_ACTION_ADD:
-    return a->u.add.data_change ? delta_buf_append(&c->adds, &a->u.add, sizeof a->u.add) : 0;
+    return a->u.add.data_change ? buf_append(&c->adds, &a->u.add, sizeof a->u.add) : 0;
   case DELTA_ACTION_REMOVE:
-    return a->u.remove.data_change ? delta_buf_append(&c->removes, &a->u.remove, sizeof a->u.remove) : 0;
+    return a->u.remove.data_change ? buf_append(&c->removes, &a->u.remove, sizeof a->u.remove) : 0;
   case DELTA_ACTION_COMMIT_INFO:
     if (!c->commit_info) c->commit_info = a->u.commit_info;
     return 0;
@@ -64,13 +64,13 @@ static int collect(const delta_action *a, void *payload) {
 
 /* A MERGE whose metrics say it changed nothing writes files but no change. */
 static bool noop_merge(delta_json_doc *doc, const char *ci) {
-  if (!ci || delta_json_parse(doc, ci, strlen(ci))) return false;
-  delta_json_val root = delta_json_root(doc);
-  if (!delta_json_string_eq(delta_json_get(root, "operation"), "MERGE")) return false;
-  delta_json_val m = delta_json_get(root, "operationMetrics");
+  if (!ci || json_parse(doc, ci, strlen(ci))) return false;
+  delta_json_val root = json_root(doc);
+  if (!json_string_eq(json_get(root, "operation"), "MERGE")) return false;
+  delta_json_val m = json_get(root, "operationMetrics");
   static const char *const keys[] = {"numTargetRowsInserted", "numTargetRowsUpdated", "numTargetRowsDeleted"};
   for (int i = 0; i < 3; i++)
-    if (!delta_json_string_eq(delta_json_get(m, keys[i]), "0")) return false;
+    if (!json_string_eq(json_get(m, keys[i]), "0")) return false;
   return true;
 }
 
@@ -83,7 +83,7 @@ typedef struct {
 
 static int push_task(delta_buf *tasks, scan_task t, int64_t size) {
   change_file f = {t, size};
-  return delta_buf_append(tasks, &f, sizeof f);
+  return buf_append(tasks, &f, sizeof f);
 }
 
 static int remove_path_cmp(const void *a, const void *b) {
@@ -123,8 +123,8 @@ static int commit_tasks(commit_actions *c, int64_t version, int64_t ts_us, delta
   size_t na = c->adds.len / sizeof(delta_add), nr = c->removes.len / sizeof(delta_remove);
   /* Removes sorted by path, so pairing an add is a binary search: a big
    * MERGE or DELETE rewrites thousands of files in one commit. */
-  const delta_remove **sorted = delta_malloc((nr + 1) * sizeof *sorted);
-  bool *paired = delta_calloc(nr + 1, sizeof *paired);
+  const delta_remove **sorted = mem_malloc((nr + 1) * sizeof *sorted);
+  bool *paired = mem_calloc(nr + 1, sizeof *paired);
   if (!sorted || !paired) rc = DELTA_NOMEM();
   for (size_t j = 0; !rc && j < nr; j++) sorted[j] = &rms[j];
   if (!rc && nr > 1) qsort(sorted, nr, sizeof *sorted, remove_path_cmp);
@@ -152,8 +152,8 @@ static int commit_tasks(commit_actions *c, int64_t version, int64_t ts_us, delta
       rc = push_task(tasks, (scan_task){rms[j].path, rms[j].partition_values, rms[j].n_partition_values, &rms[j].dv,
                                         NULL, ROWS_LIVE, "delete", version, ts_us, rms[j].stats, false, false, 0, 0},
                      rms[j].has_size ? rms[j].size : -1);
-  delta_free(sorted);
-  delta_free(paired);
+  mem_free(sorted);
+  mem_free(paired);
   return rc;
 }
 
@@ -174,8 +174,8 @@ static int times_init(commit_times *ct, delta_table *t, const log_listing *l, de
   ct->t = t;
   ct->l = l;
   ct->ict_from = INT64_MAX;
-  ct->versions = delta_calloc((size_t)l->n + 1, sizeof *ct->versions);
-  ct->mono_ms = delta_calloc((size_t)l->n + 1, sizeof *ct->mono_ms);
+  ct->versions = mem_calloc((size_t)l->n + 1, sizeof *ct->versions);
+  ct->mono_ms = mem_calloc((size_t)l->n + 1, sizeof *ct->mono_ms);
   if (!ct->versions || !ct->mono_ms) return DELTA_NOMEM();
   int64_t prev = INT64_MIN;
   for (int i = 0; i < l->n; i++) {
@@ -187,15 +187,15 @@ static int times_init(commit_times *ct, delta_table *t, const log_listing *l, de
     ct->mono_ms[ct->n++] = ms;
   }
   if (latest->ict_enabled) {
-    const char *ev = delta_snapshot_config(latest, "delta.inCommitTimestampEnablementVersion");
+    const char *ev = snapshot_config(latest, "delta.inCommitTimestampEnablementVersion");
     ct->ict_from = ev ? strtoll(ev, NULL, 10) : 0;
   }
   return 0;
 }
 
 static void times_dispose(commit_times *ct) {
-  delta_free(ct->versions);
-  delta_free(ct->mono_ms);
+  mem_free(ct->versions);
+  mem_free(ct->mono_ms);
 }
 
 static int time_at(commit_times *ct, int64_t i, int64_t *out_ms) {
@@ -203,7 +203,7 @@ static int time_at(commit_times *ct, int64_t i, int64_t *out_ms) {
     *out_ms = ct->mono_ms[i];
     return 0;
   }
-  return delta_commit_timestamp(ct->t, log_find_commit(ct->l, ct->versions[i]), true, out_ms);
+  return snapshot_commit_timestamp(ct->t, log_find_commit(ct->l, ct->versions[i]), true, out_ms);
 }
 
 /* The first commit index whose time is > ts (after = true) or >= ts;
@@ -247,7 +247,7 @@ static int resolve_range(delta_table *t, log_listing *l, const delta_changes_opt
   delta_snapshot *latest = NULL;
   commit_times ct;
   memset(&ct, 0, sizeof ct);
-  int rc = delta_snapshot_load(t, l, l->latest, INT64_MAX, &latest);
+  int rc = snapshot_load(t, l, l->latest, INT64_MAX, &latest);
   if (!rc) rc = times_init(&ct, t, l, latest);
   if (!rc && opts->start_is_timestamp) rc = first_at_or_after(&ct, opts->start_timestamp_ms, start);
   if (!rc && opts->has_end && opts->end_is_timestamp) rc = last_at_or_before(&ct, opts->end_timestamp_ms, end);
@@ -282,25 +282,25 @@ typedef struct {
 static void source_free(change_source *s) {
   if (!s) return;
   log_listing_dispose(&s->l);
-  delta_json_doc_free(s->doc);
-  delta_buf_dispose(&s->text);
-  delta_arena_dispose(&s->arena);
-  delta_buf_dispose(&s->c.cdcs);
-  delta_buf_dispose(&s->c.adds);
-  delta_buf_dispose(&s->c.removes);
-  delta_buf_dispose(&s->files);
+  json_doc_free(s->doc);
+  buf_dispose(&s->text);
+  log_arena_dispose(&s->arena);
+  buf_dispose(&s->c.cdcs);
+  buf_dispose(&s->c.adds);
+  buf_dispose(&s->c.removes);
+  buf_dispose(&s->files);
   expr_free(s->pred);
   if (s->wide.release) s->wide.release(&s->wide);
-  delta_free(s);
+  mem_free(s);
 }
 
 static int read_commit_text(delta_table *t, const log_listing *l, int64_t v, delta_buf *text, const log_entry **e) {
   *e = log_find_commit(l, v);
-  if (!*e) return delta_error_set(DELTA_ECORRUPT, "the log has no commit file for version %lld", (long long)v);
+  if (!*e) return err_set(DELTA_ECORRUPT, "the log has no commit file for version %lld", (long long)v);
   char key[64];
   snprintf(key, sizeof key, "_delta_log/%s", (*e)->name);
   text->len = 0;
-  return delta_storage_read(t->storage, key, text);
+  return storage_read_all(t->storage, key, text);
 }
 
 /* The commit's timestamp as Delta defines it: its in-commit timestamp
@@ -316,10 +316,10 @@ static int64_t file_time_ms(change_source *s, const log_entry *e) {
 static int commit_time_us(change_source *s, const log_entry *e, int64_t *out_us) {
   int64_t ms = file_time_ms(s, e);
   const char *ci = s->c.commit_info;
-  if (s->ict && ci && delta_json_parse(s->doc, ci, strlen(ci)) == 0) {
-    delta_json_val ts = delta_json_get(delta_json_root(s->doc), "inCommitTimestamp");
+  if (s->ict && ci && json_parse(s->doc, ci, strlen(ci)) == 0) {
+    delta_json_val ts = json_get(json_root(s->doc), "inCommitTimestamp");
     int64_t ict;
-    if (delta_json_typeof(ts) == DELTA_JSON_NUMBER && delta_json_int64(ts, &ict) == 0) ms = ict;
+    if (json_typeof(ts) == DELTA_JSON_NUMBER && json_int64(ts, &ict) == 0) ms = ict;
   }
   *out_us = ms * 1000;
   return 0;
@@ -329,7 +329,7 @@ static int commit_time_us(change_source *s, const log_entry *e, int64_t *out_us)
  * strings and tasks are dropped first: the scan is done with them. */
 static int load_next_commit(change_source *s) {
   int64_t v = s->next_version++;
-  delta_arena_dispose(&s->arena);
+  log_arena_dispose(&s->arena);
   s->c.cdcs.len = s->c.adds.len = s->c.removes.len = 0;
   s->c.commit_info = NULL;
   s->c.cdf_disabled = false;
@@ -337,11 +337,11 @@ static int load_next_commit(change_source *s) {
   s->next_file = 0;
   const log_entry *e;
   int rc = read_commit_text(s->t, &s->l, v, &s->text, &e);
-  if (!rc) rc = delta_actions_parse_json(e->name, (const char *)s->text.data, s->text.len, &s->arena, s->doc, collect,
+  if (!rc) rc = log_actions_parse_json(e->name, (const char *)s->text.data, s->text.len, &s->arena, s->doc, collect,
                                          &s->c);
   /* The first pass checked this already; a log changed since is still caught. */
   if (!rc && s->c.cdf_disabled)
-    rc = delta_error_set(DELTA_EUNSUPPORTED, "change data feed is not enabled at version %lld", (long long)v);
+    rc = err_set(DELTA_EUNSUPPORTED, "change data feed is not enabled at version %lld", (long long)v);
   int64_t ts_us = 0;
   if (!rc) rc = commit_time_us(s, e, &ts_us);
   if (!rc) rc = commit_tasks(&s->c, v, ts_us, s->doc, &s->files);
@@ -429,10 +429,10 @@ static int check_metadata(const delta_action *a, void *payload) {
   const char *schema = a->u.metadata.schema_string;
   if (!schema || !m->end) return 0;
   delta_type *t;
-  int rc = delta_schema_parse(schema, strlen(schema), &t);
+  int rc = log_schema_parse(schema, strlen(schema), &t);
   if (rc) return rc;
   rc = cdf_schema_compatible(t, m->end->schema, scan_mapping_mode(m->end), m->version);
-  delta_type_free(t);
+  log_type_free(t);
   return rc;
 }
 
@@ -454,12 +454,12 @@ static int check_range_enabled(change_source *s, int64_t start, const delta_snap
       while (line > (const char *)s->text.data && line[-1] != '\n') line--;
       const char *nl = memchr(hit, '\n', (size_t)(end - hit));
       const char *stop = nl ? nl : end;
-      rc = delta_actions_parse_json(e->name, line, (size_t)(stop - line), &s->arena, s->doc, check_metadata, &m);
+      rc = log_actions_parse_json(e->name, line, (size_t)(stop - line), &s->arena, s->doc, check_metadata, &m);
       p = stop;
     }
-    delta_arena_dispose(&s->arena);
+    log_arena_dispose(&s->arena);
     if (!rc && m.disabled)
-      rc = delta_error_set(DELTA_EUNSUPPORTED, "change data feed is not enabled at version %lld", (long long)v);
+      rc = err_set(DELTA_EUNSUPPORTED, "change data feed is not enabled at version %lld", (long long)v);
   }
   s->text.len = 0;
   return rc;
@@ -473,14 +473,14 @@ static int changes_open(delta_table *t, const delta_changes_options *opts, chang
   *src_out = NULL;
   *snap_out = NULL;
   if (!opts || opts->version < 1 || opts->version > DELTA_CHANGES_OPTIONS_VERSION)
-    return delta_error_set(DELTA_EINVAL, "changes: bad options");
-  change_source *s = delta_calloc(1, sizeof *s);
+    return err_set(DELTA_EINVAL, "changes: bad options");
+  change_source *s = mem_calloc(1, sizeof *s);
   if (!s) return DELTA_NOMEM();
   s->t = t;
   s->prev_ms = INT64_MIN;
   delta_snapshot *end_snap = NULL;
   int rc = log_list(t->storage, &s->l);
-  if (!rc) rc = delta_json_doc_new(&s->doc);
+  if (!rc) rc = json_doc_new(&s->doc);
   if (rc) goto done;
   const log_listing *l = &s->l;
   int64_t start, end;
@@ -489,16 +489,16 @@ static int changes_open(delta_table *t, const delta_changes_options *opts, chang
   bool empty = false;
   if (start > l->latest) {
     if (opts->start_is_timestamp) {
-      rc = delta_error_set(DELTA_EINVAL, "the start timestamp is after the latest commit (version %lld)",
+      rc = err_set(DELTA_EINVAL, "the start timestamp is after the latest commit (version %lld)",
                            (long long)l->latest);
     } else {
-      rc = delta_error_set(DELTA_EINVAL, "start version %lld is after the latest version %lld", (long long)start,
+      rc = err_set(DELTA_EINVAL, "start version %lld is after the latest version %lld", (long long)start,
                            (long long)l->latest);
     }
     goto done;
   }
   if (start < 0) {
-    rc = delta_error_set(DELTA_EINVAL, "start version %lld is negative", (long long)start);
+    rc = err_set(DELTA_EINVAL, "start version %lld is negative", (long long)start);
     goto done;
   }
   if (end > l->latest) end = l->latest;
@@ -508,24 +508,24 @@ static int changes_open(delta_table *t, const delta_changes_options *opts, chang
     if (opts->start_is_timestamp || opts->end_is_timestamp) {
       empty = true;
     } else {
-      rc = delta_error_set(DELTA_EINVAL, "end version %lld is before start version %lld", (long long)end,
+      rc = err_set(DELTA_EINVAL, "end version %lld is before start version %lld", (long long)end,
                            (long long)start);
       goto done;
     }
   }
   /* The schema and reader checks of the end version govern the feed. */
-  rc = delta_snapshot_load(t, &s->l, empty ? start : end, INT64_MAX, &end_snap);
+  rc = snapshot_load(t, &s->l, empty ? start : end, INT64_MAX, &end_snap);
   if (rc) goto done;
   {
     delta_snapshot *start_snap = NULL;
-    rc = delta_snapshot_load(t, &s->l, start, INT64_MAX, &start_snap);
+    rc = snapshot_load(t, &s->l, start, INT64_MAX, &start_snap);
     if (rc) goto done;
     bool on = cdf_enabled_in(start_snap->metadata.configuration, start_snap->metadata.n_configuration);
     /* rows of the start version are read with the end version's schema */
     if (on) rc = cdf_schema_compatible(start_snap->schema, end_snap->schema, scan_mapping_mode(end_snap), start);
     delta_snapshot_free(start_snap);
     if (!on) {
-      rc = delta_error_set(DELTA_EUNSUPPORTED, "change data feed is not enabled at version %lld", (long long)start);
+      rc = err_set(DELTA_EUNSUPPORTED, "change data feed is not enabled at version %lld", (long long)start);
       goto done;
     }
     if (rc) goto done;
@@ -558,7 +558,7 @@ done:
  * _commit_timestamp], for skip_commit. */
 static int bind_version_filter(change_source *s, const delta_snapshot *end_snap, const char *filter) {
   struct ArrowSchema table;
-  int rc = delta_schema_to_arrow(end_snap->schema, &table);
+  int rc = log_schema_to_arrow(end_snap->schema, &table);
   if (rc) return rc;
   int n = (int)table.n_children;
   rc = arrow_schema_new(&s->wide, "+s", "", 0, n + 3);
@@ -606,12 +606,12 @@ struct delta_changes_plan {
 
 int delta_changes_plan_open(delta_changes_plan **out, delta_table *t, const delta_changes_options *opts) {
   *out = NULL;
-  delta_changes_plan *p = delta_calloc(1, sizeof *p);
+  delta_changes_plan *p = mem_calloc(1, sizeof *p);
   if (!p) return DELTA_NOMEM();
   delta_snapshot *end_snap;
   int rc = changes_open(t, opts, &p->src, &end_snap);
   if (rc) {
-    delta_free(p);
+    mem_free(p);
     return rc;
   }
   delta_snapshot_free(end_snap); /* the plan only names files; the engine reads them */
@@ -635,7 +635,7 @@ int delta_changes_plan_next(delta_changes_plan *p, delta_change_file *out) {
   p->values.len = 0;
   for (int i = 0; !rc && i < t->n_partition_values; i++) {
     delta_partition_value v = {t->partition_values[i].key, t->partition_values[i].value};
-    rc = delta_buf_append(&p->values, &v, sizeof v);
+    rc = buf_append(&p->values, &v, sizeof v);
   }
   if (rc) return rc;
   out->version = t->version;
@@ -658,6 +658,6 @@ int64_t delta_changes_plan_end_version(const delta_changes_plan *p) { return p->
 void delta_changes_plan_free(delta_changes_plan *p) {
   if (!p) return;
   source_free(p->src);
-  delta_buf_dispose(&p->values);
-  delta_free(p);
+  buf_dispose(&p->values);
+  mem_free(p);
 }

@@ -51,17 +51,17 @@ static int fields_compatible(const delta_type *older, const delta_type *end, col
     const delta_field *g = match(end, f, mode);
     const char *sep = prefix[0] ? "." : "";
     if (!g)
-      return delta_error_set(DELTA_EUNSUPPORTED,
+      return err_set(DELTA_EUNSUPPORTED,
                              "change data feed: column %s%s%s of version %lld was dropped later in the range; "
                              "read the versions before and after the change separately",
                              prefix, sep, f->name, (long long)version);
     if (strcmp(f->name, g->name) != 0 && strcasecmp(f->name, g->name) != 0)
-      return delta_error_set(DELTA_EUNSUPPORTED,
+      return err_set(DELTA_EUNSUPPORTED,
                              "change data feed: column %s%s%s of version %lld was renamed to %s later in the range; "
                              "read the versions before and after the change separately",
                              prefix, sep, f->name, (long long)version, g->name);
     if (f->nullable && !g->nullable)
-      return delta_error_set(DELTA_EUNSUPPORTED,
+      return err_set(DELTA_EUNSUPPORTED,
                              "change data feed: column %s%s%s became NOT NULL after version %lld; its older rows "
                              "may hold nulls", prefix, sep, f->name, (long long)version);
     const char *why = NULL;
@@ -72,17 +72,17 @@ static int fields_compatible(const delta_type *older, const delta_type *end, col
       if (rc) return rc;
     } else if (!widens(f->type, g->type, mode, &why)) {
       delta_buf a = DELTA_BUF_INIT, b = DELTA_BUF_INIT;
-      int rc = delta_type_name(f->type, &a);
-      if (!rc) rc = delta_buf_putc(&a, 0);
-      if (!rc) rc = delta_type_name(g->type, &b);
-      if (!rc) rc = delta_buf_putc(&b, 0);
+      int rc = log_type_name(f->type, &a);
+      if (!rc) rc = buf_putc(&a, 0);
+      if (!rc) rc = log_type_name(g->type, &b);
+      if (!rc) rc = buf_putc(&b, 0);
       if (!rc)
-        rc = delta_error_set(DELTA_EUNSUPPORTED,
+        rc = err_set(DELTA_EUNSUPPORTED,
                              "change data feed: column %s%s%s changed type from %s (version %lld) to %s, which "
                              "cannot read its older rows", prefix, sep, f->name, (const char *)a.data,
                              (long long)version, (const char *)b.data);
-      delta_buf_dispose(&a);
-      delta_buf_dispose(&b);
+      buf_dispose(&a);
+      buf_dispose(&b);
       return rc;
     }
   }

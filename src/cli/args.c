@@ -71,7 +71,7 @@ const char *cli_get(const cli_opt *opts, int n_opts, const char *name) {
 char **cli_split_list(const char *s, size_t *n) {
   size_t count = 1, len = strlen(s);
   for (const char *p = s; *p; p++) count += *p == ',';
-  char **v = delta_malloc((count + 1) * sizeof(char *) + len + 1);
+  char **v = mem_malloc((count + 1) * sizeof(char *) + len + 1);
   if (!v) return NULL;
   char *buf = (char *)(v + count + 1);
   memcpy(buf, s, len + 1);

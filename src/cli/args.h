@@ -21,7 +21,7 @@ int cli_parse(int argc, char **argv, cli_opt *opts, int n_opts, const char **pos
 const char *cli_get(const cli_opt *opts, int n_opts, const char *name);
 
 /* Split "a, b,c" into a NULL-terminated array of trimmed, non-empty names
- * (one allocation; free with delta_free). NULL when out of memory. */
+ * (one allocation; free with mem_free). NULL when out of memory. */
 char **cli_split_list(const char *s, size_t *n);
 
 /* A size in bytes, "128M" style (K/M/G suffixes, powers of 1024) into

@@ -19,63 +19,63 @@
 
 static void dv_json(delta_json_writer *w, const delta_dv_descriptor *dv) {
   if (!dv) {
-    delta_json_write_null(w);
+    json_write_null(w);
     return;
   }
   char type[2] = {dv->storage_type, '\0'};
-  delta_json_write_object_begin(w);
-  delta_json_write_key(w, "storageType");
-  delta_json_write_string(w, type);
-  delta_json_write_key(w, "pathOrInlineDv");
-  delta_json_write_string(w, dv->path_or_inline);
+  json_write_object_begin(w);
+  json_write_key(w, "storageType");
+  json_write_string(w, type);
+  json_write_key(w, "pathOrInlineDv");
+  json_write_string(w, dv->path_or_inline);
   if (dv->has_offset) {
-    delta_json_write_key(w, "offset");
-    delta_json_write_int64(w, dv->offset);
+    json_write_key(w, "offset");
+    json_write_int64(w, dv->offset);
   }
-  delta_json_write_key(w, "sizeInBytes");
-  delta_json_write_int64(w, dv->size_in_bytes);
-  delta_json_write_key(w, "cardinality");
-  delta_json_write_int64(w, dv->cardinality);
-  delta_json_write_object_end(w);
+  json_write_key(w, "sizeInBytes");
+  json_write_int64(w, dv->size_in_bytes);
+  json_write_key(w, "cardinality");
+  json_write_int64(w, dv->cardinality);
+  json_write_object_end(w);
 }
 
 static int file_json(const delta_change_file *f, delta_buf *out) {
   static const char *const rows[] = {"live", "cdc", "dv_diff"};
   char ts[64];
-  delta_time_format_ms(f->timestamp_ms, ts);
+  time_format_ms(f->timestamp_ms, ts);
   delta_json_writer w;
-  delta_json_writer_init(&w, out, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "version");
-  delta_json_write_int64(&w, f->version);
-  delta_json_write_key(&w, "commit_timestamp");
-  delta_json_write_string(&w, ts);
-  delta_json_write_key(&w, "commit_timestamp_ms");
-  delta_json_write_int64(&w, f->timestamp_ms);
-  delta_json_write_key(&w, "path");
-  delta_json_write_string(&w, f->path);
-  delta_json_write_key(&w, "size");
-  if (f->size >= 0) delta_json_write_int64(&w, f->size);
-  else delta_json_write_null(&w);
-  delta_json_write_key(&w, "partition_values");
-  delta_json_write_object_begin(&w);
+  json_writer_init(&w, out, 0);
+  json_write_object_begin(&w);
+  json_write_key(&w, "version");
+  json_write_int64(&w, f->version);
+  json_write_key(&w, "commit_timestamp");
+  json_write_string(&w, ts);
+  json_write_key(&w, "commit_timestamp_ms");
+  json_write_int64(&w, f->timestamp_ms);
+  json_write_key(&w, "path");
+  json_write_string(&w, f->path);
+  json_write_key(&w, "size");
+  if (f->size >= 0) json_write_int64(&w, f->size);
+  else json_write_null(&w);
+  json_write_key(&w, "partition_values");
+  json_write_object_begin(&w);
   for (int i = 0; i < f->n_partition_values; i++) {
-    delta_json_write_key(&w, f->partition_values[i].key);
-    if (f->partition_values[i].value) delta_json_write_string(&w, f->partition_values[i].value);
-    else delta_json_write_null(&w);
+    json_write_key(&w, f->partition_values[i].key);
+    if (f->partition_values[i].value) json_write_string(&w, f->partition_values[i].value);
+    else json_write_null(&w);
   }
-  delta_json_write_object_end(&w);
-  delta_json_write_key(&w, "rows");
-  delta_json_write_string(&w, rows[f->rows]);
-  delta_json_write_key(&w, "change_type");
-  if (f->change_type) delta_json_write_string(&w, f->change_type);
-  else delta_json_write_null(&w);
-  delta_json_write_key(&w, "dv");
+  json_write_object_end(&w);
+  json_write_key(&w, "rows");
+  json_write_string(&w, rows[f->rows]);
+  json_write_key(&w, "change_type");
+  if (f->change_type) json_write_string(&w, f->change_type);
+  else json_write_null(&w);
+  json_write_key(&w, "dv");
   dv_json(&w, f->dv);
-  delta_json_write_key(&w, "dv2");
+  json_write_key(&w, "dv2");
   dv_json(&w, f->dv2);
-  delta_json_write_object_end(&w);
-  return delta_json_writer_finish(&w);
+  json_write_object_end(&w);
+  return json_writer_finish(&w);
 }
 
 int changes_plan_print(delta_table *t, const delta_changes_options *opts) {
@@ -87,12 +87,12 @@ int changes_plan_print(delta_table *t, const delta_changes_options *opts) {
   while ((rc = delta_changes_plan_next(p, &f)) == 0) {
     line.len = 0;
     rc = file_json(&f, &line);
-    if (!rc) rc = delta_buf_putc(&line, '\n');
+    if (!rc) rc = buf_putc(&line, '\n');
     if (rc) break;
     fwrite(line.data, 1, line.len, stdout);
   }
   if (rc == 1) rc = 0;
-  delta_buf_dispose(&line);
+  buf_dispose(&line);
   delta_changes_plan_free(p);
   return rc;
 }

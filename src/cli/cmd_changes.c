@@ -20,7 +20,7 @@
 static int changes_summary(struct ArrowArrayStream *st, cli_format fmt) {
   enum { MAXV = 1 << 16 };
   struct ArrowSchema schema;
-  if (st->get_schema(st, &schema)) return delta_error_set(DELTA_ERROR, "%s", st->get_last_error(st));
+  if (st->get_schema(st, &schema)) return err_set(DELTA_ERROR, "%s", st->get_last_error(st));
   int ct = (int)schema.n_children - 3;
   schema.release(&schema);
   static const char *const kinds[] = {"insert", "delete", "update_preimage", "update_postimage"};
@@ -29,7 +29,7 @@ static int changes_summary(struct ArrowArrayStream *st, cli_format fmt) {
   for (;;) {
     struct ArrowArray b;
     if (st->get_next(st, &b)) {
-      rc = delta_error_set(DELTA_ERROR, "%s", st->get_last_error(st));
+      rc = err_set(DELTA_ERROR, "%s", st->get_last_error(st));
       break;
     }
     if (!b.release) break;
@@ -48,7 +48,7 @@ static int changes_summary(struct ArrowArrayStream *st, cli_format fmt) {
       size_t n = versions.len / (5 * 8);
       if (n == 0 || rows[(n - 1) * 5] != v) {
         int64_t rec[5] = {v, 0, 0, 0, 0};
-        if ((rc = delta_buf_append(&versions, rec, sizeof rec)) != 0) break;
+        if ((rc = buf_append(&versions, rec, sizeof rec)) != 0) break;
         rows = (int64_t *)(void *)versions.data;
         n++;
       }
@@ -71,7 +71,7 @@ static int changes_summary(struct ArrowArrayStream *st, cli_format fmt) {
     if (out.release) out.release(&out);
     arrow_batch_builder_free(bb);
   }
-  delta_buf_dispose(&versions);
+  buf_dispose(&versions);
   (void)MAXV;
   return rc;
 }
@@ -102,11 +102,11 @@ int cmd_changes(int argc, char **argv) {
   }
   if (from_ts) {
     co.start_is_timestamp = true;
-    if (delta_time_parse_ms(from_ts, &co.start_timestamp_ms)) return cli_usage_error("changes", "%s", delta_error_last());
+    if (time_parse_ms(from_ts, &co.start_timestamp_ms)) return cli_usage_error("changes", "%s", delta_error_last());
   }
   if (to_ts) {
     co.has_end = co.end_is_timestamp = true;
-    if (delta_time_parse_ms(to_ts, &co.end_timestamp_ms)) return cli_usage_error("changes", "%s", delta_error_last());
+    if (time_parse_ms(to_ts, &co.end_timestamp_ms)) return cli_usage_error("changes", "%s", delta_error_last());
   }
   char **cols = NULL;
   if (cli_get(opts, n_opts, "columns")) {
@@ -116,7 +116,7 @@ int cmd_changes(int argc, char **argv) {
   }
   delta_table *t;
   if (delta_table_open(&t, pos[0])) {
-    delta_free(cols);
+    mem_free(cols);
     return cli_fail("changes");
   }
   struct ArrowArrayStream st = {0};
@@ -130,6 +130,6 @@ int cmd_changes(int argc, char **argv) {
   if (st.release) st.release(&st);
   if (!rc && cli_get(opts, n_opts, "stats")) cli_print_scan_metrics(&metrics);
   delta_table_free(t);
-  delta_free(cols);
+  mem_free(cols);
   return rc ? cli_fail("changes") : 0;
 }

@@ -66,7 +66,7 @@ static int gen_orders(delta_buf *b, int day, int64_t id0, int n, int late, int c
       amount *= 0.9;
       if (i % 5 == 0) status = "refunded";
     }
-    int rc = delta_buf_printf(b,
+    int rc = buf_printf(b,
                               "{\"order_id\":%" PRId64 ",\"customer\":\"%s\",\"product\":\"%s\",\"quantity\":%d,"
                               "\"amount\":%.2f,\"status\":\"%s\",\"order_date\":\"2024-05-%02d\"}\n",
                               id0 + i, customers[c], products[p], q, amount, status, day);
@@ -128,7 +128,7 @@ static int demo_dml(const char *dir, const demo_step_def *d, int64_t *version, i
     o.where = d->where;
     rc = delta_delete(dir, &o, &r);
   }
-  if (!rc && r.noop) rc = delta_error_set(DELTA_ERROR, "demo step matched no row: %s", d->where);
+  if (!rc && r.noop) rc = err_set(DELTA_ERROR, "demo step matched no row: %s", d->where);
   *version = r.version;
   *rows = d->kind == STEP_UPDATE ? r.rows_updated : r.rows_deleted;
   return rc;
@@ -145,25 +145,25 @@ static int demo_merge(const char *dir, const delta_type *schema, int64_t *versio
     delta_buf one = DELTA_BUF_INIT;
     rc = gen_orders(&one, day, first_id(day), 6, 0, 0);
     /* the same orders with a new status (the rest of the row as generated) */
-    if (!rc) rc = delta_buf_putc(&one, 0); /* the lines as one C string */
+    if (!rc) rc = buf_putc(&one, 0); /* the lines as one C string */
     for (char *line = (char *)one.data; !rc && line && *line;) {
       char *nl = strchr(line, '\n');
       char *st = strstr(line, "\"status\":\"");
       if (!nl || !st || st > nl) break;
       char *end = strchr(st + 10, '"');
       const char *now = next_rand(&seed) % 4 ? "delivered" : "returned";
-      rc = delta_buf_printf(&b, "%.*s%s%.*s\n", (int)(st + 10 - line), line, now, (int)(nl - end), end);
+      rc = buf_printf(&b, "%.*s%s%.*s\n", (int)(st + 10 - line), line, now, (int)(nl - end), end);
       line = nl + 1;
     }
-    delta_buf_dispose(&one);
+    buf_dispose(&one);
   }
   if (!rc) rc = gen_orders(&b, DEMO_DAYS, first_id(DEMO_DAYS + 1) + 7, 3, 2, 0);
   if (rc) {
-    delta_buf_dispose(&b);
+    buf_dispose(&b);
     return rc;
   }
   size_t len = b.len;
-  char *text = (char *)delta_buf_detach(&b);
+  char *text = (char *)buf_detach(&b);
   struct ArrowArrayStream source;
   if ((rc = input_text_stream(text, len, INPUT_NDJSON, schema, 0, &source))) return rc;
   static const delta_merge_clause clauses[] = {
@@ -178,7 +178,7 @@ static int demo_merge(const char *dir, const delta_type *schema, int64_t *versio
   delta_merge_result r;
   rc = delta_merge(dir, &o, &r);
   if (source.release) source.release(&source);
-  if (!rc && r.noop) rc = delta_error_set(DELTA_ERROR, "demo MERGE changed nothing");
+  if (!rc && r.noop) rc = err_set(DELTA_ERROR, "demo MERGE changed nothing");
   *version = r.version;
   *updated = r.rows_updated;
   *inserted = r.rows_inserted;
@@ -213,7 +213,7 @@ static int demo_step(const char *dir, int step, const delta_type *schema, int *w
       delta_optimize_options o = DELTA_OPTIMIZE_OPTIONS_INIT;
       delta_optimize_result r;
       if ((rc = delta_optimize(dir, &o, &r))) return rc;
-      if (r.noop) return delta_error_set(DELTA_ERROR, "demo OPTIMIZE had nothing to do");
+      if (r.noop) return err_set(DELTA_ERROR, "demo OPTIMIZE had nothing to do");
       printf("  version %" PRId64 ": OPTIMIZE, %" PRId64 " files compacted into %" PRId64 "\n", r.version,
              r.files_removed, r.files_added);
     }
@@ -262,11 +262,11 @@ static int demo_step(const char *dir, int step, const delta_type *schema, int *w
     if (!rc) rc = gen_orders(&b, DEMO_DAYS, first_id(DEMO_DAYS + 1) + 4, 3, 1, 0);
   }
   if (rc) {
-    delta_buf_dispose(&b);
+    buf_dispose(&b);
     return rc;
   }
   size_t len = b.len;
-  char *text = (char *)delta_buf_detach(&b);
+  char *text = (char *)buf_detach(&b);
   struct ArrowArrayStream stream;
   rc = input_text_stream(text, len, INPUT_NDJSON, schema, 0, &stream);
   if (rc) return rc;
@@ -308,7 +308,7 @@ int cmd_demo(int argc, char **argv) {
   printf("deltac demo: table in %s\n", dir);
   int written = 0;
   for (int step = 0; step < DEMO_STEPS && !rc; step++) rc = demo_step(dir, step, schema, &written);
-  delta_type_free(schema);
+  log_type_free(schema);
   if (rc) return cli_fail(dir);
   if (!written) printf("  the table was there already: its %d commits are reused\n", DEMO_STEPS);
   fflush(stdout);

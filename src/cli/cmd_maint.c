@@ -31,7 +31,7 @@ int cmd_optimize(int argc, char **argv) {
     size_t n = 0;
     if (!(cols = cli_split_list(v, &n))) return cli_fail("optimize");
     if (n == 0) {
-      delta_free(cols);
+      mem_free(cols);
       return cli_usage_error("optimize", "--zorder-by needs column names");
     }
     o.zorder_by = (const char *const *)cols;
@@ -44,7 +44,7 @@ int cmd_optimize(int argc, char **argv) {
   delta_optimize_result r;
   rc = delta_optimize(pos[0], &o, &r);
   cli_progress_end(&bar);
-  delta_free(cols);
+  mem_free(cols);
   if (rc) return cli_fail("optimize");
   if (r.noop)
     printf("optimize: nothing to compact among %lld files; nothing committed (version %lld)\n",
@@ -72,14 +72,14 @@ static int print_file(void *ctx, const char *key, int64_t size) {
   }
   p->line.len = 0;
   delta_json_writer w;
-  delta_json_writer_init(&w, &p->line, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "path");
-  delta_json_write_string(&w, key);
-  delta_json_write_key(&w, "size");
-  delta_json_write_int64(&w, size);
-  delta_json_write_object_end(&w);
-  int rc = delta_json_writer_finish(&w);
+  json_writer_init(&w, &p->line, 0);
+  json_write_object_begin(&w);
+  json_write_key(&w, "path");
+  json_write_string(&w, key);
+  json_write_key(&w, "size");
+  json_write_int64(&w, size);
+  json_write_object_end(&w);
+  int rc = json_writer_finish(&w);
   if (!rc) printf("%.*s\n", (int)p->line.len, (const char *)p->line.data);
   return rc;
 }
@@ -124,7 +124,7 @@ int cmd_vacuum(int argc, char **argv) {
   delta_vacuum_result r;
   rc = delta_vacuum(pos[0], &o, &r);
   cli_progress_end(&bar);
-  delta_buf_dispose(&fp.line);
+  buf_dispose(&fp.line);
   if (rc) return cli_fail("vacuum");
   if (fp.fmt == OUT_TABLE && o.lite)
     printf("vacuum lite: %s %lld files (%lld bytes) the log's removes name, kept %lld; removes read from version "
@@ -153,7 +153,7 @@ int cmd_restore(int argc, char **argv) {
     o.table_version = strtoll(v, &end, 10);
     if (!*v || *end || o.table_version < 0) return cli_usage_error("restore", "--version needs a non-negative integer");
   } else {
-    if (delta_time_parse_ms(ts, &o.timestamp_ms)) return cli_usage_error("restore", "%s", delta_error_last());
+    if (time_parse_ms(ts, &o.timestamp_ms)) return cli_usage_error("restore", "%s", delta_error_last());
     o.at_timestamp = true;
   }
   delta_restore_result r;
@@ -180,7 +180,7 @@ int cmd_cleanup_log(int argc, char **argv) {
   o.on_file_ctx = &fp;
   delta_log_cleanup_result r;
   rc = delta_log_cleanup(pos[0], &o, &r);
-  delta_buf_dispose(&fp.line);
+  buf_dispose(&fp.line);
   if (rc) return cli_fail("cleanup-log");
   if (fp.fmt == OUT_TABLE)
     printf("cleanup-log: %s %lld log files; oldest readable version %lld\n", o.dry_run ? "would delete" : "deleted",

@@ -55,19 +55,19 @@ static int cmd_cat(int argc, char **argv) {
   if (rg) {
     size_t n;
     char **parts = cli_split_list(rg, &n);
-    groups = parts ? delta_calloc(n + 1, sizeof(int)) : NULL;
+    groups = parts ? mem_calloc(n + 1, sizeof(int)) : NULL;
     for (size_t i = 0; groups && i < n; i++) {
       char *end;
       long v = strtol(parts[i], &end, 10);
       if (*end || v < 0) {
-        delta_free(parts);
-        delta_free(groups);
-        delta_free(cols);
+        mem_free(parts);
+        mem_free(groups);
+        mem_free(cols);
         return cli_usage_error("parquet cat", "--row-groups needs a list of row group numbers");
       }
       groups[i] = (int)v;
     }
-    delta_free(parts);
+    mem_free(parts);
     ro.row_groups = groups;
     ro.n_row_groups = n;
   }
@@ -79,8 +79,8 @@ static int cmd_cat(int argc, char **argv) {
 done:
   if (s.release) s.release(&s);
   delta_parquet_free(f);
-  delta_free(cols);
-  delta_free(groups);
+  mem_free(cols);
+  mem_free(groups);
   return rc ? cli_fail("parquet cat") : 0;
 }
 
@@ -169,15 +169,15 @@ static void json_str(delta_buf *b, const char *s) { fmt_json_string(b, (const ui
  * columns, hex for other bytes. */
 static void stat_json(delta_buf *b, const pq_node *leaf, const uint8_t *p, uint32_t len) {
   switch (leaf->physical) {
-  case PQ_BOOLEAN: delta_buf_puts(b, len >= 1 && p[0] ? "true" : "false"); return;
+  case PQ_BOOLEAN: buf_puts(b, len >= 1 && p[0] ? "true" : "false"); return;
   case PQ_INT32:
     if (len == 4) {
       int32_t v;
       memcpy(&v, p, 4);
       if (leaf->format[0] == 'I' || leaf->format[0] == 'C' || leaf->format[0] == 'S')
-        delta_buf_printf(b, "%u", (uint32_t)v);
+        buf_printf(b, "%u", (uint32_t)v);
       else
-        delta_buf_printf(b, "%d", v);
+        buf_printf(b, "%d", v);
       return;
     }
     break;
@@ -185,8 +185,8 @@ static void stat_json(delta_buf *b, const pq_node *leaf, const uint8_t *p, uint3
     if (len == 8) {
       int64_t v;
       memcpy(&v, p, 8);
-      if (leaf->format[0] == 'L') delta_buf_printf(b, "%llu", (unsigned long long)v);
-      else delta_buf_printf(b, "%lld", (long long)v);
+      if (leaf->format[0] == 'L') buf_printf(b, "%llu", (unsigned long long)v);
+      else buf_printf(b, "%lld", (long long)v);
       return;
     }
     break;
@@ -215,39 +215,39 @@ static void stat_json(delta_buf *b, const pq_node *leaf, const uint8_t *p, uint3
   default:
     break;
   }
-  delta_buf_putc(b, '"');
-  for (uint32_t i = 0; i < len; i++) delta_buf_printf(b, "%02x", p[i]);
-  delta_buf_putc(b, '"');
+  buf_putc(b, '"');
+  for (uint32_t i = 0; i < len; i++) buf_printf(b, "%02x", p[i]);
+  buf_putc(b, '"');
 }
 
 static void print_chunk(delta_buf *b, const pq_file *f, int g, int c) {
   const pq_column_chunk *cc = &f->md->row_groups[g].columns[c];
   const pq_column_meta *m = &cc->meta_data;
   const pq_node *leaf = f->schema->leaves[c];
-  delta_buf_puts(b, "        {\"path\": ");
+  buf_puts(b, "        {\"path\": ");
   json_str(b, f->leaf_paths[c]);
-  delta_buf_printf(b, ", \"type\": \"%s\", \"codec\": \"%s\", \"encodings\": [", pq_type_name(m->type),
+  buf_printf(b, ", \"type\": \"%s\", \"codec\": \"%s\", \"encodings\": [", pq_type_name(m->type),
                    pq_codec_name(m->codec));
   for (int i = 0; i < m->num_encodings; i++)
-    delta_buf_printf(b, "%s\"%s\"", i ? ", " : "", pq_encoding_name(m->encodings[i]));
-  delta_buf_printf(b, "], \"num_values\": %lld, \"compressed_bytes\": %lld, \"uncompressed_bytes\": %lld, "
+    buf_printf(b, "%s\"%s\"", i ? ", " : "", pq_encoding_name(m->encodings[i]));
+  buf_printf(b, "], \"num_values\": %lld, \"compressed_bytes\": %lld, \"uncompressed_bytes\": %lld, "
                       "\"data_page_offset\": %lld",
                    (long long)m->num_values, (long long)m->total_compressed_size,
                    (long long)m->total_uncompressed_size, (long long)m->data_page_offset);
   if (m->has_dictionary_page_offset)
-    delta_buf_printf(b, ", \"dictionary_page_offset\": %lld", (long long)m->dictionary_page_offset);
+    buf_printf(b, ", \"dictionary_page_offset\": %lld", (long long)m->dictionary_page_offset);
   delta_parquet_stats st;
   if (delta_parquet_column_stats(f, g, c, &st) == 0) {
-    if (st.has_null_count) delta_buf_printf(b, ", \"null_count\": %lld", (long long)st.null_count);
+    if (st.has_null_count) buf_printf(b, ", \"null_count\": %lld", (long long)st.null_count);
     if (st.has_min_max) {
-      delta_buf_puts(b, ", \"min\": ");
+      buf_puts(b, ", \"min\": ");
       stat_json(b, leaf, st.min, st.min_len);
-      delta_buf_puts(b, ", \"max\": ");
+      buf_puts(b, ", \"max\": ");
       stat_json(b, leaf, st.max, st.max_len);
-      if (!st.min_exact || !st.max_exact) delta_buf_puts(b, ", \"bounds_exact\": false");
+      if (!st.min_exact || !st.max_exact) buf_puts(b, ", \"bounds_exact\": false");
     }
   }
-  delta_buf_puts(b, "}");
+  buf_puts(b, "}");
 }
 
 static int cmd_meta(int argc, char **argv) {
@@ -259,39 +259,39 @@ static int cmd_meta(int argc, char **argv) {
   if (delta_parquet_open(&f, pos[0])) return cli_fail("parquet meta");
   const pq_file_metadata *md = f->md;
   delta_buf b = DELTA_BUF_INIT;
-  delta_buf_puts(&b, "{\n  \"file\": ");
+  buf_puts(&b, "{\n  \"file\": ");
   json_str(&b, pos[0]);
-  delta_buf_printf(&b, ",\n  \"size\": %zu,\n  \"version\": %d,\n  \"created_by\": ", f->size, (int)md->version);
+  buf_printf(&b, ",\n  \"size\": %zu,\n  \"version\": %d,\n  \"created_by\": ", f->size, (int)md->version);
   if (md->created_by.ptr) fmt_json_string(&b, md->created_by.ptr, md->created_by.len);
-  else delta_buf_puts(&b, "null");
-  delta_buf_printf(&b, ",\n  \"num_rows\": %lld,\n  \"num_columns\": %d,\n  \"key_value_metadata\": {",
+  else buf_puts(&b, "null");
+  buf_printf(&b, ",\n  \"num_rows\": %lld,\n  \"num_columns\": %d,\n  \"key_value_metadata\": {",
                    (long long)md->num_rows, f->schema->n_leaves);
   for (int i = 0; i < md->num_kv; i++) {
-    delta_buf_puts(&b, i ? ",\n    " : "\n    ");
+    buf_puts(&b, i ? ",\n    " : "\n    ");
     fmt_json_string(&b, md->kv[i].key.ptr, md->kv[i].key.len);
-    delta_buf_puts(&b, ": ");
+    buf_puts(&b, ": ");
     if (md->kv[i].value.ptr) {
       /* Values can be huge (Arrow schemas); show their size past 200 bytes. */
-      if (md->kv[i].value.len > 200) delta_buf_printf(&b, "\"<%u bytes>\"", md->kv[i].value.len);
+      if (md->kv[i].value.len > 200) buf_printf(&b, "\"<%u bytes>\"", md->kv[i].value.len);
       else fmt_json_string(&b, md->kv[i].value.ptr, md->kv[i].value.len);
     } else {
-      delta_buf_puts(&b, "null");
+      buf_puts(&b, "null");
     }
   }
-  delta_buf_puts(&b, md->num_kv ? "\n  },\n  \"row_groups\": [" : "},\n  \"row_groups\": [");
+  buf_puts(&b, md->num_kv ? "\n  },\n  \"row_groups\": [" : "},\n  \"row_groups\": [");
   for (int g = 0; g < md->num_row_groups; g++) {
     const pq_row_group *rg = &md->row_groups[g];
-    delta_buf_printf(&b, "%s\n    {\"index\": %d, \"num_rows\": %lld, \"total_byte_size\": %lld, \"columns\": [",
+    buf_printf(&b, "%s\n    {\"index\": %d, \"num_rows\": %lld, \"total_byte_size\": %lld, \"columns\": [",
                      g ? "," : "", g, (long long)rg->num_rows, (long long)rg->total_byte_size);
     for (int c = 0; c < rg->num_columns; c++) {
-      delta_buf_puts(&b, c ? ",\n" : "\n");
+      buf_puts(&b, c ? ",\n" : "\n");
       print_chunk(&b, f, g, c);
     }
-    delta_buf_puts(&b, "\n      ]}");
+    buf_puts(&b, "\n      ]}");
   }
-  delta_buf_puts(&b, md->num_row_groups ? "\n  ]\n}\n" : "]\n}\n");
+  buf_puts(&b, md->num_row_groups ? "\n  ]\n}\n" : "]\n}\n");
   fwrite(b.data, 1, b.len, stdout);
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
   delta_parquet_free(f);
   return 0;
 }

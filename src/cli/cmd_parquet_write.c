@@ -38,9 +38,9 @@ static int parse_codec(const char *s, delta_parquet_codec *out) {
 
 static void value_json(delta_buf *b, const delta_parquet_column_result *c, const delta_parquet_value *v) {
   switch (v->kind) {
-  case DELTA_PARQUET_VALUE_BOOL: delta_buf_puts(b, v->v.b ? "true" : "false"); break;
-  case DELTA_PARQUET_VALUE_INT64: delta_buf_printf(b, "%lld", (long long)v->v.i64); break;
-  case DELTA_PARQUET_VALUE_UINT64: delta_buf_printf(b, "%llu", (unsigned long long)v->v.u64); break;
+  case DELTA_PARQUET_VALUE_BOOL: buf_puts(b, v->v.b ? "true" : "false"); break;
+  case DELTA_PARQUET_VALUE_INT64: buf_printf(b, "%lld", (long long)v->v.i64); break;
+  case DELTA_PARQUET_VALUE_UINT64: buf_printf(b, "%llu", (unsigned long long)v->v.u64); break;
   case DELTA_PARQUET_VALUE_DOUBLE: fmt_double(b, v->v.f64, c->format[0] == 'f'); break;
   case DELTA_PARQUET_VALUE_DECIMAL: {
     /* unscaled 128-bit integer as decimal text */
@@ -53,17 +53,17 @@ static void value_json(delta_buf *b, const delta_parquet_column_result *c, const
       tmp[n++] = (char)('0' + (int)(u % 10));
       u /= 10;
     } while (u);
-    if (neg) delta_buf_putc(b, '-');
-    while (n) delta_buf_putc(b, tmp[--n]);
+    if (neg) buf_putc(b, '-');
+    while (n) buf_putc(b, tmp[--n]);
     break;
   }
   case DELTA_PARQUET_VALUE_BYTES:
     if (c->format[0] == 'u' || c->format[0] == 'U') {
       fmt_json_string(b, v->v.bytes.data, v->v.bytes.len);
     } else {
-      delta_buf_putc(b, '"');
-      for (size_t i = 0; i < v->v.bytes.len; i++) delta_buf_printf(b, "%02x", v->v.bytes.data[i]);
-      delta_buf_putc(b, '"');
+      buf_putc(b, '"');
+      for (size_t i = 0; i < v->v.bytes.len; i++) buf_printf(b, "%02x", v->v.bytes.data[i]);
+      buf_putc(b, '"');
     }
     break;
   }
@@ -71,25 +71,25 @@ static void value_json(delta_buf *b, const delta_parquet_column_result *c, const
 
 static void print_result(const delta_parquet_write_result *r) {
   delta_buf b = DELTA_BUF_INIT;
-  delta_buf_printf(&b, "{\"file_size\": %lld, \"num_rows\": %lld, \"num_row_groups\": %d, \"columns\": [",
+  buf_printf(&b, "{\"file_size\": %lld, \"num_rows\": %lld, \"num_row_groups\": %d, \"columns\": [",
                    (long long)r->file_size, (long long)r->num_rows, r->num_row_groups);
   for (int i = 0; i < r->n_columns; i++) {
     const delta_parquet_column_result *c = &r->columns[i];
-    delta_buf_puts(&b, i ? ",\n  {\"path\": " : "\n  {\"path\": ");
+    buf_puts(&b, i ? ",\n  {\"path\": " : "\n  {\"path\": ");
     fmt_json_string(&b, (const uint8_t *)c->path, strlen(c->path));
-    delta_buf_printf(&b, ", \"format\": \"%s\", \"repeated\": %s, \"num_values\": %lld, \"null_count\": %lld",
+    buf_printf(&b, ", \"format\": \"%s\", \"repeated\": %s, \"num_values\": %lld, \"null_count\": %lld",
                      c->format, c->repeated ? "true" : "false", (long long)c->num_values, (long long)c->null_count);
     if (c->has_min_max) {
-      delta_buf_puts(&b, ", \"min\": ");
+      buf_puts(&b, ", \"min\": ");
       value_json(&b, c, &c->min);
-      delta_buf_puts(&b, ", \"max\": ");
+      buf_puts(&b, ", \"max\": ");
       value_json(&b, c, &c->max);
     }
-    delta_buf_puts(&b, "}");
+    buf_puts(&b, "}");
   }
-  delta_buf_puts(&b, "]}\n");
+  buf_puts(&b, "]}\n");
   fwrite(b.data, 1, b.len, stdout);
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
 }
 
 int cmd_parquet_copy(int argc, char **argv) {
@@ -143,13 +143,13 @@ int cmd_parquet_copy(int argc, char **argv) {
   struct ArrowSchema schema = {0};
   rc = delta_parquet_open(&f, pos[0]);
   if (!rc) rc = delta_parquet_read(f, &ro, &s);
-  if (!rc && s.get_schema(&s, &schema) != 0) rc = delta_error_set(DELTA_ERROR, "%s", s.get_last_error(&s));
+  if (!rc && s.get_schema(&s, &schema) != 0) rc = err_set(DELTA_ERROR, "%s", s.get_last_error(&s));
   if (!rc) rc = delta_parquet_writer_open(&w, pos[1], &schema, &wo);
   while (!rc) {
     struct ArrowArray batch;
     if (s.get_next(&s, &batch) != 0) {
       const char *e = s.get_last_error(&s);
-      rc = delta_error_set(DELTA_ERROR, "%s", e ? e : "read failed");
+      rc = err_set(DELTA_ERROR, "%s", e ? e : "read failed");
       break;
     }
     if (!batch.release) break;

@@ -37,7 +37,7 @@ int cmd_scan(int argc, char **argv) {
   delta_table *t;
   delta_snapshot *s;
   if ((rc = cli_open_snapshot("scan", opts, n_opts, pos[0], &t, &s)) != 0) {
-    delta_free(cols);
+    mem_free(cols);
     return rc;
   }
   struct ArrowArrayStream st = {0};
@@ -47,97 +47,97 @@ int cmd_scan(int argc, char **argv) {
   if (!rc && cli_get(opts, n_opts, "stats")) cli_print_scan_metrics(&metrics);
   delta_snapshot_free(s);
   delta_table_free(t);
-  delta_free(cols);
+  mem_free(cols);
   return rc ? cli_fail("scan") : 0;
 }
 
 /* plan: the files a scan would read, as NDJSON: a "scan" line (columns,
  * column mapping, filter) then one "file" line per file. */
 static int plan_header(delta_json_writer *w, delta_scan_plan *p, const delta_snapshot *s, const delta_table *t) {
-  delta_json_write_object_begin(w);
-  delta_json_write_key(w, "kind");
-  delta_json_write_string(w, "scan");
-  delta_json_write_key(w, "table");
-  delta_json_write_string(w, delta_table_location(t));
-  delta_json_write_key(w, "version");
-  delta_json_write_int64(w, delta_snapshot_version(s));
-  delta_json_write_key(w, "column_mapping");
-  delta_json_write_string(w, delta_scan_plan_column_mapping(p));
-  delta_json_write_key(w, "filter");
-  if (delta_scan_plan_filter(p)) delta_json_write_string(w, delta_scan_plan_filter(p));
-  else delta_json_write_null(w);
-  delta_json_write_key(w, "columns");
-  delta_json_write_array_begin(w);
+  json_write_object_begin(w);
+  json_write_key(w, "kind");
+  json_write_string(w, "scan");
+  json_write_key(w, "table");
+  json_write_string(w, delta_table_location(t));
+  json_write_key(w, "version");
+  json_write_int64(w, delta_snapshot_version(s));
+  json_write_key(w, "column_mapping");
+  json_write_string(w, delta_scan_plan_column_mapping(p));
+  json_write_key(w, "filter");
+  if (delta_scan_plan_filter(p)) json_write_string(w, delta_scan_plan_filter(p));
+  else json_write_null(w);
+  json_write_key(w, "columns");
+  json_write_array_begin(w);
   for (int i = 0; i < delta_scan_plan_num_columns(p); i++) {
     delta_scan_column c;
     delta_scan_plan_column(p, i, &c);
-    delta_json_write_object_begin(w);
-    delta_json_write_key(w, "name");
-    delta_json_write_string(w, c.name);
-    delta_json_write_key(w, "type");
-    delta_json_write_string(w, c.type);
-    delta_json_write_key(w, "physical_name");
-    delta_json_write_string(w, c.physical_name);
-    delta_json_write_key(w, "field_id");
-    if (c.field_id >= 0) delta_json_write_int64(w, c.field_id);
-    else delta_json_write_null(w);
-    delta_json_write_key(w, "partition");
-    delta_json_write_bool(w, c.is_partition);
-    delta_json_write_object_end(w);
+    json_write_object_begin(w);
+    json_write_key(w, "name");
+    json_write_string(w, c.name);
+    json_write_key(w, "type");
+    json_write_string(w, c.type);
+    json_write_key(w, "physical_name");
+    json_write_string(w, c.physical_name);
+    json_write_key(w, "field_id");
+    if (c.field_id >= 0) json_write_int64(w, c.field_id);
+    else json_write_null(w);
+    json_write_key(w, "partition");
+    json_write_bool(w, c.is_partition);
+    json_write_object_end(w);
   }
-  delta_json_write_array_end(w);
-  return delta_json_write_object_end(w);
+  json_write_array_end(w);
+  return json_write_object_end(w);
 }
 
 static int plan_file(delta_json_writer *w, const delta_scan_file *f) {
-  delta_json_write_object_begin(w);
-  delta_json_write_key(w, "kind");
-  delta_json_write_string(w, "file");
-  delta_json_write_key(w, "path");
-  delta_json_write_string(w, f->path);
-  delta_json_write_key(w, "location");
-  delta_json_write_string(w, f->location);
-  delta_json_write_key(w, "size");
-  delta_json_write_int64(w, f->size);
-  delta_json_write_key(w, "num_records");
-  if (f->num_records >= 0) delta_json_write_int64(w, f->num_records);
-  else delta_json_write_null(w);
-  delta_json_write_key(w, "modification_time");
-  delta_json_write_int64(w, f->modification_time);
-  delta_json_write_key(w, "partition_values");
-  delta_json_write_object_begin(w);
+  json_write_object_begin(w);
+  json_write_key(w, "kind");
+  json_write_string(w, "file");
+  json_write_key(w, "path");
+  json_write_string(w, f->path);
+  json_write_key(w, "location");
+  json_write_string(w, f->location);
+  json_write_key(w, "size");
+  json_write_int64(w, f->size);
+  json_write_key(w, "num_records");
+  if (f->num_records >= 0) json_write_int64(w, f->num_records);
+  else json_write_null(w);
+  json_write_key(w, "modification_time");
+  json_write_int64(w, f->modification_time);
+  json_write_key(w, "partition_values");
+  json_write_object_begin(w);
   for (size_t i = 0; i < f->n_partition_values; i++) {
-    delta_json_write_key(w, f->partition_columns[i]);
-    if (f->partition_values[i]) delta_json_write_string(w, f->partition_values[i]);
-    else delta_json_write_null(w);
+    json_write_key(w, f->partition_columns[i]);
+    if (f->partition_values[i]) json_write_string(w, f->partition_values[i]);
+    else json_write_null(w);
   }
-  delta_json_write_object_end(w);
-  delta_json_write_key(w, "stats");
-  if (f->stats && f->stats[0]) delta_json_write_raw(w, f->stats, strlen(f->stats));
-  else delta_json_write_null(w);
-  delta_json_write_key(w, "deletion_vector");
+  json_write_object_end(w);
+  json_write_key(w, "stats");
+  if (f->stats && f->stats[0]) json_write_raw(w, f->stats, strlen(f->stats));
+  else json_write_null(w);
+  json_write_key(w, "deletion_vector");
   if (f->has_deletion_vector) {
     char st[2] = {f->dv_storage_type, 0};
-    delta_json_write_object_begin(w);
-    delta_json_write_key(w, "storage_type");
-    delta_json_write_string(w, st);
-    delta_json_write_key(w, "path_or_inline_dv");
-    delta_json_write_string(w, f->dv_path_or_inline);
-    delta_json_write_key(w, "offset");
-    if (f->dv_offset >= 0) delta_json_write_int64(w, f->dv_offset);
-    else delta_json_write_null(w);
-    delta_json_write_key(w, "size_in_bytes");
-    delta_json_write_int64(w, f->dv_size_in_bytes);
-    delta_json_write_key(w, "cardinality");
-    delta_json_write_int64(w, f->dv_cardinality);
-    delta_json_write_key(w, "location");
-    if (f->dv_location) delta_json_write_string(w, f->dv_location);
-    else delta_json_write_null(w);
-    delta_json_write_object_end(w);
+    json_write_object_begin(w);
+    json_write_key(w, "storage_type");
+    json_write_string(w, st);
+    json_write_key(w, "path_or_inline_dv");
+    json_write_string(w, f->dv_path_or_inline);
+    json_write_key(w, "offset");
+    if (f->dv_offset >= 0) json_write_int64(w, f->dv_offset);
+    else json_write_null(w);
+    json_write_key(w, "size_in_bytes");
+    json_write_int64(w, f->dv_size_in_bytes);
+    json_write_key(w, "cardinality");
+    json_write_int64(w, f->dv_cardinality);
+    json_write_key(w, "location");
+    if (f->dv_location) json_write_string(w, f->dv_location);
+    else json_write_null(w);
+    json_write_object_end(w);
   } else {
-    delta_json_write_null(w);
+    json_write_null(w);
   }
-  return delta_json_write_object_end(w);
+  return json_write_object_end(w);
 }
 
 int cmd_plan(int argc, char **argv) {
@@ -170,15 +170,15 @@ int cmd_plan(int argc, char **argv) {
       if (rc) break;
     }
     line.len = 0;
-    delta_json_writer_init(&w, &line, 0);
+    json_writer_init(&w, &line, 0);
     rc = header ? plan_header(&w, p, s, t) : plan_file(&w, &f);
-    if (!rc) rc = delta_json_writer_finish(&w);
-    if (!rc) rc = delta_buf_putc(&line, '\n');
+    if (!rc) rc = json_writer_finish(&w);
+    if (!rc) rc = buf_putc(&line, '\n');
     if (!rc && fwrite(line.data, 1, line.len, stdout) != line.len)
-      rc = delta_error_set(DELTA_EIO, "writing the plan failed");
+      rc = err_set(DELTA_EIO, "writing the plan failed");
   }
   if (!rc && cli_get(opts, n_opts, "stats")) cli_print_scan_metrics(&metrics);
-  delta_buf_dispose(&line);
+  buf_dispose(&line);
   delta_scan_plan_free(p);
   delta_snapshot_free(s);
   delta_table_free(t);

@@ -56,7 +56,7 @@ static int cmd_info(int argc, char **argv) {
     fprintf(stderr, "deltac: warning: checksum %s %s: %s\n", crc.file,
             crc.status == LOG_CRC_MISMATCH ? "does not match the replayed state" : "cannot be read", crc.detail);
   char when[40];
-  delta_time_format_ms(s->timestamp_ms, when);
+  time_format_ms(s->timestamp_ms, when);
   const delta_protocol *p = &s->protocol;
   const delta_metadata *m = &s->metadata;
   /* liquid clustering columns (also the preview's delta.liquid domain) */
@@ -69,44 +69,44 @@ static int cmd_info(int argc, char **argv) {
   if (fmt && strcmp(fmt, "table") != 0) {
     delta_buf out = DELTA_BUF_INIT;
     delta_json_writer w;
-    delta_json_writer_init(&w, &out, 0);
-    delta_json_write_object_begin(&w);
-    delta_json_write_key(&w, "location"); delta_json_write_string(&w, delta_table_location(t));
-    delta_json_write_key(&w, "version"); delta_json_write_int64(&w, s->version);
-    delta_json_write_key(&w, "timestamp"); delta_json_write_string(&w, when);
-    delta_json_write_key(&w, "id"); delta_json_write_string(&w, m->id);
-    delta_json_write_key(&w, "name"); if (m->name) delta_json_write_string(&w, m->name); else delta_json_write_null(&w);
-    delta_json_write_key(&w, "description"); if (m->description) delta_json_write_string(&w, m->description); else delta_json_write_null(&w);
-    delta_json_write_key(&w, "min_reader_version"); delta_json_write_int64(&w, p->min_reader_version);
-    delta_json_write_key(&w, "min_writer_version"); delta_json_write_int64(&w, p->min_writer_version);
-    delta_json_write_key(&w, "reader_features"); delta_json_write_string_array(&w, (const char *const *)p->reader_features, p->n_reader_features);
-    delta_json_write_key(&w, "writer_features"); delta_json_write_string_array(&w, (const char *const *)p->writer_features, p->n_writer_features);
-    delta_json_write_key(&w, "partition_columns"); delta_json_write_string_array(&w, (const char *const *)m->partition_columns, m->n_partition_columns);
-    delta_json_write_key(&w, "clustering_columns"); delta_json_write_string_array(&w, (const char *const *)ccols, n_ccols);
-    delta_json_write_key(&w, "properties"); delta_kv_write_json(&w, m->configuration, m->n_configuration);
-    delta_json_write_key(&w, "num_files"); delta_json_write_int64(&w, s->n_files);
-    delta_json_write_key(&w, "size_bytes"); delta_json_write_int64(&w, bytes);
-    delta_json_write_key(&w, "num_records"); if (all_records) delta_json_write_int64(&w, records - dv_rows); else delta_json_write_null(&w);
-    delta_json_write_key(&w, "files_with_deletion_vectors"); delta_json_write_int64(&w, dv_files);
-    delta_json_write_key(&w, "deleted_rows"); delta_json_write_int64(&w, dv_rows);
-    delta_json_write_key(&w, "checkpoint_version"); if (s->cp_version >= 0) delta_json_write_int64(&w, s->cp_version); else delta_json_write_null(&w);
-    delta_json_write_key(&w, "checksum");
+    json_writer_init(&w, &out, 0);
+    json_write_object_begin(&w);
+    json_write_key(&w, "location"); json_write_string(&w, delta_table_location(t));
+    json_write_key(&w, "version"); json_write_int64(&w, s->version);
+    json_write_key(&w, "timestamp"); json_write_string(&w, when);
+    json_write_key(&w, "id"); json_write_string(&w, m->id);
+    json_write_key(&w, "name"); if (m->name) json_write_string(&w, m->name); else json_write_null(&w);
+    json_write_key(&w, "description"); if (m->description) json_write_string(&w, m->description); else json_write_null(&w);
+    json_write_key(&w, "min_reader_version"); json_write_int64(&w, p->min_reader_version);
+    json_write_key(&w, "min_writer_version"); json_write_int64(&w, p->min_writer_version);
+    json_write_key(&w, "reader_features"); json_write_string_array(&w, (const char *const *)p->reader_features, p->n_reader_features);
+    json_write_key(&w, "writer_features"); json_write_string_array(&w, (const char *const *)p->writer_features, p->n_writer_features);
+    json_write_key(&w, "partition_columns"); json_write_string_array(&w, (const char *const *)m->partition_columns, m->n_partition_columns);
+    json_write_key(&w, "clustering_columns"); json_write_string_array(&w, (const char *const *)ccols, n_ccols);
+    json_write_key(&w, "properties"); log_kv_write_json(&w, m->configuration, m->n_configuration);
+    json_write_key(&w, "num_files"); json_write_int64(&w, s->n_files);
+    json_write_key(&w, "size_bytes"); json_write_int64(&w, bytes);
+    json_write_key(&w, "num_records"); if (all_records) json_write_int64(&w, records - dv_rows); else json_write_null(&w);
+    json_write_key(&w, "files_with_deletion_vectors"); json_write_int64(&w, dv_files);
+    json_write_key(&w, "deleted_rows"); json_write_int64(&w, dv_rows);
+    json_write_key(&w, "checkpoint_version"); if (s->cp_version >= 0) json_write_int64(&w, s->cp_version); else json_write_null(&w);
+    json_write_key(&w, "checksum");
     if (crc.status == LOG_CRC_ABSENT) {
-      delta_json_write_null(&w);
+      json_write_null(&w);
     } else {
-      delta_json_write_object_begin(&w);
-      delta_json_write_key(&w, "file"); delta_json_write_string(&w, crc.file);
-      delta_json_write_key(&w, "status"); delta_json_write_string(&w, crc_status[crc.status]);
-      if (crc.detail[0]) { delta_json_write_key(&w, "detail"); delta_json_write_string(&w, crc.detail); }
-      delta_json_write_object_end(&w);
+      json_write_object_begin(&w);
+      json_write_key(&w, "file"); json_write_string(&w, crc.file);
+      json_write_key(&w, "status"); json_write_string(&w, crc_status[crc.status]);
+      if (crc.detail[0]) { json_write_key(&w, "detail"); json_write_string(&w, crc.detail); }
+      json_write_object_end(&w);
     }
-    delta_json_write_object_end(&w);
-    rc = delta_json_writer_finish(&w);
+    json_write_object_end(&w);
+    rc = json_writer_finish(&w);
     if (!rc) {
       fwrite(out.data, 1, out.len, stdout);
       putchar('\n');
     }
-    delta_buf_dispose(&out);
+    buf_dispose(&out);
   } else {
     printf("location:           %s\n", delta_table_location(t));
     printf("version:            %lld (committed %s)\n", (long long)s->version, when);
@@ -145,7 +145,7 @@ static int cmd_info(int argc, char **argv) {
         printf("  %s = %s\n", m->configuration[i].key, m->configuration[i].value ? m->configuration[i].value : "null");
     }
   }
-  delta_free(ccols);
+  mem_free(ccols);
   delta_snapshot_free(s);
   delta_table_free(t);
   return rc ? cli_fail("info") : 0;
@@ -168,9 +168,9 @@ static int cmd_schema(int argc, char **argv) {
     printf("%s\n", s->metadata.schema_string);
   } else {
     delta_buf out = DELTA_BUF_INIT;
-    rc = delta_schema_tree(s->schema, &out);
+    rc = log_schema_tree(s->schema, &out);
     if (!rc) fwrite(out.data, 1, out.len, stdout);
-    delta_buf_dispose(&out);
+    buf_dispose(&out);
     if (s->metadata.n_partition_columns) {
       printf("partitioned by:");
       for (int i = 0; i < s->metadata.n_partition_columns; i++) printf(" %s", s->metadata.partition_columns[i]);
@@ -204,9 +204,9 @@ static int cmd_files(int argc, char **argv) {
     const delta_add *a = &s->files[i];
     json.len = 0;
     delta_json_writer w;
-    delta_json_writer_init(&w, &json, 0);
-    delta_kv_write_json(&w, a->partition_values, a->n_partition_values);
-    rc = delta_json_writer_finish(&w);
+    json_writer_init(&w, &json, 0);
+    log_kv_write_json(&w, a->partition_values, a->n_partition_values);
+    rc = json_writer_finish(&w);
     int64_t recs = a->num_records;
     if (!rc) rc = arrow_builder_str(b, 0, a->path);
     if (!rc) rc = arrow_builder_strn(b, 1, (const char *)json.data, json.len);
@@ -226,7 +226,7 @@ static int cmd_files(int argc, char **argv) {
   if (!rc) rc = cli_write_stream(&st, (cli_format)fmt, -1, stdout);
   if (st.release) st.release(&st);
   arrow_batch_builder_free(b);
-  delta_buf_dispose(&json);
+  buf_dispose(&json);
   delta_snapshot_free(s);
   delta_table_free(t);
   return rc ? cli_fail("files") : 0;
@@ -238,7 +238,7 @@ static int history_row(arrow_batch_builder *b, delta_table *t, const log_entry *
   char key[64];
   snprintf(key, sizeof key, "_delta_log/%s", e->name);
   text->len = 0;
-  int rc = delta_storage_read(t->storage, key, text);
+  int rc = storage_read_all(t->storage, key, text);
   if (rc) return rc;
   delta_json_val ci = {doc, -1};
   const char *p = (const char *)text->data, *end = p + text->len;
@@ -246,34 +246,34 @@ static int history_row(arrow_batch_builder *b, delta_table *t, const log_entry *
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
     if (len && memmem(p, len, "\"commitInfo\"", 12)) {
-      rc = delta_json_parse(doc, p, len);
-      if (rc) return delta_error_prefix("%s", e->name);
-      ci = delta_json_get(delta_json_root(doc), "commitInfo");
-      if (delta_json_typeof(ci) == DELTA_JSON_OBJECT) break;
+      rc = json_parse(doc, p, len);
+      if (rc) return err_prefix("%s", e->name);
+      ci = json_get(json_root(doc), "commitInfo");
+      if (json_typeof(ci) == DELTA_JSON_OBJECT) break;
     }
     p += len + 1;
   }
   int64_t ts = e->mtime_ms, ict;
-  bool has_ci = delta_json_typeof(ci) == DELTA_JSON_OBJECT;
-  if (has_ci && delta_json_int64(delta_json_get(ci, "inCommitTimestamp"), &ict) == 0) ts = ict;
+  bool has_ci = json_typeof(ci) == DELTA_JSON_OBJECT;
+  if (has_ci && json_int64(json_get(ci, "inCommitTimestamp"), &ict) == 0) ts = ict;
   rc = arrow_builder_i64(b, 0, e->info.version);
   if (!rc) rc = arrow_builder_i64(b, 1, ts);
   static const char *const str_fields[] = {"operation", "engineInfo", "userName"};
   static const int str_cols[] = {2, 5, 6};
   for (int i = 0; !rc && i < 3; i++) {
-    delta_json_val v = has_ci ? delta_json_get(ci, str_fields[i]) : ci;
-    if (delta_json_typeof(v) == DELTA_JSON_STRING && delta_json_string(v, tmp) == 0)
+    delta_json_val v = has_ci ? json_get(ci, str_fields[i]) : ci;
+    if (json_typeof(v) == DELTA_JSON_STRING && json_string(v, tmp) == 0)
       rc = arrow_builder_strn(b, str_cols[i], (const char *)tmp->data, tmp->len);
     else
       rc = arrow_builder_null(b, str_cols[i]);
   }
   static const char *const obj_fields[] = {"operationParameters", "operationMetrics"};
   for (int i = 0; !rc && i < 2; i++) {
-    delta_json_val v = has_ci ? delta_json_get(ci, obj_fields[i]) : ci;
-    if (delta_json_typeof(v) == DELTA_JSON_OBJECT) {
+    delta_json_val v = has_ci ? json_get(ci, obj_fields[i]) : ci;
+    if (json_typeof(v) == DELTA_JSON_OBJECT) {
       const char *raw;
       size_t n;
-      delta_json_raw(v, &raw, &n);
+      json_raw(v, &raw, &n);
       rc = arrow_builder_strn(b, 3 + i, raw, n);
     } else {
       rc = arrow_builder_null(b, 3 + i);
@@ -304,7 +304,7 @@ static int cmd_history(int argc, char **argv) {
   delta_json_doc *doc = NULL;
   delta_buf text = DELTA_BUF_INIT, tmp = DELTA_BUF_INIT;
   rc = arrow_batch_builder_new(&b, 7, names, types);
-  if (!rc) rc = delta_json_doc_new(&doc);
+  if (!rc) rc = json_doc_new(&doc);
   int64_t shown = 0;
   for (int i = l.n - 1; !rc && i >= 0 && (limit < 0 || shown < limit); i--) {
     if (l.entries[i].info.kind != LOG_COMMIT) continue;
@@ -316,9 +316,9 @@ static int cmd_history(int argc, char **argv) {
   if (!rc) rc = cli_write_stream(&st, (cli_format)fmt, -1, stdout);
   if (st.release) st.release(&st);
   arrow_batch_builder_free(b);
-  delta_json_doc_free(doc);
-  delta_buf_dispose(&text);
-  delta_buf_dispose(&tmp);
+  json_doc_free(doc);
+  buf_dispose(&text);
+  buf_dispose(&tmp);
   log_listing_dispose(&l);
   delta_table_free(t);
   return rc ? cli_fail("history") : 0;

@@ -39,8 +39,8 @@ static int take_properties(const char *cmd, int argc, char **argv, char **keys, 
     const char *eq = strchr(v, '=');
     if (!eq || eq == v) return cli_usage_error(cmd, "--property needs KEY=VALUE, got '%s'", v), -1;
     if (*n == MAX_PROPS) return cli_usage_error(cmd, "too many --property options"), -1;
-    keys[*n] = delta_strndup(v, (size_t)(eq - v));
-    values[*n] = delta_strdup(eq + 1);
+    keys[*n] = mem_strndup(v, (size_t)(eq - v));
+    values[*n] = mem_strdup(eq + 1);
     (*n)++;
   }
   return out;
@@ -66,21 +66,21 @@ static bool ends_with(const char *s, const char *suffix) {
 
 static int read_file(const char *path, char **text, size_t *len) {
   FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-  if (!f) return delta_error_set(DELTA_ENOTFOUND, "cannot open %s", path);
+  if (!f) return err_set(DELTA_ENOTFOUND, "cannot open %s", path);
   delta_buf b = DELTA_BUF_INIT;
   char chunk[65536];
   size_t n;
   int rc = 0;
-  while (!rc && (n = fread(chunk, 1, sizeof chunk, f)) > 0) rc = delta_buf_append(&b, chunk, n);
-  if (!rc && ferror(f)) rc = delta_error_set(DELTA_EIO, "reading %s failed", path);
+  while (!rc && (n = fread(chunk, 1, sizeof chunk, f)) > 0) rc = buf_append(&b, chunk, n);
+  if (!rc && ferror(f)) rc = err_set(DELTA_EIO, "reading %s failed", path);
   if (f != stdin) fclose(f);
-  if (!rc) rc = delta_buf_putc(&b, 0);
+  if (!rc) rc = buf_putc(&b, 0);
   if (rc) {
-    delta_buf_dispose(&b);
+    buf_dispose(&b);
     return rc;
   }
   *len = b.len - 1;
-  *text = (char *)delta_buf_detach(&b);
+  *text = (char *)buf_detach(&b);
   return 0;
 }
 
@@ -90,7 +90,7 @@ int cli_open_input(const char *path, const char *format, const char *table, cons
   bool csv = format ? strcasecmp(format, "csv") == 0 : ends_with(path, ".csv");
   bool arrow = format ? strcasecmp(format, "arrow") == 0 : ends_with(path, ".arrow") || ends_with(path, ".arrows");
   if (format && !parquet && !csv && !arrow && strcasecmp(format, "ndjson") && strcasecmp(format, "json"))
-    return delta_error_set(DELTA_EINVAL, "unknown input format '%s' (ndjson, csv, parquet, arrow)", format);
+    return err_set(DELTA_EINVAL, "unknown input format '%s' (ndjson, csv, parquet, arrow)", format);
   if (parquet) {
     int rc = delta_parquet_open(pf, path);
     return rc ? rc : delta_parquet_read(*pf, NULL, out);
@@ -98,9 +98,9 @@ int cli_open_input(const char *path, const char *format, const char *table, cons
   if (arrow) { /* an Arrow IPC stream carries its own schema, as Parquet does, and is read as it comes */
     bool in = strcmp(path, "-") == 0;
     int fd = in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return delta_error_set(DELTA_ENOTFOUND, "cannot open %s", path);
+    if (fd < 0) return err_set(DELTA_ENOTFOUND, "cannot open %s", path);
     int rc = arrow_ipc_open_fd(fd, !in, in ? "stdin" : path, out);
-    if (rc) delta_error_prefix("%s", in ? "stdin" : path);
+    if (rc) err_prefix("%s", in ? "stdin" : path);
     return rc;
   }
   delta_table *t = NULL;
@@ -118,15 +118,15 @@ int cli_open_input(const char *path, const char *format, const char *table, cons
   /* a new table's --schema types the columns just as an existing table's does */
   delta_type *given = NULL;
   if (!s && schema_text && (rc = schema_parse_text(schema_text, &given))) {
-    delta_free(text);
+    mem_free(text);
     delta_table_free(t);
     return rc;
   }
   rc = input_text_stream(text, len, csv ? INPUT_CSV : INPUT_NDJSON, s ? s->schema : given, 0, out);
-  delta_type_free(given);
+  log_type_free(given);
   delta_snapshot_free(s);
   delta_table_free(t);
-  if (rc) delta_error_prefix("%s", path);
+  if (rc) err_prefix("%s", path);
   return rc;
 }
 
@@ -260,11 +260,11 @@ static int write_common(const char *cmd, int argc, char **argv, bool create) {
 done:
   if (in.release) in.release(&in);
   delta_parquet_free(pf);
-  delta_free(parts);
-  delta_free(clusters);
+  mem_free(parts);
+  mem_free(clusters);
   for (int i = 0; i < n_props; i++) {
-    delta_free(keys[i]);
-    delta_free(values[i]);
+    mem_free(keys[i]);
+    mem_free(values[i]);
   }
   return status;
 }

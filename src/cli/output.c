@@ -20,13 +20,13 @@ int cli_format_parse(const char *s, FILE *fp) {
 }
 
 static int file_sink(void *ctx, const void *data, size_t len) {
-  if (len && fwrite(data, 1, len, (FILE *)ctx) != len) return delta_error_set(DELTA_EIO, "cannot write output");
+  if (len && fwrite(data, 1, len, (FILE *)ctx) != len) return err_set(DELTA_EIO, "cannot write output");
   return 0;
 }
 
 static int stream_error(struct ArrowArrayStream *s, int err) {
   const char *m = s->get_last_error ? s->get_last_error(s) : NULL;
-  return delta_error_set(DELTA_ERROR, "%s", m ? m : strerror(err));
+  return err_set(DELTA_ERROR, "%s", m ? m : strerror(err));
 }
 
 /* Cut a batch to its first n rows without copying: a shallow view whose
@@ -45,7 +45,7 @@ static int count_stream(struct ArrowArrayStream *stream, int64_t limit, FILE *fp
     batch.release(&batch);
   }
   if (limit >= 0 && n > limit) n = limit;
-  if (fprintf(fp, "%lld\n", (long long)n) < 0 || fflush(fp) != 0) return delta_error_set(DELTA_EIO, "cannot write output");
+  if (fprintf(fp, "%lld\n", (long long)n) < 0 || fflush(fp) != 0) return err_set(DELTA_EIO, "cannot write output");
   return 0;
 }
 
@@ -84,7 +84,7 @@ int cli_write_stream(struct ArrowArrayStream *stream, cli_format fmt, int64_t li
     batch.release(&batch);
   }
   if (!rc) rc = iw ? arrow_ipc_writer_close(iw) : arrow_text_writer_finish(tw);
-  if (!rc && fflush(fp) != 0) rc = delta_error_set(DELTA_EIO, "cannot write output");
+  if (!rc && fflush(fp) != 0) rc = err_set(DELTA_EIO, "cannot write output");
   arrow_ipc_writer_free(iw);
   arrow_text_writer_free(tw);
   schema.release(&schema);

@@ -23,7 +23,7 @@ int cli_open_snapshot_mode(const char *cmd, const cli_opt *opts, int n_opts, con
   }
   if (ts) {
     if (v) return cli_usage_error(cmd, "give --version or --timestamp, not both");
-    if (delta_time_parse_ms(ts, &so.timestamp_ms)) return cli_usage_error(cmd, "%s", delta_error_last());
+    if (time_parse_ms(ts, &so.timestamp_ms)) return cli_usage_error(cmd, "%s", delta_error_last());
     so.at_timestamp = true;
   }
   if (delta_table_open(t, location)) return cli_fail(cmd);

@@ -59,19 +59,19 @@ static int pass1_batch(void *ctx, const struct ArrowSchema *schema, const struct
   (void)schema;
   pass1_state *st = ctx;
   int rc = 0;
-  uint8_t *m = delta_malloc((size_t)batch->length + 1);
+  uint8_t *m = mem_malloc((size_t)batch->length + 1);
   if (!m) return DELTA_NOMEM();
   if (st->pred) rc = expr_eval_batch(st->pred, batch, m);
   else memset(m, 1, (size_t)batch->length);
   for (int64_t i = 0; !rc && i < batch->length; i++) {
     uint64_t row = (uint64_t)(st->pos + i);
-    if (m[i] && !(st->old && delta_dv_bitmap_contains(st->old, row))) {
-      rc = delta_bitmap64_add(st->fresh, row);
+    if (m[i] && !(st->old && dv_bitmap_contains(st->old, row))) {
+      rc = dv_bitmap64_add(st->fresh, row);
       st->n_new++;
     }
   }
   st->pos += batch->length;
-  delta_free(m);
+  mem_free(m);
   return rc;
 }
 
@@ -88,14 +88,14 @@ typedef struct {
 static int pass2_batch(void *ctx, const struct ArrowSchema *schema, const struct ArrowArray *batch) {
   pass2_state *st = ctx;
   int64_t n = batch->length;
-  uint8_t *keep = delta_malloc((size_t)n + 1), *del = delta_malloc((size_t)n + 1);
+  uint8_t *keep = mem_malloc((size_t)n + 1), *del = mem_malloc((size_t)n + 1);
   int rc = 0;
   if (!keep || !del) {
     rc = DELTA_NOMEM();
     goto done;
   }
-  if ((rc = delta_bitmap64_mask(st->fresh, (uint64_t)st->pos, (uint64_t)n, del))) goto done;
-  if ((rc = delta_bitmap64_keep(st->old, (uint64_t)st->pos, (uint64_t)n, keep))) goto done;
+  if ((rc = dv_bitmap64_mask(st->fresh, (uint64_t)st->pos, (uint64_t)n, del))) goto done;
+  if ((rc = dv_bitmap64_keep(st->old, (uint64_t)st->pos, (uint64_t)n, keep))) goto done;
   /* A row the old DV already deleted is never deleted or updated again
    * (`fresh` may hold the old DV's rows too: it becomes the new DV). */
   for (int64_t i = 0; i < n; i++) {
@@ -132,8 +132,8 @@ static int pass2_batch(void *ctx, const struct ArrowSchema *schema, const struct
   }
 done:
   st->pos += n;
-  delta_free(keep);
-  delta_free(del);
+  mem_free(keep);
+  mem_free(del);
   return rc;
 }
 
@@ -142,8 +142,8 @@ static int delete_file(delete_ctx *c, const delta_add *a) {
   delta_bitmap64 *fresh = NULL;
   int rc = 0;
   int64_t t1 = -1; /* set when the file changes: the rest is rewriting */
-  if (a->dv.present && (rc = delta_dv_load(c->s->table->storage, &a->dv, &old))) return rc;
-  if ((rc = delta_bitmap64_new(&fresh))) goto done;
+  if (a->dv.present && (rc = dv_load(c->s->table->storage, &a->dv, &old))) return rc;
+  if ((rc = dv_bitmap64_new(&fresh))) goto done;
   pass1_state p1 = {old, fresh, 0, 0, c->pred};
   int64_t t0 = dml_clock_ms();
   rc = rewrite_read_file(c->s, a, pass1_batch, &p1);
@@ -151,7 +151,7 @@ static int delete_file(delete_ctx *c, const delta_add *a) {
   if (rc) goto done;
   if (p1.n_new == 0) goto done; /* untouched */
   t1 = dml_clock_ms();
-  int64_t live = p1.pos - (int64_t)(old ? delta_dv_bitmap_cardinality(old) : 0);
+  int64_t live = p1.pos - (int64_t)(old ? dv_bitmap_cardinality(old) : 0);
   bool whole = p1.n_new >= live;
   c->res->rows_deleted += p1.n_new;
   if ((rc = rewrite_remove_action(&c->actions, a, c->now))) goto done;
@@ -186,8 +186,8 @@ static int delete_file(delete_ctx *c, const delta_add *a) {
   c->res->rows_copied += p2.copied;
 done:
   if (t1 >= 0) c->rewrite_ms += dml_clock_ms() - t1;
-  delta_dv_bitmap_free(old);
-  delta_bitmap64_free(fresh);
+  dv_bitmap_free(old);
+  dv_bitmap64_free(fresh);
   return rc;
 }
 
@@ -198,17 +198,17 @@ static int commit_dml(delete_ctx *c, delta_table *t, const char *where, int max_
   delta_buf params = DELTA_BUF_INIT, metrics = DELTA_BUF_INIT;
   int rc;
   delta_json_writer w;
-  delta_json_writer_init(&w, &params, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "predicate");
+  json_writer_init(&w, &params, 0);
+  json_write_object_begin(&w);
+  json_write_key(&w, "predicate");
   rc = log_predicate_param(where, &w);
-  delta_json_write_object_end(&w);
+  json_write_object_end(&w);
   if (rc != 0)
     goto done;
-  if ((rc = delta_json_writer_finish(&w)) != 0)
+  if ((rc = json_writer_finish(&w)) != 0)
     goto done;
   if (c->set)
-    rc = delta_buf_printf(&metrics,
+    rc = buf_printf(&metrics,
                           "{\"numRemovedFiles\":\"%lld\",\"numAddedFiles\":\"%lld\",\"numUpdatedRows\":\"%lld\","
                           "\"numCopiedRows\":\"%lld\",\"numDeletionVectorsAdded\":\"%lld\","
                           "\"numDeletionVectorsRemoved\":\"%lld\",\"numDeletionVectorsUpdated\":\"%lld\","
@@ -218,7 +218,7 @@ static int commit_dml(delete_ctx *c, delta_table *t, const char *where, int max_
                           (long long)(r->dvs_added - c->dvs_updated), (long long)c->dvs_removed,
                           (long long)c->dvs_updated, (long long)r->cdc_files);
   else
-    rc = delta_buf_printf(&metrics,
+    rc = buf_printf(&metrics,
                           "{\"numRemovedFiles\":\"%lld\",\"numAddedFiles\":\"%lld\",\"numDeletedRows\":\"%lld\","
                           "\"numCopiedRows\":\"%lld\",\"numDeletionVectorsAdded\":\"%lld\","
                           "\"numDeletionVectorsRemoved\":\"%lld\",\"numDeletionVectorsUpdated\":\"%lld\","
@@ -233,16 +233,16 @@ static int commit_dml(delete_ctx *c, delta_table *t, const char *where, int max_
     goto done;
   /* bytes: the sizes in the commit's add and remove lines (a file given a
    * DV is removed and added back, as Spark counts it) */
-  rc = delta_buf_printf(&metrics,
+  rc = buf_printf(&metrics,
                         ",\"numAddedBytes\":\"%lld\",\"numRemovedBytes\":\"%lld\",\"executionTimeMs\":\"%lld\","
                         "\"scanTimeMs\":\"%lld\",\"rewriteTimeMs\":\"%lld\"}",
                         (long long)(rewrite_writers_bytes(c->wr) + c->bytes_readded), (long long)c->bytes_removed,
                         (long long)(dml_clock_ms() - t_start), (long long)c->scan_ms, (long long)c->rewrite_ms);
   if (rc != 0)
     goto done;
-  if ((rc = delta_buf_putc(&params, 0)) != 0)
+  if ((rc = buf_putc(&params, 0)) != 0)
     goto done;
-  if ((rc = delta_buf_putc(&metrics, 0)) != 0)
+  if ((rc = buf_putc(&metrics, 0)) != 0)
     goto done;
   txn_ctx tx;
   txn_begin(&tx, t, c->s, c->set ? "UPDATE" : "DELETE");
@@ -254,8 +254,8 @@ static int commit_dml(delete_ctx *c, delta_table *t, const char *where, int max_
     r->version = tx.version;
   txn_dispose(&tx);
 done:
-  delta_buf_dispose(&params);
-  delta_buf_dispose(&metrics);
+  buf_dispose(&params);
+  buf_dispose(&metrics);
   return rc;
 }
 
@@ -282,10 +282,10 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
   if ((rc = txn_open(location, &so, &t, &c.s)) != 0)
     goto done;
   if ((rc = dml_check_table(c.s))) goto done;
-  if ((rc = delta_schema_to_arrow(c.s->schema, &logical))) goto done;
+  if ((rc = log_schema_to_arrow(c.s->schema, &logical))) goto done;
   if (where) {
     if ((rc = expr_parse(where, &prune_pred)) || (rc = expr_bind(prune_pred, &logical))) {
-      delta_error_prefix("--where");
+      err_prefix("--where");
       goto done;
     }
     if ((rc = expr_parse(where, &c.pred)) || (rc = expr_bind(c.pred, &logical))) goto done;
@@ -299,9 +299,9 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
   if (c.use_dv) {
     uint8_t uuid[16];
     dml_random_uuid(uuid);
-    if ((rc = delta_dv_uuid_path("", uuid, &c.dv_path))) goto done;
+    if ((rc = dv_uuid_path("", uuid, &c.dv_path))) goto done;
   }
-  c.removed = delta_calloc((size_t)c.s->n_files + 1, sizeof *c.removed);
+  c.removed = mem_calloc((size_t)c.s->n_files + 1, sizeof *c.removed);
   if (!c.removed) {
     rc = DELTA_NOMEM();
     goto done;
@@ -340,10 +340,10 @@ done:
   expr_free(prune_pred);
   expr_free(c.pred);
   if (logical.release) logical.release(&logical);
-  delta_free(c.removed);
-  delta_buf_dispose(&c.dv_file);
-  delta_buf_dispose(&c.dv_path);
-  delta_buf_dispose(&c.actions);
+  mem_free(c.removed);
+  buf_dispose(&c.dv_file);
+  buf_dispose(&c.dv_path);
+  buf_dispose(&c.actions);
   delta_snapshot_free(c.s);
   delta_table_free(t);
   return rc;
@@ -351,7 +351,7 @@ done:
 
 int delta_delete(const char *location, const delta_delete_options *opts, delta_dml_result *result) {
   if (!opts || opts->version != DELTA_DELETE_OPTIONS_VERSION)
-    return delta_error_set(DELTA_EINVAL, "delete options: unknown version");
+    return err_set(DELTA_EINVAL, "delete options: unknown version");
   return dml_run(location, opts->where, NULL, opts->no_deletion_vectors, opts->max_attempts, opts->read_version,
                  result);
 }

@@ -17,7 +17,7 @@
 
 int dml_check_table(const delta_snapshot *s) {
   if (table_prop_true(s->metadata.configuration, s->metadata.n_configuration, "delta.appendOnly"))
-    return delta_error_set(DELTA_EINVAL, "the table is append-only (delta.appendOnly): rows cannot be deleted or updated");
+    return err_set(DELTA_EINVAL, "the table is append-only (delta.appendOnly): rows cannot be deleted or updated");
   return 0;
 }
 

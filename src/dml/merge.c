@@ -123,7 +123,7 @@ static int qualify_name(void *ctx, const char *first, const char **prefix) {
   if ((q->t && strcasecmp(first, c->talias) == 0) || (q->s && strcasecmp(first, c->salias) == 0)) return 0;
   bool in_t = q->t && has_column(c->tlogical, first), in_s = q->s && has_column(&c->source_schema, first);
   if (in_t && in_s)
-    return delta_error_set(DELTA_EINVAL, "column %s is ambiguous: write %s.%s or %s.%s", first, c->talias, first,
+    return err_set(DELTA_EINVAL, "column %s is ambiguous: write %s.%s or %s.%s", first, c->talias, first,
                            c->salias, first);
   *prefix = in_t ? c->talias : in_s ? c->salias : NULL;
   return 0;
@@ -137,17 +137,17 @@ static int star_text(merge_ctx *c, delta_buf *out) {
     bool has = false;
     for (int64_t k = 0; k < src->n_children && !has; k++) has = strcasecmp(src->children[k]->name, l->children[i]->name) == 0;
     if (!has) continue;
-    rc = delta_buf_printf(out, "%s`%s` = `%s`.`%s`", out->len ? ", " : "", l->children[i]->name, c->salias,
+    rc = buf_printf(out, "%s`%s` = `%s`.`%s`", out->len ? ", " : "", l->children[i]->name, c->salias,
                           l->children[i]->name);
   }
   if (!rc && !out->len)
-    rc = delta_error_set(DELTA_EINVAL, "the source has none of the target's columns (for UPDATE/INSERT *)");
-  if (!rc) rc = delta_buf_putc(out, 0);
+    rc = err_set(DELTA_EINVAL, "the source has none of the target's columns (for UPDATE/INSERT *)");
+  if (!rc) rc = buf_putc(out, 0);
   return rc;
 }
 
 static int clauses_setup(merge_ctx *c, const delta_merge_options *o) {
-  if (!(c->cl = delta_calloc((size_t)o->n_clauses + 1, sizeof *c->cl))) return DELTA_NOMEM();
+  if (!(c->cl = mem_calloc((size_t)o->n_clauses + 1, sizeof *c->cl))) return DELTA_NOMEM();
   c->n_cl = o->n_clauses;
   bool open_ended[3] = {false, false, false};
   int rc = 0;
@@ -157,11 +157,11 @@ static int clauses_setup(merge_ctx *c, const delta_merge_options *o) {
     k->spec = sp;
     const char *g = group_name(sp->when);
     if ((sp->when == DELTA_MERGE_NOT_MATCHED) != (sp->action == DELTA_MERGE_INSERT))
-      return delta_error_set(DELTA_EINVAL, "%s: %s", g,
+      return err_set(DELTA_EINVAL, "%s: %s", g,
                              sp->action == DELTA_MERGE_INSERT ? "only not-matched rows can be inserted"
                                                               : "not-matched source rows can only be inserted");
     if (open_ended[sp->when])
-      return delta_error_set(DELTA_EINVAL, "%s: only the last clause of a group may have no condition", g);
+      return err_set(DELTA_EINVAL, "%s: only the last clause of a group may have no condition", g);
     if (!sp->condition) open_ended[sp->when] = true;
     const struct ArrowSchema *bind = sp->when == DELTA_MERGE_MATCHED ? &c->j_both
                                      : sp->when == DELTA_MERGE_NOT_MATCHED ? &c->j_s : &c->j_t;
@@ -171,21 +171,21 @@ static int clauses_setup(merge_ctx *c, const delta_merge_options *o) {
     qualifier q = {c, sp->when != DELTA_MERGE_NOT_MATCHED, sp->when != DELTA_MERGE_NOT_MATCHED_BY_SOURCE};
     if (sp->condition && ((rc = expr_parse(sp->condition, &k->cond)) || (rc = expr_qualify(k->cond, qualify_name, &q)) ||
                           (rc = expr_bind(k->cond, bind)))) {
-      delta_error_prefix("%s condition", g);
+      err_prefix("%s condition", g);
       return rc;
     }
     if (sp->action == DELTA_MERGE_DELETE) continue;
     delta_buf star = DELTA_BUF_INIT;
     const char *text = sp->set;
     if (!text && sp->when == DELTA_MERGE_NOT_MATCHED_BY_SOURCE)
-      return delta_error_set(DELTA_EINVAL, "%s: update needs its assignments (the source has no row here)", g);
+      return err_set(DELTA_EINVAL, "%s: update needs its assignments (the source has no row here)", g);
     if (!text && !(rc = star_text(c, &star))) text = (const char *)star.data;
     char what[64];
     snprintf(what, sizeof what, "%s %s", g, sp->action == DELTA_MERGE_INSERT ? "insert" : "update");
     if (!rc)
       rc = dml_set_new(&k->set, text, what, &c->wr->logical, bind, sp->action == DELTA_MERGE_UPDATE ? c->talias : NULL,
                        sp->action == DELTA_MERGE_INSERT, qualify_name, &q);
-    delta_buf_dispose(&star);
+    buf_dispose(&star);
   }
   /* several source rows per target row are fine when all they can do is
    * delete it (Spark's one exception) */
@@ -203,7 +203,7 @@ static int pick_clauses(merge_ctx *c, delta_merge_when when, const struct ArrowA
                         int *pick) {
   int64_t n = rows->length;
   for (int64_t r = 0; r < n; r++) pick[r] = -1;
-  uint8_t *m = delta_malloc((size_t)n + 1);
+  uint8_t *m = mem_malloc((size_t)n + 1);
   if (!m) return DELTA_NOMEM();
   int rc = 0;
   for (int k = 0; k < c->n_cl && !rc; k++) {
@@ -213,7 +213,7 @@ static int pick_clauses(merge_ctx *c, delta_merge_when when, const struct ArrowA
     for (int64_t r = 0; r < n && !rc; r++)
       if (pick[r] < 0 && m[r] && (!eligible || eligible[r])) pick[r] = k;
   }
-  delta_free(m);
+  mem_free(m);
   return rc;
 }
 
@@ -223,7 +223,7 @@ static int pick_clauses(merge_ctx *c, delta_merge_when when, const struct ArrowA
 static int write_clause(merge_ctx *c, int k, const struct ArrowSchema *schema, const struct ArrowArray *rows,
                         const int *pick) {
   int64_t n = rows->length;
-  uint8_t *m = delta_malloc((size_t)n + 1);
+  uint8_t *m = mem_malloc((size_t)n + 1);
   if (!m) return DELTA_NOMEM();
   int64_t hits = 0;
   for (int64_t r = 0; r < n; r++) hits += (m[r] = pick[r] == k);
@@ -243,7 +243,7 @@ static int write_clause(merge_ctx *c, int k, const struct ArrowSchema *schema, c
 done:
   arrow_array_release(&sel);
   arrow_array_release(&out);
-  delta_free(m);
+  mem_free(m);
   return rc;
 }
 
@@ -268,15 +268,15 @@ typedef struct {
 } batch_scratch;
 
 static void scratch_free(batch_scratch *b) {
-  delta_free(b->pt);
-  delta_free(b->ps);
-  delta_free(b->live);
-  delta_free(b->del);
-  delta_free(b->upd);
-  delta_free(b->keep);
-  delta_free(b->mcount);
-  delta_free(b->pair_pick);
-  delta_free(b->row_pick);
+  mem_free(b->pt);
+  mem_free(b->ps);
+  mem_free(b->live);
+  mem_free(b->del);
+  mem_free(b->upd);
+  mem_free(b->keep);
+  mem_free(b->mcount);
+  mem_free(b->pair_pick);
+  mem_free(b->row_pick);
   arrow_array_release(&b->pt_rows);
   arrow_array_release(&b->ps_rows);
 }
@@ -286,14 +286,14 @@ static int pair_rows(merge_ctx *c, const struct ArrowSchema *schema, const struc
                      batch_scratch *b) {
   arrow_array_release(&b->pt_rows);
   arrow_array_release(&b->ps_rows);
-  arrow_row_ref *refs = delta_malloc((size_t)b->n * sizeof *refs + 1);
+  arrow_row_ref *refs = mem_malloc((size_t)b->n * sizeof *refs + 1);
   if (!refs) return DELTA_NOMEM();
   for (int64_t p = 0; p < b->n; p++) refs[p] = (arrow_row_ref){0, b->pt[p]};
   int rc = arrow_take(schema, &batch, 1, refs, b->n, &b->pt_rows);
   const struct ArrowArray *src = &c->source;
   for (int64_t p = 0; p < b->n; p++) refs[p] = (arrow_row_ref){0, b->ps[p]};
   if (!rc) rc = arrow_take(&c->source_schema, &src, 1, refs, b->n, &b->ps_rows);
-  delta_free(refs);
+  mem_free(refs);
   return rc;
 }
 
@@ -305,18 +305,18 @@ static int merge_batch(void *ctx, const struct ArrowSchema *schema, const struct
   memset(&b, 0, sizeof b);
   merge_joined jw;
   int rc = 0;
-  if (batch->offset != 0) return delta_error_set(DELTA_EINVAL, "internal: a target batch with an offset");
-  b.live = delta_malloc((size_t)n + 1);
-  b.del = delta_calloc((size_t)n + 1, 1);
-  b.upd = delta_calloc((size_t)n + 1, 1);
-  b.keep = delta_malloc((size_t)n + 1);
-  b.mcount = delta_calloc((size_t)n + 1, sizeof *b.mcount);
-  b.row_pick = delta_malloc(((size_t)n + 1) * sizeof *b.row_pick);
+  if (batch->offset != 0) return err_set(DELTA_EINVAL, "internal: a target batch with an offset");
+  b.live = mem_malloc((size_t)n + 1);
+  b.del = mem_calloc((size_t)n + 1, 1);
+  b.upd = mem_calloc((size_t)n + 1, 1);
+  b.keep = mem_malloc((size_t)n + 1);
+  b.mcount = mem_calloc((size_t)n + 1, sizeof *b.mcount);
+  b.row_pick = mem_malloc(((size_t)n + 1) * sizeof *b.row_pick);
   if (!b.live || !b.del || !b.upd || !b.keep || !b.mcount || !b.row_pick) {
     rc = DELTA_NOMEM();
     goto done;
   }
-  if ((rc = delta_bitmap64_keep(st->old, (uint64_t)st->pos, (uint64_t)n, b.live))) goto done;
+  if ((rc = dv_bitmap64_keep(st->old, (uint64_t)st->pos, (uint64_t)n, b.live))) goto done;
   /* 1. the pairs of equal keys, then the rest of the ON condition; with
    * no keys, every pair against the whole condition */
   if (c->join.nested) rc = merge_nested_pairs(&c->join, c->on, schema, batch, b.live, &b.pt, &b.ps, &b.n, &b.cap);
@@ -325,7 +325,7 @@ static int merge_batch(void *ctx, const struct ArrowSchema *schema, const struct
   if (rc) goto done;
   if (b.n && c->join.residual && !c->join.nested) {
     if ((rc = pair_rows(c, schema, batch, &b))) goto done;
-    uint8_t *ok = delta_malloc((size_t)b.n + 1);
+    uint8_t *ok = mem_malloc((size_t)b.n + 1);
     if (!ok) {
       rc = DELTA_NOMEM();
       goto done;
@@ -337,7 +337,7 @@ static int merge_batch(void *ctx, const struct ArrowSchema *schema, const struct
         b.pt[k] = b.pt[p];
         b.ps[k++] = b.ps[p];
       }
-    delta_free(ok);
+    mem_free(ok);
     if (rc) goto done;
     if (k != b.n) {
       b.n = k;
@@ -348,7 +348,7 @@ static int merge_batch(void *ctx, const struct ArrowSchema *schema, const struct
   if (c->n_matched && !c->multi_ok)
     for (int64_t r = 0; r < n; r++)
       if (b.mcount[r] > 1) {
-        rc = delta_error_set(DELTA_EINVAL, "a target row matched %d source rows: with update or conditional delete "
+        rc = err_set(DELTA_EINVAL, "a target row matched %d source rows: with update or conditional delete "
                                            "clauses each target row may match one source row at most "
                                            "(DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE)",
                              (int)b.mcount[r]);
@@ -361,7 +361,7 @@ static int merge_batch(void *ctx, const struct ArrowSchema *schema, const struct
   if (b.n && c->n_matched) {
     if (!b.pt_rows.release && (rc = pair_rows(c, schema, batch, &b))) goto done;
     jp = merge_join_rows(&jw, &b.pt_rows, &b.ps_rows, b.n);
-    if (!(b.pair_pick = delta_malloc((size_t)b.n * sizeof *b.pair_pick + 1))) {
+    if (!(b.pair_pick = mem_malloc((size_t)b.n * sizeof *b.pair_pick + 1))) {
       rc = DELTA_NOMEM();
       goto done;
     }
@@ -396,7 +396,7 @@ static int merge_batch(void *ctx, const struct ArrowSchema *schema, const struct
       st->n_updated += b.upd[r];
       if (b.mcount[r]) (b.del[r] ? c->matched_deleted++ : c->matched_updated++);
       else (b.del[r] ? c->nmbs_deleted++ : c->nmbs_updated++);
-      rc = delta_bitmap64_add(st->fresh, (uint64_t)(st->pos + r));
+      rc = dv_bitmap64_add(st->fresh, (uint64_t)(st->pos + r));
     }
     goto done;
   }
@@ -432,15 +432,15 @@ static int merge_file(merge_ctx *c, const delta_add *a) {
   delta_dv_bitmap *old = NULL;
   delta_bitmap64 *fresh = NULL;
   int rc = 0;
-  if (a->dv.present && (rc = delta_dv_load(c->s->table->storage, &a->dv, &old))) return rc;
-  if ((rc = delta_bitmap64_new(&fresh))) goto done;
+  if (a->dv.present && (rc = dv_load(c->s->table->storage, &a->dv, &old))) return rc;
+  if ((rc = dv_bitmap64_new(&fresh))) goto done;
   file_state st = {c, old, fresh, 0, false, NULL, 0, 0, 0};
   int64_t t0 = dml_clock_ms();
   rc = rewrite_read_file_tracked(c->wr, a, merge_batch, &st);
   c->scan_ms += dml_clock_ms() - t0;
   if (rc) goto done;
   if (st.n_changed == 0) goto done; /* untouched */
-  int64_t live = st.pos - (int64_t)(old ? delta_dv_bitmap_cardinality(old) : 0);
+  int64_t live = st.pos - (int64_t)(old ? dv_bitmap_cardinality(old) : 0);
   bool whole = st.n_changed >= live;
   if ((rc = rewrite_remove_action(&c->actions, a, c->now))) goto done;
   c->removed[c->n_removed++] = a->path;
@@ -465,16 +465,16 @@ static int merge_file(merge_ctx *c, const delta_add *a) {
   c->res->rows_copied += st.copied;
   c->rewrite_ms += dml_clock_ms() - t0;
 done:
-  delta_dv_bitmap_free(old);
-  delta_bitmap64_free(fresh);
+  dv_bitmap_free(old);
+  dv_bitmap64_free(fresh);
   return rc;
 }
 
 /* Unmatched source rows through the insert clauses. */
 static int merge_inserts(merge_ctx *c) {
   int64_t n = c->source.length;
-  int *pick = delta_malloc(((size_t)n + 1) * sizeof *pick);
-  uint8_t *open = delta_malloc((size_t)n + 1);
+  int *pick = mem_malloc(((size_t)n + 1) * sizeof *pick);
+  uint8_t *open = mem_malloc((size_t)n + 1);
   int rc = 0;
   if (!pick || !open) rc = DELTA_NOMEM();
   for (int64_t r = 0; !rc && r < n; r++) open[r] = !c->src_matched[r];
@@ -484,8 +484,8 @@ static int merge_inserts(merge_ctx *c) {
   for (int64_t r = 0; !rc && r < n; r++) c->res->rows_inserted += pick[r] >= 0;
   for (int k = 0; k < c->n_cl && !rc; k++)
     if (c->cl[k].spec->when == DELTA_MERGE_NOT_MATCHED) rc = write_clause(c, k, &c->j_s, rows, pick);
-  delta_free(pick);
-  delta_free(open);
+  mem_free(pick);
+  mem_free(open);
   return rc;
 }
 
@@ -497,24 +497,24 @@ static int predicates_param(merge_ctx *c, delta_merge_when when, delta_json_writ
   static const char *const action[] = {"update", "delete", "insert"};
   delta_buf arr = DELTA_BUF_INIT;
   delta_json_writer aw;
-  delta_json_writer_init(&aw, &arr, 0);
-  delta_json_write_array_begin(&aw);
+  json_writer_init(&aw, &arr, 0);
+  json_write_array_begin(&aw);
   for (int k = 0; k < c->n_cl; k++) {
     const delta_merge_clause *sp = c->cl[k].spec;
     if (sp->when != when) continue;
-    delta_json_write_object_begin(&aw);
+    json_write_object_begin(&aw);
     if (sp->condition) {
-      delta_json_write_key(&aw, "predicate");
-      delta_json_write_string(&aw, sp->condition);
+      json_write_key(&aw, "predicate");
+      json_write_string(&aw, sp->condition);
     }
-    delta_json_write_key(&aw, "actionType");
-    delta_json_write_string(&aw, action[sp->action]);
-    delta_json_write_object_end(&aw);
+    json_write_key(&aw, "actionType");
+    json_write_string(&aw, action[sp->action]);
+    json_write_object_end(&aw);
   }
-  delta_json_write_array_end(&aw);
-  int rc = delta_json_writer_finish(&aw);
-  if (!rc) rc = delta_json_write_string_n(w, (const char *)arr.data, arr.len);
-  delta_buf_dispose(&arr);
+  json_write_array_end(&aw);
+  int rc = json_writer_finish(&aw);
+  if (!rc) rc = json_write_string_n(w, (const char *)arr.data, arr.len);
+  buf_dispose(&arr);
   return rc;
 }
 
@@ -522,21 +522,21 @@ static int commit_merge(merge_ctx *c, delta_table *t, const delta_merge_options 
   delta_merge_result *r = c->res;
   delta_buf params = DELTA_BUF_INIT, metrics = DELTA_BUF_INIT;
   delta_json_writer w;
-  delta_json_writer_init(&w, &params, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "predicate");
+  json_writer_init(&w, &params, 0);
+  json_write_object_begin(&w);
+  json_write_key(&w, "predicate");
   int rc = log_predicate_param(o->on, &w);
-  delta_json_write_key(&w, "matchedPredicates");
+  json_write_key(&w, "matchedPredicates");
   if (!rc) rc = predicates_param(c, DELTA_MERGE_MATCHED, &w);
-  delta_json_write_key(&w, "notMatchedPredicates");
+  json_write_key(&w, "notMatchedPredicates");
   if (!rc) rc = predicates_param(c, DELTA_MERGE_NOT_MATCHED, &w);
-  delta_json_write_key(&w, "notMatchedBySourcePredicates");
+  json_write_key(&w, "notMatchedBySourcePredicates");
   if (!rc) rc = predicates_param(c, DELTA_MERGE_NOT_MATCHED_BY_SOURCE, &w);
-  delta_json_write_object_end(&w);
-  if (!rc) rc = delta_json_writer_finish(&w);
-  if (!rc) rc = delta_buf_putc(&params, 0);
+  json_write_object_end(&w);
+  if (!rc) rc = json_writer_finish(&w);
+  if (!rc) rc = buf_putc(&params, 0);
   if (!rc)
-    rc = delta_buf_printf(
+    rc = buf_printf(
         &metrics,
         "{\"numSourceRows\":\"%lld\",\"numTargetRowsInserted\":\"%lld\",\"numTargetRowsUpdated\":\"%lld\","
         "\"numTargetRowsMatchedUpdated\":\"%lld\",\"numTargetRowsNotMatchedBySourceUpdated\":\"%lld\","
@@ -558,7 +558,7 @@ static int commit_merge(merge_ctx *c, delta_table *t, const delta_merge_options 
         (long long)r->files_considered, (long long)(r->files_considered - r->files_skipped),
         (long long)(rewrite_writers_bytes(c->wr) + c->bytes_readded), (long long)c->bytes_removed,
         (long long)(dml_clock_ms() - c->t_start), (long long)c->scan_ms, (long long)c->rewrite_ms);
-  if (!rc) rc = delta_buf_putc(&metrics, 0);
+  if (!rc) rc = buf_putc(&metrics, 0);
   if (rc) goto done;
   txn_ctx tx;
   txn_begin(&tx, t, c->s, "MERGE");
@@ -575,8 +575,8 @@ static int commit_merge(merge_ctx *c, delta_table *t, const delta_merge_options 
     r->version = tx.version;
   txn_dispose(&tx);
 done:
-  delta_buf_dispose(&params);
-  delta_buf_dispose(&metrics);
+  buf_dispose(&params);
+  buf_dispose(&metrics);
   return rc;
 }
 
@@ -584,7 +584,7 @@ done:
 
 /* A copy of `kv` with key set to value (added when missing). */
 static int config_with(const delta_kv *kv, int n, const char *key, const char *value, delta_kv **out, int *n_out) {
-  delta_kv *c = delta_calloc((size_t)n + 1, sizeof *c);
+  delta_kv *c = mem_calloc((size_t)n + 1, sizeof *c);
   if (!c) return DELTA_NOMEM();
   int k = 0;
   for (int i = 0; i < n; i++)
@@ -619,7 +619,7 @@ static int evolve_schema(merge_ctx *c, const delta_merge_options *o) {
   delta_metadata m = c->s->metadata;
   if (table_cm_mode(m.configuration, m.n_configuration) != CM_NONE) {
     /* new columns get ids and physical names after the table's highest */
-    const char *mx = delta_snapshot_config(c->s, "delta.columnMapping.maxColumnId");
+    const char *mx = snapshot_config(c->s, "delta.columnMapping.maxColumnId");
     int64_t max_id = mx ? strtoll(mx, NULL, 10) : 0;
     if ((rc = schema_assign_column_mapping(merged, &max_id))) goto done;
     snprintf(max_id_text, sizeof max_id_text, "%lld", (long long)max_id);
@@ -629,13 +629,13 @@ static int evolve_schema(merge_ctx *c, const delta_merge_options *o) {
     m.configuration = config;
   }
   if ((rc = table_check_writable(&c->s->protocol, &m, merged))) goto done;
-  if ((rc = schema_to_json(merged, &schema_json)) || (rc = delta_buf_putc(&schema_json, 0))) goto done;
+  if ((rc = schema_to_json(merged, &schema_json)) || (rc = buf_putc(&schema_json, 0))) goto done;
   m.schema_string = (const char *)schema_json.data;
   delta_json_writer w;
-  delta_json_writer_init(&w, &c->actions, 0);
+  json_writer_init(&w, &c->actions, 0);
   rc = action_metadata_json(&w, &m);
-  if (!rc) rc = delta_json_writer_finish(&w);
-  if (!rc) rc = delta_buf_putc(&c->actions, '\n');
+  if (!rc) rc = json_writer_finish(&w);
+  if (!rc) rc = buf_putc(&c->actions, '\n');
   if (rc) goto done;
   c->old_schema = c->s->schema;
   c->s->schema = merged;
@@ -644,9 +644,9 @@ done:
   if (jb.release) jb.release(&jb);
   if (jt.release) jt.release(&jt);
   if (js.release) js.release(&js);
-  delta_type_free(merged);
-  delta_buf_dispose(&schema_json);
-  delta_free(config);
+  log_type_free(merged);
+  buf_dispose(&schema_json);
+  mem_free(config);
   return rc;
 }
 
@@ -679,17 +679,17 @@ int delta_merge(const char *location, const delta_merge_options *o, delta_merge_
   memset(result, 0, sizeof *result);
   result->version = -1;
   if (!o || (o->version != DELTA_MERGE_OPTIONS_VERSION && o->version != 1))
-    return delta_error_set(DELTA_EINVAL, "merge options: unknown version");
-  if (!o->source) return delta_error_set(DELTA_EINVAL, "merge: a source is required");
-  if (!o->on || !*o->on) return delta_error_set(DELTA_EINVAL, "merge: an ON condition is required");
-  if (o->n_clauses <= 0 || !o->clauses) return delta_error_set(DELTA_EINVAL, "merge: at least one WHEN clause is required");
+    return err_set(DELTA_EINVAL, "merge options: unknown version");
+  if (!o->source) return err_set(DELTA_EINVAL, "merge: a source is required");
+  if (!o->on || !*o->on) return err_set(DELTA_EINVAL, "merge: an ON condition is required");
+  if (o->n_clauses <= 0 || !o->clauses) return err_set(DELTA_EINVAL, "merge: at least one WHEN clause is required");
   merge_ctx c;
   memset(&c, 0, sizeof c);
   c.res = result;
   c.talias = o->target_alias ? o->target_alias : "t";
   c.salias = o->source_alias ? o->source_alias : "s";
   delta_table *t = NULL;
-  if (strcasecmp(c.talias, c.salias) == 0) return delta_error_set(DELTA_EINVAL, "merge: the aliases must differ");
+  if (strcasecmp(c.talias, c.salias) == 0) return err_set(DELTA_EINVAL, "merge: the aliases must differ");
   int rc;
   delta_snapshot_options so = DELTA_SNAPSHOT_OPTIONS_INIT;
   if (o->read_version >= 0) {
@@ -705,11 +705,11 @@ int delta_merge(const char *location, const delta_merge_options *o, delta_merge_
   c.now = write_now_ms();
   c.t_start = dml_clock_ms();
   if ((rc = merge_read_source(o->source, &c.source_schema, &c.source))) {
-    delta_error_prefix("source");
+    err_prefix("source");
     goto done;
   }
   result->source_rows = c.source.length;
-  if ((rc = delta_schema_to_arrow(c.s->schema, &c.old_logical))) goto done;
+  if ((rc = log_schema_to_arrow(c.s->schema, &c.old_logical))) goto done;
   c.tlogical = &c.old_logical;
   if (o->version >= 2 && o->schema_merge && (rc = evolve_schema(&c, o))) goto done;
   if ((rc = rewrite_writers_new(&c.wr, c.s, c.cdf)) || (rc = rewrite_writers_track_rows(c.wr))) goto done;
@@ -721,7 +721,7 @@ int delta_merge(const char *location, const delta_merge_options *o, delta_merge_
   qualifier q = {&c, true, true};
   if ((rc = expr_parse(o->on, &c.on)) || (rc = expr_qualify(c.on, qualify_name, &q)) ||
       (rc = expr_bind(c.on, &c.j_both))) {
-    delta_error_prefix("--on");
+    err_prefix("--on");
     goto done;
   }
   c.join.source_schema = &c.source_schema;
@@ -733,10 +733,10 @@ int delta_merge(const char *location, const delta_merge_options *o, delta_merge_
   if (c.use_dv) {
     uint8_t uuid[16];
     dml_random_uuid(uuid);
-    if ((rc = delta_dv_uuid_path("", uuid, &c.dv_path))) goto done;
+    if ((rc = dv_uuid_path("", uuid, &c.dv_path))) goto done;
   }
-  c.removed = delta_calloc((size_t)c.s->n_files + 1, sizeof *c.removed);
-  c.src_matched = delta_calloc((size_t)c.source.length + 1, 1);
+  c.removed = mem_calloc((size_t)c.s->n_files + 1, sizeof *c.removed);
+  c.src_matched = mem_calloc((size_t)c.source.length + 1, 1);
   if (!c.removed || !c.src_matched) {
     rc = DELTA_NOMEM();
     goto done;
@@ -760,7 +760,7 @@ done:
     expr_free(c.cl[k].cond);
     dml_set_free(c.cl[k].set);
   }
-  delta_free(c.cl);
+  mem_free(c.cl);
   merge_join_free(&c.join);
   expr_free(c.on);
   arrow_array_release(&c.source);
@@ -771,14 +771,14 @@ done:
   rewrite_writers_free(c.wr);
   if (c.old_logical.release) c.old_logical.release(&c.old_logical);
   if (c.old_schema) {
-    delta_type_free(c.s->schema);
+    log_type_free(c.s->schema);
     c.s->schema = c.old_schema;
   }
-  delta_free(c.src_matched);
-  delta_free(c.removed);
-  delta_buf_dispose(&c.dv_file);
-  delta_buf_dispose(&c.dv_path);
-  delta_buf_dispose(&c.actions);
+  mem_free(c.src_matched);
+  mem_free(c.removed);
+  buf_dispose(&c.dv_file);
+  buf_dispose(&c.dv_path);
+  buf_dispose(&c.actions);
   delta_snapshot_free(c.s);
   delta_table_free(t);
   return rc;

@@ -33,7 +33,7 @@ static int want_column(delta_type *want, const struct ArrowSchema *col, const ch
   delta_type *t = NULL;
   int added = 0, rc = schema_from_arrow(&wrap, &t);
   if (!rc) rc = schema_add_fields(want, t, &added);
-  delta_type_free(t);
+  log_type_free(t);
   return rc;
 }
 
@@ -51,7 +51,7 @@ static int explicit_columns(const merge_evolve_input *in, const delta_merge_clau
       name += pl + 1;
     if (has_name(in->tlogical, name)) continue;
     if (strchr(name, '.')) {
-      rc = delta_error_set(DELTA_EINVAL, "schema evolution: %s: new nested fields come only from the source's "
+      rc = err_set(DELTA_EINVAL, "schema evolution: %s: new nested fields come only from the source's "
                                          "structs (UPDATE SET * / INSERT *)", names[i]);
       break;
     }
@@ -59,11 +59,11 @@ static int explicit_columns(const merge_evolve_input *in, const delta_merge_clau
     const char *format;
     if ((rc = vexpr_qualify(exprs[i], in->qualify, in->qctx[sp->when])) ||
         (rc = vexpr_natural_type(exprs[i], bind, &col, &format))) {
-      delta_error_prefix("schema evolution: new column %s", name);
+      err_prefix("schema evolution: new column %s", name);
       break;
     }
     if (!col && !format)
-      rc = delta_error_set(DELTA_EINVAL, "schema evolution: new column %s: a NULL has no type (CAST it)", name);
+      rc = err_set(DELTA_EINVAL, "schema evolution: new column %s: a NULL has no type (CAST it)", name);
     else rc = want_column(want, col, format, name);
   }
   vexpr_set_free(names, exprs, n);
@@ -80,7 +80,7 @@ static int check_types(const delta_type *t, const delta_type *s, delta_buf *path
       for (int k = 0; k < t->n_fields; k++) {
         if (strcasecmp(t->fields[k].name, sf->name) != 0) continue;
         path->len = at;
-        int rc = delta_buf_printf(path, "%s%s", at ? "." : "", sf->name);
+        int rc = buf_printf(path, "%s%s", at ? "." : "", sf->name);
         if (!rc) rc = check_types(t->fields[k].type, sf->type, path);
         if (rc) return rc;
       }
@@ -92,25 +92,25 @@ static int check_types(const delta_type *t, const delta_type *s, delta_buf *path
   if (t->kind == DT_MAP && s->kind == DT_MAP) return check_types(t->value, s->value, path);
   if (schema_type_equal(t, s) || !schema_safe_widening(s, t)) return 0;
   delta_buf tn = DELTA_BUF_INIT, sn = DELTA_BUF_INIT;
-  int rc = delta_type_name(t, &tn);
-  if (!rc) rc = delta_type_name(s, &sn);
-  if (!rc) rc = delta_buf_putc(&tn, 0);
-  if (!rc) rc = delta_buf_putc(&sn, 0);
-  if (!rc) rc = delta_buf_putc(path, 0);
+  int rc = log_type_name(t, &tn);
+  if (!rc) rc = log_type_name(s, &sn);
+  if (!rc) rc = buf_putc(&tn, 0);
+  if (!rc) rc = buf_putc(&sn, 0);
+  if (!rc) rc = buf_putc(path, 0);
   if (!rc)
-    rc = delta_error_set(DELTA_EUNSUPPORTED,
+    rc = err_set(DELTA_EUNSUPPORTED,
                          "schema evolution: column %s is %s in the table and %s in the source: widening a "
                          "column's type is not supported (CAST the source column to %s)",
                          (const char *)path->data, (const char *)tn.data, (const char *)sn.data,
                          (const char *)tn.data);
-  delta_buf_dispose(&tn);
-  delta_buf_dispose(&sn);
+  buf_dispose(&tn);
+  buf_dispose(&sn);
   return rc;
 }
 
 int merge_evolve_schema(const merge_evolve_input *in, const delta_merge_clause *cl, int n, delta_type **merged) {
   *merged = NULL;
-  delta_type *want = delta_calloc(1, sizeof *want), *src = NULL;
+  delta_type *want = mem_calloc(1, sizeof *want), *src = NULL;
   if (!want) return DELTA_NOMEM();
   want->kind = DT_STRUCT;
   int rc = 0;
@@ -124,7 +124,7 @@ int merge_evolve_schema(const merge_evolve_input *in, const delta_merge_clause *
   if (!rc && star && !(rc = schema_from_arrow(in->source, &src))) {
     delta_buf path = DELTA_BUF_INIT;
     rc = check_types(in->target, src, &path);
-    delta_buf_dispose(&path);
+    buf_dispose(&path);
     int added = 0;
     if (!rc) rc = schema_add_fields(want, src, &added);
   }
@@ -136,8 +136,8 @@ int merge_evolve_schema(const merge_evolve_input *in, const delta_merge_clause *
     *merged = m;
     m = NULL;
   }
-  delta_type_free(m);
-  delta_type_free(src);
-  delta_type_free(want);
+  log_type_free(m);
+  log_type_free(src);
+  log_type_free(want);
   return rc;
 }

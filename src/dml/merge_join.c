@@ -38,7 +38,7 @@ int merge_join_keys(merge_join *j, const expr_node *on, const struct ArrowSchema
     j->residual = true;
     return 0;
   }
-  if (!(j->keys = delta_calloc((size_t)n, sizeof *j->keys))) return DELTA_NOMEM();
+  if (!(j->keys = mem_calloc((size_t)n, sizeof *j->keys))) return DELTA_NOMEM();
   j->n_keys = n;
   for (int i = 0; i < n; i++) {
     const expr_node *a = eqs[i]->args[0], *b = eqs[i]->args[1];
@@ -55,7 +55,7 @@ int merge_join_keys(merge_join *j, const expr_node *on, const struct ArrowSchema
     k->t_type = value_type_of_arrow(k->t_fmt, NULL, &k->t_scale);
     k->s_type = value_type_of_arrow(k->s_fmt, NULL, &k->s_scale);
     if (!value_comparable(k->t_type, k->s_type) || k->t_type == VT_STRUCT || k->t_type == VT_OTHER)
-      return delta_error_set(DELTA_EINVAL, "--on: %s and %s cannot be compared", value_type_name(k->t_type),
+      return err_set(DELTA_EINVAL, "--on: %s and %s cannot be compared", value_type_name(k->t_type),
                              value_type_name(k->s_type));
     if (k->t_type == k->s_type && (k->t_type != VT_DECIMAL || k->t_scale == k->s_scale)) k->mode = KEY_HASH_EXACT;
     else if ((k->t_type == VT_INT || k->t_type == VT_FLOAT) && (k->s_type == VT_INT || k->s_type == VT_FLOAT))
@@ -126,9 +126,9 @@ int merge_join_build(merge_join *j) {
   uint64_t cap = 16;
   while (cap < (uint64_t)n * 2) cap <<= 1;
   j->mask = cap - 1;
-  j->hashes = delta_malloc((size_t)n * sizeof *j->hashes + 1);
-  j->next = delta_malloc((size_t)n * sizeof *j->next + 1);
-  j->head = delta_malloc((size_t)cap * sizeof *j->head);
+  j->hashes = mem_malloc((size_t)n * sizeof *j->hashes + 1);
+  j->next = mem_malloc((size_t)n * sizeof *j->next + 1);
+  j->head = mem_malloc((size_t)cap * sizeof *j->head);
   if (!j->hashes || !j->next || !j->head) return DELTA_NOMEM();
   memset(j->head, 0xff, (size_t)cap * sizeof *j->head);
   /* inserted backwards so that chains list rows in source order */
@@ -145,15 +145,15 @@ int merge_join_build(merge_join *j) {
 
 void merge_join_free(merge_join *j) {
   for (int i = 0; i < j->n_keys; i++) {
-    delta_free(j->keys[i].set);
+    mem_free(j->keys[i].set);
     expr_free(j->keys[i].column);
   }
-  delta_free(j->keys);
+  mem_free(j->keys);
   for (int i = 0; i < j->n_ranges; i++) expr_free(j->ranges[i].column);
-  delta_free(j->ranges);
-  delta_free(j->hashes);
-  delta_free(j->head);
-  delta_free(j->next);
+  mem_free(j->ranges);
+  mem_free(j->hashes);
+  mem_free(j->head);
+  mem_free(j->next);
   memset(j, 0, sizeof *j);
 }
 
@@ -180,9 +180,9 @@ int merge_join_probe(const merge_join *j, const struct ArrowArray *batch, int64_
 int merge_pairs_push(int64_t **pairs_t, int64_t **pairs_s, int64_t *n, int64_t *cap, int64_t t, int64_t s) {
   if (*n == *cap) {
     int64_t nc = *cap ? *cap * 2 : 1024;
-    int64_t *a = delta_realloc(*pairs_t, (size_t)nc * sizeof *a);
+    int64_t *a = mem_realloc(*pairs_t, (size_t)nc * sizeof *a);
     if (a) *pairs_t = a;
-    int64_t *b = a ? delta_realloc(*pairs_s, (size_t)nc * sizeof *b) : NULL;
+    int64_t *b = a ? mem_realloc(*pairs_s, (size_t)nc * sizeof *b) : NULL;
     if (b) *pairs_s = b;
     if (!a || !b) return DELTA_NOMEM();
     *cap = nc;
@@ -205,9 +205,9 @@ const struct ArrowArray *merge_join_rows(merge_joined *j, struct ArrowArray *a, 
 }
 
 static int quoted_name(const char *name, delta_buf *out) {
-  int rc = delta_buf_putc(out, '`');
-  for (const char *p = name; *p && !rc; p++) rc = *p == '`' ? delta_buf_puts(out, "``") : delta_buf_putc(out, *p);
-  if (!rc) rc = delta_buf_putc(out, '`');
+  int rc = buf_putc(out, '`');
+  for (const char *p = name; *p && !rc; p++) rc = *p == '`' ? buf_puts(out, "``") : buf_putc(out, *p);
+  if (!rc) rc = buf_putc(out, '`');
   return rc;
 }
 
@@ -218,21 +218,21 @@ int merge_read_source(struct ArrowArrayStream *in, struct ArrowSchema *schema, s
   int64_t total = 0;
   if (in->get_schema(in, schema)) {
     const char *m = in->get_last_error(in);
-    return delta_error_set(DELTA_EIO, "%s", m ? m : "reading the source failed");
+    return err_set(DELTA_EIO, "%s", m ? m : "reading the source failed");
   }
   if (strcmp(schema->format, "+s") != 0) {
-    rc = delta_error_set(DELTA_EINVAL, "the source is not a stream of record batches");
+    rc = err_set(DELTA_EINVAL, "the source is not a stream of record batches");
     goto done;
   }
   for (;;) {
     struct ArrowArray b;
     if (in->get_next(in, &b)) {
       const char *m = in->get_last_error(in);
-      rc = delta_error_set(DELTA_EIO, "%s", m ? m : "reading the source failed");
+      rc = err_set(DELTA_EIO, "%s", m ? m : "reading the source failed");
       goto done;
     }
     if (!b.release) break;
-    struct ArrowArray *nc = delta_realloc(chunks, (size_t)(n + 1) * sizeof *nc);
+    struct ArrowArray *nc = mem_realloc(chunks, (size_t)(n + 1) * sizeof *nc);
     if (!nc) {
       b.release(&b);
       rc = DELTA_NOMEM();
@@ -243,19 +243,19 @@ int merge_read_source(struct ArrowArrayStream *in, struct ArrowSchema *schema, s
     total += b.length;
   }
   /* one array: source rows are addressed by a single index */
-  const struct ArrowArray **ins = delta_malloc((size_t)n * sizeof *ins + 1);
-  arrow_row_ref *refs = delta_malloc((size_t)total * sizeof *refs + 1);
+  const struct ArrowArray **ins = mem_malloc((size_t)n * sizeof *ins + 1);
+  arrow_row_ref *refs = mem_malloc((size_t)total * sizeof *refs + 1);
   if (!ins || !refs) rc = DELTA_NOMEM();
   for (int c = 0, k = 0; !rc && c < n; c++) {
     ins[c] = &chunks[c];
     for (int64_t r = 0; r < chunks[c].length; r++) refs[k++] = (arrow_row_ref){c, r};
   }
   if (!rc) rc = arrow_take(schema, ins, n, refs, total, out);
-  delta_free(ins);
-  delta_free(refs);
+  mem_free(ins);
+  mem_free(refs);
 done:
   for (int c = 0; c < n; c++) chunks[c].release(&chunks[c]);
-  delta_free(chunks);
+  mem_free(chunks);
   return rc;
 }
 
@@ -266,11 +266,11 @@ static int cmp_values(const void *a, const void *b) { return value_cmp(a, b); }
 static int key_column(const merge_key *k, const struct ArrowSchema *logical, expr_node **out) {
   delta_buf text = DELTA_BUF_INIT;
   int rc = quoted_name(logical->children[k->t_col]->name, &text);
-  if (!rc) rc = delta_buf_puts(&text, " IS NULL");
-  if (!rc) rc = delta_buf_putc(&text, 0);
+  if (!rc) rc = buf_puts(&text, " IS NULL");
+  if (!rc) rc = buf_putc(&text, 0);
   if (!rc) rc = expr_parse((const char *)text.data, out);
   if (!rc) rc = expr_bind(*out, logical);
-  delta_buf_dispose(&text);
+  buf_dispose(&text);
   return rc;
 }
 
@@ -282,7 +282,7 @@ int merge_join_keysets(merge_join *j, const struct ArrowSchema *logical) {
     value_type t = k->t_type;
     if (t != k->s_type || !(t == VT_INT || t == VT_STRING || t == VT_DATE || t == VT_TIMESTAMP || t == VT_TIMESTAMP_NTZ))
       continue;
-    if (!(k->set = delta_malloc((size_t)n * sizeof *k->set + 1))) return DELTA_NOMEM();
+    if (!(k->set = mem_malloc((size_t)n * sizeof *k->set + 1))) return DELTA_NOMEM();
     k->n_set = 0;
     for (int64_t g = 0; g < n; g++)
       if (key_value(k, false, j->source, g, &k->set[k->n_set])) k->n_set++;

@@ -50,7 +50,7 @@ int merge_nested_pairs(const merge_join *j, const expr_node *on, const struct Ar
                        int64_t *n, int64_t *cap) {
   int64_t ns = j->source->length;
   if (ns == 0 || batch->length == 0) return 0;
-  block *b = delta_malloc(sizeof *b);
+  block *b = mem_malloc(sizeof *b);
   if (!b) return DELTA_NOMEM();
   *b = (block){.tschema = tschema, .batch = batch, .j = j, .on = on};
   int rc = 0;
@@ -63,7 +63,7 @@ int merge_nested_pairs(const merge_join *j, const expr_node *on, const struct Ar
     }
   }
   if (!rc) rc = flush(b, pairs_t, pairs_s, n, cap);
-  delta_free(b);
+  mem_free(b);
   return rc;
 }
 
@@ -75,13 +75,13 @@ static bool prunable_type(value_type t) {
 
 static int quoted_is_null(const char *name, const struct ArrowSchema *logical, expr_node **out) {
   delta_buf text = DELTA_BUF_INIT;
-  int rc = delta_buf_putc(&text, '`');
-  for (const char *p = name; *p && !rc; p++) rc = *p == '`' ? delta_buf_puts(&text, "``") : delta_buf_putc(&text, *p);
-  if (!rc) rc = delta_buf_puts(&text, "` IS NULL");
-  if (!rc) rc = delta_buf_putc(&text, 0);
+  int rc = buf_putc(&text, '`');
+  for (const char *p = name; *p && !rc; p++) rc = *p == '`' ? buf_puts(&text, "``") : buf_putc(&text, *p);
+  if (!rc) rc = buf_puts(&text, "` IS NULL");
+  if (!rc) rc = buf_putc(&text, 0);
   if (!rc) rc = expr_parse((const char *)text.data, out);
   if (!rc) rc = expr_bind(*out, logical);
-  delta_buf_dispose(&text);
+  buf_dispose(&text);
   return rc;
 }
 
@@ -103,7 +103,7 @@ static int add_range(merge_join *j, const expr_node *e, const struct ArrowSchema
   const char *sf = joined->children[1]->children[b->child_index[1]]->format;
   value_type tt = value_type_of_arrow(tf, NULL, &t_scale), st = value_type_of_arrow(sf, NULL, &s_scale);
   if (tt != st || !prunable_type(tt)) return 0;
-  merge_range *nr = delta_realloc(j->ranges, (size_t)(j->n_ranges + 1) * sizeof *nr);
+  merge_range *nr = mem_realloc(j->ranges, (size_t)(j->n_ranges + 1) * sizeof *nr);
   if (!nr) return DELTA_NOMEM();
   j->ranges = nr;
   merge_range *r = &j->ranges[j->n_ranges++];

@@ -29,20 +29,20 @@ void dml_set_conform(dml_set *s, const delta_type *table) { s->table = table; }
 void dml_set_free(dml_set *s) {
   if (!s) return;
   vexpr_set_free(s->names, s->exprs, s->n);
-  delta_free(s->target);
-  delta_free(s);
+  mem_free(s->target);
+  mem_free(s);
 }
 
 int dml_set_new(dml_set **out, const char *text, const char *what, const struct ArrowSchema *logical,
                 const struct ArrowSchema *bind, const char *prefix, bool fill_nulls, expr_qualify_fn qualify,
                 void *qctx) {
   *out = NULL;
-  dml_set *s = delta_calloc(1, sizeof *s);
+  dml_set *s = mem_calloc(1, sizeof *s);
   if (!s) return DELTA_NOMEM();
   int rc = text ? vexpr_parse_set(text, &s->names, &s->exprs, &s->n) : 0;
-  if (rc) delta_error_prefix("%s", what);
+  if (rc) err_prefix("%s", what);
   int room = s->n + (int)logical->n_children + 1;
-  if (!rc && !(s->target = delta_calloc((size_t)room, sizeof *s->target))) rc = DELTA_NOMEM();
+  if (!rc && !(s->target = mem_calloc((size_t)room, sizeof *s->target))) rc = DELTA_NOMEM();
   s->n_columns = (int)logical->n_children;
   s->logical = logical;
   s->fill = fill_nulls;
@@ -56,11 +56,11 @@ int dml_set_new(dml_set **out, const char *text, const char *what, const struct 
     for (int64_t c = 0; c < logical->n_children && t < 0; c++)
       if (strcasecmp(logical->children[c]->name, name) == 0) t = (int)c;
     if (t < 0) {
-      rc = delta_error_set(DELTA_EINVAL, "%s: no column named %s", what, s->names[i]);
+      rc = err_set(DELTA_EINVAL, "%s: no column named %s", what, s->names[i]);
       break;
     }
     for (int j = 0; j < i; j++)
-      if (s->target[j] == t) rc = delta_error_set(DELTA_EINVAL, "%s: column %s is assigned twice", what, name);
+      if (s->target[j] == t) rc = err_set(DELTA_EINVAL, "%s: column %s is assigned twice", what, name);
     s->target[i] = t;
   }
   s->n_user = s->n;
@@ -69,15 +69,15 @@ int dml_set_new(dml_set **out, const char *text, const char *what, const struct 
     bool set = false;
     for (int i = 0; i < s->n; i++) set = set || s->target[i] == c;
     if (set) continue;
-    char **nn = delta_realloc(s->names, (size_t)(s->n + 1) * sizeof *nn);
-    vexpr **ne = nn ? delta_realloc(s->exprs, (size_t)(s->n + 1) * sizeof *ne) : NULL;
+    char **nn = mem_realloc(s->names, (size_t)(s->n + 1) * sizeof *nn);
+    vexpr **ne = nn ? mem_realloc(s->exprs, (size_t)(s->n + 1) * sizeof *ne) : NULL;
     if (nn) s->names = nn;
     if (ne) s->exprs = ne;
     if (!nn || !ne) {
       rc = DELTA_NOMEM();
       break;
     }
-    s->names[s->n] = delta_strdup(logical->children[c]->name);
+    s->names[s->n] = mem_strdup(logical->children[c]->name);
     s->exprs[s->n] = NULL;
     s->target[s->n] = c;
     s->n++;
@@ -87,7 +87,7 @@ int dml_set_new(dml_set **out, const char *text, const char *what, const struct 
   for (int i = 0; i < s->n && !rc; i++) {
     const struct ArrowSchema *col = logical->children[s->target[i]];
     if (qualify && (rc = vexpr_qualify(s->exprs[i], qualify, qctx))) break;
-    if ((rc = vexpr_bind(s->exprs[i], bind, col->format, col->name))) delta_error_prefix("%s %s", what, s->names[i]);
+    if ((rc = vexpr_bind(s->exprs[i], bind, col->format, col->name))) err_prefix("%s %s", what, s->names[i]);
   }
   if (rc) {
     dml_set_free(s);
@@ -102,11 +102,11 @@ int dml_set_apply(dml_set *s, const struct ArrowArray *copy, const struct ArrowA
   int rc;
   if (copy) {
     /* a copy of the rows, with the assigned columns replaced */
-    uint8_t *all = delta_malloc((size_t)copy->length + 1);
+    uint8_t *all = mem_malloc((size_t)copy->length + 1);
     if (!all) return DELTA_NOMEM();
     memset(all, 1, (size_t)copy->length + 1);
     rc = arrow_filter(s->logical, copy, all, out);
-    delta_free(all);
+    mem_free(all);
   } else {
     /* every column is assigned (fill_nulls) */
     rc = arrow_array_new(out, 1, s->n_columns);
@@ -147,8 +147,8 @@ int dml_fill_generated(rewrite_writers *w, const dml_set *s, struct ArrowArray *
 
 int delta_update(const char *location, const delta_update_options *opts, delta_dml_result *result) {
   if (!opts || opts->version != DELTA_UPDATE_OPTIONS_VERSION)
-    return delta_error_set(DELTA_EINVAL, "update options: unknown version");
-  if (!opts->set || !*opts->set) return delta_error_set(DELTA_EINVAL, "update: --set is required");
+    return err_set(DELTA_EINVAL, "update options: unknown version");
+  if (!opts->set || !*opts->set) return err_set(DELTA_EINVAL, "update: --set is required");
   return dml_run(location, opts->where, opts->set, opts->no_deletion_vectors, opts->max_attempts, opts->read_version,
                  result);
 }

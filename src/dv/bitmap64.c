@@ -39,16 +39,16 @@ static inline void store_le64(uint8_t *p, uint64_t v) {
   store_le32(p + 4, (uint32_t)(v >> 32));
 }
 
-int delta_bitmap64_new(delta_bitmap64 **out) {
-  *out = delta_calloc(1, sizeof(delta_bitmap64));
+int dv_bitmap64_new(delta_bitmap64 **out) {
+  *out = mem_calloc(1, sizeof(delta_bitmap64));
   return *out ? 0 : DELTA_NOMEM();
 }
 
-void delta_bitmap64_free(delta_bitmap64 *b) {
+void dv_bitmap64_free(delta_bitmap64 *b) {
   if (!b) return;
   for (size_t i = 0; i < b->n; i++) roaring_bitmap_free(b->buckets[i].bm);
-  delta_free(b->buckets);
-  delta_free(b);
+  mem_free(b->buckets);
+  mem_free(b);
 }
 
 /* Index of the first bucket whose key is >= key (b->n if none). */
@@ -76,7 +76,7 @@ static int get_bucket(delta_bitmap64 *b, uint32_t key, roaring_bitmap_t **out) {
   }
   if (b->n == b->cap) {
     size_t cap = b->cap ? b->cap * 2 : 4;
-    bucket *nb = delta_realloc(b->buckets, cap * sizeof(bucket));
+    bucket *nb = mem_realloc(b->buckets, cap * sizeof(bucket));
     if (!nb) return DELTA_NOMEM();
     b->buckets = nb;
     b->cap = cap;
@@ -91,9 +91,9 @@ static int get_bucket(delta_bitmap64 *b, uint32_t key, roaring_bitmap_t **out) {
   return 0;
 }
 
-int delta_bitmap64_add(delta_bitmap64 *b, uint64_t row) {
+int dv_bitmap64_add(delta_bitmap64 *b, uint64_t row) {
   if (row > DELTA_BITMAP64_MAX_ROW)
-    return delta_error_set(DELTA_EINVAL, "row index %llu is too large for a deletion vector",
+    return err_set(DELTA_EINVAL, "row index %llu is too large for a deletion vector",
                            (unsigned long long)row);
   roaring_bitmap_t *bm;
   int rc = get_bucket(b, (uint32_t)(row >> 32), &bm);
@@ -102,10 +102,10 @@ int delta_bitmap64_add(delta_bitmap64 *b, uint64_t row) {
   return 0;
 }
 
-int delta_bitmap64_add_range(delta_bitmap64 *b, uint64_t lo, uint64_t hi) {
+int dv_bitmap64_add_range(delta_bitmap64 *b, uint64_t lo, uint64_t hi) {
   if (lo >= hi) return 0;
   if (hi - 1 > DELTA_BITMAP64_MAX_ROW)
-    return delta_error_set(DELTA_EINVAL, "row index %llu is too large for a deletion vector",
+    return err_set(DELTA_EINVAL, "row index %llu is too large for a deletion vector",
                            (unsigned long long)(hi - 1));
   /* One CRoaring range insertion per 2^32-row bucket the range touches. */
   while (lo < hi) {
@@ -120,19 +120,19 @@ int delta_bitmap64_add_range(delta_bitmap64 *b, uint64_t lo, uint64_t hi) {
   return 0;
 }
 
-bool delta_bitmap64_contains(const delta_bitmap64 *b, uint64_t row) {
+bool dv_bitmap64_contains(const delta_bitmap64 *b, uint64_t row) {
   if (!b) return false;
   const roaring_bitmap_t *bm = find(b, (uint32_t)(row >> 32));
   return bm && row <= DELTA_BITMAP64_MAX_ROW && roaring_bitmap_contains(bm, (uint32_t)row);
 }
 
-uint64_t delta_bitmap64_cardinality(const delta_bitmap64 *b) {
+uint64_t dv_bitmap64_cardinality(const delta_bitmap64 *b) {
   uint64_t card = 0;
   for (size_t i = 0; b && i < b->n; i++) card += roaring_bitmap_get_cardinality(b->buckets[i].bm);
   return card;
 }
 
-uint64_t delta_bitmap64_count_range(const delta_bitmap64 *b, uint64_t start, uint64_t n) {
+uint64_t dv_bitmap64_count_range(const delta_bitmap64 *b, uint64_t start, uint64_t n) {
   if (!b || n == 0) return 0;
   uint64_t end = start + n < start ? UINT64_MAX : start + n; /* exclusive; saturate */
   uint64_t count = 0;
@@ -146,7 +146,7 @@ uint64_t delta_bitmap64_count_range(const delta_bitmap64 *b, uint64_t start, uin
   return count;
 }
 
-bool delta_bitmap64_equals(const delta_bitmap64 *a, const delta_bitmap64 *b) {
+bool dv_bitmap64_equals(const delta_bitmap64 *a, const delta_bitmap64 *b) {
   /* Empty buckets may exist (add_range of nothing does not make one, but a
    * bucket may be emptied by nothing else either); compare non-empty ones. */
   size_t i = 0, j = 0;
@@ -162,7 +162,7 @@ bool delta_bitmap64_equals(const delta_bitmap64 *a, const delta_bitmap64 *b) {
   }
 }
 
-int delta_bitmap64_iterate(const delta_bitmap64 *b, delta_bitmap64_cb cb, void *payload) {
+int dv_bitmap64_iterate(const delta_bitmap64 *b, delta_bitmap64_cb cb, void *payload) {
   uint32_t vals[256];
   for (size_t i = 0; b && i < b->n; i++) {
     uint64_t base = (uint64_t)b->buckets[i].key << 32;
@@ -219,35 +219,35 @@ static int visit_range(const delta_bitmap64 *b, uint64_t start, uint64_t n, uint
 }
 
 static int check_range(uint64_t start, uint64_t n, const uint8_t *out) {
-  if (start + n < start) return delta_error_set(DELTA_EINVAL, "row range overflows");
-  if (n && !out) return delta_error_set(DELTA_EINVAL, "no output buffer for the row mask");
+  if (start + n < start) return err_set(DELTA_EINVAL, "row range overflows");
+  if (n && !out) return err_set(DELTA_EINVAL, "no output buffer for the row mask");
   return 0;
 }
 
-int delta_bitmap64_mask(const delta_bitmap64 *b, uint64_t start, uint64_t n, uint8_t *out) {
+int dv_bitmap64_mask(const delta_bitmap64 *b, uint64_t start, uint64_t n, uint8_t *out) {
   int rc = check_range(start, n, out);
   if (rc) return rc;
   if (n) memset(out, 0, (size_t)n);
   return visit_range(b, start, n, out, mark_byte_one);
 }
 
-int delta_bitmap64_keep(const delta_bitmap64 *b, uint64_t start, uint64_t n, uint8_t *out) {
+int dv_bitmap64_keep(const delta_bitmap64 *b, uint64_t start, uint64_t n, uint8_t *out) {
   int rc = check_range(start, n, out);
   if (rc) return rc;
   if (n) memset(out, 1, (size_t)n);
   return visit_range(b, start, n, out, mark_byte_zero);
 }
 
-int delta_bitmap64_mask_bits(const delta_bitmap64 *b, uint64_t start, uint64_t n, uint8_t *bits) {
+int dv_bitmap64_mask_bits(const delta_bitmap64 *b, uint64_t start, uint64_t n, uint8_t *bits) {
   int rc = check_range(start, n, bits);
   if (rc) return rc;
   if (n) memset(bits, 0, (size_t)(n / 8 + (n % 8 != 0)));
   return visit_range(b, start, n, bits, mark_bit);
 }
 
-int delta_bitmap64_andnot(const delta_bitmap64 *a, const delta_bitmap64 *b, delta_bitmap64 **out) {
+int dv_bitmap64_andnot(const delta_bitmap64 *a, const delta_bitmap64 *b, delta_bitmap64 **out) {
   delta_bitmap64 *r = NULL;
-  int rc = delta_bitmap64_new(&r);
+  int rc = dv_bitmap64_new(&r);
   if (rc) return rc;
   for (size_t i = 0; a && i < a->n; i++) {
     const roaring_bitmap_t *other = b ? find(b, a->buckets[i].key) : NULL;
@@ -263,7 +263,7 @@ int delta_bitmap64_andnot(const delta_bitmap64 *a, const delta_bitmap64 *b, delt
     }
     if (r->n == r->cap) {
       size_t cap = r->cap ? r->cap * 2 : 4;
-      bucket *nb = delta_realloc(r->buckets, cap * sizeof(bucket));
+      bucket *nb = mem_realloc(r->buckets, cap * sizeof(bucket));
       if (!nb) {
         roaring_bitmap_free(diff);
         rc = DELTA_NOMEM();
@@ -279,14 +279,14 @@ int delta_bitmap64_andnot(const delta_bitmap64 *a, const delta_bitmap64 *b, delt
   }
 done:
   if (rc) {
-    delta_bitmap64_free(r);
+    dv_bitmap64_free(r);
     r = NULL;
   }
   *out = r;
   return rc;
 }
 
-void delta_bitmap64_optimize(delta_bitmap64 *b) {
+void dv_bitmap64_optimize(delta_bitmap64 *b) {
   for (size_t i = 0; b && i < b->n; i++) {
     roaring_bitmap_run_optimize(b->buckets[i].bm);
     roaring_bitmap_shrink_to_fit(b->buckets[i].bm);
@@ -295,7 +295,7 @@ void delta_bitmap64_optimize(delta_bitmap64 *b) {
 
 /* ------------------------------------------------------------ serialization */
 
-size_t delta_bitmap64_serialized_size(const delta_bitmap64 *b) {
+size_t dv_bitmap64_serialized_size(const delta_bitmap64 *b) {
   size_t size = 4 + 8;
   for (size_t i = 0; b && i < b->n; i++)
     if (!roaring_bitmap_is_empty(b->buckets[i].bm))
@@ -303,10 +303,10 @@ size_t delta_bitmap64_serialized_size(const delta_bitmap64 *b) {
   return size;
 }
 
-int delta_bitmap64_serialize(const delta_bitmap64 *b, delta_buf *out) {
+int dv_bitmap64_serialize(const delta_bitmap64 *b, delta_buf *out) {
   size_t old_len = out->len;
-  size_t size = delta_bitmap64_serialized_size(b);
-  int rc = delta_buf_reserve(out, size);
+  size_t size = dv_bitmap64_serialized_size(b);
+  int rc = buf_reserve(out, size);
   if (rc) return rc;
   uint8_t *p = out->data + out->len;
   uint64_t count = 0;
@@ -323,7 +323,7 @@ int delta_bitmap64_serialize(const delta_bitmap64 *b, delta_buf *out) {
   if ((size_t)(p - (out->data + old_len)) != size) {
     /* CRoaring wrote a different size than it announced: never expected. */
     out->len = old_len;
-    return delta_error_set(DELTA_ERROR, "deletion vector serialization size mismatch");
+    return err_set(DELTA_ERROR, "deletion vector serialization size mismatch");
   }
   out->len += size;
   return 0;
@@ -340,12 +340,12 @@ static int check_portable32(const uint8_t *p, size_t len, size_t off, const char
 #define NEED(n, thing)                                                                      \
   do {                                                                                      \
     if ((n) > len - pos)                                                                    \
-      return delta_error_set(DELTA_ECORRUPT, "%s: truncated %s at byte %zu", what, thing, \
+      return err_set(DELTA_ECORRUPT, "%s: truncated %s at byte %zu", what, thing, \
                              off + pos);                                                    \
   } while (0)
   size_t pos = 0;
   NEED(4, "32-bit bitmap cookie");
-  uint32_t cookie = delta_load_le32(p);
+  uint32_t cookie = bytes_load_le32(p);
   size_t n;
   const uint8_t *runs = NULL; /* the run-container bitset, when present */
   pos = 4;
@@ -356,14 +356,14 @@ static int check_portable32(const uint8_t *p, size_t len, size_t off, const char
     pos += (n + 7) / 8;
   } else if (cookie == COOKIE_NO_RUNS) {
     NEED(4, "container count");
-    uint32_t count = delta_load_le32(p + pos);
+    uint32_t count = bytes_load_le32(p + pos);
     if (count > 65536)
-      return delta_error_set(DELTA_ECORRUPT, "%s: %u containers in a 32-bit bitmap at byte %zu",
+      return err_set(DELTA_ECORRUPT, "%s: %u containers in a 32-bit bitmap at byte %zu",
                              what, count, off + pos);
     n = count;
     pos += 4;
   } else {
-    return delta_error_set(DELTA_ECORRUPT, "%s: bad 32-bit bitmap cookie %u at byte %zu", what,
+    return err_set(DELTA_ECORRUPT, "%s: bad 32-bit bitmap cookie %u at byte %zu", what,
                            cookie, off);
   }
   NEED(4 * n, "container headers");
@@ -379,14 +379,14 @@ static int check_portable32(const uint8_t *p, size_t len, size_t off, const char
     uint32_t key = load_le16(hdr + 4 * i);
     uint32_t c = (uint32_t)load_le16(hdr + 4 * i + 2) + 1;
     if (i > 0 && key <= load_le16(hdr + 4 * (i - 1)))
-      return delta_error_set(DELTA_ECORRUPT, "%s: container keys not ascending at byte %zu", what,
+      return err_set(DELTA_ECORRUPT, "%s: container keys not ascending at byte %zu", what,
                              off + (size_t)(hdr - p) + 4 * i);
     if (runs && (runs[i / 8] >> (i % 8) & 1)) {
       NEED(2, "run count");
       uint32_t nr = load_le16(p + pos);
       pos += 2;
       if (nr == 0)
-        return delta_error_set(DELTA_ECORRUPT, "%s: empty run container at byte %zu", what,
+        return err_set(DELTA_ECORRUPT, "%s: empty run container at byte %zu", what,
                                off + pos - 2);
       NEED(4 * (size_t)nr, "runs");
       int64_t prev_end = -1;
@@ -396,7 +396,7 @@ static int check_portable32(const uint8_t *p, size_t len, size_t off, const char
          * header's cardinality of a run container is not used by readers,
          * so it is not required to match.) */
         if ((int64_t)start <= prev_end || start + rlen > 0xFFFFu)
-          return delta_error_set(DELTA_ECORRUPT, "%s: bad run at byte %zu", what,
+          return err_set(DELTA_ECORRUPT, "%s: bad run at byte %zu", what,
                                  off + pos + 4 * r);
         prev_end = start + rlen;
         card += rlen + 1;
@@ -407,7 +407,7 @@ static int check_portable32(const uint8_t *p, size_t len, size_t off, const char
       const uint8_t *a = p + pos;
       for (uint32_t k = 1; k < c; k++)
         if (load_le16(a + 2 * k) <= load_le16(a + 2 * (k - 1)))
-          return delta_error_set(DELTA_ECORRUPT,
+          return err_set(DELTA_ECORRUPT,
                                  "%s: array container values not ascending at byte %zu", what,
                                  off + pos + 2 * k);
       pos += 2 * (size_t)c;
@@ -416,9 +416,9 @@ static int check_portable32(const uint8_t *p, size_t len, size_t off, const char
       NEED(BITSET_BYTES, "bitset container");
       uint32_t pop = 0;
       for (size_t w = 0; w < BITSET_BYTES; w += 8)
-        pop += (uint32_t)__builtin_popcountll(delta_load_le64(p + pos + w));
+        pop += (uint32_t)__builtin_popcountll(bytes_load_le64(p + pos + w));
       if (pop != c)
-        return delta_error_set(DELTA_ECORRUPT,
+        return err_set(DELTA_ECORRUPT,
                                "%s: bitset container holds %u values, header says %u at byte %zu",
                                what, pop, c, off + pos);
       pos += BITSET_BYTES;
@@ -443,7 +443,7 @@ static int read_bucket(delta_bitmap64 *b, uint32_t key, const uint8_t *data, siz
   if (!bm) return DELTA_NOMEM();
   if (roaring_bitmap_get_cardinality(bm) != card) {
     roaring_bitmap_free(bm);
-    return delta_error_set(DELTA_ECORRUPT, "%s: inconsistent 32-bit bitmap at byte %zu", what, pos);
+    return err_set(DELTA_ECORRUPT, "%s: inconsistent 32-bit bitmap at byte %zu", what, pos);
   }
   if (card == 0) { /* an empty bucket adds nothing; keep the array tight */
     roaring_bitmap_free(bm);
@@ -457,7 +457,7 @@ static int read_bucket(delta_bitmap64 *b, uint32_t key, const uint8_t *data, siz
 
 static int alloc_buckets(delta_bitmap64 *b, uint64_t nb) {
   if (!nb) return 0;
-  b->buckets = delta_calloc((size_t)nb, sizeof(bucket));
+  b->buckets = mem_calloc((size_t)nb, sizeof(bucket));
   if (!b->buckets) return DELTA_NOMEM();
   b->cap = (size_t)nb;
   return 0;
@@ -472,41 +472,41 @@ static int alloc_buckets(delta_bitmap64 *b, uint64_t nb) {
  */
 static int read_native(delta_bitmap64 *b, const uint8_t *data, size_t len, bool big_endian,
                        const char *what) {
-  if (len < 8) return delta_error_set(DELTA_ECORRUPT, "%s: bitmap too short (%zu bytes)", what, len);
-  uint32_t nb = big_endian ? delta_load_be32(data + 4) : delta_load_le32(data + 4);
+  if (len < 8) return err_set(DELTA_ECORRUPT, "%s: bitmap too short (%zu bytes)", what, len);
+  uint32_t nb = big_endian ? bytes_load_be32(data + 4) : bytes_load_le32(data + 4);
   /* Each bitmap takes at least 12 bytes (size, cookie, container count). */
   if (nb > (len - 8) / 12)
-    return delta_error_set(DELTA_ECORRUPT, "%s: %u bitmaps cannot fit in %zu bytes", what, nb, len);
+    return err_set(DELTA_ECORRUPT, "%s: %u bitmaps cannot fit in %zu bytes", what, nb, len);
   int rc = alloc_buckets(b, nb);
   if (rc) return rc;
   size_t pos = 8;
   for (uint32_t i = 0; i < nb; i++) {
     if (len - pos < 4)
-      return delta_error_set(DELTA_ECORRUPT, "%s: truncated bitmap size at byte %zu", what, pos);
-    uint32_t size = big_endian ? delta_load_be32(data + pos) : delta_load_le32(data + pos);
+      return err_set(DELTA_ECORRUPT, "%s: truncated bitmap size at byte %zu", what, pos);
+    uint32_t size = big_endian ? bytes_load_be32(data + pos) : bytes_load_le32(data + pos);
     pos += 4;
     if (size > len - pos)
-      return delta_error_set(DELTA_ECORRUPT, "%s: bitmap size %u past the end at byte %zu", what,
+      return err_set(DELTA_ECORRUPT, "%s: bitmap size %u past the end at byte %zu", what,
                              size, pos - 4);
     size_t used = 0;
     if ((rc = read_bucket(b, i, data, pos + size, pos, what, &used))) return rc;
     if (used != size)
-      return delta_error_set(DELTA_ECORRUPT, "%s: bitmap at byte %zu has %zu bytes, size says %u",
+      return err_set(DELTA_ECORRUPT, "%s: bitmap at byte %zu has %zu bytes, size says %u",
                              what, pos, used, size);
     pos += size;
   }
   if (pos != len)
-    return delta_error_set(DELTA_ECORRUPT, "%s: %zu unexpected bytes after the bitmap at byte %zu",
+    return err_set(DELTA_ECORRUPT, "%s: %zu unexpected bytes after the bitmap at byte %zu",
                            what, len - pos, pos);
   return 0;
 }
 
 static int read_portable(delta_bitmap64 *b, const uint8_t *data, size_t len, const char *what) {
-  uint64_t nb = delta_load_le64(data + 4);
+  uint64_t nb = bytes_load_le64(data + 4);
   /* Each bucket takes at least 12 bytes (key, cookie, container count):
    * refuse counts the input cannot hold before allocating for them. */
   if (nb > (len - 12) / 12)
-    return delta_error_set(DELTA_ECORRUPT, "%s: %llu buckets cannot fit in %zu bytes", what,
+    return err_set(DELTA_ECORRUPT, "%s: %llu buckets cannot fit in %zu bytes", what,
                            (unsigned long long)nb, len);
   int rc = alloc_buckets(b, nb);
   if (rc) return rc;
@@ -514,13 +514,13 @@ static int read_portable(delta_bitmap64 *b, const uint8_t *data, size_t len, con
   int64_t prev_key = -1;
   for (uint64_t i = 0; i < nb; i++) {
     if (len - pos < 4)
-      return delta_error_set(DELTA_ECORRUPT, "%s: truncated bucket key at byte %zu", what, pos);
-    uint32_t key = delta_load_le32(data + pos);
+      return err_set(DELTA_ECORRUPT, "%s: truncated bucket key at byte %zu", what, pos);
+    uint32_t key = bytes_load_le32(data + pos);
     if (key & 0x80000000u)
-      return delta_error_set(DELTA_ECORRUPT, "%s: bucket key %u has its top bit set at byte %zu",
+      return err_set(DELTA_ECORRUPT, "%s: bucket key %u has its top bit set at byte %zu",
                              what, key, pos);
     if ((int64_t)key <= prev_key)
-      return delta_error_set(DELTA_ECORRUPT, "%s: bucket keys not ascending at byte %zu", what,
+      return err_set(DELTA_ECORRUPT, "%s: bucket keys not ascending at byte %zu", what,
                              pos);
     prev_key = key;
     pos += 4;
@@ -529,28 +529,28 @@ static int read_portable(delta_bitmap64 *b, const uint8_t *data, size_t len, con
     pos += used;
   }
   if (pos != len)
-    return delta_error_set(DELTA_ECORRUPT, "%s: %zu unexpected bytes after the bitmap at byte %zu",
+    return err_set(DELTA_ECORRUPT, "%s: %zu unexpected bytes after the bitmap at byte %zu",
                            what, len - pos, pos);
   return 0;
 }
 
-int delta_bitmap64_deserialize(delta_bitmap64 **out, const uint8_t *data, size_t len,
+int dv_bitmap64_deserialize(delta_bitmap64 **out, const uint8_t *data, size_t len,
                                const char *what) {
   delta_bitmap64 *b = NULL;
   *out = NULL;
   if (!what) what = "deletion vector";
-  if (len < 8) return delta_error_set(DELTA_ECORRUPT, "%s: bitmap too short (%zu bytes)", what, len);
-  uint32_t magic = delta_load_le32(data);
-  bool native_be = delta_load_be32(data) == DELTA_BITMAP64_MAGIC_NATIVE;
+  if (len < 8) return err_set(DELTA_ECORRUPT, "%s: bitmap too short (%zu bytes)", what, len);
+  uint32_t magic = bytes_load_le32(data);
+  bool native_be = bytes_load_be32(data) == DELTA_BITMAP64_MAGIC_NATIVE;
   if (magic != DELTA_BITMAP64_MAGIC && magic != DELTA_BITMAP64_MAGIC_NATIVE && !native_be)
-    return delta_error_set(DELTA_ECORRUPT, "%s: bad magic number %u", what, magic);
+    return err_set(DELTA_ECORRUPT, "%s: bad magic number %u", what, magic);
   if (magic == DELTA_BITMAP64_MAGIC && len < 12)
-    return delta_error_set(DELTA_ECORRUPT, "%s: bitmap too short (%zu bytes)", what, len);
-  int rc = delta_bitmap64_new(&b);
+    return err_set(DELTA_ECORRUPT, "%s: bitmap too short (%zu bytes)", what, len);
+  int rc = dv_bitmap64_new(&b);
   if (rc) return rc;
   if (magic == DELTA_BITMAP64_MAGIC) rc = read_portable(b, data, len, what);
   else rc = read_native(b, data, len, native_be, what);
-  if (rc) delta_bitmap64_free(b);
+  if (rc) dv_bitmap64_free(b);
   else *out = b;
   return rc;
 }

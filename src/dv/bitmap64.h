@@ -35,24 +35,24 @@ typedef struct delta_bitmap64 delta_bitmap64;
 #define DELTA_BITMAP64_MAX_ROW ((uint64_t)INT64_MAX)
 
 /* An empty bitmap (owned by the caller). */
-int delta_bitmap64_new(delta_bitmap64 **out);
-void delta_bitmap64_free(delta_bitmap64 *b); /* NULL is a no-op */
+int dv_bitmap64_new(delta_bitmap64 **out);
+void dv_bitmap64_free(delta_bitmap64 *b); /* NULL is a no-op */
 
 /* Add one row / the rows [lo, hi). Rows above DELTA_BITMAP64_MAX_ROW are
  * DELTA_EINVAL; lo >= hi adds nothing. */
-int delta_bitmap64_add(delta_bitmap64 *b, uint64_t row);
-int delta_bitmap64_add_range(delta_bitmap64 *b, uint64_t lo, uint64_t hi);
+int dv_bitmap64_add(delta_bitmap64 *b, uint64_t row);
+int dv_bitmap64_add_range(delta_bitmap64 *b, uint64_t lo, uint64_t hi);
 
-bool delta_bitmap64_contains(const delta_bitmap64 *b, uint64_t row);
-uint64_t delta_bitmap64_cardinality(const delta_bitmap64 *b);
+bool dv_bitmap64_contains(const delta_bitmap64 *b, uint64_t row);
+uint64_t dv_bitmap64_cardinality(const delta_bitmap64 *b);
 /* How many members lie in [start, start + n). */
-uint64_t delta_bitmap64_count_range(const delta_bitmap64 *b, uint64_t start, uint64_t n);
-bool delta_bitmap64_equals(const delta_bitmap64 *a, const delta_bitmap64 *b);
+uint64_t dv_bitmap64_count_range(const delta_bitmap64 *b, uint64_t start, uint64_t n);
+bool dv_bitmap64_equals(const delta_bitmap64 *a, const delta_bitmap64 *b);
 
 /* Every member in ascending order. The callback returns 0 to go on; any other
  * value stops the iteration and is returned as-is. */
 typedef int (*delta_bitmap64_cb)(uint64_t row, void *payload);
-int delta_bitmap64_iterate(const delta_bitmap64 *b, delta_bitmap64_cb cb, void *payload);
+int dv_bitmap64_iterate(const delta_bitmap64 *b, delta_bitmap64_cb cb, void *payload);
 
 /*
  * Row masks for one batch of rows [start, start + n): `out` has n bytes and
@@ -61,26 +61,26 @@ int delta_bitmap64_iterate(const delta_bitmap64 *b, delta_bitmap64_cb cb, void *
  * Cost: O(n) for clearing plus O(members in the range), never a probe per
  * row. start + n must not overflow (DELTA_EINVAL). b may be NULL (no member).
  */
-int delta_bitmap64_mask(const delta_bitmap64 *b, uint64_t start, uint64_t n, uint8_t *out);
-int delta_bitmap64_keep(const delta_bitmap64 *b, uint64_t start, uint64_t n, uint8_t *out);
+int dv_bitmap64_mask(const delta_bitmap64 *b, uint64_t start, uint64_t n, uint8_t *out);
+int dv_bitmap64_keep(const delta_bitmap64 *b, uint64_t start, uint64_t n, uint8_t *out);
 /* The same as bits: n bits at `bits`, LSB-first (Arrow's bit order), bit i
  * set iff row start + i is a member; the ceil(n/8) bytes are overwritten. */
-int delta_bitmap64_mask_bits(const delta_bitmap64 *b, uint64_t start, uint64_t n, uint8_t *bits);
+int dv_bitmap64_mask_bits(const delta_bitmap64 *b, uint64_t start, uint64_t n, uint8_t *bits);
 
 /* The members of `a` that are not in `b` (e.g. the rows a new DV deletes on
  * top of an older one, for change data feeds). New bitmap owned by the
  * caller. */
-int delta_bitmap64_andnot(const delta_bitmap64 *a, const delta_bitmap64 *b, delta_bitmap64 **out);
+int dv_bitmap64_andnot(const delta_bitmap64 *a, const delta_bitmap64 *b, delta_bitmap64 **out);
 
 /* Compact the containers (run-length encoding where smaller) before
  * serializing a bitmap built with add(). */
-void delta_bitmap64_optimize(delta_bitmap64 *b);
+void dv_bitmap64_optimize(delta_bitmap64 *b);
 
 /* Append the serialized form (magic included) to `out`; empty buckets are
  * not written. On failure out->len is restored. */
-int delta_bitmap64_serialize(const delta_bitmap64 *b, delta_buf *out);
+int dv_bitmap64_serialize(const delta_bitmap64 *b, delta_buf *out);
 /* Its exact size in bytes. */
-size_t delta_bitmap64_serialized_size(const delta_bitmap64 *b);
+size_t dv_bitmap64_serialized_size(const delta_bitmap64 *b);
 
 /*
  * Parse `len` bytes of serialized form, all of which must be used. Every
@@ -94,7 +94,7 @@ size_t delta_bitmap64_serialized_size(const delta_bitmap64 *b);
  * DELTA_BITMAP64_MAGIC_NATIVE, integers little endian as Delta Spark writes
  * them, or big endian as in PROTOCOL.md's inline example) is read too.
  */
-int delta_bitmap64_deserialize(delta_bitmap64 **out, const uint8_t *data, size_t len,
+int dv_bitmap64_deserialize(delta_bitmap64 **out, const uint8_t *data, size_t len,
                                const char *what);
 
 #endif

@@ -33,21 +33,21 @@ static int uuid_file_key(const delta_dv *dv, delta_buf *out) {
   const char *s = dv->path_or_inline ? dv->path_or_inline : "";
   size_t len = strlen(s), old_len = out->len;
   if (len < UUID_Z85_LEN)
-    return delta_error_set(DELTA_ECORRUPT,
+    return err_set(DELTA_ECORRUPT,
                            "deletion vector 'u%s': pathOrInlineDv is shorter than a Z85 UUID", s);
   size_t plen = len - UUID_Z85_LEN;
   uint8_t uuid[16];
   delta_buf ub = DELTA_BUF_INIT;
-  int rc = delta_z85_decode(&ub, s + plen, UUID_Z85_LEN);
+  int rc = dv_z85_decode(&ub, s + plen, UUID_Z85_LEN);
   if (rc) {
-    rc = delta_error_prefix("deletion vector 'u%s': UUID", s);
+    rc = err_prefix("deletion vector 'u%s': UUID", s);
     goto done;
   }
   memcpy(uuid, ub.data, 16);
   if (plen) {
-    if ((rc = delta_buf_append(out, s, plen)) || (rc = delta_buf_putc(out, '/'))) goto done;
+    if ((rc = buf_append(out, s, plen)) || (rc = buf_putc(out, '/'))) goto done;
   }
-  rc = delta_buf_printf(out,
+  rc = buf_printf(out,
                         "deletion_vector_%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
                         "%02x%02x%02x%02x%02x%02x.bin",
                         uuid[0], uuid[1], uuid[2], uuid[3], uuid[4], uuid[5], uuid[6], uuid[7],
@@ -55,18 +55,18 @@ static int uuid_file_key(const delta_dv *dv, delta_buf *out) {
                         uuid[15]);
   if (rc) goto done;
   /* The prefix comes from the log: it must not climb out of the table. */
-  if ((rc = delta_buf_putc(out, '\0'))) goto done;
+  if ((rc = buf_putc(out, '\0'))) goto done;
   out->len--;
-  if (delta_path_check_key((const char *)out->data + old_len, false) != 0)
-    rc = delta_error_set(DELTA_ECORRUPT, "deletion vector 'u%s': bad file prefix '%.*s'", s,
+  if (storage_path_check_key((const char *)out->data + old_len, false) != 0)
+    rc = err_set(DELTA_ECORRUPT, "deletion vector 'u%s': bad file prefix '%.*s'", s,
                          (int)plen, s);
 done:
-  delta_buf_dispose(&ub);
+  buf_dispose(&ub);
   if (rc) out->len = old_len;
   return rc;
 }
 
-int delta_dv_file_key(const delta_dv *dv, const char *root_uri, delta_path_kind *kind,
+int dv_file_key(const delta_dv *dv, const char *root_uri, delta_path_kind *kind,
                       delta_buf *out) {
   switch (dv->storage_type) {
   case 'u':
@@ -74,14 +74,14 @@ int delta_dv_file_key(const delta_dv *dv, const char *root_uri, delta_path_kind 
     return uuid_file_key(dv, out);
   case 'p': {
     const char *p = dv->path_or_inline ? dv->path_or_inline : "";
-    int rc = delta_path_resolve(kind, out, p, strlen(p), root_uri);
-    if (rc) return delta_error_prefix("deletion vector path '%s'", p);
+    int rc = storage_path_resolve(kind, out, p, strlen(p), root_uri);
+    if (rc) return err_prefix("deletion vector path '%s'", p);
     return 0;
   }
   case 'i':
-    return delta_error_set(DELTA_EINVAL, "an inline deletion vector has no file");
+    return err_set(DELTA_EINVAL, "an inline deletion vector has no file");
   default:
-    return delta_error_set(DELTA_ECORRUPT, "deletion vector: unknown storageType '%c'",
+    return err_set(DELTA_ECORRUPT, "deletion vector: unknown storageType '%c'",
                            dv->storage_type ? dv->storage_type : '?');
   }
 }
@@ -90,12 +90,12 @@ int delta_dv_file_key(const delta_dv *dv, const char *root_uri, delta_path_kind 
 static int finish(const uint8_t *data, size_t len, const delta_dv *dv, const char *what,
                   delta_dv_bitmap **out) {
   delta_dv_bitmap *b = NULL;
-  int rc = delta_bitmap64_deserialize(&b, data, len, what);
+  int rc = dv_bitmap64_deserialize(&b, data, len, what);
   if (rc) return rc;
-  uint64_t card = delta_bitmap64_cardinality(b);
+  uint64_t card = dv_bitmap64_cardinality(b);
   if (dv->cardinality < 0 || card != (uint64_t)dv->cardinality) {
-    delta_bitmap64_free(b);
-    return delta_error_set(DELTA_ECORRUPT, "%s: holds %llu rows, descriptor cardinality is %lld",
+    dv_bitmap64_free(b);
+    return err_set(DELTA_ECORRUPT, "%s: holds %llu rows, descriptor cardinality is %lld",
                            what, (unsigned long long)card, (long long)dv->cardinality);
   }
   *out = b;
@@ -107,21 +107,21 @@ static int load_inline(const delta_dv *dv, delta_dv_bitmap **out) {
   const char *s = dv->path_or_inline ? dv->path_or_inline : "";
   size_t len = strlen(s);
   delta_buf raw = DELTA_BUF_INIT;
-  int rc = delta_z85_decode(&raw, s, len);
+  int rc = dv_z85_decode(&raw, s, len);
   if (rc) {
-    rc = delta_error_prefix("%s", what);
+    rc = err_prefix("%s", what);
     goto done;
   }
   /* Z85 works on 4-byte groups: the text holds sizeInBytes rounded up. */
   size_t want = (size_t)dv->size_in_bytes;
   if (raw.len < want || raw.len - want >= 4) {
-    rc = delta_error_set(DELTA_ECORRUPT, "%s: %zu decoded bytes, sizeInBytes is %d", what,
+    rc = err_set(DELTA_ECORRUPT, "%s: %zu decoded bytes, sizeInBytes is %d", what,
                          raw.len, (int)dv->size_in_bytes);
     goto done;
   }
   rc = finish(raw.data, want, dv, what, out);
 done:
-  delta_buf_dispose(&raw);
+  buf_dispose(&raw);
   return rc;
 }
 
@@ -148,7 +148,7 @@ static int suffix_cb(const delta_storage_entry *e, void *payload) {
     return 0;
   if (++ss->matches > 1) return 1; /* ambiguous: give up */
   ss->found->len = 0;
-  if (delta_buf_append(ss->found, e->name, e->name_len) || delta_buf_putc(ss->found, '\0'))
+  if (buf_append(ss->found, e->name, e->name_len) || buf_putc(ss->found, '\0'))
     return DELTA_ENOMEM;
   return 0;
 }
@@ -163,8 +163,8 @@ static int find_prefixed_file(delta_storage *s, delta_buf *key) {
   suffix_search ss = {slash ? slash + 1 : k, 0, &name, 0};
   ss.suffix_len = strlen(ss.suffix);
   int rc;
-  if ((rc = delta_buf_append(&dir, k, dir_len)) != 0) goto done;
-  if ((rc = delta_buf_putc(&dir, '\0')) != 0) goto done;
+  if ((rc = buf_append(&dir, k, dir_len)) != 0) goto done;
+  if ((rc = buf_putc(&dir, '\0')) != 0) goto done;
   /* a positive code is suffix_cb's "more than one match" */
   if ((rc = delta_storage_list(s, (const char *)dir.data, NULL, suffix_cb, &ss)) < 0) goto done;
   if (ss.matches != 1) {
@@ -172,11 +172,11 @@ static int find_prefixed_file(delta_storage *s, delta_buf *key) {
     goto done;
   }
   key->len = dir_len;
-  if (dir_len && (rc = delta_buf_putc(key, '/')) != 0) goto done;
-  rc = delta_buf_append(key, name.data, name.len); /* name.len counts the NUL */
+  if (dir_len && (rc = buf_putc(key, '/')) != 0) goto done;
+  rc = buf_append(key, name.data, name.len); /* name.len counts the NUL */
 done:
-  delta_buf_dispose(&dir);
-  delta_buf_dispose(&name);
+  buf_dispose(&dir);
+  buf_dispose(&name);
   return rc > 0 ? DELTA_ENOTFOUND : rc;
 }
 
@@ -186,19 +186,19 @@ done:
 static int open_outside(const char *what, delta_buf *key, delta_storage **outside) {
   const char *k = (const char *)key->data;
   const char *slash = strrchr(k, '/');
-  if (!slash || !slash[1]) return delta_error_set(DELTA_ECORRUPT, "%s names no file", what);
+  if (!slash || !slash[1]) return err_set(DELTA_ECORRUPT, "%s names no file", what);
   delta_buf dir = DELTA_BUF_INIT, base = DELTA_BUF_INIT;
   int rc;
-  if ((rc = delta_buf_append(&dir, k, (size_t)(slash - k))) != 0) goto done;
-  if ((rc = delta_buf_putc(&dir, '\0')) != 0) goto done;
-  if ((rc = delta_path_decode(&base, slash + 1, strlen(slash + 1))) != 0) goto done;
-  if ((rc = delta_buf_putc(&base, '\0')) != 0) goto done;
+  if ((rc = buf_append(&dir, k, (size_t)(slash - k))) != 0) goto done;
+  if ((rc = buf_putc(&dir, '\0')) != 0) goto done;
+  if ((rc = storage_path_decode(&base, slash + 1, strlen(slash + 1))) != 0) goto done;
+  if ((rc = buf_putc(&base, '\0')) != 0) goto done;
   if ((rc = delta_storage_open(outside, (const char *)dir.data)) != 0) goto done;
   key->len = 0;
-  rc = delta_buf_append(key, base.data, base.len);
+  rc = buf_append(key, base.data, base.len);
 done:
-  delta_buf_dispose(&dir);
-  delta_buf_dispose(&base);
+  buf_dispose(&dir);
+  buf_dispose(&base);
   return rc;
 }
 
@@ -207,9 +207,9 @@ static int load_file(delta_storage *s, const delta_dv *dv, delta_dv_bitmap **out
   delta_storage *table = s, *outside = NULL;
   char what[512];
   delta_path_kind kind;
-  int rc = delta_dv_file_key(dv, delta_storage_location(s), &kind, &key);
+  int rc = dv_file_key(dv, delta_storage_location(s), &kind, &key);
   if (rc) goto done;
-  if ((rc = delta_buf_putc(&key, '\0'))) goto done;
+  if ((rc = buf_putc(&key, '\0'))) goto done;
   const char *k = (const char *)key.data;
   snprintf(what, sizeof what, "deletion vector file '%s'", k);
   if (kind != DELTA_PATH_KEY) {
@@ -224,24 +224,24 @@ static int load_file(delta_storage *s, const delta_dv *dv, delta_dv_bitmap **out
   uint64_t from = off <= VERSION_CHECK_WINDOW ? 0 : off;
   uint64_t want = off - from + 4 + size + 4;
   data.limit = (size_t)want + 1;
-  rc = delta_storage_read_range(s, k, from, want, &data);
+  rc = storage_read_range(s, k, from, want, &data);
   if (rc == DELTA_ENOTFOUND && dv->storage_type == 'u' && find_prefixed_file(s, &key) == 0) {
     k = (const char *)key.data;
     snprintf(what, sizeof what, "deletion vector file '%s'", k);
-    rc = delta_storage_read_range(s, k, from, want, &data);
+    rc = storage_read_range(s, k, from, want, &data);
   }
   if (rc == DELTA_EINVAL) /* offset past the end of the file */
-    rc = delta_error_set(DELTA_ECORRUPT, "%s: offset %llu is past the end of the file", what,
+    rc = err_set(DELTA_ECORRUPT, "%s: offset %llu is past the end of the file", what,
                          (unsigned long long)off);
-  if (rc == DELTA_ENOTFOUND) rc = delta_error_set(DELTA_ENOTFOUND, "%s: not found", what);
+  if (rc == DELTA_ENOTFOUND) rc = err_set(DELTA_ENOTFOUND, "%s: not found", what);
   if (rc) goto done;
   if (from == 0 && data.len > 0 && data.data[0] != DV_FILE_VERSION) {
-    rc = delta_error_set(DELTA_EUNSUPPORTED, "%s: unknown format version %u", what,
+    rc = err_set(DELTA_EUNSUPPORTED, "%s: unknown format version %u", what,
                          (unsigned)data.data[0]);
     goto done;
   }
   if (data.len < want) {
-    rc = delta_error_set(DELTA_ECORRUPT,
+    rc = err_set(DELTA_ECORRUPT,
                          "%s: truncated (%llu bytes of the deletion vector at offset %llu, "
                          "expected %llu)",
                          what, (unsigned long long)(data.len > off - from ? data.len - (off - from) : 0),
@@ -249,88 +249,88 @@ static int load_file(delta_storage *s, const delta_dv *dv, delta_dv_bitmap **out
     goto done;
   }
   const uint8_t *p = data.data + (off - from);
-  uint32_t stored_size = delta_load_be32(p);
+  uint32_t stored_size = bytes_load_be32(p);
   if (stored_size != size) {
-    rc = delta_error_set(DELTA_ECORRUPT, "%s: size %u at offset %llu, descriptor says %d", what,
+    rc = err_set(DELTA_ECORRUPT, "%s: size %u at offset %llu, descriptor says %d", what,
                          stored_size, (unsigned long long)off, (int)dv->size_in_bytes);
     goto done;
   }
-  uint32_t stored_crc = delta_load_be32(p + 4 + size), crc = crc32_of(p + 4, (size_t)size);
+  uint32_t stored_crc = bytes_load_be32(p + 4 + size), crc = crc32_of(p + 4, (size_t)size);
   if (stored_crc != crc) {
-    rc = delta_error_set(DELTA_ECORRUPT, "%s: CRC-32 mismatch at offset %llu (stored %08x, computed %08x)",
+    rc = err_set(DELTA_ECORRUPT, "%s: CRC-32 mismatch at offset %llu (stored %08x, computed %08x)",
                          what, (unsigned long long)off, stored_crc, crc);
     goto done;
   }
   rc = finish(p + 4, (size_t)size, dv, what, out);
 done:
   if (s != table) delta_storage_free(s);
-  delta_buf_dispose(&key);
-  delta_buf_dispose(&data);
+  buf_dispose(&key);
+  buf_dispose(&data);
   return rc;
 }
 
-int delta_dv_load(delta_storage *s, const delta_dv *dv, delta_dv_bitmap **out) {
+int dv_load(delta_storage *s, const delta_dv *dv, delta_dv_bitmap **out) {
   *out = NULL;
-  if (!dv || !dv->present) return delta_error_set(DELTA_EINVAL, "no deletion vector to load");
+  if (!dv || !dv->present) return err_set(DELTA_EINVAL, "no deletion vector to load");
   /* 12 bytes is the smallest serialized bitmap (magic + empty bucket count). */
   if (dv->size_in_bytes < 12)
-    return delta_error_set(DELTA_ECORRUPT, "deletion vector '%c%s': sizeInBytes %d is too small",
+    return err_set(DELTA_ECORRUPT, "deletion vector '%c%s': sizeInBytes %d is too small",
                            dv->storage_type ? dv->storage_type : '?',
                            dv->path_or_inline ? dv->path_or_inline : "", (int)dv->size_in_bytes);
   if (dv->storage_type == 'i') return load_inline(dv, out);
   return load_file(s, dv, out);
 }
 
-void delta_dv_bitmap_free(delta_dv_bitmap *b) { delta_bitmap64_free(b); }
+void dv_bitmap_free(delta_dv_bitmap *b) { dv_bitmap64_free(b); }
 
-uint64_t delta_dv_bitmap_cardinality(const delta_dv_bitmap *b) {
-  return delta_bitmap64_cardinality(b);
+uint64_t dv_bitmap_cardinality(const delta_dv_bitmap *b) {
+  return dv_bitmap64_cardinality(b);
 }
 
-bool delta_dv_bitmap_contains(const delta_dv_bitmap *b, uint64_t row) {
-  return delta_bitmap64_contains(b, row);
+bool dv_bitmap_contains(const delta_dv_bitmap *b, uint64_t row) {
+  return dv_bitmap64_contains(b, row);
 }
 
-int delta_dv_bitmap_mask(const delta_dv_bitmap *b, uint64_t start, uint64_t n, uint8_t *deleted) {
-  return delta_bitmap64_mask(b, start, n, deleted);
+int dv_bitmap_mask(const delta_dv_bitmap *b, uint64_t start, uint64_t n, uint8_t *deleted) {
+  return dv_bitmap64_mask(b, start, n, deleted);
 }
 
 /* ------------------------------------------------------------------ writing */
 
-int delta_dv_encode_inline(const delta_dv_bitmap *b, delta_buf *z85, int32_t *size_in_bytes,
+int dv_encode_inline(const delta_dv_bitmap *b, delta_buf *z85, int32_t *size_in_bytes,
                            int64_t *cardinality) {
   delta_buf raw = DELTA_BUF_INIT;
-  int rc = delta_bitmap64_serialize(b, &raw);
+  int rc = dv_bitmap64_serialize(b, &raw);
   if (rc) goto done;
   if (raw.len > INT32_MAX) {
-    rc = delta_error_set(DELTA_ELIMIT, "deletion vector too large to inline");
+    rc = err_set(DELTA_ELIMIT, "deletion vector too large to inline");
     goto done;
   }
-  if ((rc = delta_z85_encode(z85, raw.data, raw.len))) goto done;
+  if ((rc = dv_z85_encode(z85, raw.data, raw.len))) goto done;
   *size_in_bytes = (int32_t)raw.len;
-  *cardinality = (int64_t)delta_bitmap64_cardinality(b);
+  *cardinality = (int64_t)dv_bitmap64_cardinality(b);
 done:
-  delta_buf_dispose(&raw);
+  buf_dispose(&raw);
   return rc;
 }
 
-int delta_dv_file_append(delta_buf *file, const delta_dv_bitmap *b, int32_t *offset,
+int dv_file_append(delta_buf *file, const delta_dv_bitmap *b, int32_t *offset,
                          int32_t *size_in_bytes) {
   size_t old_len = file->len;
   int rc = 0;
-  if (file->len == 0 && (rc = delta_buf_putc(file, DV_FILE_VERSION))) return rc;
+  if (file->len == 0 && (rc = buf_putc(file, DV_FILE_VERSION))) return rc;
   size_t at = file->len;
-  size_t size = delta_bitmap64_serialized_size(b);
+  size_t size = dv_bitmap64_serialized_size(b);
   if (at > INT32_MAX || size > INT32_MAX - 8) {
-    rc = delta_error_set(DELTA_ELIMIT, "deletion vector file would exceed 2 GiB");
+    rc = err_set(DELTA_ELIMIT, "deletion vector file would exceed 2 GiB");
     goto done;
   }
   uint8_t be[4];
-  delta_store_be32(be, (uint32_t)size);
-  if ((rc = delta_buf_append(file, be, 4))) goto done;
-  if ((rc = delta_bitmap64_serialize(b, file))) goto done;
-  delta_store_be32(be, crc32_of(file->data + at + 4, size));
-  if ((rc = delta_buf_append(file, be, 4))) goto done;
+  bytes_store_be32(be, (uint32_t)size);
+  if ((rc = buf_append(file, be, 4))) goto done;
+  if ((rc = dv_bitmap64_serialize(b, file))) goto done;
+  bytes_store_be32(be, crc32_of(file->data + at + 4, size));
+  if ((rc = buf_append(file, be, 4))) goto done;
   *offset = (int32_t)at;
   *size_in_bytes = (int32_t)size;
 done:
@@ -338,11 +338,11 @@ done:
   return rc;
 }
 
-int delta_dv_uuid_path(const char *prefix, const uint8_t uuid[16], delta_buf *out) {
+int dv_uuid_path(const char *prefix, const uint8_t uuid[16], delta_buf *out) {
   size_t old_len = out->len;
   int rc;
-  if (prefix && (rc = delta_buf_puts(out, prefix)) != 0) goto done;
-  rc = delta_z85_encode(out, uuid, 16);
+  if (prefix && (rc = buf_puts(out, prefix)) != 0) goto done;
+  rc = dv_z85_encode(out, uuid, 16);
 done:
   if (rc) out->len = old_len;
   return rc;

@@ -57,40 +57,40 @@ typedef delta_bitmap64 delta_dv_bitmap;
  * (DELTA_PATH_ABSOLUTE). For VACUUM (which must keep live DV files) and for
  * messages. An inline DV, a bad storage type or a malformed UUID is
  * DELTA_ECORRUPT (DELTA_EINVAL for an inline one). */
-int delta_dv_file_key(const delta_dv *dv, const char *root_uri, delta_path_kind *kind,
+int dv_file_key(const delta_dv *dv, const char *root_uri, delta_path_kind *kind,
                       delta_buf *out);
 
 /* Read and check the deletion vector `dv` of a file of the table `s`;
- * `*out` belongs to the caller (delta_dv_bitmap_free). dv->present must be
+ * `*out` belongs to the caller (dv_bitmap_free). dv->present must be
  * true (DELTA_EINVAL otherwise). */
-int delta_dv_load(delta_storage *s, const delta_dv *dv, delta_dv_bitmap **out);
+int dv_load(delta_storage *s, const delta_dv *dv, delta_dv_bitmap **out);
 
-void delta_dv_bitmap_free(delta_dv_bitmap *b); /* NULL is a no-op */
-uint64_t delta_dv_bitmap_cardinality(const delta_dv_bitmap *b);
-bool delta_dv_bitmap_contains(const delta_dv_bitmap *b, uint64_t row);
+void dv_bitmap_free(delta_dv_bitmap *b); /* NULL is a no-op */
+uint64_t dv_bitmap_cardinality(const delta_dv_bitmap *b);
+bool dv_bitmap_contains(const delta_dv_bitmap *b, uint64_t row);
 
 /* For the batch of rows [start, start + n): deleted[i] = 1 when row
  * start + i is deleted, else 0 (n bytes). O(n + deleted rows in the batch).
- * delta_bitmap64_keep gives the inverse (what arrow_filter takes) and
- * delta_bitmap64_mask_bits a bitmap. b may be NULL (nothing deleted). */
-int delta_dv_bitmap_mask(const delta_dv_bitmap *b, uint64_t start, uint64_t n,
+ * dv_bitmap64_keep gives the inverse (what arrow_filter takes) and
+ * dv_bitmap64_mask_bits a bitmap. b may be NULL (nothing deleted). */
+int dv_bitmap_mask(const delta_dv_bitmap *b, uint64_t start, uint64_t n,
                          uint8_t *deleted);
 
 /* For writers (DML): the descriptor text of an inline DV for bitmap `b`:
  * appends the Z85 text to `z85` (no NUL) and sets *size_in_bytes to the
  * serialized size (sizeInBytes) and *cardinality. */
-int delta_dv_encode_inline(const delta_dv_bitmap *b, delta_buf *z85, int32_t *size_in_bytes,
+int dv_encode_inline(const delta_dv_bitmap *b, delta_buf *z85, int32_t *size_in_bytes,
                            int64_t *cardinality);
 
 /* For writers: append DV `b` to the DV file being built in `file` (the
  * version byte first when `file` is empty), and give the descriptor's
  * offset and sizeInBytes. DELTA_ELIMIT past 2 GiB (offsets are Int). */
-int delta_dv_file_append(delta_buf *file, const delta_dv_bitmap *b, int32_t *offset,
+int dv_file_append(delta_buf *file, const delta_dv_bitmap *b, int32_t *offset,
                          int32_t *size_in_bytes);
 
 /* For writers: pathOrInlineDv of a 'u' DV: `prefix` (may be "" or NULL)
  * followed by the Z85 text of the 16 UUID bytes (canonical byte order), and
- * the matching file name is then delta_dv_file_key's. */
-int delta_dv_uuid_path(const char *prefix, const uint8_t uuid[16], delta_buf *out);
+ * the matching file name is then dv_file_key's. */
+int dv_uuid_path(const char *prefix, const uint8_t uuid[16], delta_buf *out);
 
 #endif

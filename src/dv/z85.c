@@ -33,7 +33,7 @@ static int64_t digits_value(const char *s, size_t at, size_t n) {
   for (size_t k = 0; k < n; k++) {
     uint8_t d = z85_digit[(uint8_t)s[at + k]];
     if (!d) {
-      delta_error_set(DELTA_ECORRUPT, "invalid Z85 character 0x%02x at position %zu",
+      err_set(DELTA_ECORRUPT, "invalid Z85 character 0x%02x at position %zu",
                       (unsigned)(uint8_t)s[at + k], at + k);
       return -1;
     }
@@ -42,11 +42,11 @@ static int64_t digits_value(const char *s, size_t at, size_t n) {
   return v;
 }
 
-int delta_z85_decode(delta_buf *out, const char *s, size_t len) {
+int dv_z85_decode(delta_buf *out, const char *s, size_t len) {
   if (len % 5 != 0)
-    return delta_error_set(DELTA_ECORRUPT, "invalid Z85: length %zu is not a multiple of 5", len);
+    return err_set(DELTA_ECORRUPT, "invalid Z85: length %zu is not a multiple of 5", len);
   if (len == 0) return 0; /* out->data may still be NULL */
-  int rc = delta_buf_reserve(out, len / 5 * 4);
+  int rc = buf_reserve(out, len / 5 * 4);
   if (rc) return rc;
   uint8_t *dst = out->data + out->len;
   for (size_t i = 0; i < len; i += 5) {
@@ -57,12 +57,12 @@ int delta_z85_decode(delta_buf *out, const char *s, size_t len) {
     if (i + 5 == len)
       while (pads < 5 && s[i + pads] == '#') pads++;
     if (pads > 3)
-      return delta_error_set(DELTA_ECORRUPT, "invalid Z85 group at position %zu", i);
+      return err_set(DELTA_ECORRUPT, "invalid Z85 group at position %zu", i);
     int64_t v = digits_value(s, i + pads, 5 - pads);
     if (v < 0) return DELTA_ECORRUPT;
     size_t nbytes = 4 - pads;
     if ((uint64_t)v >> (8 * nbytes))
-      return delta_error_set(DELTA_ECORRUPT, "invalid Z85 group at position %zu: value too large",
+      return err_set(DELTA_ECORRUPT, "invalid Z85 group at position %zu: value too large",
                              i);
     for (size_t k = 0; k < nbytes; k++) dst[k] = (uint8_t)((uint64_t)v >> (8 * (nbytes - 1 - k)));
     dst += nbytes;
@@ -71,11 +71,11 @@ int delta_z85_decode(delta_buf *out, const char *s, size_t len) {
   return 0;
 }
 
-int delta_z85_encode(delta_buf *out, const uint8_t *data, size_t len) {
+int dv_z85_encode(delta_buf *out, const uint8_t *data, size_t len) {
   size_t groups = len / 4 + (len % 4 != 0);
-  if (groups > SIZE_MAX / 5) return delta_error_set(DELTA_ELIMIT, "Z85: input too large");
+  if (groups > SIZE_MAX / 5) return err_set(DELTA_ELIMIT, "Z85: input too large");
   if (groups == 0) return 0; /* out->data may still be NULL */
-  int rc = delta_buf_reserve(out, groups * 5);
+  int rc = buf_reserve(out, groups * 5);
   if (rc) return rc;
   char *dst = (char *)out->data + out->len;
   for (size_t g = 0; g < groups; g++) {

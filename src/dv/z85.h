@@ -21,13 +21,13 @@
  * delta-rs / kernel-rs tests): k = 1..3 '#' characters, then 5 - k digits
  * giving 4 - k bytes (big endian), so the output is k bytes shorter.
  * On failure out->len is unchanged. */
-int delta_z85_decode(delta_buf *out, const char *s, size_t len);
+int dv_z85_decode(delta_buf *out, const char *s, size_t len);
 
 /* Encode `len` bytes, appending ceil(len / 4) * 5 characters to `out` (no
  * NUL). A length that is not a multiple of 4 is padded with zero bytes, as
  * Delta writers do for inline deletion vectors (whose sizeInBytes keeps the
  * unpadded length); the decoder then yields those zeros too. On failure
  * out->len is restored. */
-int delta_z85_encode(delta_buf *out, const uint8_t *data, size_t len);
+int dv_z85_encode(delta_buf *out, const uint8_t *data, size_t len);
 
 #endif

@@ -20,8 +20,8 @@ static int find_child(const struct ArrowSchema *s, const char *name) {
 int expr_resolve_column(expr_node *c, const struct ArrowSchema *schema, bool value_msgs) {
   delta_buf b = DELTA_BUF_INIT;
   int rc = 0;
-  delta_free(c->child_index);
-  c->child_index = delta_calloc((size_t)c->depth + 1, sizeof *c->child_index);
+  mem_free(c->child_index);
+  c->child_index = mem_calloc((size_t)c->depth + 1, sizeof *c->child_index);
   if (!c->child_index) return DELTA_NOMEM();
   const struct ArrowSchema *s = schema;
   for (int d = 0; d < c->depth; d++) {
@@ -34,19 +34,19 @@ int expr_resolve_column(expr_node *c, const struct ArrowSchema *schema, bool val
     }
     if ((rc = expr_column_name(c, &b)) != 0) goto done;
     if (value_msgs && !is_struct)
-      rc = delta_error_set(DELTA_EINVAL, "expression: %s: %s is not a struct", (const char *)b.data, c->path[d - 1]);
+      rc = err_set(DELTA_EINVAL, "expression: %s: %s is not a struct", (const char *)b.data, c->path[d - 1]);
     else if (value_msgs)
-      rc = delta_error_set(DELTA_EINVAL, "expression: no column named %s", (const char *)b.data);
+      rc = err_set(DELTA_EINVAL, "expression: no column named %s", (const char *)b.data);
     else if (d == 0)
-      rc = delta_error_set(DELTA_EINVAL, "filter: no column named %s", (const char *)b.data);
+      rc = err_set(DELTA_EINVAL, "filter: no column named %s", (const char *)b.data);
     else
-      rc = delta_error_set(DELTA_EINVAL, "filter: %s has no field %s", (const char *)b.data, c->path[d]);
+      rc = err_set(DELTA_EINVAL, "filter: %s has no field %s", (const char *)b.data, c->path[d]);
     goto done;
   }
   c->format = s->format;
   c->schema = s;
 done:
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
   return rc;
 }
 
@@ -61,7 +61,7 @@ static int bind_column(expr_node *c, const struct ArrowSchema *schema) {
  * its text. */
 static int operand_name(const expr_node *c, delta_buf *b) {
   if (c->kind == EX_COLUMN) return expr_column_name(c, b);
-  if (expr_to_text(c, b) || delta_buf_putc(b, '\0')) return DELTA_NOMEM();
+  if (expr_to_text(c, b) || buf_putc(b, '\0')) return DELTA_NOMEM();
   return 0;
 }
 
@@ -74,7 +74,7 @@ static int number_value(expr_node *l) {
   if (value_parse(VT_INT, 0, l->text, l->text_len, &l->value) == 0) return 0;
   if (!strpbrk(l->text, "eE") && value_parse(VT_DECIMAL, -1, l->text, l->text_len, &l->value) == 0) return 0;
   if (value_parse(VT_FLOAT, 0, l->text, l->text_len, &l->value) == 0) return 0;
-  return delta_error_set(DELTA_EINVAL, "filter: '%s' is not a number", l->text);
+  return err_set(DELTA_EINVAL, "filter: '%s' is not a number", l->text);
 }
 
 /* Type a literal as its own syntax says. */
@@ -95,7 +95,7 @@ static int literal_self(expr_node *l) {
   case LIT_TIMESTAMP_NTZ: rc = value_parse(VT_TIMESTAMP_NTZ, 0, l->text, l->text_len, &l->value); break;
   case LIT_INTERVAL: return expr_interval_misuse();
   }
-  if (rc) return delta_error_set(DELTA_EINVAL, "filter: '%s' is not a valid %s literal", l->text,
+  if (rc) return err_set(DELTA_EINVAL, "filter: '%s' is not a valid %s literal", l->text,
                                  l->lit == LIT_DATE ? "DATE" : l->lit == LIT_BOOL ? "boolean" : "TIMESTAMP");
   return 0;
 }
@@ -105,13 +105,13 @@ static int literal_self(expr_node *l) {
 static int named_error(const expr_node *c, const char *fmt, const char *a, const char *b) {
   delta_buf n = DELTA_BUF_INIT;
   int rc;
-  if (c->kind == EX_LITERAL) rc = delta_buf_puts(&n, c->text ? c->text : "a literal") || delta_buf_putc(&n, 0)
+  if (c->kind == EX_LITERAL) rc = buf_puts(&n, c->text ? c->text : "a literal") || buf_putc(&n, 0)
                                       ? DELTA_NOMEM() : 0;
   else rc = operand_name(c, &n);
   if (rc) goto done;
-  rc = delta_error_set(DELTA_EINVAL, fmt, (const char *)n.data, a, b);
+  rc = err_set(DELTA_EINVAL, fmt, (const char *)n.data, a, b);
 done:
-  delta_buf_dispose(&n);
+  buf_dispose(&n);
   return rc;
 }
 
@@ -135,9 +135,9 @@ static int literal_for(expr_node *l, value_type t, const expr_node *col) {
     /* the column's name comes last in the message */
     delta_buf n = DELTA_BUF_INIT;
     if ((rc = operand_name(col, &n)) == 0)
-      rc = delta_error_set(DELTA_EINVAL, "filter: '%s' is not a valid %s for column %s", l->text, value_type_name(t),
+      rc = err_set(DELTA_EINVAL, "filter: '%s' is not a valid %s for column %s", l->text, value_type_name(t),
                            (const char *)n.data);
-    delta_buf_dispose(&n);
+    buf_dispose(&n);
     return rc;
   }
   l->type = l->value.type;
@@ -150,7 +150,7 @@ static bool comparable_type(value_type t) { return t != VT_STRUCT && t != VT_OTH
 static int type_error(const expr_node *a, const expr_node *b) {
   const expr_node *c = a->kind == EX_COLUMN ? a : b->kind == EX_COLUMN ? b : is_value(a) ? a : is_value(b) ? b : NULL;
   if (!c)
-    return delta_error_set(DELTA_EINVAL, "filter: cannot compare a literal (%s) with %s", value_type_name(a->type),
+    return err_set(DELTA_EINVAL, "filter: cannot compare a literal (%s) with %s", value_type_name(a->type),
                            value_type_name(b->type));
   return named_error(c, "filter: cannot compare %s (%s) with %s", value_type_name(a->type), value_type_name(b->type));
 }
@@ -211,7 +211,7 @@ int expr_bind(expr_node *e, const struct ArrowSchema *s) {
   case EX_LIKE:
     if ((rc = bind_value(e->args[0], s)) != 0 || (rc = literal_for(e->args[1], VT_STRING, NULL)) != 0) return rc;
     if (e->args[0]->type != VT_STRING && e->args[0]->type != VT_NULL)
-      return delta_error_set(DELTA_EINVAL, "filter: LIKE needs a string, not a %s", value_type_name(e->args[0]->type));
+      return err_set(DELTA_EINVAL, "filter: LIKE needs a string, not a %s", value_type_name(e->args[0]->type));
     break;
   case EX_AND: case EX_OR: case EX_NOT:
     for (int i = 0; i < e->n_args; i++)

@@ -38,7 +38,7 @@ static void dec_type_of(const expr_node *e, int *p, int *s) {
 }
 
 int expr_interval_misuse(void) {
-  return delta_error_set(DELTA_EINVAL,
+  return err_set(DELTA_EINVAL,
                          "expression: an INTERVAL can only be added to or subtracted from a date or timestamp");
 }
 
@@ -56,12 +56,12 @@ static int bind_literal(expr_node *e) {
   case LIT_STRING: e->type = VT_STRING; return 0;
   case LIT_INTERVAL: e->type = VT_INTERVAL; return 0;
   case LIT_BINARY:
-    return delta_error_set(DELTA_EINVAL, "expression: binary literals are not supported in value expressions");
+    return err_set(DELTA_EINVAL, "expression: binary literals are not supported in value expressions");
   case LIT_DATE: case LIT_TIMESTAMP: case LIT_TIMESTAMP_NTZ: {
     expr_value v;
     value_type vt = e->lit == LIT_DATE ? VT_DATE : e->lit == LIT_TIMESTAMP ? VT_TIMESTAMP : VT_TIMESTAMP_NTZ;
     if (value_parse(vt, 0, e->text, e->text_len, &v) != 0)
-      return delta_error_set(DELTA_EINVAL, "expression: not a %s literal: '%s'", e->lit == LIT_DATE ? "DATE" : "TIMESTAMP",
+      return err_set(DELTA_EINVAL, "expression: not a %s literal: '%s'", e->lit == LIT_DATE ? "DATE" : "TIMESTAMP",
                              e->text);
     e->type = vt;
     e->li = v.u.i;
@@ -87,7 +87,7 @@ static int bind_literal(expr_node *e) {
   }
   errno = 0;
   e->li = strtoll(t, NULL, 10);
-  if (errno) return delta_error_set(DELTA_EINVAL, "expression: integer out of range: %s", t);
+  if (errno) return err_set(DELTA_EINVAL, "expression: integer out of range: %s", t);
   e->type = VT_INT;
   e->int_lit = true;
   e->prec = e->li == 0 ? 1 : dec_digits(e->li);
@@ -105,7 +105,7 @@ static int bind_arith(expr_node *e) {
   if (a == VT_INTERVAL || b == VT_INTERVAL || datetime_t(a) || datetime_t(b)) return expr_date_arith_bind(e);
   bool an = numeric_t(a) || null_lit(x), bn = numeric_t(b) || null_lit(y);
   if (!an || !bn)
-    return delta_error_set(DELTA_EINVAL, "expression: '%c' needs numbers, not %s and %s", e->arith, tname(a), tname(b));
+    return err_set(DELTA_EINVAL, "expression: '%c' needs numbers, not %s and %s", e->arith, tname(a), tname(b));
   if (a == VT_FLOAT || b == VT_FLOAT) {
     e->type = VT_FLOAT; /* decimal with double is double, as in Spark */
     return 0;
@@ -153,7 +153,7 @@ static int bind_branches(expr_node *e) {
                (a == VT_DATE && (t == VT_TIMESTAMP || t == VT_TIMESTAMP_NTZ)))
         t = t == VT_DATE ? a : t; /* a date widens to the timestamp */
       else
-        return delta_error_set(DELTA_EINVAL, "expression: %s mixes %s and %s", e->kind == EX_CASE ? "CASE" : "COALESCE",
+        return err_set(DELTA_EINVAL, "expression: %s mixes %s and %s", e->kind == EX_CASE ? "CASE" : "COALESCE",
                                tname(t), tname(a));
     }
   }
@@ -173,7 +173,7 @@ static int bind_cast(expr_node *e) {
   bool ok = from == to || from == VT_NULL || from == VT_STRING || (to == VT_STRING && from != VT_INTERVAL) ||
             ((numeric_t(from) || from == VT_BOOL) && (numeric_t(to) || to == VT_BOOL)) ||
             (datetime_t(from) && datetime_t(to));
-  if (!ok) return delta_error_set(DELTA_EINVAL, "expression: cannot CAST a %s AS %s", tname(from), tname(to));
+  if (!ok) return err_set(DELTA_EINVAL, "expression: cannot CAST a %s AS %s", tname(from), tname(to));
   e->type = to;
   e->prec = e->cast_prec;
   e->scale = e->cast_scale;
@@ -186,7 +186,7 @@ static int bind_xfunc(expr_node *e) {
   for (int i = 0; i < e->n_args; i++) {
     at[i] = e->args[i]->type == VT_TIMESTAMP_NTZ ? VT_TIMESTAMP : e->args[i]->type;
     if (at[i] == VT_DECIMAL || at[i] == VT_INTERVAL || !(at[i] <= VT_TIMESTAMP))
-      return delta_error_set(DELTA_EINVAL, "expression: %s does not take a %s", e->text, tname(at[i]));
+      return err_set(DELTA_EINVAL, "expression: %s does not take a %s", e->text, tname(at[i]));
   }
   int rc = vfunc_bind(e->xfn, at, e->n_args, &e->type);
   if (rc) return rc;
@@ -216,7 +216,7 @@ int expr_bind_value(expr_node *e, const struct ArrowSchema *s) {
   case EX_NEG: {
     const expr_node *a = e->args[0];
     if (!numeric_t(a->type) && a->type != VT_INTERVAL && !null_lit(a))
-      return delta_error_set(DELTA_EINVAL, "expression: cannot negate a %s", tname(a->type));
+      return err_set(DELTA_EINVAL, "expression: cannot negate a %s", tname(a->type));
     e->type = a->type;
     e->prec = a->prec;
     e->scale = a->scale;
@@ -240,12 +240,12 @@ int expr_bind_natural(expr_node *e, const struct ArrowSchema *s) {
   int rc = expr_bind_value(e, s);
   if (rc) return rc;
   delta_buf b = DELTA_BUF_INIT;
-  if (expr_to_text(e, &b) || delta_buf_putc(&b, '\0')) {
-    delta_buf_dispose(&b);
+  if (expr_to_text(e, &b) || buf_putc(&b, '\0')) {
+    buf_dispose(&b);
     return DELTA_NOMEM();
   }
-  delta_free(e->target_name);
-  e->target_name = (char *)delta_buf_detach(&b);
+  mem_free(e->target_name);
+  e->target_name = (char *)buf_detach(&b);
   e->has_const = false;
   if (e->type == VT_DECIMAL) {
     snprintf(e->nat_format, sizeof e->nat_format, "d:%d,%d", e->prec, e->scale);
@@ -318,7 +318,7 @@ static int bind_const(expr_node *e, value_type vt, int scale, const char *target
   bool stringish = typed || lit->lit == LIT_STRING;
   bool temporal = vt != VT_DECIMAL;
   bool ok_kind = temporal ? stringish : !typed;
-  char *text = delta_malloc(lit->text_len + 2);
+  char *text = mem_malloc(lit->text_len + 2);
   if (!text) return DELTA_NOMEM();
   size_t len = 0;
   if (neg) text[len++] = '-';
@@ -329,9 +329,9 @@ static int bind_const(expr_node *e, value_type vt, int scale, const char *target
   *done = true;
   if (ok_kind && parse_const(vt, target_format, scale, text, len, &e->konst) == 0) e->has_const = true;
   else
-    rc = delta_error_set(DELTA_EINVAL, "column %s is %s: cannot assign %s%.*s%s", target_name, value_type_name(vt),
+    rc = err_set(DELTA_EINVAL, "column %s is %s: cannot assign %s%.*s%s", target_name, value_type_name(vt),
                          stringish ? "'" : "", (int)len, text, stringish ? "'" : "");
-  delta_free(text);
+  mem_free(text);
   return rc;
 }
 
@@ -340,8 +340,8 @@ int vexpr_bind(vexpr *e, const struct ArrowSchema *schema, const char *target_fo
   if (rc) return rc;
   e->target_format = target_format;
   e->has_const = false;
-  delta_free(e->target_name);
-  if (!(e->target_name = delta_strdup(target_name))) return DELTA_NOMEM();
+  mem_free(e->target_name);
+  if (!(e->target_name = mem_strdup(target_name))) return DELTA_NOMEM();
   int tp, tscale;
   value_type want = expr_vtype_of_format(target_format, &tp, &tscale);
   /* the same column's type (copied as is), or NULL */
@@ -353,7 +353,7 @@ int vexpr_bind(vexpr *e, const struct ArrowSchema *schema, const char *target_fo
     if ((rc = bind_const(e, vt, scale, target_format, target_name, &done)) != 0 || done) return rc;
   }
   if (want == VT_NULL)
-    return delta_error_set(DELTA_EINVAL, "column %s: only a column of the same type or NULL can be assigned to it",
+    return err_set(DELTA_EINVAL, "column %s: only a column of the same type or NULL can be assigned to it",
                            target_name);
   value_type got = e->type;
   if (got == VT_INTERVAL) return expr_interval_misuse();
@@ -363,6 +363,6 @@ int vexpr_bind(vexpr *e, const struct ArrowSchema *schema, const char *target_fo
   bool ok = got == VT_NULL || got == want || (numeric_t(want) && numeric_t(got)) || want == VT_STRING ||
             (datetime_t(want) && (datetime_t(got) || got == VT_STRING)) || (want == VT_DECIMAL && got == VT_STRING);
   if (ok) return 0;
-  return delta_error_set(DELTA_EINVAL, "column %s is %s: cannot assign a %s (use CAST)", target_name, tname(want),
+  return err_set(DELTA_EINVAL, "column %s is %s: cannot assign a %s (use CAST)", target_name, tname(want),
                          tname(got));
 }

@@ -40,7 +40,7 @@ int expr_sval_to_string(delta_buf *scratch, sval *v) {
   v->s_off = scratch->len;
   v->s_len = (size_t)n;
   v->t = VT_STRING;
-  return delta_buf_append(scratch, b, (size_t)n);
+  return buf_append(scratch, b, (size_t)n);
 }
 
 double expr_sval_double(const sval *v) {
@@ -54,7 +54,7 @@ int expr_sval_cast(delta_buf *scratch, sval *v, value_type to, int p, int s) {
   if (v->t == VT_NULL || (v->t == to && to != VT_DECIMAL)) return 0;
   if (to == VT_STRING) return expr_sval_to_string(scratch, v);
   if (v->t == VT_STRING) {
-    char *tmp = delta_malloc(v->s_len + 1);
+    char *tmp = mem_malloc(v->s_len + 1);
     if (!tmp) return DELTA_NOMEM();
     memcpy(tmp, expr_sval_data(scratch, v), v->s_len);
     tmp[v->s_len] = 0;
@@ -88,7 +88,7 @@ int expr_sval_cast(delta_buf *scratch, sval *v, value_type to, int p, int s) {
       if (strcasecmp(tmp, "true") == 0) v->b = true, v->t = VT_BOOL;
       else if (strcasecmp(tmp, "false") == 0) v->b = false, v->t = VT_BOOL;
     }
-    delta_free(tmp);
+    mem_free(tmp);
     return 0;
   }
   if (expr_vtype_datetime(to)) {

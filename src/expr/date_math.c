@@ -13,9 +13,9 @@ int64_t dm_floor_div(int64_t a, int64_t b) {
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
-/* The inverse of delta_days_from_civil (era arithmetic over 400-year
+/* The inverse of time_days_from_civil (era arithmetic over 400-year
  * cycles, so it holds for any day). */
-static void dm_civil(int64_t z, int64_t *y, unsigned *m, unsigned *d) { delta_civil_from_days(z, y, m, d); }
+static void dm_civil(int64_t z, int64_t *y, unsigned *m, unsigned *d) { time_civil_from_days(z, y, m, d); }
 
 static unsigned month_days(int64_t y, unsigned m) {
   static const unsigned n[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -33,7 +33,7 @@ bool dm_add_months(int64_t days, int64_t n, int64_t *out) {
   unsigned nm = (unsigned)(idx - ny * 12) + 1;
   if (ny > 290000 || ny < -290000) return false;
   unsigned last = month_days(ny, nm);
-  *out = delta_days_from_civil(ny, nm, d > last ? last : d);
+  *out = time_days_from_civil(ny, nm, d > last ? last : d);
   return true;
 }
 
@@ -62,7 +62,7 @@ int64_t dm_trunc(int64_t us, int unit) {
   dm_civil(days, &y, &m, &d);
   if (unit == DM_YEAR) m = 1;
   else if (unit == DM_QUARTER) m = (m - 1) / 3 * 3 + 1;
-  return delta_days_from_civil(y, m, 1) * DM_US_PER_DAY;
+  return time_days_from_civil(y, m, 1) * DM_US_PER_DAY;
 }
 
 int dm_format_date(int64_t days, char *buf) {

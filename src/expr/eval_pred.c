@@ -49,7 +49,7 @@ static int operand_open(const expr_node *e, const struct ArrowArray *batch, oper
     o->type = value_type_of_arrow(o->format, NULL, &o->scale);
     return expr_eval_value(e, batch, &o->computed);
   }
-  *scratch = delta_malloc((size_t)batch->length + 1);
+  *scratch = mem_malloc((size_t)batch->length + 1);
   if (!*scratch) return DELTA_NOMEM();
   o->tri = *scratch;
   return eval_tri(e, batch, *scratch);
@@ -174,14 +174,14 @@ static int eval_cmp(const expr_node *e, const struct ArrowArray *batch, uint8_t 
 done:
   operand_close(&a);
   operand_close(&b);
-  delta_free(sa);
-  delta_free(sb);
+  mem_free(sa);
+  mem_free(sb);
   return rc;
 }
 
 static int eval_in(const expr_node *e, const struct ArrowArray *batch, uint8_t *out) {
-  operand *ops = delta_calloc((size_t)e->n_args, sizeof *ops);
-  uint8_t **scratch = delta_calloc((size_t)e->n_args, sizeof *scratch);
+  operand *ops = mem_calloc((size_t)e->n_args, sizeof *ops);
+  uint8_t **scratch = mem_calloc((size_t)e->n_args, sizeof *scratch);
   int rc = 0;
   if (!ops || !scratch) {
     rc = DELTA_NOMEM();
@@ -206,9 +206,9 @@ static int eval_in(const expr_node *e, const struct ArrowArray *batch, uint8_t *
   }
 done:
   for (int k = 0; ops && k < e->n_args; k++) operand_close(&ops[k]);
-  for (int k = 0; scratch && k < e->n_args; k++) delta_free(scratch[k]);
-  delta_free(scratch);
-  delta_free(ops);
+  for (int k = 0; scratch && k < e->n_args; k++) mem_free(scratch[k]);
+  mem_free(scratch);
+  mem_free(ops);
   return rc;
 }
 
@@ -235,7 +235,7 @@ static int eval_is_null(const expr_node *e, const struct ArrowArray *batch, uint
     out[i] = x.is_null != e->negated ? TRI_T : TRI_F;
   }
   operand_close(&a);
-  delta_free(sa);
+  mem_free(sa);
   return rc;
 }
 
@@ -254,7 +254,7 @@ static int eval_like(const expr_node *e, const struct ArrowArray *batch, uint8_t
     out[i] = like_match(x.u.s.p, x.u.s.n, pat->u.s.p, pat->u.s.n) != e->negated ? TRI_T : TRI_F;
   }
   operand_close(&a);
-  delta_free(sa);
+  mem_free(sa);
   return rc;
 }
 
@@ -266,7 +266,7 @@ static int eval_logic(const expr_node *e, const struct ArrowArray *batch, uint8_
     for (int64_t i = 0; i < n; i++) out[i] = out[i] == TRI_N ? TRI_N : (uint8_t)(out[i] ^ 1);
     return 0;
   }
-  uint8_t *tmp = delta_malloc((size_t)n + 1);
+  uint8_t *tmp = mem_malloc((size_t)n + 1);
   if (!tmp) return DELTA_NOMEM();
   /* AND: false wins, then unknown; OR: true wins, then unknown. */
   uint8_t win = e->kind == EX_AND ? TRI_F : TRI_T;
@@ -278,7 +278,7 @@ static int eval_logic(const expr_node *e, const struct ArrowArray *batch, uint8_
     }
   }
 done:
-  delta_free(tmp);
+  mem_free(tmp);
   return rc;
 }
 

@@ -62,7 +62,7 @@ static int eval_bin(ectx *c, const expr_node *e, sval *a, sval *b, sval *out) {
     if ((rc = expr_sval_to_string(&c->scratch, a)) || (rc = expr_sval_to_string(&c->scratch, b))) return rc;
     size_t at = c->scratch.len;
     if (a->s_len + b->s_len) {
-      if ((rc = delta_buf_reserve(&c->scratch, a->s_len + b->s_len))) return rc;
+      if ((rc = buf_reserve(&c->scratch, a->s_len + b->s_len))) return rc;
       if (a->s_len) memcpy(c->scratch.data + at, c->scratch.data + a->s_off, a->s_len);
       if (b->s_len) memcpy(c->scratch.data + at + a->s_len, c->scratch.data + b->s_off, b->s_len);
       c->scratch.len += a->s_len + b->s_len;
@@ -98,8 +98,8 @@ static int eval_bin(ectx *c, const expr_node *e, sval *a, sval *b, sval *out) {
       char ta[48], tb[48];
       dec_format(x, sx, ta);
       dec_format(y, sy, tb);
-      if (drc == DEC_DIVZERO) return delta_error_set(DELTA_EINVAL, "expression: division by zero in %s %c %s", ta, e->arith, tb);
-      return delta_error_set(DELTA_EINVAL, "expression: decimal overflow: %s %c %s does not fit decimal(%d,%d)", ta,
+      if (drc == DEC_DIVZERO) return err_set(DELTA_EINVAL, "expression: division by zero in %s %c %s", ta, e->arith, tb);
+      return err_set(DELTA_EINVAL, "expression: decimal overflow: %s %c %s does not fit decimal(%d,%d)", ta,
                              e->arith, tb, e->prec, e->scale);
     }
     out->t = VT_DECIMAL;
@@ -120,7 +120,7 @@ static int eval_bin(ectx *c, const expr_node *e, sval *a, sval *b, sval *out) {
     if (x == INT64_MIN && y == -1) z = e->arith == '%' ? 0 : (ovf = true, 0);
     else z = e->arith == '%' ? x % y : x / y;
   }
-  if (ovf) return delta_error_set(DELTA_EINVAL, "expression: integer overflow in '%c'", e->arith);
+  if (ovf) return err_set(DELTA_EINVAL, "expression: integer overflow in '%c'", e->arith);
   out->t = VT_INT;
   out->i = z;
   return 0;
@@ -134,7 +134,7 @@ static int coerce(ectx *c, const expr_node *e, sval *out) {
   int rc = expr_sval_cast(&c->scratch, out, e->type, e->prec, e->scale);
   if (rc) return rc;
   if (out->t == VT_NULL)
-    return delta_error_set(DELTA_EINVAL, "expression: decimal overflow: a value does not fit decimal(%d,%d)", e->prec,
+    return err_set(DELTA_EINVAL, "expression: decimal overflow: a value does not fit decimal(%d,%d)", e->prec,
                            e->scale);
   return 0;
 }
@@ -155,7 +155,7 @@ static int eval_row(ectx *c, const expr_node *e, int64_t r, sval *out) {
     if (e->type == VT_STRING) {
       out->s_off = c->scratch.len;
       out->s_len = e->text_len;
-      rc = delta_buf_append(&c->scratch, e->text, e->text_len);
+      rc = buf_append(&c->scratch, e->text, e->text_len);
     }
     return rc;
   case EX_COLUMN: {
@@ -178,7 +178,7 @@ static int eval_row(ectx *c, const expr_node *e, int64_t r, sval *out) {
     case VT_STRING:
       out->s_off = c->scratch.len;
       out->s_len = v.u.s.n;
-      rc = delta_buf_append(&c->scratch, v.u.s.p, v.u.s.n);
+      rc = buf_append(&c->scratch, v.u.s.p, v.u.s.n);
       break;
     default: out->t = VT_NULL;
     }
@@ -243,10 +243,10 @@ static int eval_row(ectx *c, const expr_node *e, int64_t r, sval *out) {
 }
 
 static int add_mask(ectx *c, const expr_node *cond) {
-  cond_mask *m = delta_realloc(c->masks, (size_t)(c->n_masks + 1) * sizeof *m);
+  cond_mask *m = mem_realloc(c->masks, (size_t)(c->n_masks + 1) * sizeof *m);
   if (!m) return DELTA_NOMEM();
   c->masks = m;
-  uint8_t *tri = delta_malloc((size_t)c->batch->length + 1);
+  uint8_t *tri = mem_malloc((size_t)c->batch->length + 1);
   if (!tri) return DELTA_NOMEM();
   c->masks[c->n_masks++] = (cond_mask){cond, tri};
   return expr_eval_tri(cond, c->batch, tri);
@@ -265,9 +265,9 @@ static int prepare(ectx *c, const expr_node *e) {
 }
 
 static void ectx_dispose(ectx *c) {
-  for (int i = 0; i < c->n_masks; i++) delta_free(c->masks[i].tri);
-  delta_free(c->masks);
-  delta_buf_dispose(&c->scratch);
+  for (int i = 0; i < c->n_masks; i++) mem_free(c->masks[i].tri);
+  mem_free(c->masks);
+  buf_dispose(&c->scratch);
 }
 
 static size_t width_of(char f) {
@@ -282,7 +282,7 @@ static size_t width_of(char f) {
 /* n copies of a bound date, timestamp or decimal literal. */
 static int const_array(const expr_node *e, const char *f, int64_t n, struct ArrowArray *out) {
   size_t w = f[0] == 'd' ? 16 : (f[0] == 't' && f[1] == 'd' && f[2] == 'D') ? 4 : 8;
-  uint8_t *vals = delta_malloc((size_t)n * w + 16);
+  uint8_t *vals = mem_malloc((size_t)n * w + 16);
   if (!vals) return DELTA_NOMEM();
   for (int64_t r = 0; r < n; r++) {
     if (w == 16) memcpy(vals + (size_t)r * 16, &e->konst.u.dec, 16); /* little-endian, as Arrow's decimal128 */
@@ -291,7 +291,7 @@ static int const_array(const expr_node *e, const char *f, int64_t n, struct Arro
   }
   int rc = arrow_array_new(out, 2, 0);
   if (rc) {
-    delta_free(vals);
+    mem_free(vals);
     return rc;
   }
   out->length = n;
@@ -307,7 +307,7 @@ int vexpr_eval(vexpr *e, const struct ArrowArray *batch, struct ArrowArray *out)
 /* A nested column copied as it is. */
 static int copy_column(const expr_node *e, const struct ArrowArray *batch, struct ArrowArray *out) {
   int64_t n = batch->length;
-  uint8_t *all = delta_malloc((size_t)n + 1);
+  uint8_t *all = mem_malloc((size_t)n + 1);
   if (!all) return DELTA_NOMEM();
   memset(all, 1, (size_t)n + 1);
   /* a nested leaf lines up with the batch when the structs above it have
@@ -318,15 +318,15 @@ static int copy_column(const expr_node *e, const struct ArrowArray *batch, struc
     if (a->offset || a->null_count) {
       delta_buf b = DELTA_BUF_INIT;
       if ((rc = expr_column_name(e, &b)) == 0)
-        rc = delta_error_set(DELTA_EUNSUPPORTED, "copying %s: a struct with an offset or nulls", (const char *)b.data);
-      delta_buf_dispose(&b);
+        rc = err_set(DELTA_EUNSUPPORTED, "copying %s: a struct with an offset or nulls", (const char *)b.data);
+      buf_dispose(&b);
       goto done;
     }
     a = a->children[e->child_index[d]];
   }
   rc = arrow_filter(e->schema, a, all, out);
 done:
-  delta_free(all);
+  mem_free(all);
   return rc;
 }
 
@@ -351,12 +351,12 @@ static int store_error(const expr_node *e, const column_out *o, const delta_buf 
              expr_sval_data(scratch, before));
   else expr_sval_text(before, text, sizeof text);
   if (o->want == VT_DECIMAL)
-    return delta_error_set(DELTA_EINVAL, "expression: %s does not fit column %s decimal(%d,%d)", text, e->target_name,
+    return err_set(DELTA_EINVAL, "expression: %s does not fit column %s decimal(%d,%d)", text, e->target_name,
                            o->tp, o->tscale);
   if (before->t == VT_STRING && expr_vtype_datetime(o->want))
-    return delta_error_set(DELTA_EINVAL, "expression: %s is not a %s for column %s", text, expr_vtype_name(o->want),
+    return err_set(DELTA_EINVAL, "expression: %s is not a %s for column %s", text, expr_vtype_name(o->want),
                            e->target_name);
-  return delta_error_set(DELTA_EINVAL, "expression: a value does not fit the column %s (NaN or out of range: %s)",
+  return err_set(DELTA_EINVAL, "expression: a value does not fit the column %s (NaN or out of range: %s)",
                          e->target_name, text);
 }
 
@@ -366,9 +366,9 @@ static int store(column_out *o, int64_t r, const sval *v, const delta_buf *scrat
   if (v->t == VT_NULL) o->nulls++;
   else arrow_bit_set(o->valid, r);
   if (o->want == VT_STRING) {
-    if (v->t != VT_NULL && v->s_len && delta_buf_append(&o->chars, expr_sval_data(scratch, v), v->s_len))
+    if (v->t != VT_NULL && v->s_len && buf_append(&o->chars, expr_sval_data(scratch, v), v->s_len))
       return DELTA_NOMEM();
-    if (o->chars.len > INT32_MAX) return delta_error_set(DELTA_ELIMIT, "string column over 2 GiB");
+    if (o->chars.len > INT32_MAX) return err_set(DELTA_ELIMIT, "string column over 2 GiB");
     o->offs[r + 1] = (int32_t)o->chars.len;
     return 0;
   }
@@ -382,7 +382,7 @@ static int store(column_out *o, int64_t r, const sval *v, const delta_buf *scrat
     int64_t lo = f[0] == 'c' ? INT8_MIN : f[0] == 's' ? INT16_MIN : INT32_MIN;
     int64_t hi = f[0] == 'c' ? INT8_MAX : f[0] == 's' ? INT16_MAX : INT32_MAX;
     if (v->i < lo || v->i > hi)
-      return delta_error_set(DELTA_EINVAL, "expression: value %lld does not fit the column", (long long)v->i);
+      return err_set(DELTA_EINVAL, "expression: value %lld does not fit the column", (long long)v->i);
     if (f[0] == 'c') ((int8_t *)o->vals)[r] = (int8_t)v->i;
     else if (f[0] == 's') ((int16_t *)o->vals)[r] = (int16_t)v->i;
     else ((int32_t *)o->vals)[r] = (int32_t)v->i;
@@ -418,23 +418,23 @@ int expr_eval_value(const expr_node *e, const struct ArrowArray *batch, struct A
    * (MERGE's source side of a target-only row) */
   if (o.want == VT_NULL && e->kind == EX_COLUMN) return copy_column(e, batch, out);
   if (e->has_const) return const_array(e, f, n, out);
-  if (o.want == VT_NULL) return delta_error_set(DELTA_EUNSUPPORTED, "assigning NULL to a column of Arrow type %s", f);
+  if (o.want == VT_NULL) return err_set(DELTA_EUNSUPPORTED, "assigning NULL to a column of Arrow type %s", f);
   if (o.want == VT_STRING && f[0] != 'u')
-    return delta_error_set(DELTA_EUNSUPPORTED, "large string columns are not supported in SET");
+    return err_set(DELTA_EUNSUPPORTED, "large string columns are not supported in SET");
   ectx c = {batch, DELTA_BUF_INIT, NULL, 0};
   int rc;
   if ((rc = prepare(&c, e)) != 0) goto done;
   size_t w = o.want == VT_DECIMAL ? 16 : o.want == VT_DATE && f[2] == 'D' ? 4 : width_of(f[0]);
-  o.valid = delta_calloc((size_t)(n + 7) / 8 + 1, 1);
-  if (o.want == VT_STRING) o.offs = delta_calloc((size_t)n + 1, sizeof *o.offs);
-  else if (o.want == VT_BOOL) o.vals = delta_calloc((size_t)(n + 7) / 8 + 1, 1);
-  else o.vals = delta_calloc((size_t)n + 1, w);
+  o.valid = mem_calloc((size_t)(n + 7) / 8 + 1, 1);
+  if (o.want == VT_STRING) o.offs = mem_calloc((size_t)n + 1, sizeof *o.offs);
+  else if (o.want == VT_BOOL) o.vals = mem_calloc((size_t)(n + 7) / 8 + 1, 1);
+  else o.vals = mem_calloc((size_t)n + 1, w);
   if (!o.valid || (!o.vals && !o.offs)) {
     rc = DELTA_NOMEM();
     goto done;
   }
   for (int64_t r = 0; r < n; r++) {
-    delta_buf_reset(&c.scratch);
+    buf_reset(&c.scratch);
     sval v;
     if ((rc = eval_row(&c, e, r, &v)) != 0) goto done;
     if (v.t != VT_NULL) {
@@ -448,7 +448,7 @@ int expr_eval_value(const expr_node *e, const struct ArrowArray *batch, struct A
     }
     if ((rc = store(&o, r, &v, &c.scratch)) != 0) goto done;
   }
-  if (o.want == VT_STRING && !o.chars.data && delta_buf_putc(&o.chars, 0)) {
+  if (o.want == VT_STRING && !o.chars.data && buf_putc(&o.chars, 0)) {
     rc = DELTA_NOMEM();
     goto done;
   }
@@ -460,16 +460,16 @@ int expr_eval_value(const expr_node *e, const struct ArrowArray *batch, struct A
   if (o.want == VT_STRING) {
     arrow_array_set_buffer(out, 1, o.offs);
     o.offs = NULL;
-    arrow_array_set_buffer(out, 2, delta_buf_detach(&o.chars));
+    arrow_array_set_buffer(out, 2, buf_detach(&o.chars));
   } else {
     arrow_array_set_buffer(out, 1, o.vals);
     o.vals = NULL;
   }
 done:
-  delta_free(o.valid);
-  delta_free(o.vals);
-  delta_free(o.offs);
-  delta_buf_dispose(&o.chars);
+  mem_free(o.valid);
+  mem_free(o.vals);
+  mem_free(o.offs);
+  buf_dispose(&o.chars);
   ectx_dispose(&c);
   return rc;
 }

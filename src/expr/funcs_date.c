@@ -40,15 +40,15 @@ int expr_date_arith_bind(expr_node *e) {
   else if (op == '+' && a == VT_INTERVAL && datetime_t(b))
     e->type = b == VT_DATE ? (ivl_lit(e->args[0])->iv_us ? VT_TIMESTAMP : VT_DATE) : b;
   else if (op == '-' && datetime_t(a) && datetime_t(b))
-    return delta_error_set(DELTA_EINVAL, "expression: %s - %s is not supported: use datediff(end, start)", tname(a),
+    return err_set(DELTA_EINVAL, "expression: %s - %s is not supported: use datediff(end, start)", tname(a),
                            tname(b));
   else if (addsub && ((a == VT_INT && (b == VT_TIMESTAMP || b == VT_TIMESTAMP_NTZ)) ||
                       ((a == VT_TIMESTAMP || a == VT_TIMESTAMP_NTZ) && b == VT_INT)))
-    return delta_error_set(DELTA_EINVAL, "expression: %s %c integer is not defined (as in Spark): "
+    return err_set(DELTA_EINVAL, "expression: %s %c integer is not defined (as in Spark): "
                            "add an INTERVAL instead, e.g. ts + INTERVAL 1 HOUR", "timestamp", op);
   else if (a == VT_INTERVAL || b == VT_INTERVAL) return expr_interval_misuse();
   else
-    return delta_error_set(DELTA_EINVAL, "expression: '%c' cannot be applied to %s and %s", op, tname(a), tname(b));
+    return err_set(DELTA_EINVAL, "expression: '%c' cannot be applied to %s and %s", op, tname(a), tname(b));
   return 0;
 }
 
@@ -61,13 +61,13 @@ int expr_date_func_bind(expr_node *e) {
   switch (e->fn) {
   case DF_DATE_ADD: case DF_DATE_SUB: case DF_ADD_MONTHS:
     if (!dateish(a0) || (a1->type != VT_INT && !null_lit(a1)))
-      return delta_error_set(DELTA_EINVAL, "expression: %s needs a date and an integer, not %s and %s", fname,
+      return err_set(DELTA_EINVAL, "expression: %s needs a date and an integer, not %s and %s", fname,
                              tname(a0->type), tname(a1->type));
     e->type = VT_DATE;
     return 0;
   case DF_DATEDIFF:
     if (!dateish(a0) || !dateish(a1))
-      return delta_error_set(DELTA_EINVAL, "expression: datediff needs two dates, not %s and %s", tname(a0->type),
+      return err_set(DELTA_EINVAL, "expression: datediff needs two dates, not %s and %s", tname(a0->type),
                              tname(a1->type));
     e->type = VT_INT;
     e->prec = 10;
@@ -83,18 +83,18 @@ int expr_date_func_bind(expr_node *e) {
   }
   case DF_DATE_TRUNC:
     if (!dateish(a1))
-      return delta_error_set(DELTA_EINVAL, "expression: date_trunc needs a timestamp, not %s", tname(a1->type));
+      return err_set(DELTA_EINVAL, "expression: date_trunc needs a timestamp, not %s", tname(a1->type));
     e->type = a1->type == VT_TIMESTAMP_NTZ ? VT_TIMESTAMP_NTZ : VT_TIMESTAMP;
     return 0;
   case DF_TO_DATE: case DF_UNIX_MICROS: case DF_UNIX_SECONDS:
     if (!dateish(a0))
-      return delta_error_set(DELTA_EINVAL, "expression: %s needs a date or timestamp, not %s", fname, tname(a0->type));
+      return err_set(DELTA_EINVAL, "expression: %s needs a date or timestamp, not %s", fname, tname(a0->type));
     e->type = e->fn == DF_TO_DATE ? VT_DATE : VT_INT;
     e->prec = 20;
     return 0;
   case DF_TIMESTAMP_MICROS: case DF_TIMESTAMP_SECONDS:
     if (a0->type != VT_INT && !null_lit(a0))
-      return delta_error_set(DELTA_EINVAL, "expression: %s needs an integer, not %s", fname, tname(a0->type));
+      return err_set(DELTA_EINVAL, "expression: %s needs an integer, not %s", fname, tname(a0->type));
     e->type = VT_TIMESTAMP;
     return 0;
   }
@@ -112,12 +112,12 @@ static int as_temporal(delta_buf *scratch, sval *v, value_type to) {
   int rc = expr_sval_cast(scratch, v, to, 0, 0);
   if (rc) return rc;
   if (v->t == VT_NULL)
-    return delta_error_set(DELTA_EINVAL, "expression: '%.*s' is not a %s", n, text, to == VT_DATE ? "date" : "timestamp");
+    return err_set(DELTA_EINVAL, "expression: '%.*s' is not a %s", n, text, to == VT_DATE ? "date" : "timestamp");
   return 0;
 }
 
 static int date_result(sval *out, int64_t days) {
-  if (days > INT32_MAX || days < INT32_MIN) return delta_error_set(DELTA_EINVAL, "expression: date out of range");
+  if (days > INT32_MAX || days < INT32_MIN) return err_set(DELTA_EINVAL, "expression: date out of range");
   out->t = VT_DATE;
   out->i = days;
   return 0;
@@ -129,19 +129,19 @@ static int add_interval(const expr_node *e, const sval *base, const sval *iv, in
   int64_t months = sign * iv->iv_months, days = sign * iv->iv_days, us = sign * iv->i;
   if (e->type == VT_DATE) {
     int64_t d = base->i;
-    if (months && !dm_add_months(d, months, &d)) return delta_error_set(DELTA_EINVAL, "expression: date out of range");
+    if (months && !dm_add_months(d, months, &d)) return err_set(DELTA_EINVAL, "expression: date out of range");
     return date_result(out, d + days);
   }
   int64_t t = base->t == VT_DATE ? base->i * DM_US_PER_DAY : base->i;
   if (months) {
     int64_t d = dm_floor_div(t, DM_US_PER_DAY), tod = t - d * DM_US_PER_DAY;
-    if (!dm_add_months(d, months, &d)) return delta_error_set(DELTA_EINVAL, "expression: timestamp out of range");
+    if (!dm_add_months(d, months, &d)) return err_set(DELTA_EINVAL, "expression: timestamp out of range");
     t = d * DM_US_PER_DAY + tod;
   }
   int64_t dd;
   if (__builtin_mul_overflow(days, DM_US_PER_DAY, &dd) || __builtin_add_overflow(t, dd, &t) ||
       __builtin_add_overflow(t, us, &t))
-    return delta_error_set(DELTA_EINVAL, "expression: timestamp out of range");
+    return err_set(DELTA_EINVAL, "expression: timestamp out of range");
   out->t = e->type;
   out->i = t;
   return 0;
@@ -153,7 +153,7 @@ int expr_date_arith(const expr_node *e, const sval *a, const sval *b, sval *out)
   if (a->t == VT_INTERVAL) return add_interval(e, b, a, 1, out);
   /* date +/- days */
   int64_t days = a->t == VT_DATE ? a->i : b->i, n = a->t == VT_DATE ? b->i : a->i;
-  if (n > INT32_MAX || n < -(int64_t)INT32_MAX) return delta_error_set(DELTA_EINVAL, "expression: date out of range");
+  if (n > INT32_MAX || n < -(int64_t)INT32_MAX) return err_set(DELTA_EINVAL, "expression: date out of range");
   return date_result(out, days + sign * n);
 }
 
@@ -170,10 +170,10 @@ int expr_date_func_eval(const expr_node *e, sval *args, delta_buf *scratch, sval
     if ((rc = as_temporal(scratch, &a, VT_DATE))) return rc;
     if (e->fn == DF_ADD_MONTHS) {
       int64_t d;
-      if (!dm_add_months(a.i, b.i, &d)) return delta_error_set(DELTA_EINVAL, "expression: date out of range");
+      if (!dm_add_months(a.i, b.i, &d)) return err_set(DELTA_EINVAL, "expression: date out of range");
       return date_result(out, d);
     }
-    if (b.i > INT32_MAX || b.i < -(int64_t)INT32_MAX) return delta_error_set(DELTA_EINVAL, "expression: date out of range");
+    if (b.i > INT32_MAX || b.i < -(int64_t)INT32_MAX) return err_set(DELTA_EINVAL, "expression: date out of range");
     return date_result(out, e->fn == DF_DATE_ADD ? a.i + b.i : a.i - b.i);
   case DF_DATEDIFF:
     if (a.t == VT_NULL || b.t == VT_NULL) return 0;
@@ -201,7 +201,7 @@ int expr_date_func_eval(const expr_node *e, sval *args, delta_buf *scratch, sval
     out->t = VT_TIMESTAMP;
     out->i = a.i;
     if (e->fn == DF_TIMESTAMP_SECONDS && __builtin_mul_overflow(a.i, (int64_t)1000000, &out->i))
-      return delta_error_set(DELTA_EINVAL, "expression: timestamp out of range");
+      return err_set(DELTA_EINVAL, "expression: timestamp out of range");
     return 0;
   }
   return 0;

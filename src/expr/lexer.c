@@ -10,12 +10,12 @@
 
 int expr_lex_error(const expr_lexer *p, const char *what) {
   if (p->value_mode) {
-    if (p->kind == T_END) return delta_error_set(DELTA_EINVAL, "expression: %s at the end", what);
-    return delta_error_set(DELTA_EINVAL, "expression: %s at position %zu ('%.*s')", what, p->start + 1,
+    if (p->kind == T_END) return err_set(DELTA_EINVAL, "expression: %s at the end", what);
+    return err_set(DELTA_EINVAL, "expression: %s at position %zu ('%.*s')", what, p->start + 1,
                            (int)(p->len > 20 ? 20 : p->len), p->src + p->start);
   }
-  if (p->kind == T_END) return delta_error_set(DELTA_EINVAL, "filter: %s at the end of the expression", what);
-  return delta_error_set(DELTA_EINVAL, "filter: %s at position %zu ('%.*s')", what, p->start + 1,
+  if (p->kind == T_END) return err_set(DELTA_EINVAL, "filter: %s at the end of the expression", what);
+  return err_set(DELTA_EINVAL, "filter: %s at position %zu ('%.*s')", what, p->start + 1,
                          (int)(p->len > 20 ? 20 : p->len), p->src + p->start);
 }
 
@@ -149,7 +149,7 @@ bool expr_lex_op(const expr_lexer *p, const char *op) {
 char *expr_lex_text(const expr_lexer *p, size_t *len) {
   const char *s = p->src + p->start;
   size_t n = p->len;
-  char *out = delta_malloc(n + 1);
+  char *out = mem_malloc(n + 1);
   if (!out) return NULL;
   size_t k = 0;
   if (p->kind == T_STRING || p->kind == T_QNAME) {

@@ -94,7 +94,7 @@ static int column(parser *p, expr_node **out) {
       rc = syntax(p, "expected a column name");
       goto done;
     }
-    char **path = delta_realloc(n->path, (size_t)(n->depth + 1) * sizeof *path);
+    char **path = mem_realloc(n->path, (size_t)(n->depth + 1) * sizeof *path);
     if (!path) {
       rc = DELTA_NOMEM();
       goto done;
@@ -176,7 +176,7 @@ static int interval(parser *p, expr_node **out) {
     for (k = 0; k < sizeof units / sizeof *units; k++)
       if (is_kw(p, units[k].n)) break;
     if (k == sizeof units / sizeof *units) {
-      rc = delta_error_set(DELTA_EINVAL, "%s: unknown INTERVAL unit '%.*s' at position %zu "
+      rc = err_set(DELTA_EINVAL, "%s: unknown INTERVAL unit '%.*s' at position %zu "
                            "(YEAR, MONTH, WEEK, DAY, HOUR, MINUTE, SECOND, MILLISECOND, MICROSECOND)",
                            prefix(p), p->kind == T_NAME ? (int)p->len : 0, p->src + p->start, p->start + 1);
       goto done;
@@ -295,7 +295,7 @@ static int call(parser *p, bool bare, expr_node **out) {
       goto done;
     }
     if (e->n_args != date_fns[e->fn].nargs) {
-      rc = delta_error_set(DELTA_EINVAL, "expression: %s takes %d argument%s, not %d", date_fns[e->fn].n,
+      rc = err_set(DELTA_EINVAL, "expression: %s takes %d argument%s, not %d", date_fns[e->fn].n,
                            date_fns[e->fn].nargs, date_fns[e->fn].nargs == 1 ? "" : "s", e->n_args);
       goto done;
     }
@@ -303,7 +303,7 @@ static int call(parser *p, bool bare, expr_node **out) {
       const expr_node *u = e->args[0];
       e->trunc_unit = u->kind == EX_LITERAL && u->lit == LIT_STRING ? dm_trunc_unit(u->text, (int)u->text_len) : -1;
       if (e->trunc_unit < 0)
-        rc = delta_error_set(DELTA_EINVAL, "expression: date_trunc's unit must be one of 'year', 'quarter', "
+        rc = err_set(DELTA_EINVAL, "expression: date_trunc's unit must be one of 'year', 'quarter', "
                              "'month', 'week', 'day', 'hour', 'minute', 'second', 'millisecond', 'microsecond'");
     }
   }
@@ -502,7 +502,7 @@ static int negate(expr_node **e) {
   if (rc) {
     if (!n) expr_free(*e);
     *e = NULL;
-    delta_free(n);
+    mem_free(n);
     return rc;
   }
   *e = n;
@@ -695,7 +695,7 @@ int expr_parse_mode(const char *text, bool value_mode, expr_node **out) {
   expr_node *e;
   int rc = next(&p);
   if (rc) return rc;
-  if (p.kind == T_END) return delta_error_set(DELTA_EINVAL, "%s: the expression is empty", prefix(&p));
+  if (p.kind == T_END) return err_set(DELTA_EINVAL, "%s: the expression is empty", prefix(&p));
   if ((rc = parse_or(&p, &e)) != 0) return rc;
   if (p.kind != T_END) {
     expr_free(e);

@@ -10,15 +10,15 @@
 
 void vexpr_set_free(char **names, vexpr **exprs, int n) {
   for (int i = 0; i < n; i++) {
-    if (names) delta_free(names[i]);
+    if (names) mem_free(names[i]);
     if (exprs) vexpr_free(exprs[i]);
   }
-  delta_free(names);
-  delta_free(exprs);
+  mem_free(names);
+  mem_free(exprs);
 }
 
 static char *dup_range(const char *s, size_t n) {
-  char *d = delta_malloc(n + 1);
+  char *d = mem_malloc(n + 1);
   if (d) {
     memcpy(d, s, n);
     d[n] = '\0';
@@ -45,8 +45,8 @@ static int set_name(const char *text, size_t *at, char **out) {
   }
   while (isspace((unsigned char)text[i])) i++;
   if (!name || text[i] != '=') {
-    delta_free(name);
-    return delta_error_set(DELTA_EINVAL, "expected 'column = expression' at position %zu", i + 1);
+    mem_free(name);
+    return err_set(DELTA_EINVAL, "expected 'column = expression' at position %zu", i + 1);
   }
   *out = name;
   *at = i + 1;
@@ -94,18 +94,18 @@ int vexpr_parse_set(const char *text, char ***names_out, vexpr ***exprs_out, int
       goto done;
     }
     if ((rc = vexpr_parse(et, &e)) != 0) {
-      delta_error_prefix("%s", name);
+      err_prefix("%s", name);
       goto done;
     }
-    delta_free(et);
+    mem_free(et);
     et = NULL;
-    char **nn = delta_realloc(names, (size_t)(n + 1) * sizeof *nn);
+    char **nn = mem_realloc(names, (size_t)(n + 1) * sizeof *nn);
     if (!nn) {
       rc = DELTA_NOMEM();
       goto done;
     }
     names = nn;
-    vexpr **ne = delta_realloc(exprs, (size_t)(n + 1) * sizeof *ne);
+    vexpr **ne = mem_realloc(exprs, (size_t)(n + 1) * sizeof *ne);
     if (!ne) {
       rc = DELTA_NOMEM();
       goto done;
@@ -120,8 +120,8 @@ int vexpr_parse_set(const char *text, char ***names_out, vexpr ***exprs_out, int
     i = end + 1; /* past the comma */
   }
 done:
-  delta_free(name);
-  delta_free(et);
+  mem_free(name);
+  mem_free(et);
   vexpr_free(e);
   if (rc) {
     vexpr_set_free(names, exprs, n);

@@ -135,7 +135,7 @@ static maybe eval_like(const expr_node *e, skipper *s) {
   expr_col_stats st;
   if (e->negated || c->kind != EX_COLUMN || pat->is_null || !column_stats(c, s, &st)) return ANYTHING;
   maybe m = {st.has_values != 0, st.has_values != 0, st.has_nulls != 0};
-  char *prefix = delta_malloc(pat->u.s.n + 1);
+  char *prefix = mem_malloc(pat->u.s.n + 1);
   if (!prefix) return ANYTHING;
   size_t n = like_prefix(pat->u.s.p, pat->u.s.n, prefix);
   if (n > 0) {
@@ -147,7 +147,7 @@ static maybe eval_like(const expr_node *e, skipper *s) {
     if (st.has_max && lt(&st.max, &p)) m.t = false;
     if (st.has_min && gt(&st.min, &p) && !(st.min.u.s.n >= n && memcmp(st.min.u.s.p, prefix, n) == 0)) m.t = false;
   }
-  delta_free(prefix);
+  mem_free(prefix);
   return m;
 }
 

@@ -7,7 +7,7 @@
 #include "util/error_internal.h"
 
 expr_node *expr_node_new(expr_kind k) {
-  expr_node *n = delta_calloc(1, sizeof *n);
+  expr_node *n = mem_calloc(1, sizeof *n);
   if (n) {
     n->kind = k;
     n->fn = -1;
@@ -19,18 +19,18 @@ expr_node *expr_node_new(expr_kind k) {
 void expr_free(expr_node *e) {
   if (!e) return;
   for (int i = 0; i < e->n_args; i++) expr_free(e->args[i]);
-  delta_free(e->args);
-  delta_free(e->text);
-  for (int i = 0; i < e->depth; i++) delta_free(e->path[i]);
-  delta_free(e->path);
-  delta_free(e->child_index);
-  delta_free(e->target_name);
-  delta_free(e);
+  mem_free(e->args);
+  mem_free(e->text);
+  for (int i = 0; i < e->depth; i++) mem_free(e->path[i]);
+  mem_free(e->path);
+  mem_free(e->child_index);
+  mem_free(e->target_name);
+  mem_free(e);
 }
 
 int expr_node_add(expr_node *n, expr_node *a) {
   if (!a) return DELTA_NOMEM();
-  expr_node **args = delta_realloc(n->args, (size_t)(n->n_args + 1) * sizeof *args);
+  expr_node **args = mem_realloc(n->args, (size_t)(n->n_args + 1) * sizeof *args);
   if (!args) {
     expr_free(a);
     return DELTA_NOMEM();
@@ -41,7 +41,7 @@ int expr_node_add(expr_node *n, expr_node *a) {
 }
 
 static char *dup_bytes(const char *s, size_t n) {
-  char *d = delta_malloc(n + 1);
+  char *d = mem_malloc(n + 1);
   if (d) {
     memcpy(d, s, n);
     d[n] = '\0';
@@ -73,7 +73,7 @@ int expr_copy(const expr_node *e, expr_node **out) {
     goto done;
   }
   if (e->depth) {
-    if (!(n->path = delta_calloc((size_t)e->depth, sizeof *n->path))) {
+    if (!(n->path = mem_calloc((size_t)e->depth, sizeof *n->path))) {
       rc = DELTA_NOMEM();
       goto done;
     }
@@ -98,10 +98,10 @@ done:
 }
 
 int expr_path_prepend(char ***path, int *depth, const char *prefix) {
-  char *first = delta_strdup(prefix);
-  char **np = first ? delta_realloc(*path, (size_t)(*depth + 1) * sizeof *np) : NULL;
+  char *first = mem_strdup(prefix);
+  char **np = first ? mem_realloc(*path, (size_t)(*depth + 1) * sizeof *np) : NULL;
   if (!np) {
-    delta_free(first);
+    mem_free(first);
     return DELTA_NOMEM();
   }
   memmove(np + 1, np, (size_t)*depth * sizeof *np);
@@ -123,6 +123,6 @@ int expr_qualify(expr_node *e, expr_qualify_fn fn, void *ctx) {
 
 int expr_column_name(const expr_node *c, delta_buf *b) {
   for (int i = 0; i < c->depth; i++)
-    if ((i && delta_buf_putc(b, '.')) || delta_buf_puts(b, c->path[i])) return DELTA_NOMEM();
-  return delta_buf_putc(b, '\0') ? DELTA_NOMEM() : 0;
+    if ((i && buf_putc(b, '.')) || buf_puts(b, c->path[i])) return DELTA_NOMEM();
+  return buf_putc(b, '\0') ? DELTA_NOMEM() : 0;
 }

@@ -131,7 +131,7 @@ int value_parse(value_type t, int scale, const char *text, size_t len, expr_valu
     return *e ? -1 : 0;
   case VT_DATE: case VT_TIMESTAMP: case VT_TIMESTAMP_NTZ: {
     int64_t us;
-    if (delta_time_parse_us(buf, &us)) return -1;
+    if (time_parse_us(buf, &us)) return -1;
     if (t == VT_DATE) {
       if (us % 86400000000LL) return -1; /* a date literal with a time of day */
       out->u.i = us / 86400000000LL;

@@ -37,12 +37,12 @@ int vfunc_find(const char *name, int n_args, int *id) {
   for (size_t i = 0; i < sizeof funcs / sizeof *funcs; i++)
     if (strcasecmp(funcs[i].name, name) == 0) {
       if (n_args < funcs[i].min_args || (funcs[i].max_args >= 0 && n_args > funcs[i].max_args))
-        return delta_error_set(DELTA_EINVAL, "expression: %s() does not take %d argument%s", name, n_args,
+        return err_set(DELTA_EINVAL, "expression: %s() does not take %d argument%s", name, n_args,
                                n_args == 1 ? "" : "s");
       *id = (int)funcs[i].id;
       return 0;
     }
-  return delta_error_set(DELTA_EINVAL, "expression: unknown function %s()", name);
+  return err_set(DELTA_EINVAL, "expression: unknown function %s()", name);
 }
 
 
@@ -70,7 +70,7 @@ int vfunc_bind(int id, const value_type *a, int n, value_type *out) {
   case F_SUBSTRING:
     if (a[0] == VT_BOOL) break;
     for (int i = 1; i < n; i++)
-      if (a[i] != VT_INT && a[i] != VT_NULL) return delta_error_set(DELTA_EINVAL, "expression: %s() takes integer positions", name);
+      if (a[i] != VT_INT && a[i] != VT_NULL) return err_set(DELTA_EINVAL, "expression: %s() takes integer positions", name);
     *out = VT_STRING;
     return 0;
   case F_CONCAT: case F_UPPER: case F_LOWER: case F_TRIM:
@@ -84,17 +84,17 @@ int vfunc_bind(int id, const value_type *a, int n, value_type *out) {
     *out = a[0];
     return 0;
   }
-  return delta_error_set(DELTA_EINVAL, "expression: %s() cannot take a %s", name, expr_vtype_name(a[0]));
+  return err_set(DELTA_EINVAL, "expression: %s() cannot take a %s", name, expr_vtype_name(a[0]));
 }
 
 /* ------------------------------------------------------------- calendar */
 
 /* util/time_parse.h's, in the int types of this file's callers */
-int64_t vfunc_days_from_civil(int64_t y, int m, int d) { return delta_days_from_civil(y, (unsigned)m, (unsigned)d); }
+int64_t vfunc_days_from_civil(int64_t y, int m, int d) { return time_days_from_civil(y, (unsigned)m, (unsigned)d); }
 
 void vfunc_civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
   unsigned um, ud;
-  delta_civil_from_days(z, y, &um, &ud);
+  time_civil_from_days(z, y, &um, &ud);
   *m = (int)um;
   *d = (int)ud;
 }
@@ -172,7 +172,7 @@ static int put_text(delta_buf *scratch, sval *out, const char *p, size_t n) {
   out->t = VT_STRING;
   out->s_off = scratch->len;
   out->s_len = n;
-  return delta_buf_append(scratch, p, n);
+  return buf_append(scratch, p, n);
 }
 
 int vfunc_cast_temporal(sval *v, value_type to, delta_buf *scratch) {
@@ -193,7 +193,7 @@ int vfunc_cast_temporal(sval *v, value_type to, delta_buf *scratch) {
     return 0;
   }
   if (v->t == VT_DATE && to == VT_TIMESTAMP) {
-    if (__builtin_mul_overflow(v->i, DM_US_PER_DAY, &v->i)) return delta_error_set(DELTA_EINVAL, "expression: date out of range");
+    if (__builtin_mul_overflow(v->i, DM_US_PER_DAY, &v->i)) return err_set(DELTA_EINVAL, "expression: date out of range");
     v->t = VT_TIMESTAMP;
     return 0;
   }
@@ -211,7 +211,7 @@ int vfunc_cast_temporal(sval *v, value_type to, delta_buf *scratch) {
     }
     return put_text(scratch, v, b, (size_t)n);
   }
-  return delta_error_set(DELTA_EINVAL, "expression: cannot cast a %s to %s", expr_vtype_name(v->t), expr_vtype_name(to));
+  return err_set(DELTA_EINVAL, "expression: cannot cast a %s to %s", expr_vtype_name(v->t), expr_vtype_name(to));
 }
 
 int vfunc_double_text(double d, char *buf) {
@@ -280,16 +280,16 @@ static int date_format(const sval *v, const char *pat, size_t n, delta_buf *scra
     if (ch == '\'') {
       size_t j = i + 1;
       if (j < n && pat[j] == '\'') {
-        rc = delta_buf_putc(&b, '\'');
+        rc = buf_putc(&b, '\'');
         i += 2;
         continue;
       }
-      while (j < n && pat[j] != '\'') rc = rc ? rc : delta_buf_putc(&b, pat[j]), j++;
+      while (j < n && pat[j] != '\'') rc = rc ? rc : buf_putc(&b, pat[j]), j++;
       i = j + 1;
       continue;
     }
     if (!isalpha((unsigned char)ch)) {
-      rc = delta_buf_putc(&b, ch);
+      rc = buf_putc(&b, ch);
       i++;
       continue;
     }
@@ -299,32 +299,32 @@ static int date_format(const sval *v, const char *pat, size_t n, delta_buf *scra
     i = k;
     switch (ch) {
     case 'y':
-      if (w == 2) rc = delta_buf_printf(&b, "%02d", (int)(((c.y % 100) + 100) % 100));
-      else rc = delta_buf_printf(&b, "%0*lld", w < 4 ? 4 : w, (long long)c.y);
+      if (w == 2) rc = buf_printf(&b, "%02d", (int)(((c.y % 100) + 100) % 100));
+      else rc = buf_printf(&b, "%0*lld", w < 4 ? 4 : w, (long long)c.y);
       break;
     case 'M': case 'L':
-      if (w >= 4) rc = delta_buf_puts(&b, month_names[c.mo - 1]);
-      else if (w == 3) rc = delta_buf_printf(&b, "%.3s", month_names[c.mo - 1]);
-      else rc = delta_buf_printf(&b, "%0*d", w, c.mo);
+      if (w >= 4) rc = buf_puts(&b, month_names[c.mo - 1]);
+      else if (w == 3) rc = buf_printf(&b, "%.3s", month_names[c.mo - 1]);
+      else rc = buf_printf(&b, "%0*d", w, c.mo);
       break;
-    case 'd': rc = delta_buf_printf(&b, "%0*d", w, c.d); break;
-    case 'H': rc = delta_buf_printf(&b, "%0*d", w, c.h); break;
-    case 'h': rc = delta_buf_printf(&b, "%0*d", w, c.h % 12 == 0 ? 12 : c.h % 12); break;
-    case 'm': rc = delta_buf_printf(&b, "%0*d", w, c.mi); break;
-    case 's': rc = delta_buf_printf(&b, "%0*d", w, c.s); break;
-    case 'a': rc = delta_buf_puts(&b, c.h < 12 ? "AM" : "PM"); break;
+    case 'd': rc = buf_printf(&b, "%0*d", w, c.d); break;
+    case 'H': rc = buf_printf(&b, "%0*d", w, c.h); break;
+    case 'h': rc = buf_printf(&b, "%0*d", w, c.h % 12 == 0 ? 12 : c.h % 12); break;
+    case 'm': rc = buf_printf(&b, "%0*d", w, c.mi); break;
+    case 's': rc = buf_printf(&b, "%0*d", w, c.s); break;
+    case 'a': rc = buf_puts(&b, c.h < 12 ? "AM" : "PM"); break;
     case 'S': {
       char f[8];
       snprintf(f, sizeof f, "%06d", c.us);
-      for (int q = 0; q < w && !rc; q++) rc = delta_buf_putc(&b, q < 6 ? f[q] : '0');
+      for (int q = 0; q < w && !rc; q++) rc = buf_putc(&b, q < 6 ? f[q] : '0');
       break;
     }
     default:
-      rc = delta_error_set(DELTA_EUNSUPPORTED, "expression: date_format pattern letter '%c' is not supported", ch);
+      rc = err_set(DELTA_EUNSUPPORTED, "expression: date_format pattern letter '%c' is not supported", ch);
     }
   }
   if (!rc) rc = put_text(scratch, out, b.data ? (const char *)b.data : "", b.len);
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
   return rc;
 }
 
@@ -408,7 +408,7 @@ int vfunc_eval(int id, const sval *in, int n, delta_buf *scratch, sval *out) {
     size_t total = 0;
     for (int i = 0; i < n; i++) total += a[i].s_len;
     size_t at = scratch->len;
-    if ((rc = delta_buf_reserve(scratch, total))) return rc;
+    if ((rc = buf_reserve(scratch, total))) return rc;
     for (int i = 0; i < n; i++) {
       memcpy(scratch->data + scratch->len, scratch->data + a[i].s_off, a[i].s_len);
       scratch->len += a[i].s_len;
@@ -430,7 +430,7 @@ int vfunc_eval(int id, const sval *in, int n, delta_buf *scratch, sval *out) {
       return 0;
     }
     size_t at = scratch->len;
-    if ((rc = delta_buf_reserve(scratch, n0))) return rc;
+    if ((rc = buf_reserve(scratch, n0))) return rc;
     for (size_t i = 0; i < n0; i++) {
       unsigned char ch = scratch->data[b0 + i];
       scratch->data[at + i] = (unsigned char)(id == F_UPPER ? toupper(ch) : tolower(ch));
@@ -449,9 +449,9 @@ int vfunc_eval(int id, const sval *in, int n, delta_buf *scratch, sval *out) {
   case F_ABS:
     *out = a[0];
     if (out->t == VT_FLOAT) out->d = out->d < 0 ? -out->d : out->d;
-    else if (out->i == INT64_MIN) return delta_error_set(DELTA_EINVAL, "expression: integer overflow in abs()");
+    else if (out->i == INT64_MIN) return err_set(DELTA_EINVAL, "expression: integer overflow in abs()");
     else if (out->i < 0) out->i = -out->i;
     return 0;
   }
-  return delta_error_set(DELTA_EINVAL, "expression: unknown function id %d", id);
+  return err_set(DELTA_EINVAL, "expression: unknown function id %d", id);
 }

@@ -46,18 +46,18 @@ struct delta_json_doc {
   int32_t ntok;
 };
 
-int delta_json_doc_new(delta_json_doc **out) {
-  *out = delta_calloc(1, sizeof **out);
+int json_doc_new(delta_json_doc **out) {
+  *out = mem_calloc(1, sizeof **out);
   return *out ? 0 : DELTA_NOMEM();
 }
 
-void delta_json_doc_free(delta_json_doc *d) {
+void json_doc_free(delta_json_doc *d) {
   if (!d) return;
-  delta_free(d->tok);
-  delta_free(d);
+  mem_free(d->tok);
+  mem_free(d);
 }
 
-locale_t delta_json_c_locale(void) {
+locale_t json_c_locale(void) {
   static _Atomic(locale_t) loc;
   locale_t l = atomic_load(&loc);
   if (l) return l;
@@ -87,18 +87,18 @@ static const uint8_t str_special[256] = {
 #undef R16
 
 static int perr(size_t pos, const char *why) {
-  return delta_error_set(DELTA_ECORRUPT, "invalid JSON at byte %zu: %s", pos, why);
+  return err_set(DELTA_ECORRUPT, "invalid JSON at byte %zu: %s", pos, why);
 }
 
 /* "expected X, found 'c'" or "unexpected end of input (expected X)". */
 static int unexpected(const unsigned char *s, size_t n, size_t i, const char *expected) {
   if (i >= n)
-    return delta_error_set(DELTA_ECORRUPT, "invalid JSON at byte %zu: unexpected end of input (expected %s)",
+    return err_set(DELTA_ECORRUPT, "invalid JSON at byte %zu: unexpected end of input (expected %s)",
                            n, expected);
   if (s[i] >= 0x21 && s[i] < 0x7f)
-    return delta_error_set(DELTA_ECORRUPT, "invalid JSON at byte %zu: expected %s, found '%c'", i,
+    return err_set(DELTA_ECORRUPT, "invalid JSON at byte %zu: expected %s, found '%c'", i,
                            expected, s[i]);
-  return delta_error_set(DELTA_ECORRUPT, "invalid JSON at byte %zu: expected %s, found byte 0x%02x", i,
+  return err_set(DELTA_ECORRUPT, "invalid JSON at byte %zu: expected %s, found byte 0x%02x", i,
                          expected, s[i]);
 }
 
@@ -258,7 +258,7 @@ static int grow_tokens(delta_json_doc *d) {
   if ((size_t)d->ntok >= max) return perr(d->len, "too many values"); /* unreachable */
   size_t cap = d->cap ? d->cap * 2 : 64;
   if (cap > max) cap = max;
-  jtok *t = delta_realloc(d->tok, cap * sizeof *t);
+  jtok *t = mem_realloc(d->tok, cap * sizeof *t);
   if (!t) return DELTA_NOMEM();
   d->tok = t;
   d->cap = cap;
@@ -391,14 +391,14 @@ end:
   return 0;
 }
 
-int delta_json_parse(delta_json_doc *d, const char *text, size_t len) {
+int json_parse(delta_json_doc *d, const char *text, size_t len) {
   d->text = text;
   d->len = len;
   d->ntok = 0;
-  if (!text && len) return delta_error_set(DELTA_EINVAL, "delta_json_parse: NULL text");
+  if (!text && len) return err_set(DELTA_EINVAL, "delta_json_parse: NULL text");
   /* Offsets are int32 to keep tokens small. */
   if (len > (size_t)INT32_MAX - 1)
-    return delta_error_set(DELTA_ELIMIT, "JSON document of %zu bytes exceeds the 2 GiB limit", len);
+    return err_set(DELTA_ELIMIT, "JSON document of %zu bytes exceeds the 2 GiB limit", len);
   int rc = tokenize(d);
   if (rc) d->ntok = 0;
   return rc;
@@ -413,17 +413,17 @@ static inline const jtok *tok_of(delta_json_val v) {
   return &v.doc->tok[v.tok];
 }
 
-delta_json_val delta_json_root(const delta_json_doc *d) {
+delta_json_val json_root(const delta_json_doc *d) {
   delta_json_val v = {d, d && d->ntok > 0 ? 0 : -1};
   return v;
 }
 
-delta_json_type delta_json_typeof(delta_json_val v) {
+delta_json_type json_typeof(delta_json_val v) {
   const jtok *t = tok_of(v);
   return t ? (delta_json_type)t->type : DELTA_JSON_ABSENT;
 }
 
-const char *delta_json_type_name(delta_json_type t) {
+const char *json_type_name(delta_json_type t) {
   switch (t) {
   case DELTA_JSON_NULL: return "null";
   case DELTA_JSON_BOOL: return "boolean";
@@ -436,8 +436,8 @@ const char *delta_json_type_name(delta_json_type t) {
 }
 
 static int type_err(delta_json_val v, delta_json_type want) {
-  return delta_error_set(DELTA_ECORRUPT, "expected %s, got %s", delta_json_type_name(want),
-                         delta_json_type_name(delta_json_typeof(v)));
+  return err_set(DELTA_ECORRUPT, "expected %s, got %s", json_type_name(want),
+                         json_type_name(json_typeof(v)));
 }
 
 static size_t utf8_put(uint32_t cp, char *o) {
@@ -499,8 +499,8 @@ static size_t decode_escape(const char *r, size_t *i, char *o) {
 /* Unescaped text is never longer than the escaped text, so one reserve
  * covers it. */
 static int unescape(const char *r, size_t n, bool esc, delta_buf *out) {
-  delta_buf_reset(out);
-  int rc = delta_buf_reserve(out, n + 1);
+  buf_reset(out);
+  int rc = buf_reserve(out, n + 1);
   if (rc) return rc;
   char *o = (char *)out->data;
   size_t w = 0;
@@ -554,7 +554,7 @@ static inline bool tok_str_eq(const delta_json_doc *d, const jtok *t, const char
   return escaped_eq(r, n, s, sn);
 }
 
-delta_json_val delta_json_get_n(delta_json_val obj, const char *key, size_t keylen) {
+delta_json_val json_get_n(delta_json_val obj, const char *key, size_t keylen) {
   const jtok *t = tok_of(obj);
   if (!t || t->type != DELTA_JSON_OBJECT) return absent;
   const delta_json_doc *d = obj.doc;
@@ -569,17 +569,17 @@ delta_json_val delta_json_get_n(delta_json_val obj, const char *key, size_t keyl
   return absent;
 }
 
-delta_json_val delta_json_get(delta_json_val obj, const char *key) {
-  return delta_json_get_n(obj, key, strlen(key));
+delta_json_val json_get(delta_json_val obj, const char *key) {
+  return json_get_n(obj, key, strlen(key));
 }
 
-int delta_json_len(delta_json_val v) {
+int json_len(delta_json_val v) {
   const jtok *t = tok_of(v);
   if (!t || (t->type != DELTA_JSON_OBJECT && t->type != DELTA_JSON_ARRAY)) return 0;
   return t->size;
 }
 
-delta_json_val delta_json_first(delta_json_val v) {
+delta_json_val json_first(delta_json_val v) {
   const jtok *t = tok_of(v);
   if (!t || t->size == 0) return absent;
   if (t->type == DELTA_JSON_ARRAY) v.tok += 1;
@@ -588,7 +588,7 @@ delta_json_val delta_json_first(delta_json_val v) {
   return v;
 }
 
-delta_json_val delta_json_next(delta_json_val v) {
+delta_json_val json_next(delta_json_val v) {
   const jtok *t = tok_of(v);
   if (!t || t->parent < 0) return absent;
   const jtok *p = &v.doc->tok[t->parent];
@@ -605,29 +605,29 @@ static const jtok *key_of(delta_json_val v) {
   return &v.doc->tok[v.tok - 1]; /* a member's value directly follows its key */
 }
 
-int delta_json_key(delta_json_val member_value, delta_buf *out) {
+int json_key(delta_json_val member_value, delta_buf *out) {
   const jtok *k = key_of(member_value);
-  if (!k) return delta_error_set(DELTA_EINVAL, "delta_json_key: not an object member");
+  if (!k) return err_set(DELTA_EINVAL, "delta_json_key: not an object member");
   return unescape(member_value.doc->text + k->start, (size_t)(k->end - k->start), k->flags & F_ESC,
                   out);
 }
 
-int delta_json_key_raw(delta_json_val member_value, const char **p, size_t *n, bool *has_escapes) {
+int json_key_raw(delta_json_val member_value, const char **p, size_t *n, bool *has_escapes) {
   const jtok *k = key_of(member_value);
-  if (!k) return delta_error_set(DELTA_EINVAL, "delta_json_key_raw: not an object member");
+  if (!k) return err_set(DELTA_EINVAL, "delta_json_key_raw: not an object member");
   *p = member_value.doc->text + k->start;
   *n = (size_t)(k->end - k->start);
   if (has_escapes) *has_escapes = k->flags & F_ESC;
   return 0;
 }
 
-int delta_json_string(delta_json_val v, delta_buf *out) {
+int json_string(delta_json_val v, delta_buf *out) {
   const jtok *t = tok_of(v);
   if (!t || t->type != DELTA_JSON_STRING) return type_err(v, DELTA_JSON_STRING);
   return unescape(v.doc->text + t->start, (size_t)(t->end - t->start), t->flags & F_ESC, out);
 }
 
-int delta_json_string_raw(delta_json_val v, const char **p, size_t *n, bool *has_escapes) {
+int json_string_raw(delta_json_val v, const char **p, size_t *n, bool *has_escapes) {
   const jtok *t = tok_of(v);
   if (!t || t->type != DELTA_JSON_STRING) return type_err(v, DELTA_JSON_STRING);
   *p = v.doc->text + t->start;
@@ -636,19 +636,19 @@ int delta_json_string_raw(delta_json_val v, const char **p, size_t *n, bool *has
   return 0;
 }
 
-bool delta_json_string_eq(delta_json_val v, const char *s) {
+bool json_string_eq(delta_json_val v, const char *s) {
   const jtok *t = tok_of(v);
   return t && t->type == DELTA_JSON_STRING && tok_str_eq(v.doc, t, s, strlen(s));
 }
 
-int delta_json_bool(delta_json_val v, bool *out) {
+int json_bool(delta_json_val v, bool *out) {
   const jtok *t = tok_of(v);
   if (!t || t->type != DELTA_JSON_BOOL) return type_err(v, DELTA_JSON_BOOL);
   *out = v.doc->text[t->start] == 't';
   return 0;
 }
 
-void delta_json_raw(delta_json_val v, const char **p, size_t *n) {
+void json_raw(delta_json_val v, const char **p, size_t *n) {
   const jtok *t = tok_of(v);
   if (!t) {
     *p = NULL;
@@ -662,11 +662,11 @@ void delta_json_raw(delta_json_val v, const char **p, size_t *n) {
 
 /* Numbers in messages are cut short: they can be megabytes of digits. */
 static int num_err(const char *what, const char *p, size_t n) {
-  return delta_error_set(DELTA_ECORRUPT, "%s: %.*s%s", what, (int)(n > 40 ? 40 : n), p,
+  return err_set(DELTA_ECORRUPT, "%s: %.*s%s", what, (int)(n > 40 ? 40 : n), p,
                          n > 40 ? "..." : "");
 }
 
-int delta_json_int64(delta_json_val v, int64_t *out) {
+int json_int64(delta_json_val v, int64_t *out) {
   const jtok *t = tok_of(v);
   if (!t || t->type != DELTA_JSON_NUMBER) return type_err(v, DELTA_JSON_NUMBER);
   const char *p = v.doc->text + t->start;
@@ -736,7 +736,7 @@ static bool double_fast(const char *p, size_t n, double *out) {
   return true;
 }
 
-int delta_json_double(delta_json_val v, double *out) {
+int json_double(delta_json_val v, double *out) {
   const jtok *t = tok_of(v);
   if (!t || t->type != DELTA_JSON_NUMBER) return type_err(v, DELTA_JSON_NUMBER);
   const char *p = v.doc->text + t->start;
@@ -744,11 +744,11 @@ int delta_json_double(delta_json_val v, double *out) {
   if (double_fast(p, n, out)) return 0;
   /* strtod needs a terminated copy; the grammar is already checked. */
   char small[128];
-  char *c = n < sizeof small ? small : delta_malloc(n + 1);
+  char *c = n < sizeof small ? small : mem_malloc(n + 1);
   if (!c) return DELTA_NOMEM();
   memcpy(c, p, n);
   c[n] = '\0';
-  locale_t loc = delta_json_c_locale();
+  locale_t loc = json_c_locale();
   int rc = 0;
   if (!loc) {
     rc = DELTA_NOMEM();
@@ -762,6 +762,6 @@ int delta_json_double(delta_json_val v, double *out) {
   }
   *out = r; /* ERANGE on underflow is fine: the nearest value is 0 or subnormal */
 done:
-  if (c != small) delta_free(c);
+  if (c != small) mem_free(c);
   return rc;
 }

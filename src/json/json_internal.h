@@ -7,6 +7,6 @@
 /* The "C" locale, created once per process: number text must not depend on
  * the embedding program's LC_NUMERIC (a ',' decimal point would break
  * strtod and printf). (locale_t)0 when it cannot be created. */
-locale_t delta_json_c_locale(void);
+locale_t json_c_locale(void);
 
 #endif

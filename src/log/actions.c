@@ -11,7 +11,7 @@
 /* uniqueId per PROTOCOL.md "Deletion Vector Descriptor": the storage type,
  * the path or inline bitmap, and "@offset" only when an offset is present
  * (an inline DV has none; a 'u'/'p' DV without one is keyed without it). */
-int delta_dv_unique_id(delta_arena *arena, delta_dv *dv) {
+int log_dv_unique_id(delta_arena *arena, delta_dv *dv) {
   if (!dv->present) {
     dv->unique_id = NULL;
     return 0;
@@ -21,7 +21,7 @@ int delta_dv_unique_id(delta_arena *arena, delta_dv *dv) {
   char off[16] = "";
   size_t olen = 0;
   if (dv->has_offset) olen = (size_t)snprintf(off, sizeof off, "@%d", (int)dv->offset);
-  char *id = delta_arena_alloc(arena, 1 + plen + olen + 1);
+  char *id = log_arena_alloc(arena, 1 + plen + olen + 1);
   if (!id) return DELTA_NOMEM();
   id[0] = dv->storage_type;
   memcpy(id + 1, p, plen);
@@ -31,7 +31,7 @@ int delta_dv_unique_id(delta_arena *arena, delta_dv *dv) {
   return 0;
 }
 
-int64_t delta_stats_num_records(const char *s, size_t n) {
+int64_t log_stats_num_records(const char *s, size_t n) {
   static const char key[] = "\"numRecords\"";
   const char *end = s + n;
   /* Writers put numRecords first; a key inside a nested object would be
@@ -62,11 +62,11 @@ int64_t delta_stats_num_records(const char *s, size_t n) {
   return -1;
 }
 
-int delta_kv_write_json(delta_json_writer *w, const delta_kv *kv, int n) {
-  delta_json_write_object_begin(w);
+int log_kv_write_json(delta_json_writer *w, const delta_kv *kv, int n) {
+  json_write_object_begin(w);
   for (int i = 0; i < n; i++) {
-    delta_json_write_key(w, kv[i].key);
-    kv[i].value ? delta_json_write_string(w, kv[i].value) : delta_json_write_null(w);
+    json_write_key(w, kv[i].key);
+    kv[i].value ? json_write_string(w, kv[i].value) : json_write_null(w);
   }
-  return delta_json_write_object_end(w);
+  return json_write_object_end(w);
 }

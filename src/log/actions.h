@@ -159,13 +159,13 @@ typedef int (*delta_action_cb)(const delta_action *a, void *payload);
 
 /* numRecords from a stats JSON text without parsing all of it (stats
  * strings are long and there is one per file); -1 when absent or odd. */
-int64_t delta_stats_num_records(const char *stats, size_t len);
+int64_t log_stats_num_records(const char *stats, size_t len);
 
 /* Fill dv->unique_id from the other fields (allocated in the arena). */
-int delta_dv_unique_id(delta_arena *arena, delta_dv *dv);
+int log_dv_unique_id(delta_arena *arena, delta_dv *dv);
 
 /* A string map (partition values, configuration) as a JSON object; null
  * values as null. */
-int delta_kv_write_json(delta_json_writer *w, const delta_kv *kv, int n);
+int log_kv_write_json(delta_json_writer *w, const delta_kv *kv, int n);
 
 #endif

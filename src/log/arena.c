@@ -24,7 +24,7 @@ struct delta_arena_chunk {
 /* Big buffers are filled front to back: huge pages turn ~2,000 page faults
  * per 8 MB into ~4 (the faults, not the copying, dominated reading a
  * million-file checkpoint). */
-void delta_huge_pages(void *p, size_t n) {
+void log_huge_pages(void *p, size_t n) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   const uintptr_t huge = (uintptr_t)2 << 20;
   if (n < 2 * huge) return;
@@ -68,7 +68,7 @@ static void *arena_take(delta_arena *a, size_t n, size_t align) {
     size_t whole = HEADER + cap;
     if (whole >= HUGE_CHUNK && whole % HUGE_CHUNK == 0 && (c = map_huge(whole)) != NULL) mapped = whole;
 #endif
-    if (!c && !(c = delta_malloc(HEADER + cap))) return NULL;
+    if (!c && !(c = mem_malloc(HEADER + cap))) return NULL;
     c->mapped = mapped;
     c->next = a->head;
     c->cap = cap;
@@ -83,18 +83,18 @@ static void *arena_take(delta_arena *a, size_t n, size_t align) {
   return p;
 }
 
-void *delta_arena_alloc(delta_arena *a, size_t n) {
+void *log_arena_alloc(delta_arena *a, size_t n) {
   if (n > SIZE_MAX - 7) return NULL;
   return arena_take(a, n, 8);
 }
 
-void *delta_arena_calloc(delta_arena *a, size_t n) {
-  void *p = delta_arena_alloc(a, n);
+void *log_arena_calloc(delta_arena *a, size_t n) {
+  void *p = log_arena_alloc(a, n);
   if (p) memset(p, 0, n);
   return p;
 }
 
-char *delta_arena_strndup(delta_arena *a, const char *s, size_t n) {
+char *log_arena_strndup(delta_arena *a, const char *s, size_t n) {
   /* Strings need no alignment: packing them saves ~4 bytes each. */
   char *p = n < SIZE_MAX ? arena_take(a, n + 1, 1) : NULL;
   if (!p) return NULL;
@@ -103,9 +103,9 @@ char *delta_arena_strndup(delta_arena *a, const char *s, size_t n) {
   return p;
 }
 
-char *delta_arena_strdup(delta_arena *a, const char *s) { return delta_arena_strndup(a, s, strlen(s)); }
+char *log_arena_strdup(delta_arena *a, const char *s) { return log_arena_strndup(a, s, strlen(s)); }
 
-void delta_arena_dispose(delta_arena *a) {
+void log_arena_dispose(delta_arena *a) {
   delta_arena_chunk *c = a->head;
   while (c) {
     delta_arena_chunk *n = c->next;
@@ -113,7 +113,7 @@ void delta_arena_dispose(delta_arena *a) {
     if (c->mapped) munmap(c, c->mapped);
     else
 #endif
-      delta_free(c);
+      mem_free(c);
     c = n;
   }
   a->head = NULL;
@@ -134,9 +134,9 @@ static int bigbuf_grow(delta_bigbuf *b, size_t need) {
   void *p = b->data ? mremap(b->data, b->cap, cap, MREMAP_MAYMOVE)
                     : mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return DELTA_NOMEM();
-  delta_huge_pages(p, cap);
+  log_huge_pages(p, cap);
 #else
-  void *p = delta_realloc(b->data, cap);
+  void *p = mem_realloc(b->data, cap);
   if (!p) return DELTA_NOMEM();
 #endif
   b->data = p;
@@ -144,7 +144,7 @@ static int bigbuf_grow(delta_bigbuf *b, size_t need) {
   return 0;
 }
 
-int delta_bigbuf_append(delta_bigbuf *b, const void *p, size_t n) {
+int log_bigbuf_append(delta_bigbuf *b, const void *p, size_t n) {
   if (n > SIZE_MAX - b->len) return DELTA_NOMEM();
   if (b->len + n > b->cap) {
     int rc = bigbuf_grow(b, b->len + n);
@@ -155,11 +155,11 @@ int delta_bigbuf_append(delta_bigbuf *b, const void *p, size_t n) {
   return 0;
 }
 
-void delta_bigbuf_dispose(delta_bigbuf *b) {
+void log_bigbuf_dispose(delta_bigbuf *b) {
 #ifdef BIGBUF_MAPPED
   if (b->data) munmap(b->data, b->cap);
 #else
-  delta_free(b->data);
+  mem_free(b->data);
 #endif
   b->data = NULL;
   b->len = b->cap = 0;

@@ -17,17 +17,17 @@ typedef struct {
 #define DELTA_ARENA_INIT {NULL, 0, 0, 0}
 
 /* 8-byte aligned memory, or NULL (out of memory). */
-void *delta_arena_alloc(delta_arena *a, size_t n);
-void *delta_arena_calloc(delta_arena *a, size_t n);
+void *log_arena_alloc(delta_arena *a, size_t n);
+void *log_arena_calloc(delta_arena *a, size_t n);
 /* Strings are packed (no alignment). */
-char *delta_arena_strndup(delta_arena *a, const char *s, size_t n);
-char *delta_arena_strdup(delta_arena *a, const char *s);
-void delta_arena_dispose(delta_arena *a);
+char *log_arena_strndup(delta_arena *a, const char *s, size_t n);
+char *log_arena_strdup(delta_arena *a, const char *s);
+void log_arena_dispose(delta_arena *a);
 
 /* Ask for transparent huge pages over the 2 MB-aligned part of [p, p+n)
  * (Linux MADV_HUGEPAGE; a no-op elsewhere or below 4 MB). For big buffers
  * that are about to be filled. */
-void delta_huge_pages(void *p, size_t n);
+void log_huge_pages(void *p, size_t n);
 
 /* A growable array for the few big ones (a snapshot's live files). On Linux
  * it is its own mapping, grown with mremap (no copying, unlike realloc of a
@@ -39,7 +39,7 @@ typedef struct {
 
 #define DELTA_BIGBUF_INIT {NULL, 0, 0}
 
-int delta_bigbuf_append(delta_bigbuf *b, const void *p, size_t n);
-void delta_bigbuf_dispose(delta_bigbuf *b);
+int log_bigbuf_append(delta_bigbuf *b, const void *p, size_t n);
+void log_bigbuf_dispose(delta_bigbuf *b);
 
 #endif

@@ -288,7 +288,7 @@ static int resolve(const char *path, const struct ArrowSchema *root, int want_st
       if (k == K_NONE) {
         char name[96];
         field_name(f, name, sizeof name);
-        return delta_error_set(DELTA_ECORRUPT, "checkpoint %s: column %s has Arrow type '%s', expected %s",
+        return err_set(DELTA_ECORRUPT, "checkpoint %s: column %s has Arrow type '%s', expected %s",
                                path, name, ch->format, type_word(FIELDS[f].type));
       }
       node[f] = ch;
@@ -320,7 +320,7 @@ static const uint8_t *validity(const struct ArrowArray *a) {
 static int shape_error(reader *rd, int f) {
   char name[96];
   field_name(f, name, sizeof name);
-  return delta_error_set(DELTA_ECORRUPT, "checkpoint %s: batch does not match the schema at column %s",
+  return err_set(DELTA_ECORRUPT, "checkpoint %s: batch does not match the schema at column %s",
                          rd->path, name);
 }
 
@@ -409,14 +409,14 @@ static inline bool col_null(const col *c, int64_t r) {
 static int null_error(reader *rd, int f, int64_t r) {
   char name[96];
   field_name(f, name, sizeof name);
-  return delta_error_set(DELTA_ECORRUPT, "checkpoint %s: %s is %s in row %lld", rd->path, name,
+  return err_set(DELTA_ECORRUPT, "checkpoint %s: %s is %s in row %lld", rd->path, name,
                          rd->c[f].kind == K_NONE ? "missing" : "null", (long long)(rd->row0 + r));
 }
 
 static int value_error(reader *rd, int f, int64_t r, const char *what) {
   char name[96];
   field_name(f, name, sizeof name);
-  return delta_error_set(DELTA_ECORRUPT, "checkpoint %s: %s %s in row %lld", rd->path, name, what,
+  return err_set(DELTA_ECORRUPT, "checkpoint %s: %s %s in row %lld", rd->path, name, what,
                          (long long)(rd->row0 + r));
 }
 
@@ -478,7 +478,7 @@ static int get_str(reader *rd, int f, int64_t r, const char **out) {
   const char *p;
   size_t n;
   if (str_span(&c->key, c->base + r, &p, &n)) return value_error(rd, f, r, "has bad string offsets");
-  char *s = delta_arena_strndup(rd->arena, p, n);
+  char *s = log_arena_strndup(rd->arena, p, n);
   if (!s) return DELTA_NOMEM();
   *out = s;
   return 0;
@@ -520,7 +520,7 @@ static int entry_str(reader *rd, int f, int64_t r, const str_col *s, int32_t j, 
   const char *p;
   size_t n;
   if (str_span(s, i, &p, &n)) return value_error(rd, f, r, "has bad string offsets");
-  char *d = delta_arena_strndup(rd->arena, p, n);
+  char *d = log_arena_strndup(rd->arena, p, n);
   if (!d) return DELTA_NOMEM();
   *out = d;
   return 0;
@@ -567,7 +567,7 @@ static delta_kv *share_kv(reader *rd, const delta_kv *kv, int n) {
   h *= 0x9e3779b97f4a7c15ull;
   kv_shared *slot = &rd->kv_cache[(h >> 58) & 63];
   if (slot->n == n && memcmp(slot->kv, kv, (size_t)n * sizeof *kv) == 0) return slot->kv;
-  delta_kv *copy = delta_arena_alloc(rd->arena, (size_t)n * sizeof *kv);
+  delta_kv *copy = log_arena_alloc(rd->arena, (size_t)n * sizeof *kv);
   if (!copy) return NULL;
   memcpy(copy, kv, (size_t)n * sizeof *kv);
   *slot = (kv_shared){copy, n};
@@ -585,7 +585,7 @@ static int get_kv(reader *rd, int f, int64_t r, delta_kv **out, int *n_out) {
   if (rc || hi == lo) return rc;
   delta_kv small[KV_SHARE_MAX];
   bool share = hi - lo <= KV_SHARE_MAX;
-  delta_kv *kv = share ? small : delta_arena_alloc(rd->arena, (size_t)(hi - lo) * sizeof *kv);
+  delta_kv *kv = share ? small : log_arena_alloc(rd->arena, (size_t)(hi - lo) * sizeof *kv);
   if (!kv) return DELTA_NOMEM();
   const col *c = &rd->c[f];
   for (int32_t j = lo; j < hi; j++) {
@@ -605,7 +605,7 @@ static int get_list(reader *rd, int f, int64_t r, const char ***out, int *n_out,
   *n_out = 0;
   int rc = entries(rd, f, r, &lo, &hi, present);
   if (rc || hi == lo) return rc;
-  const char **v = delta_arena_alloc(rd->arena, (size_t)(hi - lo) * sizeof *v);
+  const char **v = log_arena_alloc(rd->arena, (size_t)(hi - lo) * sizeof *v);
   if (!v) return DELTA_NOMEM();
   for (int32_t j = lo; j < hi; j++) {
     rc = entry_str(rd, f, r, &rd->c[f].key, j, &v[j - lo], "has a null element");
@@ -668,7 +668,7 @@ static int get_json_map(reader *rd, int f, int64_t r, const char **out) {
   for (int pass = 0; pass < 2; pass++) {
     char *buf = NULL, *o = NULL;
     if (pass == 1) {
-      buf = delta_arena_alloc(rd->arena, len + 1);
+      buf = log_arena_alloc(rd->arena, len + 1);
       if (!buf) return DELTA_NOMEM();
       o = buf;
       *o++ = '{';
@@ -725,7 +725,7 @@ static int read_dv(reader *rd, int f, int64_t r, delta_dv *dv) {
   if ((rc = get_int32(rd, f + 4, r, &has_size, &dv->size_in_bytes)) != 0) return rc;
   if (!has_size) return null_error(rd, f + 4, r);
   if ((rc = req_int(rd, f + 5, r, &dv->cardinality)) != 0) return rc;
-  return delta_dv_unique_id(rd->arena, dv);
+  return log_dv_unique_id(rd->arena, dv);
 }
 
 /* ---------------------------------------------------------------- actions */
@@ -743,19 +743,19 @@ static int read_add(reader *rd, int64_t r, delta_add *a) {
     const col *sc = &rd->c[F_ADD_STATS];
     const char *sp;
     size_t sn;
-    if (!col_null(sc, r) && !str_span(&sc->key, sc->base + r, &sp, &sn)) a->num_records = delta_stats_num_records(sp, sn);
+    if (!col_null(sc, r) && !str_span(&sc->key, sc->base + r, &sp, &sn)) a->num_records = log_stats_num_records(sp, sn);
     a->stats = NULL;
   } else {
     if ((rc = get_str(rd, F_ADD_STATS, r, &a->stats)) != 0) return rc;
-    if (a->stats) a->num_records = delta_stats_num_records(a->stats, strlen(a->stats));
+    if (a->stats) a->num_records = log_stats_num_records(a->stats, strlen(a->stats));
   }
   if (!a->stats && rd->stats_mode == DELTA_CKPT_STATS_FULL && rd->stats_type && !col_null(&rd->c[F_ADD_STATS_PARSED], r)) {
     const col *c = &rd->c[F_ADD_STATS_PARSED];
     rd->json.len = 0;
     if ((rc = arrow_value_json(&rd->json, rd->stats_type, c->array, c->lbase + r)) != 0) return rc;
-    if (!(a->stats = delta_arena_strndup(rd->arena, (const char *)rd->json.data, rd->json.len)))
+    if (!(a->stats = log_arena_strndup(rd->arena, (const char *)rd->json.data, rd->json.len)))
       return DELTA_NOMEM();
-    a->num_records = delta_stats_num_records(a->stats, strlen(a->stats));
+    a->num_records = log_stats_num_records(a->stats, strlen(a->stats));
   }
   if ((rc = get_json_map(rd, F_ADD_TAGS, r, &a->tags)) != 0) return rc;
   if ((rc = read_dv(rd, F_ADD_DV, r, &a->dv)) != 0) return rc;
@@ -873,7 +873,7 @@ static int read_batch(reader *rd, const struct ArrowArray *batch, delta_action_c
     for (int i = 0; i < n_present; i++) {
       if (col_null(&rd->c[present[i]], r)) continue;
       if (which >= 0)
-        return delta_error_set(DELTA_ECORRUPT, "checkpoint %s: row %lld holds both %s and %s", rd->path,
+        return err_set(DELTA_ECORRUPT, "checkpoint %s: row %lld holds both %s and %s", rd->path,
                                (long long)(rd->row0 + r), FIELDS[which].name, FIELDS[present[i]].name);
       which = present[i];
     }
@@ -894,9 +894,9 @@ static int stream_error(struct ArrowArrayStream *s) {
   if (delta_error_last_code() == DELTA_OK) {
     /* Only reachable with another producer's stream; ours sets the error. */
     const char *msg = s->get_last_error ? s->get_last_error(s) : NULL;
-    delta_error_set(DELTA_ECORRUPT, "%s", msg ? msg : "reading the Parquet data failed");
+    err_set(DELTA_ECORRUPT, "%s", msg ? msg : "reading the Parquet data failed");
   }
-  return delta_error_prefix("checkpoint");
+  return err_prefix("checkpoint");
 }
 
 static bool is_add_field(int f) { return (f >= F_ADD && f <= F_ADD_CLUSTER) || f == F_ADD_STATS_PARSED; }
@@ -944,7 +944,7 @@ static int read_run(reader *rd, delta_parquet_file *f, const char *const *column
   opts.batch_rows = BATCH_ROWS;
   int rc = delta_parquet_read(f, &opts, &stream);
   if (rc) {
-    delta_error_prefix("checkpoint");
+    err_prefix("checkpoint");
     goto done;
   }
   /* Projection renumbers children: resolve against what the stream gives. */
@@ -985,10 +985,10 @@ done:
  * read everything in one pass rather than restart the reader each time. */
 #define MAX_RUNS 4
 
-int delta_checkpoint_read_parquet(const char *local_path, delta_arena *arena, int stats_mode,
+int log_checkpoint_read_parquet(const char *local_path, delta_arena *arena, int stats_mode,
                                   delta_action_cb cb, void *payload) {
   if (!local_path || !arena || !cb)
-    return delta_error_set(DELTA_EINVAL, "delta_checkpoint_read_parquet: NULL argument");
+    return err_set(DELTA_EINVAL, "delta_checkpoint_read_parquet: NULL argument");
   /* stream_error trusts the last error to be the reader's: start clean. */
   delta_error_clear();
   delta_parquet_file *f = NULL;
@@ -1001,12 +1001,12 @@ int delta_checkpoint_read_parquet(const char *local_path, delta_arena *arena, in
   size_t n_columns = 0, n_add_columns = 0;
   int rc = delta_parquet_open(&f, local_path);
   if (rc) {
-    delta_error_prefix("checkpoint");
+    err_prefix("checkpoint");
     goto done;
   }
   /* The reader state is a few KB; keep it off the stack (and out of the arena,
    * which outlives this call). */
-  rd = delta_calloc(1, sizeof *rd);
+  rd = mem_calloc(1, sizeof *rd);
   if (!rd) {
     rc = DELTA_NOMEM();
     goto done;
@@ -1033,8 +1033,8 @@ int delta_checkpoint_read_parquet(const char *local_path, delta_arena *arena, in
    * (the order of the live files follows the file's): add-only runs read
    * only the add columns. */
   int n_rg = delta_parquet_num_row_groups(f);
-  rgs = delta_malloc(((size_t)n_rg + 1) * sizeof *rgs);
-  add_only = delta_malloc(((size_t)n_rg + 1) * sizeof *add_only);
+  rgs = mem_malloc(((size_t)n_rg + 1) * sizeof *rgs);
+  add_only = mem_malloc(((size_t)n_rg + 1) * sizeof *add_only);
   if (!rgs || !add_only) {
     rc = DELTA_NOMEM();
     goto done;
@@ -1059,9 +1059,9 @@ int delta_checkpoint_read_parquet(const char *local_path, delta_arena *arena, in
 done:
   if (schema.release) schema.release(&schema);
   delta_parquet_free(f);
-  if (rd) delta_buf_dispose(&rd->json);
-  delta_free(rd);
-  delta_free(rgs);
-  delta_free(add_only);
+  if (rd) buf_dispose(&rd->json);
+  mem_free(rd);
+  mem_free(rgs);
+  mem_free(add_only);
   return rc;
 }

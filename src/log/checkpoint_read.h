@@ -37,7 +37,7 @@
  * that have no string). `true` / `false` read as FULL / NONE. */
 enum { DELTA_CKPT_STATS_NONE = 0, DELTA_CKPT_STATS_FULL = 1, DELTA_CKPT_STATS_RECORDS = 2 };
 
-int delta_checkpoint_read_parquet(const char *local_path, delta_arena *arena, int stats_mode,
+int log_checkpoint_read_parquet(const char *local_path, delta_arena *arena, int stats_mode,
                                   delta_action_cb cb, void *payload);
 
 #endif

@@ -30,7 +30,7 @@ bool clustering_supported(const delta_protocol *p);
 /* The clustering columns of a snapshot, as logical top-level names (the
  * domain's physical names mapped back through the schema), or *n = 0 when
  * the table is not clustered. *out is one allocation (free with
- * delta_free). DELTA_EUNSUPPORTED for nested clustering columns. */
+ * mem_free). DELTA_EUNSUPPORTED for nested clustering columns. */
 int clustering_columns(const struct delta_snapshot *s, char ***out, int *n);
 
 /* Check the --cluster-by columns of a new table against its schema (top

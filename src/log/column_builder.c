@@ -46,29 +46,29 @@ static int col_init(col_builder *c, const delta_type *t, const char *name, bool 
   int rc = 0;
   switch (t->kind) {
   case DT_STRING: case DT_BINARY: case DT_ARRAY: case DT_MAP:
-    rc = delta_buf_append(&c->offsets, &(int32_t){0}, 4);
+    rc = buf_append(&c->offsets, &(int32_t){0}, 4);
     break;
   case DT_VARIANT:
-    return delta_error_set(DELTA_EUNSUPPORTED, "column %s: writing variant columns is not supported", name);
+    return err_set(DELTA_EUNSUPPORTED, "column %s: writing variant columns is not supported", name);
   case DT_NULL:
-    return delta_error_set(DELTA_EUNSUPPORTED, "column %s: writing void columns is not supported", name);
+    return err_set(DELTA_EUNSUPPORTED, "column %s: writing void columns is not supported", name);
   default: break;
   }
   if (rc) return rc;
   if (t->kind == DT_STRUCT) {
     c->n_kids = t->n_fields;
-    c->kids = delta_calloc((size_t)(t->n_fields ? t->n_fields : 1), sizeof *c->kids);
+    c->kids = mem_calloc((size_t)(t->n_fields ? t->n_fields : 1), sizeof *c->kids);
     if (!c->kids) return DELTA_NOMEM();
     for (int i = 0; i < t->n_fields; i++)
       if ((rc = col_init(&c->kids[i], t->fields[i].type, t->fields[i].name, t->fields[i].nullable))) return rc;
   } else if (t->kind == DT_ARRAY) {
     c->n_kids = 1;
-    c->kids = delta_calloc(1, sizeof *c->kids);
+    c->kids = mem_calloc(1, sizeof *c->kids);
     if (!c->kids) return DELTA_NOMEM();
     rc = col_init(&c->kids[0], t->element, "element", t->contains_null);
   } else if (t->kind == DT_MAP) {
     c->n_kids = 2;
-    c->kids = delta_calloc(2, sizeof *c->kids);
+    c->kids = mem_calloc(2, sizeof *c->kids);
     if (!c->kids) return DELTA_NOMEM();
     rc = col_init(&c->kids[0], t->key, "key", false);
     if (!rc) rc = col_init(&c->kids[1], t->value, "value", t->value_contains_null);
@@ -78,16 +78,16 @@ static int col_init(col_builder *c, const delta_type *t, const char *name, bool 
 
 static void col_dispose(col_builder *c) {
   for (int i = 0; i < c->n_kids; i++) col_dispose(&c->kids[i]);
-  delta_free(c->kids);
-  delta_buf_dispose(&c->valid);
-  delta_buf_dispose(&c->data);
-  delta_buf_dispose(&c->offsets);
+  mem_free(c->kids);
+  buf_dispose(&c->valid);
+  buf_dispose(&c->data);
+  buf_dispose(&c->offsets);
   memset(c, 0, sizeof *c);
 }
 
 static int push_bit(delta_buf *b, int64_t i, bool v) {
   if ((i & 7) == 0) {
-    int rc = delta_buf_putc(b, 0);
+    int rc = buf_putc(b, 0);
     if (rc) return rc;
   }
   if (v) b->data[i >> 3] |= (uint8_t)(1u << (i & 7));
@@ -104,13 +104,13 @@ static int mark(col_builder *c, bool valid) {
 }
 
 static int push_offset(col_builder *c, int64_t end) {
-  if (end > INT32_MAX) return delta_error_set(DELTA_ELIMIT, "column %s: more than 2 GiB in one batch", c->name);
+  if (end > INT32_MAX) return err_set(DELTA_ELIMIT, "column %s: more than 2 GiB in one batch", c->name);
   int32_t o = (int32_t)end;
-  return delta_buf_append(&c->offsets, &o, 4);
+  return buf_append(&c->offsets, &o, 4);
 }
 
 static int col_null(col_builder *c) {
-  if (!c->nullable) return delta_error_set(DELTA_EINVAL, "column %s: null in a non-nullable column", c->name);
+  if (!c->nullable) return err_set(DELTA_EINVAL, "column %s: null in a non-nullable column", c->name);
   int rc = mark(c, false);
   if (rc) return rc;
   switch (c->type->kind) {
@@ -121,7 +121,7 @@ static int col_null(col_builder *c) {
   case DT_ARRAY: case DT_MAP: {
     int32_t last;
     memcpy(&last, c->offsets.data + c->offsets.len - 4, 4);
-    rc = delta_buf_append(&c->offsets, &last, 4);
+    rc = buf_append(&c->offsets, &last, 4);
     break;
   }
   case DT_STRUCT:
@@ -137,7 +137,7 @@ static int col_null(col_builder *c) {
     break;
   default: {
     int w = width_of(c->type->kind);
-    rc = delta_buf_reserve(&c->data, (size_t)w);
+    rc = buf_reserve(&c->data, (size_t)w);
     if (!rc) {
       memset(c->data.data + c->data.len, 0, (size_t)w);
       c->data.len += (size_t)w;
@@ -149,7 +149,7 @@ static int col_null(col_builder *c) {
 
 static int bad(col_builder *c, const char *what, const char *s, size_t n) {
   if (n > 40) n = 40;
-  return delta_error_set(DELTA_EINVAL, "column %s: %s: '%.*s'", c->name, what, (int)n, s);
+  return err_set(DELTA_EINVAL, "column %s: %s: '%.*s'", c->name, what, (int)n, s);
 }
 
 static int put_int(col_builder *c, int64_t v) {
@@ -161,15 +161,15 @@ static int put_int(col_builder *c, int64_t v) {
   default: lo = INT64_MIN; hi = INT64_MAX;
   }
   if (v < lo || v > hi)
-    return delta_error_set(DELTA_EINVAL, "column %s: %lld is out of range for %s", c->name, (long long)v,
+    return err_set(DELTA_EINVAL, "column %s: %lld is out of range for %s", c->name, (long long)v,
                            c->type->kind == DT_BYTE ? "byte" : c->type->kind == DT_SHORT ? "short" : "integer");
   int rc = mark(c, true);
   if (rc) return rc;
   switch (c->type->kind) {
-  case DT_BYTE: return delta_buf_append(&c->data, &(int8_t){(int8_t)v}, 1);
-  case DT_SHORT: return delta_buf_append(&c->data, &(int16_t){(int16_t)v}, 2);
-  case DT_INTEGER: case DT_DATE: return delta_buf_append(&c->data, &(int32_t){(int32_t)v}, 4);
-  default: return delta_buf_append(&c->data, &v, 8);
+  case DT_BYTE: return buf_append(&c->data, &(int8_t){(int8_t)v}, 1);
+  case DT_SHORT: return buf_append(&c->data, &(int16_t){(int16_t)v}, 2);
+  case DT_INTEGER: case DT_DATE: return buf_append(&c->data, &(int32_t){(int32_t)v}, 4);
+  default: return buf_append(&c->data, &v, 8);
   }
 }
 
@@ -241,7 +241,7 @@ int cb_parse_date(const char *s, size_t n, int32_t *days) {
   tmp[n] = 0;
   char tail;
   if (sscanf(tmp, "%4d-%2d-%2d%c", &y, &m, &d, &tail) != 3 || m < 1 || m > 12 || d < 1 || d > 31) return -1;
-  *days = (int32_t)delta_days_from_civil(y, (unsigned)m, (unsigned)d);
+  *days = (int32_t)time_days_from_civil(y, (unsigned)m, (unsigned)d);
   return 0;
 }
 
@@ -251,12 +251,12 @@ int cb_parse_timestamp(const char *s, size_t n, bool ntz, int64_t *us) {
   memcpy(tmp, s, n);
   tmp[n] = 0;
   if (ntz && (tmp[n - 1] == 'Z' || (n > 19 && (strchr(tmp + 19, '+') || strchr(tmp + 19, '-'))))) return -1;
-  return delta_time_parse_us(tmp, us) ? -1 : 0;
+  return time_parse_us(tmp, us) ? -1 : 0;
 }
 
 static int put_bytes(col_builder *c, const void *p, size_t n) {
   int rc = mark(c, true);
-  if (!rc) rc = delta_buf_append(&c->data, p, n);
+  if (!rc) rc = buf_append(&c->data, p, n);
   if (!rc) rc = push_offset(c, (int64_t)c->data.len);
   return rc;
 }
@@ -278,7 +278,7 @@ static int base64_decode(delta_buf *out, const char *s, size_t n) {
     bits += 6;
     if (bits >= 8) {
       bits -= 8;
-      int rc = delta_buf_putc(out, (char)(acc >> bits));
+      int rc = buf_putc(out, (char)(acc >> bits));
       if (rc) return rc;
     }
   }
@@ -292,7 +292,7 @@ static int col_text(col_builder *c, const char *s, size_t n, delta_buf *tmp) {
   switch (c->type->kind) {
   case DT_STRING: return put_bytes(c, s, n);
   case DT_BINARY: {
-    delta_buf_reset(tmp);
+    buf_reset(tmp);
     if (base64_decode(tmp, s, n)) return bad(c, "not base64", s, n);
     return put_bytes(c, tmp->data, tmp->len);
   }
@@ -304,8 +304,8 @@ static int col_text(col_builder *c, const char *s, size_t n, delta_buf *tmp) {
     int rc = parse_double_text(c, s, n, &d);
     if (rc) return rc;
     if ((rc = mark(c, true))) return rc;
-    if (c->type->kind == DT_FLOAT) return delta_buf_append(&c->data, &(float){(float)d}, 4);
-    return delta_buf_append(&c->data, &d, 8);
+    if (c->type->kind == DT_FLOAT) return buf_append(&c->data, &(float){(float)d}, 4);
+    return buf_append(&c->data, &d, 8);
   }
   case DT_BOOLEAN: {
     bool v;
@@ -319,14 +319,14 @@ static int col_text(col_builder *c, const char *s, size_t n, delta_buf *tmp) {
     int32_t days;
     if (cb_parse_date(s, n, &days)) return bad(c, "not a date (YYYY-MM-DD)", s, n);
     int rc = mark(c, true);
-    return rc ? rc : delta_buf_append(&c->data, &days, 4);
+    return rc ? rc : buf_append(&c->data, &days, 4);
   }
   case DT_TIMESTAMP: case DT_TIMESTAMP_NTZ: {
     int64_t us;
     if (cb_parse_timestamp(s, n, c->type->kind == DT_TIMESTAMP_NTZ, &us))
       return bad(c, "not a timestamp", s, n);
     int rc = mark(c, true);
-    return rc ? rc : delta_buf_append(&c->data, &us, 8);
+    return rc ? rc : buf_append(&c->data, &us, 8);
   }
   case DT_DECIMAL: {
     __int128 v;
@@ -336,16 +336,16 @@ static int col_text(col_builder *c, const char *s, size_t n, delta_buf *tmp) {
       return bad(c, what, s, n);
     }
     int rc = mark(c, true);
-    return rc ? rc : delta_buf_append(&c->data, &v, 16);
+    return rc ? rc : buf_append(&c->data, &v, 16);
   }
   default:
-    return delta_error_set(DELTA_EINVAL, "column %s: a nested value cannot come from text", c->name);
+    return err_set(DELTA_EINVAL, "column %s: a nested value cannot come from text", c->name);
   }
 }
 
 static int type_err(col_builder *c, const char *want, delta_json_val v) {
-  return delta_error_set(DELTA_EINVAL, "column %s: expected %s, got %s", c->name, want,
-                         delta_json_type_name(delta_json_typeof(v)));
+  return err_set(DELTA_EINVAL, "column %s: expected %s, got %s", c->name, want,
+                         json_type_name(json_typeof(v)));
 }
 
 static int col_json(col_builder *c, delta_json_val v, delta_buf *tmp);
@@ -353,12 +353,12 @@ static int col_json(col_builder *c, delta_json_val v, delta_buf *tmp);
 static int struct_json(col_builder *c, delta_json_val v, delta_buf *tmp) {
   int rc = mark(c, true);
   for (int i = 0; i < c->n_kids && !rc; i++)
-    rc = col_json(&c->kids[i], delta_json_get(v, c->type->fields[i].name), tmp);
+    rc = col_json(&c->kids[i], json_get(v, c->type->fields[i].name), tmp);
   return rc;
 }
 
 static int col_json(col_builder *c, delta_json_val v, delta_buf *tmp) {
-  delta_json_type jt = delta_json_typeof(v);
+  delta_json_type jt = json_typeof(v);
   if (jt == DELTA_JSON_ABSENT || jt == DELTA_JSON_NULL) return col_null(c);
   const char *raw;
   size_t n;
@@ -369,7 +369,7 @@ static int col_json(col_builder *c, delta_json_val v, delta_buf *tmp) {
   case DT_ARRAY: {
     if (jt != DELTA_JSON_ARRAY) return type_err(c, "an array", v);
     int rc = mark(c, true);
-    for (delta_json_val e = delta_json_first(v); !rc && delta_json_present(e); e = delta_json_next(e))
+    for (delta_json_val e = json_first(v); !rc && json_present(e); e = json_next(e))
       rc = col_json(&c->kids[0], e, tmp);
     return rc ? rc : push_offset(c, c->kids[0].length);
   }
@@ -377,20 +377,20 @@ static int col_json(col_builder *c, delta_json_val v, delta_buf *tmp) {
     if (jt == DELTA_JSON_ARRAY) {
       /* maps with non-string keys, as deltac prints them: [{"key":k,"value":v}, ...] */
       int rc = mark(c, true);
-      for (delta_json_val e = delta_json_first(v); !rc && delta_json_present(e); e = delta_json_next(e)) {
-        if (delta_json_typeof(e) != DELTA_JSON_OBJECT) return type_err(c, "a {\"key\":...,\"value\":...} object", e);
-        delta_json_val k = delta_json_get(e, "key");
-        if (delta_json_typeof(k) == DELTA_JSON_NULL || !delta_json_present(k))
-          return delta_error_set(DELTA_EINVAL, "column %s: a map key is null", c->name);
+      for (delta_json_val e = json_first(v); !rc && json_present(e); e = json_next(e)) {
+        if (json_typeof(e) != DELTA_JSON_OBJECT) return type_err(c, "a {\"key\":...,\"value\":...} object", e);
+        delta_json_val k = json_get(e, "key");
+        if (json_typeof(k) == DELTA_JSON_NULL || !json_present(k))
+          return err_set(DELTA_EINVAL, "column %s: a map key is null", c->name);
         rc = col_json(&c->kids[0], k, tmp);
-        if (!rc) rc = col_json(&c->kids[1], delta_json_get(e, "value"), tmp);
+        if (!rc) rc = col_json(&c->kids[1], json_get(e, "value"), tmp);
       }
       return rc ? rc : push_offset(c, c->kids[0].length);
     }
     if (jt != DELTA_JSON_OBJECT) return type_err(c, "an object", v);
     int rc = mark(c, true);
-    for (delta_json_val e = delta_json_first(v); !rc && delta_json_present(e); e = delta_json_next(e)) {
-      rc = delta_json_key(e, tmp);
+    for (delta_json_val e = json_first(v); !rc && json_present(e); e = json_next(e)) {
+      rc = json_key(e, tmp);
       if (!rc) rc = col_text(&c->kids[0], (const char *)tmp->data, tmp->len, tmp);
       if (!rc) rc = col_json(&c->kids[1], e, tmp);
     }
@@ -398,35 +398,35 @@ static int col_json(col_builder *c, delta_json_val v, delta_buf *tmp) {
   }
   case DT_STRING: {
     if (jt != DELTA_JSON_STRING) return type_err(c, "a string", v);
-    int rc = delta_json_string(v, tmp);
+    int rc = json_string(v, tmp);
     return rc ? rc : put_bytes(c, tmp->data, tmp->len);
   }
   case DT_BOOLEAN: {
     if (jt != DELTA_JSON_BOOL) return type_err(c, "true or false", v);
     bool b;
-    delta_json_bool(v, &b);
+    json_bool(v, &b);
     int rc = mark(c, true);
     return rc ? rc : push_bit(&c->data, c->data_items++, b);
   }
   case DT_BYTE: case DT_SHORT: case DT_INTEGER: case DT_LONG: {
     if (jt != DELTA_JSON_NUMBER) return type_err(c, "an integer", v);
     int64_t i64;
-    if (delta_json_int64(v, &i64)) {
-      delta_json_raw(v, &raw, &n);
+    if (json_int64(v, &i64)) {
+      json_raw(v, &raw, &n);
       return bad(c, "not an integer", raw, n);
     }
     return put_int(c, i64);
   }
   case DT_FLOAT: case DT_DOUBLE: case DT_DECIMAL:
     if (jt == DELTA_JSON_NUMBER) {
-      delta_json_raw(v, &raw, &n);
+      json_raw(v, &raw, &n);
       if (c->type->kind == DT_DECIMAL) return col_text(c, raw, n, tmp);
       double d;
-      if (delta_json_double(v, &d)) return bad(c, "not a number", raw, n);
+      if (json_double(v, &d)) return bad(c, "not a number", raw, n);
       int rc = mark(c, true);
       if (rc) return rc;
-      if (c->type->kind == DT_FLOAT) return delta_buf_append(&c->data, &(float){(float)d}, 4);
-      return delta_buf_append(&c->data, &d, 8);
+      if (c->type->kind == DT_FLOAT) return buf_append(&c->data, &(float){(float)d}, 4);
+      return buf_append(&c->data, &d, 8);
     }
     if (jt != DELTA_JSON_STRING) return type_err(c, "a number", v);
     /* "NaN", "Infinity", or a decimal written as a string */
@@ -434,9 +434,9 @@ static int col_json(col_builder *c, delta_json_val v, delta_buf *tmp) {
   default: {
     if (jt != DELTA_JSON_STRING) return type_err(c, "a string", v);
     delta_buf s = DELTA_BUF_INIT;
-    int rc = delta_json_string(v, &s);
+    int rc = json_string(v, &s);
     if (!rc) rc = col_text(c, (const char *)s.data, s.len, tmp);
-    delta_buf_dispose(&s);
+    buf_dispose(&s);
     return rc;
   }
   }
@@ -445,8 +445,8 @@ static int col_json(col_builder *c, delta_json_val v, delta_buf *tmp) {
 /* ---- finishing into Arrow arrays ---- */
 
 static void *take(delta_buf *b) {
-  if (!b->data) return delta_calloc(1, 8);
-  return delta_buf_detach(b);
+  if (!b->data) return mem_calloc(1, 8);
+  return buf_detach(b);
 }
 
 static int col_finish(col_builder *c, struct ArrowArray *out) {
@@ -463,7 +463,7 @@ static int col_finish(col_builder *c, struct ArrowArray *out) {
   if (c->null_count) {
     arrow_array_set_buffer(out, 0, take(&c->valid));
   } else {
-    delta_buf_dispose(&c->valid);
+    buf_dispose(&c->valid);
   }
   if (k == DT_STRING || k == DT_BINARY) {
     arrow_array_set_buffer(out, 1, take(&c->offsets));
@@ -487,18 +487,18 @@ static int col_finish(col_builder *c, struct ArrowArray *out) {
   }
   /* start over: fresh buffers, same shape */
   c->length = c->null_count = c->data_items = 0;
-  delta_buf_dispose(&c->valid);
-  delta_buf_dispose(&c->data);
-  delta_buf_dispose(&c->offsets);
+  buf_dispose(&c->valid);
+  buf_dispose(&c->data);
+  buf_dispose(&c->offsets);
   if (!rc && (k == DT_STRING || k == DT_BINARY || k == DT_ARRAY || k == DT_MAP))
-    rc = delta_buf_append(&c->offsets, &(int32_t){0}, 4);
+    rc = buf_append(&c->offsets, &(int32_t){0}, 4);
   return rc;
 }
 
 int row_builder_init(row_builder *rb, const delta_type *st) {
   memset(rb, 0, sizeof *rb);
   rb->type = st;
-  rb->cols = delta_calloc((size_t)(st->n_fields ? st->n_fields : 1), sizeof *rb->cols);
+  rb->cols = mem_calloc((size_t)(st->n_fields ? st->n_fields : 1), sizeof *rb->cols);
   if (!rb->cols) return DELTA_NOMEM();
   for (int i = 0; i < st->n_fields; i++) {
     int rc = col_init(&rb->cols[i], st->fields[i].type, st->fields[i].name, st->fields[i].nullable);
@@ -513,16 +513,16 @@ int row_builder_init(row_builder *rb, const delta_type *st) {
 void row_builder_dispose(row_builder *rb) {
   if (rb->cols)
     for (int i = 0; i < rb->type->n_fields; i++) col_dispose(&rb->cols[i]);
-  delta_free(rb->cols);
-  delta_buf_dispose(&rb->tmp);
+  mem_free(rb->cols);
+  buf_dispose(&rb->tmp);
   memset(rb, 0, sizeof *rb);
 }
 
 int row_builder_add_json(row_builder *rb, delta_json_val obj) {
-  if (delta_json_typeof(obj) != DELTA_JSON_OBJECT)
-    return delta_error_set(DELTA_EINVAL, "a row is not a JSON object");
+  if (json_typeof(obj) != DELTA_JSON_OBJECT)
+    return err_set(DELTA_EINVAL, "a row is not a JSON object");
   for (int i = 0; i < rb->type->n_fields; i++) {
-    int rc = col_json(&rb->cols[i], delta_json_get(obj, rb->type->fields[i].name), &rb->tmp);
+    int rc = col_json(&rb->cols[i], json_get(obj, rb->type->fields[i].name), &rb->tmp);
     if (rc) return rc;
   }
   rb->rows++;

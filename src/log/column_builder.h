@@ -1,7 +1,7 @@
 /*
  * Arrow columns of a Delta type, filled value by value: from JSON values
  * (NDJSON input, checkpoint rows rendered as JSON) or from text (CSV cells).
- * The arrays have exactly the Arrow types delta_schema_to_arrow() gives the
+ * The arrays have exactly the Arrow types log_schema_to_arrow() gives the
  * same Delta type, so a batch built here can go straight to the Parquet
  * writer with that schema.
  */

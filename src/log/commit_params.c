@@ -7,13 +7,13 @@ int log_predicate_param(const char *where, delta_json_writer *w) {
   delta_buf arr = DELTA_BUF_INIT;
   delta_json_writer aw;
   int rc;
-  delta_json_writer_init(&aw, &arr, 0);
-  delta_json_write_array_begin(&aw);
-  if (where) delta_json_write_string(&aw, where);
-  delta_json_write_array_end(&aw);
-  if ((rc = delta_json_writer_finish(&aw)) != 0) goto done;
-  rc = delta_json_write_string_n(w, (const char *)arr.data, arr.len);
+  json_writer_init(&aw, &arr, 0);
+  json_write_array_begin(&aw);
+  if (where) json_write_string(&aw, where);
+  json_write_array_end(&aw);
+  if ((rc = json_writer_finish(&aw)) != 0) goto done;
+  rc = json_write_string_n(w, (const char *)arr.data, arr.len);
 done:
-  delta_buf_dispose(&arr);
+  buf_dispose(&arr);
   return rc;
 }

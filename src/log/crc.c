@@ -24,26 +24,26 @@ static const log_entry *find_crc(const log_listing *l, int64_t version) {
 }
 
 static bool opt_int(delta_json_val o, const char *key, int64_t *out, int *rc) {
-  delta_json_val v = delta_json_get(o, key);
-  if (!delta_json_present(v) || delta_json_typeof(v) == DELTA_JSON_NULL || *rc) return false;
-  *rc = delta_json_int64(v, out);
-  if (*rc) delta_error_prefix("%s", key);
+  delta_json_val v = json_get(o, key);
+  if (!json_present(v) || json_typeof(v) == DELTA_JSON_NULL || *rc) return false;
+  *rc = json_int64(v, out);
+  if (*rc) err_prefix("%s", key);
   return *rc == 0;
 }
 
 static void req_int(delta_json_val o, const char *key, int64_t *out, int *rc) {
-  if (!opt_int(o, key, out, rc) && !*rc) *rc = delta_error_set(DELTA_ECORRUPT, "%s is missing", key);
+  if (!opt_int(o, key, out, rc) && !*rc) *rc = err_set(DELTA_ECORRUPT, "%s is missing", key);
 }
 
 int log_crc_parse(const char *name, const char *text, size_t len, delta_arena *arena, log_crc *out) {
   memset(out, 0, sizeof *out);
   delta_json_doc *doc = NULL;
   int rc;
-  if ((rc = delta_json_doc_new(&doc)) != 0) goto done;
-  if ((rc = delta_json_parse(doc, text, len)) != 0) goto done;
+  if ((rc = json_doc_new(&doc)) != 0) goto done;
+  if ((rc = json_parse(doc, text, len)) != 0) goto done;
   {
-    delta_json_val root = delta_json_root(doc);
-    if (delta_json_typeof(root) != DELTA_JSON_OBJECT) rc = delta_error_set(DELTA_ECORRUPT, "not a JSON object");
+    delta_json_val root = json_root(doc);
+    if (json_typeof(root) != DELTA_JSON_OBJECT) rc = err_set(DELTA_ECORRUPT, "not a JSON object");
     req_int(root, "tableSizeBytes", &out->table_size_bytes, &rc);
     req_int(root, "numFiles", &out->num_files, &rc);
     req_int(root, "numMetadata", &out->num_metadata, &rc);
@@ -53,35 +53,35 @@ int log_crc_parse(const char *name, const char *text, size_t len, delta_arena *a
     out->has_dvs = opt_int(root, "numDeletionVectorsOpt", &out->num_dvs, &rc);
     if (rc) goto done; /* the field readers above keep the first error in rc */
     delta_action a;
-    delta_json_val m = delta_json_get(root, "metadata");
-    if (delta_json_typeof(m) == DELTA_JSON_OBJECT) {
-      if ((rc = delta_action_parse_object("metaData", m, arena, &a)) != 0) goto done;
+    delta_json_val m = json_get(root, "metadata");
+    if (json_typeof(m) == DELTA_JSON_OBJECT) {
+      if ((rc = log_action_parse_object("metaData", m, arena, &a)) != 0) goto done;
       out->metadata = a.u.metadata, out->has_metadata = true;
     }
-    delta_json_val p = delta_json_get(root, "protocol");
-    if (delta_json_typeof(p) == DELTA_JSON_OBJECT) {
-      if ((rc = delta_action_parse_object("protocol", p, arena, &a)) != 0) goto done;
+    delta_json_val p = json_get(root, "protocol");
+    if (json_typeof(p) == DELTA_JSON_OBJECT) {
+      if ((rc = log_action_parse_object("protocol", p, arena, &a)) != 0) goto done;
       out->protocol = a.u.protocol, out->has_protocol = true;
     }
   }
 done:
-  if (rc) delta_error_prefix("%s", name);
-  delta_json_doc_free(doc);
+  if (rc) err_prefix("%s", name);
+  json_doc_free(doc);
   return rc;
 }
 
 int log_crc_read(delta_storage *s, const log_listing *l, int64_t version, delta_arena *arena, log_crc *out) {
   memset(out, 0, sizeof *out);
   const log_entry *e = find_crc(l, version);
-  if (!e) return delta_error_set(DELTA_ENOTFOUND, "version %lld has no checksum file", (long long)version);
-  if (e->size > CRC_MAX_BYTES) return delta_error_set(DELTA_ELIMIT, "%s: over %u bytes", e->name, CRC_MAX_BYTES);
+  if (!e) return err_set(DELTA_ENOTFOUND, "version %lld has no checksum file", (long long)version);
+  if (e->size > CRC_MAX_BYTES) return err_set(DELTA_ELIMIT, "%s: over %u bytes", e->name, CRC_MAX_BYTES);
   char key[64];
   snprintf(key, sizeof key, "_delta_log/%s", e->name);
   delta_buf text = DELTA_BUF_INIT;
-  int rc = delta_storage_read(s, key, &text);
-  if (rc) delta_error_prefix("%s", e->name);
+  int rc = storage_read_all(s, key, &text);
+  if (rc) err_prefix("%s", e->name);
   else rc = log_crc_parse(e->name, (const char *)text.data, text.len, arena, out);
-  delta_buf_dispose(&text);
+  buf_dispose(&text);
   return rc;
 }
 
@@ -119,13 +119,13 @@ int log_crc_verify(const delta_snapshot *s, log_crc_check *out) {
   int rc = log_crc_read(s->table->storage, &s->listing, s->version, &arena, &c);
   if (rc) {
     if (rc == DELTA_ENOMEM) {
-      delta_arena_dispose(&arena);
+      log_arena_dispose(&arena);
       return rc;
     }
     out->status = LOG_CRC_UNREADABLE;
     snprintf(out->detail, sizeof out->detail, "%s", delta_error_last());
     delta_error_clear();
-    delta_arena_dispose(&arena);
+    log_arena_dispose(&arena);
     return 0;
   }
   int64_t bytes, deleted, dvs;
@@ -152,6 +152,6 @@ int log_crc_verify(const delta_snapshot *s, log_crc_check *out) {
                                              s->protocol.writer_features, s->protocol.n_writer_features)))
     snprintf(d, cap, "the protocol differs from the replayed one");
   out->status = d[0] ? LOG_CRC_MISMATCH : LOG_CRC_VERIFIED;
-  delta_arena_dispose(&arena);
+  log_arena_dispose(&arena);
   return 0;
 }

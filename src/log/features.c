@@ -24,9 +24,9 @@ static bool supported(const char *f) {
   return false;
 }
 
-int delta_protocol_check_read(const delta_protocol *p) {
+int snapshot_protocol_check_read(const delta_protocol *p) {
   if (p->min_reader_version > 3)
-    return delta_error_set(DELTA_EUNSUPPORTED,
+    return err_set(DELTA_EUNSUPPORTED,
                            "the table needs reader version %d; deltac reads versions 1 to 3",
                            (int)p->min_reader_version);
   if (p->min_reader_version < 3) return 0; /* 1: plain, 2: column mapping: both readable */
@@ -34,16 +34,16 @@ int delta_protocol_check_read(const delta_protocol *p) {
   int n = 0;
   for (int i = 0; i < p->n_reader_features; i++) {
     if (supported(p->reader_features[i])) continue;
-    delta_buf_puts(&missing, n++ ? ", " : "");
-    delta_buf_puts(&missing, p->reader_features[i]);
+    buf_puts(&missing, n++ ? ", " : "");
+    buf_puts(&missing, p->reader_features[i]);
   }
   int rc = 0;
   if (n) {
-    delta_buf_putc(&missing, '\0');
-    rc = delta_error_set(DELTA_EUNSUPPORTED, "the table needs reader feature%s deltac does not support: %s",
+    buf_putc(&missing, '\0');
+    rc = err_set(DELTA_EUNSUPPORTED, "the table needs reader feature%s deltac does not support: %s",
                          n > 1 ? "s" : "", missing.data ? (const char *)missing.data : "?");
   }
-  delta_buf_dispose(&missing);
+  buf_dispose(&missing);
   return rc;
 }
 

@@ -1,7 +1,7 @@
 /*
  * Which table features a protocol turns on, for the features whose field
  * metadata means something only when they are on (features.c also holds
- * what deltac can read: delta_protocol_check_read in snapshot.h).
+ * what deltac can read: snapshot_protocol_check_read in snapshot.h).
  */
 #ifndef DELTAC_LOG_FEATURES_H
 #define DELTAC_LOG_FEATURES_H

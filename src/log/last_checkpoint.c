@@ -15,10 +15,10 @@
 int64_t log_last_checkpoint_parse(const char *text, size_t len) {
   delta_json_doc *doc = NULL;
   int64_t version = -1, v;
-  if (delta_json_doc_new(&doc) == 0 && delta_json_parse(doc, text, len) == 0 &&
-      delta_json_int64(delta_json_get(delta_json_root(doc), "version"), &v) == 0 && v >= 0)
+  if (json_doc_new(&doc) == 0 && json_parse(doc, text, len) == 0 &&
+      json_int64(json_get(json_root(doc), "version"), &v) == 0 && v >= 0)
     version = v;
-  delta_json_doc_free(doc);
+  json_doc_free(doc);
   delta_error_clear();
   return version;
 }
@@ -31,9 +31,9 @@ int64_t log_last_checkpoint_hint(delta_storage *s) {
   }
   delta_buf text = DELTA_BUF_INIT;
   int64_t version = -1;
-  if (delta_storage_read(s, "_delta_log/_last_checkpoint", &text) == 0)
+  if (storage_read_all(s, "_delta_log/_last_checkpoint", &text) == 0)
     version = log_last_checkpoint_parse((const char *)text.data, text.len);
-  delta_buf_dispose(&text);
+  buf_dispose(&text);
   delta_error_clear();
   return version;
 }

@@ -16,17 +16,17 @@ int log_partition_value_text(const char *f, const struct ArrowArray *a, int64_t 
   switch (f[0]) {
   case 'u': case 'z': {
     const int32_t *o = v;
-    return delta_buf_append(out, (const char *)a->buffers[2] + o[k], (size_t)(o[k + 1] - o[k]));
+    return buf_append(out, (const char *)a->buffers[2] + o[k], (size_t)(o[k + 1] - o[k]));
   }
   case 'U': case 'Z': {
     const int64_t *o = v;
-    return delta_buf_append(out, (const char *)a->buffers[2] + o[k], (size_t)(o[k + 1] - o[k]));
+    return buf_append(out, (const char *)a->buffers[2] + o[k], (size_t)(o[k + 1] - o[k]));
   }
-  case 'b': return delta_buf_puts(out, arrow_bit_get(v, k) ? "true" : "false");
-  case 'c': return delta_buf_printf(out, "%d", ((const int8_t *)v)[k]);
-  case 's': return delta_buf_printf(out, "%d", ((const int16_t *)v)[k]);
-  case 'i': return delta_buf_printf(out, "%d", ((const int32_t *)v)[k]);
-  case 'l': return delta_buf_printf(out, "%lld", (long long)((const int64_t *)v)[k]);
+  case 'b': return buf_puts(out, arrow_bit_get(v, k) ? "true" : "false");
+  case 'c': return buf_printf(out, "%d", ((const int8_t *)v)[k]);
+  case 's': return buf_printf(out, "%d", ((const int16_t *)v)[k]);
+  case 'i': return buf_printf(out, "%d", ((const int32_t *)v)[k]);
+  case 'l': return buf_printf(out, "%lld", (long long)((const int64_t *)v)[k]);
   case 'f': return fmt_double(out, ((const float *)v)[k], true);
   case 'g': return fmt_double(out, ((const double *)v)[k], false);
   case 'd': {
@@ -45,5 +45,5 @@ int log_partition_value_text(const char *f, const struct ArrowArray *a, int64_t 
     }
     break;
   }
-  return delta_error_set(DELTA_EUNSUPPORTED, "cannot partition on a column of Arrow type %s", f);
+  return err_set(DELTA_EUNSUPPORTED, "cannot partition on a column of Arrow type %s", f);
 }

@@ -52,7 +52,7 @@ static uint64_t hash_bytes(const void *p, size_t n) {
 
 static int set_grow(key_set *s) {
   size_t cap = s->cap ? s->cap * 2 : 1024;
-  slot *n = delta_calloc(cap, sizeof *n);
+  slot *n = mem_calloc(cap, sizeof *n);
   if (!n) return DELTA_NOMEM();
   for (size_t i = 0; i < s->cap; i++) {
     if (!s->slots[i].key) continue;
@@ -60,7 +60,7 @@ static int set_grow(key_set *s) {
     while (n[j].key) j = (j + 1) & (cap - 1);
     n[j] = s->slots[i];
   }
-  delta_free(s->slots);
+  mem_free(s->slots);
   s->slots = n;
   s->cap = cap;
   return 0;
@@ -79,7 +79,7 @@ static int set_insert(key_set *s, delta_arena *a, const char *key, size_t len) {
     if (s->slots[j].hash == h && s->slots[j].len == len && memcmp(s->slots[j].key, key, len) == 0) return 0;
     j = (j + 1) & (s->cap - 1);
   }
-  char *k = delta_arena_strndup(a, key, len);
+  char *k = log_arena_strndup(a, key, len);
   if (!k) return DELTA_NOMEM();
   s->slots[j] = (slot){h, k, len};
   s->count++;
@@ -112,8 +112,8 @@ static inline uint64_t filter_bit2(uint64_t h) { return (h >> 32) ^ (h >> 17); }
 static int filter_build(key_filter *f, const key_set *s) {
   uint64_t n = 4096;
   while (n < (uint64_t)s->count * 16) n *= 2;
-  delta_free(f->bits);
-  if (!(f->bits = delta_calloc((size_t)(n / 64), sizeof *f->bits))) return DELTA_NOMEM();
+  mem_free(f->bits);
+  if (!(f->bits = mem_calloc((size_t)(n / 64), sizeof *f->bits))) return DELTA_NOMEM();
   f->mask = n - 1;
   for (size_t i = 0; i < s->cap; i++) {
     if (!s->slots[i].key) continue;
@@ -150,21 +150,21 @@ static int file_key(replay *r, const char *path, const delta_dv *dv) {
   r->keybuf.len = 0;
   size_t len = strlen(path);
   int rc;
-  if (delta_path_is_plain_key(path, len)) {
-    rc = delta_buf_append(&r->keybuf, path, len); /* what resolving would give */
+  if (storage_path_is_plain_key(path, len)) {
+    rc = buf_append(&r->keybuf, path, len); /* what resolving would give */
   } else {
     delta_path_kind kind;
-    rc = delta_path_resolve(&kind, &r->keybuf, path, len, delta_storage_location(r->s->table->storage));
+    rc = storage_path_resolve(&kind, &r->keybuf, path, len, delta_storage_location(r->s->table->storage));
   }
   if (rc == DELTA_ECORRUPT) {
     /* A path that cannot name a file here (e.g. one climbing above the root)
      * still identifies its file in the log; the error comes when it is read. */
     r->keybuf.len = 0;
-    rc = delta_buf_puts(&r->keybuf, path);
+    rc = buf_puts(&r->keybuf, path);
   }
   if (rc) return rc;
-  if ((rc = delta_buf_putc(&r->keybuf, '\0')) != 0) return rc;
-  return dv->present ? delta_buf_puts(&r->keybuf, dv->unique_id) : 0;
+  if ((rc = buf_putc(&r->keybuf, '\0')) != 0) return rc;
+  return dv->present ? buf_puts(&r->keybuf, dv->unique_id) : 0;
 }
 
 /* Whether the commits decided the file key in keybuf (checkpoint rows only:
@@ -197,8 +197,8 @@ static int on_action(const delta_action *a, void *payload) {
       if (fresh < 0) return fresh;
     }
     if (!fresh) return 0;
-    return is_add ? delta_bigbuf_append(&r->adds, &a->u.add, sizeof a->u.add)
-                  : delta_buf_append(&r->removes, &a->u.remove, sizeof a->u.remove);
+    return is_add ? log_bigbuf_append(&r->adds, &a->u.add, sizeof a->u.add)
+                  : buf_append(&r->removes, &a->u.remove, sizeof a->u.remove);
   }
   case DELTA_ACTION_PROTOCOL:
     if (!r->have_protocol) {
@@ -214,24 +214,24 @@ static int on_action(const delta_action *a, void *payload) {
     return 0;
   case DELTA_ACTION_TXN: {
     r->keybuf.len = 0;
-    if ((rc = delta_buf_putc(&r->keybuf, 't')) || (rc = delta_buf_puts(&r->keybuf, a->u.txn.app_id))) return rc;
+    if ((rc = buf_putc(&r->keybuf, 't')) || (rc = buf_puts(&r->keybuf, a->u.txn.app_id))) return rc;
     int fresh = set_insert(&r->names, &r->s->arena, (const char *)r->keybuf.data, r->keybuf.len);
     if (fresh <= 0) return fresh;
-    return delta_buf_append(&r->txns, &a->u.txn, sizeof a->u.txn);
+    return buf_append(&r->txns, &a->u.txn, sizeof a->u.txn);
   }
   case DELTA_ACTION_DOMAIN_METADATA: {
     r->keybuf.len = 0;
-    if ((rc = delta_buf_putc(&r->keybuf, 'd')) || (rc = delta_buf_puts(&r->keybuf, a->u.domain.domain))) return rc;
+    if ((rc = buf_putc(&r->keybuf, 'd')) || (rc = buf_puts(&r->keybuf, a->u.domain.domain))) return rc;
     int fresh = set_insert(&r->names, &r->s->arena, (const char *)r->keybuf.data, r->keybuf.len);
     if (fresh <= 0 || a->u.domain.removed) return fresh < 0 ? fresh : 0;
-    return delta_buf_append(&r->domains, &a->u.domain, sizeof a->u.domain);
+    return buf_append(&r->domains, &a->u.domain, sizeof a->u.domain);
   }
   case DELTA_ACTION_COMMIT_INFO:
     if (r->first_commit && !r->s->commit_info) r->s->commit_info = a->u.commit_info;
     return 0;
   case DELTA_ACTION_SIDECAR:
-    if (!r->in_checkpoint) return delta_error_set(DELTA_ECORRUPT, "a sidecar action outside a checkpoint");
-    return delta_buf_append(&r->sidecars, &a->u.sidecar.path, sizeof(const char *));
+    if (!r->in_checkpoint) return err_set(DELTA_ECORRUPT, "a sidecar action outside a checkpoint");
+    return buf_append(&r->sidecars, &a->u.sidecar.path, sizeof(const char *));
   default:
     return 0; /* cdc and checkpointMetadata do not take part in replay */
   }
@@ -241,9 +241,9 @@ static int read_commit(replay *r, const log_entry *e, delta_json_doc *doc, delta
   char key[64];
   snprintf(key, sizeof key, "_delta_log/%s", e->name);
   text->len = 0;
-  int rc = delta_storage_read(r->s->table->storage, key, text);
+  int rc = storage_read_all(r->s->table->storage, key, text);
   if (rc) return rc;
-  return delta_actions_parse_json(e->name, (const char *)text->data, text->len, &r->s->arena, doc, on_action, r);
+  return log_actions_parse_json(e->name, (const char *)text->data, text->len, &r->s->arena, doc, on_action, r);
 }
 
 static int read_checkpoint_file(replay *r, const char *key, const char *display, bool is_json,
@@ -251,18 +251,18 @@ static int read_checkpoint_file(replay *r, const char *key, const char *display,
   int rc;
   if (is_json) {
     text->len = 0;
-    if ((rc = delta_storage_read(r->s->table->storage, key, text)) != 0) return rc;
-    return delta_actions_parse_json(display, (const char *)text->data, text->len, &r->s->arena, doc,
+    if ((rc = storage_read_all(r->s->table->storage, key, text)) != 0) return rc;
+    return log_actions_parse_json(display, (const char *)text->data, text->len, &r->s->arena, doc,
                                     on_action, r);
   }
   delta_buf local = DELTA_BUF_INIT;
-  if ((rc = delta_storage_local_path(r->s->table->storage, key, &local)) != 0) goto done;
-  rc = delta_checkpoint_read_parquet((const char *)local.data, &r->s->arena,
+  if ((rc = storage_local_path(r->s->table->storage, key, &local)) != 0) goto done;
+  rc = log_checkpoint_read_parquet((const char *)local.data, &r->s->arena,
                                        r->s->stats_records_only ? DELTA_CKPT_STATS_RECORDS
                                                                 : DELTA_CKPT_STATS_FULL,
                                        on_action, r);
 done:
-  delta_buf_dispose(&local);
+  buf_dispose(&local);
   return rc;
 }
 
@@ -288,26 +288,26 @@ static int read_checkpoint(replay *r, const log_segment *seg, delta_json_doc *do
     key.len = name.len = 0;
     /* Sidecar paths are URI-encoded and relative to _delta_log/_sidecars. */
     if (strchr(sc[i], '/') && strstr(sc[i], "://")) {
-      rc = delta_error_set(DELTA_EUNSUPPORTED, "sidecar %s: absolute sidecar paths are not supported", sc[i]);
+      rc = err_set(DELTA_EUNSUPPORTED, "sidecar %s: absolute sidecar paths are not supported", sc[i]);
       goto done;
     }
     const char *base = strrchr(sc[i], '/') ? strrchr(sc[i], '/') + 1 : sc[i];
-    if ((rc = delta_buf_puts(&key, "_delta_log/_sidecars/")) != 0) goto done;
-    if ((rc = delta_path_decode(&name, base, strlen(base))) != 0) goto done;
-    if ((rc = delta_buf_append(&key, name.data, name.len)) != 0) goto done;
-    if ((rc = delta_buf_putc(&key, '\0')) != 0) goto done;
+    if ((rc = buf_puts(&key, "_delta_log/_sidecars/")) != 0) goto done;
+    if ((rc = storage_path_decode(&name, base, strlen(base))) != 0) goto done;
+    if ((rc = buf_append(&key, name.data, name.len)) != 0) goto done;
+    if ((rc = buf_putc(&key, '\0')) != 0) goto done;
     if ((rc = read_checkpoint_file(r, (const char *)key.data, base, false, doc, text)) != 0) goto done;
   }
 done:
-  delta_buf_dispose(&key);
-  delta_buf_dispose(&name);
+  buf_dispose(&key);
+  buf_dispose(&name);
   r->in_checkpoint = false;
   return rc;
 }
 
 static void *finish_array(delta_snapshot *s, delta_buf *b, size_t elem, int64_t *n) {
   *n = (int64_t)(b->len / elem);
-  void *p = delta_arena_alloc(&s->arena, b->len ? b->len : 1);
+  void *p = log_arena_alloc(&s->arena, b->len ? b->len : 1);
   if (p && b->len) memcpy(p, b->data, b->len);
   return p;
 }
@@ -357,7 +357,7 @@ static int replay_run(delta_snapshot *s, const log_segment *seg, const delta_sna
   delta_json_doc *doc = NULL;
   delta_buf text = DELTA_BUF_INIT;
   int rc;
-  if ((rc = delta_json_doc_new(&doc)) != 0) goto done;
+  if ((rc = json_doc_new(&doc)) != 0) goto done;
   for (int i = seg->n_commits - 1; i >= 0; i--) {
     r.first_commit = i == seg->n_commits - 1;
     if ((rc = read_commit(&r, seg->commits[i], doc, &text)) != 0) goto done;
@@ -368,16 +368,16 @@ static int replay_run(delta_snapshot *s, const log_segment *seg, const delta_sna
   } else if (seg->n_cp > 0) {
     if ((rc = read_checkpoint(&r, seg, doc, &text)) != 0) {
       *failed_checkpoint = 1;
-      delta_error_prefix("checkpoint %lld", (long long)seg->cp_version);
+      err_prefix("checkpoint %lld", (long long)seg->cp_version);
       goto done;
     }
   }
   if (!r.have_protocol) {
-    rc = delta_error_set(DELTA_ECORRUPT, "the log has no protocol action up to version %lld", (long long)seg->version);
+    rc = err_set(DELTA_ECORRUPT, "the log has no protocol action up to version %lld", (long long)seg->version);
     goto done;
   }
   if (!r.have_metadata) {
-    rc = delta_error_set(DELTA_ECORRUPT, "the log has no metaData action up to version %lld", (long long)seg->version);
+    rc = err_set(DELTA_ECORRUPT, "the log has no metaData action up to version %lld", (long long)seg->version);
     goto done;
   }
   {
@@ -390,7 +390,7 @@ static int replay_run(delta_snapshot *s, const log_segment *seg, const delta_sna
       r.adds = (delta_bigbuf)DELTA_BIGBUF_INIT;
       s->files = (delta_add *)(void *)s->files_mem.data;
     } else {
-      s->files = delta_arena_alloc(&s->arena, 1);
+      s->files = log_arena_alloc(&s->arena, 1);
     }
     s->tombstones = finish_array(s, &r.removes, sizeof(delta_remove), &s->n_tombstones);
     s->txns = finish_array(s, &r.txns, sizeof(delta_txn), &n);
@@ -400,25 +400,25 @@ static int replay_run(delta_snapshot *s, const log_segment *seg, const delta_sna
     if (!s->files || !s->tombstones || !s->txns || !s->domains) rc = DELTA_NOMEM();
   }
 done:
-  delta_free(r.files.slots);
-  delta_free(r.files_filter.bits);
-  delta_free(r.names.slots);
-  delta_buf_dispose(&r.keybuf);
-  delta_bigbuf_dispose(&r.adds);
-  delta_buf_dispose(&r.removes);
-  delta_buf_dispose(&r.txns);
-  delta_buf_dispose(&r.domains);
-  delta_buf_dispose(&r.sidecars);
-  delta_buf_dispose(&text);
-  delta_json_doc_free(doc);
+  mem_free(r.files.slots);
+  mem_free(r.files_filter.bits);
+  mem_free(r.names.slots);
+  buf_dispose(&r.keybuf);
+  log_bigbuf_dispose(&r.adds);
+  buf_dispose(&r.removes);
+  buf_dispose(&r.txns);
+  buf_dispose(&r.domains);
+  buf_dispose(&r.sidecars);
+  buf_dispose(&text);
+  json_doc_free(doc);
   return rc;
 }
 
-int delta_replay(delta_snapshot *s, const log_segment *seg, int *failed_checkpoint) {
+int log_replay(delta_snapshot *s, const log_segment *seg, int *failed_checkpoint) {
   return replay_run(s, seg, NULL, failed_checkpoint);
 }
 
-int delta_replay_incremental(delta_snapshot *s, const delta_snapshot *base, const log_segment *seg) {
+int log_replay_incremental(delta_snapshot *s, const delta_snapshot *base, const log_segment *seg) {
   int failed;
   return replay_run(s, seg, base, &failed);
 }

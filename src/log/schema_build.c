@@ -43,7 +43,7 @@ static void skip_ws(text_parser *tp) {
 }
 
 static int syntax(text_parser *tp, const char *what) {
-  return delta_error_set(DELTA_EINVAL, "schema: %s at offset %d: '%.20s'", what, (int)(tp->p - tp->s), tp->p);
+  return err_set(DELTA_EINVAL, "schema: %s at offset %d: '%.20s'", what, (int)(tp->p - tp->s), tp->p);
 }
 
 static bool word(text_parser *tp, const char *w) {
@@ -59,43 +59,43 @@ static int parse_ctype(text_parser *tp, int depth);
 
 static int parse_name(text_parser *tp, delta_buf *name) {
   skip_ws(tp);
-  delta_buf_reset(name);
+  buf_reset(name);
   if (*tp->p == '`') {
     tp->p++;
-    while (*tp->p && *tp->p != '`') delta_buf_putc(name, *tp->p++);
+    while (*tp->p && *tp->p != '`') buf_putc(name, *tp->p++);
     if (*tp->p != '`') return syntax(tp, "unterminated `name`");
     tp->p++;
   } else {
     while (*tp->p && !isspace((unsigned char)*tp->p) && *tp->p != ':' && *tp->p != ',' && *tp->p != '>')
-      delta_buf_putc(name, *tp->p++);
+      buf_putc(name, *tp->p++);
   }
   if (name->len == 0) return syntax(tp, "expected a column name");
-  return delta_buf_putc(name, 0);
+  return buf_putc(name, 0);
 }
 
 static int parse_fields(text_parser *tp, int depth, char end) {
   delta_json_writer *w = tp->w;
   delta_buf name = DELTA_BUF_INIT;
   int rc = 0;
-  delta_json_write_object_begin(w);
-  delta_json_write_key(w, "type");
-  delta_json_write_string(w, "struct");
-  delta_json_write_key(w, "fields");
-  delta_json_write_array_begin(w);
+  json_write_object_begin(w);
+  json_write_key(w, "type");
+  json_write_string(w, "struct");
+  json_write_key(w, "fields");
+  json_write_array_begin(w);
   for (;;) {
     if ((rc = parse_name(tp, &name))) {
-      delta_buf_dispose(&name);
+      buf_dispose(&name);
       return rc;
     }
     skip_ws(tp);
     if (*tp->p == ':') tp->p++;
-    delta_json_write_object_begin(w);
-    delta_json_write_key(w, "name");
-    delta_json_write_string(w, (const char *)name.data);
-    delta_json_write_key(w, "type");
+    json_write_object_begin(w);
+    json_write_key(w, "name");
+    json_write_string(w, (const char *)name.data);
+    json_write_key(w, "type");
     /* on a syntax error return at once: closing the JSON would replace the message */
     if ((rc = parse_ctype(tp, depth + 1))) {
-      delta_buf_dispose(&name);
+      buf_dispose(&name);
       return rc;
     }
     skip_ws(tp);
@@ -105,30 +105,30 @@ static int parse_fields(text_parser *tp, int depth, char end) {
       skip_ws(tp);
       if (!word(tp, "null")) {
         tp->p = save;
-        delta_buf_dispose(&name);
+        buf_dispose(&name);
         return syntax(tp, "expected NOT NULL");
       }
       nullable = false;
       skip_ws(tp);
     }
-    delta_json_write_key(w, "nullable");
-    delta_json_write_bool(w, nullable);
-    delta_json_write_key(w, "metadata");
-    delta_json_write_object_begin(w);
-    delta_json_write_object_end(w);
-    delta_json_write_object_end(w);
+    json_write_key(w, "nullable");
+    json_write_bool(w, nullable);
+    json_write_key(w, "metadata");
+    json_write_object_begin(w);
+    json_write_object_end(w);
+    json_write_object_end(w);
     if (*tp->p == ',') {
       tp->p++;
       continue;
     }
     if (*tp->p == end) break;
     rc = syntax(tp, end ? "expected ',' or '>'" : "expected ','");
-    delta_buf_dispose(&name);
+    buf_dispose(&name);
     return rc;
   }
-  delta_json_write_array_end(w);
-  delta_json_write_object_end(w);
-  delta_buf_dispose(&name);
+  json_write_array_end(w);
+  json_write_object_end(w);
+  buf_dispose(&name);
   return rc;
 }
 
@@ -157,41 +157,41 @@ static int parse_ctype(text_parser *tp, int depth) {
     if (p < 1 || p > 38 || s < 0 || s > p) return syntax(tp, "decimal precision 1..38 and scale 0..precision");
     char b[32];
     snprintf(b, sizeof b, "decimal(%d,%d)", p, s);
-    return delta_json_write_string(w, b);
+    return json_write_string(w, b);
   }
   if (word(tp, "array")) {
     skip_ws(tp);
     if (*tp->p++ != '<') return tp->p--, syntax(tp, "expected '<'");
-    delta_json_write_object_begin(w);
-    delta_json_write_key(w, "type");
-    delta_json_write_string(w, "array");
-    delta_json_write_key(w, "elementType");
+    json_write_object_begin(w);
+    json_write_key(w, "type");
+    json_write_string(w, "array");
+    json_write_key(w, "elementType");
     int rc = parse_ctype(tp, depth + 1);
     if (rc) return rc;
     skip_ws(tp);
     if (*tp->p++ != '>') return tp->p--, syntax(tp, "expected '>'");
-    delta_json_write_key(w, "containsNull");
-    delta_json_write_bool(w, true);
-    return delta_json_write_object_end(w);
+    json_write_key(w, "containsNull");
+    json_write_bool(w, true);
+    return json_write_object_end(w);
   }
   if (word(tp, "map")) {
     skip_ws(tp);
     if (*tp->p++ != '<') return tp->p--, syntax(tp, "expected '<'");
-    delta_json_write_object_begin(w);
-    delta_json_write_key(w, "type");
-    delta_json_write_string(w, "map");
-    delta_json_write_key(w, "keyType");
+    json_write_object_begin(w);
+    json_write_key(w, "type");
+    json_write_string(w, "map");
+    json_write_key(w, "keyType");
     int rc = parse_ctype(tp, depth + 1);
     if (rc) return rc;
     skip_ws(tp);
     if (*tp->p++ != ',') return tp->p--, syntax(tp, "expected ','");
-    delta_json_write_key(w, "valueType");
+    json_write_key(w, "valueType");
     if ((rc = parse_ctype(tp, depth + 1))) return rc;
     skip_ws(tp);
     if (*tp->p++ != '>') return tp->p--, syntax(tp, "expected '>'");
-    delta_json_write_key(w, "valueContainsNull");
-    delta_json_write_bool(w, true);
-    return delta_json_write_object_end(w);
+    json_write_key(w, "valueContainsNull");
+    json_write_bool(w, true);
+    return json_write_object_end(w);
   }
   if (word(tp, "struct")) {
     skip_ws(tp);
@@ -202,7 +202,7 @@ static int parse_ctype(text_parser *tp, int depth) {
     return 0;
   }
   for (size_t i = 0; i < sizeof prims / sizeof prims[0]; i++)
-    if (word(tp, prims[i].alias)) return delta_json_write_string(w, prims[i].name);
+    if (word(tp, prims[i].alias)) return json_write_string(w, prims[i].name);
   return syntax(tp, "unknown type");
 }
 
@@ -210,15 +210,15 @@ int schema_parse_text(const char *text, delta_type **out) {
   *out = NULL;
   const char *p = text;
   while (isspace((unsigned char)*p)) p++;
-  if (*p == '{') return delta_schema_parse(text, strlen(text), out);
+  if (*p == '{') return log_schema_parse(text, strlen(text), out);
   delta_buf json = DELTA_BUF_INIT;
   delta_json_writer w;
-  delta_json_writer_init(&w, &json, 0);
+  json_writer_init(&w, &json, 0);
   text_parser tp = {text, p, &w};
   int rc = parse_fields(&tp, 0, 0);
-  if (!rc) rc = delta_json_writer_finish(&w);
-  if (!rc) rc = delta_schema_parse((const char *)json.data, json.len, out);
-  delta_buf_dispose(&json);
+  if (!rc) rc = json_writer_finish(&w);
+  if (!rc) rc = log_schema_parse((const char *)json.data, json.len, out);
+  buf_dispose(&json);
   return rc;
 }
 
@@ -227,63 +227,63 @@ int schema_parse_text(const char *text, delta_type **out) {
 static int type_json(const delta_type *t, delta_json_writer *w);
 
 static int struct_json(const delta_type *t, delta_json_writer *w) {
-  delta_json_write_object_begin(w);
-  delta_json_write_key(w, "type");
-  delta_json_write_string(w, "struct");
-  delta_json_write_key(w, "fields");
-  delta_json_write_array_begin(w);
+  json_write_object_begin(w);
+  json_write_key(w, "type");
+  json_write_string(w, "struct");
+  json_write_key(w, "fields");
+  json_write_array_begin(w);
   for (int i = 0; i < t->n_fields; i++) {
     const delta_field *f = &t->fields[i];
-    delta_json_write_object_begin(w);
-    delta_json_write_key(w, "name");
-    delta_json_write_string(w, f->name);
-    delta_json_write_key(w, "type");
+    json_write_object_begin(w);
+    json_write_key(w, "name");
+    json_write_string(w, f->name);
+    json_write_key(w, "type");
     type_json(f->type, w);
-    delta_json_write_key(w, "nullable");
-    delta_json_write_bool(w, f->nullable);
-    delta_json_write_key(w, "metadata");
+    json_write_key(w, "nullable");
+    json_write_bool(w, f->nullable);
+    json_write_key(w, "metadata");
     const char *md = f->metadata ? f->metadata : "{}";
-    delta_json_write_raw(w, md, strlen(md));
-    delta_json_write_object_end(w);
+    json_write_raw(w, md, strlen(md));
+    json_write_object_end(w);
   }
-  delta_json_write_array_end(w);
-  return delta_json_write_object_end(w);
+  json_write_array_end(w);
+  return json_write_object_end(w);
 }
 
 static int type_json(const delta_type *t, delta_json_writer *w) {
   switch (t->kind) {
   case DT_STRUCT: return struct_json(t, w);
   case DT_ARRAY:
-    delta_json_write_object_begin(w);
-    delta_json_write_key(w, "type");
-    delta_json_write_string(w, "array");
-    delta_json_write_key(w, "elementType");
+    json_write_object_begin(w);
+    json_write_key(w, "type");
+    json_write_string(w, "array");
+    json_write_key(w, "elementType");
     type_json(t->element, w);
-    delta_json_write_key(w, "containsNull");
-    delta_json_write_bool(w, t->contains_null);
-    return delta_json_write_object_end(w);
+    json_write_key(w, "containsNull");
+    json_write_bool(w, t->contains_null);
+    return json_write_object_end(w);
   case DT_MAP:
-    delta_json_write_object_begin(w);
-    delta_json_write_key(w, "type");
-    delta_json_write_string(w, "map");
-    delta_json_write_key(w, "keyType");
+    json_write_object_begin(w);
+    json_write_key(w, "type");
+    json_write_string(w, "map");
+    json_write_key(w, "keyType");
     type_json(t->key, w);
-    delta_json_write_key(w, "valueType");
+    json_write_key(w, "valueType");
     type_json(t->value, w);
-    delta_json_write_key(w, "valueContainsNull");
-    delta_json_write_bool(w, t->value_contains_null);
-    return delta_json_write_object_end(w);
+    json_write_key(w, "valueContainsNull");
+    json_write_bool(w, t->value_contains_null);
+    return json_write_object_end(w);
   case DT_DECIMAL: {
     char b[32];
     snprintf(b, sizeof b, "decimal(%d,%d)", t->precision, t->scale);
-    return delta_json_write_string(w, b);
+    return json_write_string(w, b);
   }
   default: {
     delta_buf name = DELTA_BUF_INIT;
-    int rc = delta_type_name(t, &name);
-    if (!rc) rc = delta_buf_putc(&name, 0);
-    if (!rc) rc = delta_json_write_string(w, (const char *)name.data);
-    delta_buf_dispose(&name);
+    int rc = log_type_name(t, &name);
+    if (!rc) rc = buf_putc(&name, 0);
+    if (!rc) rc = json_write_string(w, (const char *)name.data);
+    buf_dispose(&name);
     return rc;
   }
   }
@@ -291,9 +291,9 @@ static int type_json(const delta_type *t, delta_json_writer *w) {
 
 int schema_to_json(const delta_type *st, delta_buf *out) {
   delta_json_writer w;
-  delta_json_writer_init(&w, out, 0);
+  json_writer_init(&w, out, 0);
   type_json(st, &w);
-  return delta_json_writer_finish(&w);
+  return json_writer_finish(&w);
 }
 
 /* ---- from Arrow ---- */
@@ -303,13 +303,13 @@ static int arrow_type(const struct ArrowSchema *s, delta_type **out, const char 
 static int arrow_fields(const struct ArrowSchema *s, delta_type *t, const char *col) {
   t->kind = DT_STRUCT;
   t->n_fields = (int)s->n_children;
-  t->fields = delta_calloc((size_t)(s->n_children ? s->n_children : 1), sizeof *t->fields);
+  t->fields = mem_calloc((size_t)(s->n_children ? s->n_children : 1), sizeof *t->fields);
   if (!t->fields) return DELTA_NOMEM();
   for (int i = 0; i < t->n_fields; i++) {
     const struct ArrowSchema *c = s->children[i];
     delta_field *f = &t->fields[i];
-    f->name = delta_strdup(c->name ? c->name : "");
-    f->metadata = delta_strdup("{}");
+    f->name = mem_strdup(c->name ? c->name : "");
+    f->metadata = mem_strdup("{}");
     f->nullable = (c->flags & ARROW_FLAG_NULLABLE) != 0;
     if (!f->name || !f->metadata) return DELTA_NOMEM();
     int rc = arrow_type(c, &f->type, c->name ? c->name : col);
@@ -319,7 +319,7 @@ static int arrow_fields(const struct ArrowSchema *s, delta_type *t, const char *
 }
 
 static int arrow_type(const struct ArrowSchema *s, delta_type **out, const char *col) {
-  delta_type *t = delta_calloc(1, sizeof *t);
+  delta_type *t = mem_calloc(1, sizeof *t);
   if (!t) return DELTA_NOMEM();
   *out = t;
   const char *f = s->format;
@@ -348,23 +348,23 @@ static int arrow_type(const struct ArrowSchema *s, delta_type **out, const char 
   } else if (!strcmp(f, "+m")) {
     t->kind = DT_MAP;
     const struct ArrowSchema *e = s->children[0];
-    if (e->n_children != 2) return delta_error_set(DELTA_EINVAL, "column %s: a map without key and value", col);
+    if (e->n_children != 2) return err_set(DELTA_EINVAL, "column %s: a map without key and value", col);
     t->value_contains_null = (e->children[1]->flags & ARROW_FLAG_NULLABLE) != 0;
     int rc = arrow_type(e->children[0], &t->key, col);
     return rc ? rc : arrow_type(e->children[1], &t->value, col);
   } else
-    return delta_error_set(DELTA_EUNSUPPORTED, "column %s: Arrow type '%s' has no Delta type (cast it first)", col, f);
+    return err_set(DELTA_EUNSUPPORTED, "column %s: Arrow type '%s' has no Delta type (cast it first)", col, f);
   return 0;
 }
 
 int schema_from_arrow(const struct ArrowSchema *s, delta_type **out) {
   *out = NULL;
-  if (strcmp(s->format, "+s") != 0) return delta_error_set(DELTA_EINVAL, "input data is not a struct of columns");
-  delta_type *t = delta_calloc(1, sizeof *t);
+  if (strcmp(s->format, "+s") != 0) return err_set(DELTA_EINVAL, "input data is not a struct of columns");
+  delta_type *t = mem_calloc(1, sizeof *t);
   if (!t) return DELTA_NOMEM();
   int rc = arrow_fields(s, t, "?");
   if (rc) {
-    delta_type_free(t);
+    log_type_free(t);
     return rc;
   }
   *out = t;
@@ -375,7 +375,7 @@ int schema_from_arrow(const struct ArrowSchema *s, delta_type **out) {
 
 delta_type *schema_copy(const delta_type *t) {
   if (!t) return NULL;
-  delta_type *c = delta_calloc(1, sizeof *c);
+  delta_type *c = mem_calloc(1, sizeof *c);
   if (!c) return NULL;
   *c = *t;
   c->fields = NULL;
@@ -383,18 +383,18 @@ delta_type *schema_copy(const delta_type *t) {
   c->element = c->key = c->value = NULL;
   bool ok = true;
   if (t->kind == DT_STRUCT) {
-    c->fields = delta_calloc((size_t)(t->n_fields ? t->n_fields : 1), sizeof *c->fields);
+    c->fields = mem_calloc((size_t)(t->n_fields ? t->n_fields : 1), sizeof *c->fields);
     ok = c->fields != NULL;
     for (int i = 0; ok && i < t->n_fields; i++) {
       const delta_field *f = &t->fields[i];
       delta_field *g = &c->fields[i];
       c->n_fields++;
       *g = *f;
-      g->name = delta_strdup(f->name);
-      g->metadata = delta_strdup(f->metadata ? f->metadata : "{}");
-      g->physical_name = f->physical_name ? delta_strdup(f->physical_name) : NULL;
-      g->comment = f->comment ? delta_strdup(f->comment) : NULL;
-      g->generation_expression = f->generation_expression ? delta_strdup(f->generation_expression) : NULL;
+      g->name = mem_strdup(f->name);
+      g->metadata = mem_strdup(f->metadata ? f->metadata : "{}");
+      g->physical_name = f->physical_name ? mem_strdup(f->physical_name) : NULL;
+      g->comment = f->comment ? mem_strdup(f->comment) : NULL;
+      g->generation_expression = f->generation_expression ? mem_strdup(f->generation_expression) : NULL;
       g->type = schema_copy(f->type);
       ok = g->name && g->metadata && g->type && (!f->physical_name || g->physical_name) &&
            (!f->comment || g->comment) && (!f->generation_expression || g->generation_expression);
@@ -404,7 +404,7 @@ delta_type *schema_copy(const delta_type *t) {
   if (ok && t->key) ok = (c->key = schema_copy(t->key)) != NULL;
   if (ok && t->value) ok = (c->value = schema_copy(t->value)) != NULL;
   if (!ok) {
-    delta_type_free(c);
+    log_type_free(c);
     return NULL;
   }
   return c;
@@ -428,7 +428,7 @@ static int assign_cm(delta_type *t, int64_t *max_id) {
         f->field_id = ++*max_id;
       }
       if (!f->physical_name) {
-        f->physical_name = delta_malloc(42);
+        f->physical_name = mem_malloc(42);
         if (!f->physical_name) return DELTA_NOMEM();
         snprintf(f->physical_name, 42, "col-%s", uuid);
       }
@@ -436,23 +436,23 @@ static int assign_cm(delta_type *t, int64_t *max_id) {
       const char *md = f->metadata ? f->metadata : "{}";
       size_t n = strlen(md);
       while (n && md[n - 1] != '}') n--;
-      if (n == 0) return delta_error_set(DELTA_EINVAL, "field %s: metadata is not an object", f->name);
+      if (n == 0) return err_set(DELTA_EINVAL, "field %s: metadata is not an object", f->name);
       delta_buf b = DELTA_BUF_INIT;
-      int rc = delta_buf_append(&b, md, n - 1);
+      int rc = buf_append(&b, md, n - 1);
       bool empty = true;
       for (size_t k = 1; k + 1 < n; k++)
         if (!isspace((unsigned char)md[k])) empty = false;
-      if (!rc) rc = delta_buf_printf(&b, "%s\"delta.columnMapping.id\":%lld,\"delta.columnMapping.physicalName\":",
+      if (!rc) rc = buf_printf(&b, "%s\"delta.columnMapping.id\":%lld,\"delta.columnMapping.physicalName\":",
                                      empty ? "" : ",", (long long)f->field_id);
-      if (!rc) rc = delta_json_append_string(&b, f->physical_name, strlen(f->physical_name));
-      if (!rc) rc = delta_buf_puts(&b, "}");
-      if (!rc) rc = delta_buf_putc(&b, 0);
+      if (!rc) rc = json_append_string(&b, f->physical_name, strlen(f->physical_name));
+      if (!rc) rc = buf_puts(&b, "}");
+      if (!rc) rc = buf_putc(&b, 0);
       if (rc) {
-        delta_buf_dispose(&b);
+        buf_dispose(&b);
         return rc;
       }
-      delta_free(f->metadata);
-      f->metadata = (char *)delta_buf_detach(&b);
+      mem_free(f->metadata);
+      f->metadata = (char *)buf_detach(&b);
     }
     int rc = assign_cm(f->type, max_id);
     if (rc) return rc;
@@ -493,9 +493,9 @@ bool schema_safe_widening(const delta_type *to, const delta_type *from) {
 
 static int type_text(const delta_type *t, char *buf, size_t n) {
   delta_buf b = DELTA_BUF_INIT;
-  int rc = delta_type_name(t, &b);
+  int rc = log_type_name(t, &b);
   snprintf(buf, n, "%.*s", rc ? 1 : (int)b.len, rc ? "?" : (const char *)b.data);
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
   return 0;
 }
 
@@ -517,13 +517,13 @@ int schema_add_fields(delta_type *into, const delta_type *from, int *added) {
       if (rc) return rc;
       continue;
     }
-    delta_field *nf = delta_realloc(into->fields, (size_t)(into->n_fields + 1) * sizeof *nf);
+    delta_field *nf = mem_realloc(into->fields, (size_t)(into->n_fields + 1) * sizeof *nf);
     if (!nf) return DELTA_NOMEM();
     into->fields = nf;
     delta_field *g = &into->fields[into->n_fields++];
     memset(g, 0, sizeof *g);
-    g->name = delta_strdup(f->name);
-    g->metadata = delta_strdup("{}");
+    g->name = mem_strdup(f->name);
+    g->metadata = mem_strdup("{}");
     g->nullable = true;
     g->type = schema_copy(f->type);
     if (!g->name || !g->metadata || !g->type) return DELTA_NOMEM();
@@ -545,12 +545,12 @@ static int fits(const delta_type *t, const delta_type *in, bool top, bool merge,
     for (int i = 0; i < in->n_fields; i++) {
       const delta_field *f = &in->fields[i];
       path->len = at;
-      if (delta_buf_putc(path, '.') || delta_buf_puts(path, f->name) || delta_buf_putc(path, 0)) return DELTA_NOMEM();
+      if (buf_putc(path, '.') || buf_puts(path, f->name) || buf_putc(path, 0)) return DELTA_NOMEM();
       path->len--;
       const delta_field *tf = find_field(t, f->name);
       if (!tf) {
         if (!merge)
-          return delta_error_set(DELTA_EINVAL,
+          return err_set(DELTA_EINVAL,
                                  "schema mismatch: input field %s is not in the table (use --schema-mode merge to add it)",
                                  (const char *)path->data);
         (*new_fields)++;
@@ -563,14 +563,14 @@ static int fits(const delta_type *t, const delta_type *in, bool top, bool merge,
     return 0;
   }
   if (t->kind == DT_ARRAY && in->kind == DT_ARRAY) {
-    if (delta_buf_puts(path, ".element") || delta_buf_putc(path, 0)) return DELTA_NOMEM();
+    if (buf_puts(path, ".element") || buf_putc(path, 0)) return DELTA_NOMEM();
     path->len--;
     int rc = fits(t->element, in->element, false, merge, path, new_fields);
     path->len = at;
     return rc;
   }
   if (t->kind == DT_MAP && in->kind == DT_MAP && schema_type_equal(t->key, in->key)) {
-    if (delta_buf_puts(path, ".value") || delta_buf_putc(path, 0)) return DELTA_NOMEM();
+    if (buf_puts(path, ".value") || buf_putc(path, 0)) return DELTA_NOMEM();
     path->len--;
     int rc = fits(t->value, in->value, false, merge, path, new_fields);
     path->len = at;
@@ -579,7 +579,7 @@ static int fits(const delta_type *t, const delta_type *in, bool top, bool merge,
   char a[128], b[128];
   type_text(t, a, sizeof a);
   type_text(in, b, sizeof b);
-  return delta_error_set(DELTA_EINVAL, "schema mismatch: column %s is %s in the table but %s in the input",
+  return err_set(DELTA_EINVAL, "schema mismatch: column %s is %s in the table but %s in the input",
                          (const char *)path->data, a, b);
 }
 
@@ -588,30 +588,30 @@ int schema_check_input(const delta_type *table, const delta_type *in, bool merge
   for (int i = 0; i < in->n_fields; i++)
     for (int j = 0; j < i; j++)
       if (strcasecmp(in->fields[j].name, in->fields[i].name) == 0)
-        return delta_error_set(DELTA_EINVAL, "input has column %s twice", in->fields[i].name);
+        return err_set(DELTA_EINVAL, "input has column %s twice", in->fields[i].name);
   /* the whole input as one struct: top-level columns are its fields */
   delta_buf path = DELTA_BUF_INIT;
   int new_fields = 0, rc = 0;
   for (int i = 0; i < in->n_fields && !rc; i++) {
     const delta_field *f = &in->fields[i];
-    const delta_field *tf = delta_schema_find(table, f->name);
-    delta_buf_reset(&path);
-    if ((rc = delta_buf_puts(&path, tf ? tf->name : f->name)) || (rc = delta_buf_putc(&path, 0))) break;
+    const delta_field *tf = log_schema_find(table, f->name);
+    buf_reset(&path);
+    if ((rc = buf_puts(&path, tf ? tf->name : f->name)) || (rc = buf_putc(&path, 0))) break;
     path.len--;
     if (tf) rc = fits(tf->type, f->type, true, merge, &path, &new_fields);
     else if (!merge)
-      rc = delta_error_set(DELTA_EINVAL,
+      rc = err_set(DELTA_EINVAL,
                            "schema mismatch: input column %s is not in the table (use --schema-mode merge to add it)",
                            f->name);
     else new_fields++;
   }
-  delta_buf_dispose(&path);
+  buf_dispose(&path);
   if (rc || !new_fields) return rc;
   delta_type *m = schema_copy(table);
   int added = 0;
   if (!m) return DELTA_NOMEM();
   if ((rc = schema_add_fields(m, in, &added))) {
-    delta_type_free(m);
+    log_type_free(m);
     return rc;
   }
   *merged = m;

@@ -19,16 +19,16 @@ static int on_entry(const delta_storage_entry *e, void *payload) {
   if (e->is_dir) return 0;
   log_file_name info = log_file_parse(e->name);
   if (info.kind == LOG_OTHER) return 0;
-  log_entry le = {delta_strndup(e->name, e->name_len), info, e->mtime_ms, e->size};
+  log_entry le = {mem_strndup(e->name, e->name_len), info, e->mtime_ms, e->size};
   if (!le.name) return DELTA_NOMEM();
-  int rc = delta_buf_append(&c->entries, &le, sizeof le);
-  if (rc) delta_free(le.name);
+  int rc = buf_append(&c->entries, &le, sizeof le);
+  if (rc) mem_free(le.name);
   return rc;
 }
 
 void log_listing_dispose(log_listing *l) {
-  for (int i = 0; i < l->n; i++) delta_free(l->entries[i].name);
-  delta_free(l->entries);
+  for (int i = 0; i < l->n; i++) mem_free(l->entries[i].name);
+  mem_free(l->entries);
   memset(l, 0, sizeof *l);
 }
 
@@ -48,7 +48,7 @@ static int listing_summarize(delta_storage *s, log_listing *out) {
   }
   if (out->latest < 0) {
     log_listing_dispose(out);
-    return delta_error_set(DELTA_ENOTFOUND, "not a Delta table: %s/_delta_log holds no commits",
+    return err_set(DELTA_ENOTFOUND, "not a Delta table: %s/_delta_log holds no commits",
                            delta_storage_location(s));
   }
   return 0;
@@ -59,10 +59,10 @@ static int list_after(delta_storage *s, const char *start_after, list_ctx *c) {
   if (rc) {
     log_entry *e = (log_entry *)(void *)c->entries.data;
     size_t n = c->entries.len / sizeof(log_entry);
-    for (size_t i = 0; i < n; i++) delta_free(e[i].name);
-    delta_buf_dispose(&c->entries);
+    for (size_t i = 0; i < n; i++) mem_free(e[i].name);
+    buf_dispose(&c->entries);
     if (rc == DELTA_ENOTFOUND)
-      return delta_error_set(DELTA_ENOTFOUND, "not a Delta table: %s has no _delta_log directory",
+      return err_set(DELTA_ENOTFOUND, "not a Delta table: %s has no _delta_log directory",
                              delta_storage_location(s));
   }
   return rc;
@@ -103,14 +103,14 @@ int log_list_refresh(delta_storage *s, const log_listing *old, log_listing *out)
   }
   if (rc) return rc;
   list_ctx c = {DELTA_BUF_INIT};
-  if ((rc = delta_buf_reserve(&c.entries, (size_t)old->n * sizeof(log_entry))) != 0) goto fail;
+  if ((rc = buf_reserve(&c.entries, (size_t)old->n * sizeof(log_entry))) != 0) goto fail;
   for (int i = 0; i < old->n; i++) {
     log_entry le = old->entries[i];
-    if (!(le.name = delta_strdup(le.name))) {
+    if (!(le.name = mem_strdup(le.name))) {
       rc = DELTA_NOMEM();
       goto fail;
     }
-    delta_buf_append(&c.entries, &le, sizeof le); /* reserved above: cannot fail */
+    buf_append(&c.entries, &le, sizeof le); /* reserved above: cannot fail */
   }
   rc = list_after(s, last, &c); /* frees the copies when it fails */
   if (rc) return rc;
@@ -187,9 +187,9 @@ int log_segment_build(const log_listing *l, int64_t version, int64_t max_cp, log
   memset(seg, 0, sizeof *seg);
   seg->version = version;
   seg->cp_version = -1;
-  if (version < 0) return delta_error_set(DELTA_EINVAL, "version %lld does not exist", (long long)version);
+  if (version < 0) return err_set(DELTA_EINVAL, "version %lld does not exist", (long long)version);
   if (version > l->latest)
-    return delta_error_set(DELTA_ENOTFOUND, "version %lld does not exist: the latest version is %lld",
+    return err_set(DELTA_ENOTFOUND, "version %lld does not exist: the latest version is %lld",
                            (long long)version, (long long)l->latest);
   /* Newest usable checkpoint at or below the version. */
   int64_t best = -1;
@@ -213,21 +213,21 @@ int log_segment_build(const log_listing *l, int64_t version, int64_t max_cp, log
   seg->cp_version = best;
   int64_t from = best + 1;
   if (best < 0 && l->earliest_commit > 0)
-    return delta_error_set(DELTA_ENOTFOUND,
+    return err_set(DELTA_ENOTFOUND,
                            "version %lld cannot be read: the log starts at version %lld and has no checkpoint "
                            "at or before %lld (older commits were cleaned up)",
                            (long long)version, (long long)l->earliest_commit, (long long)version);
   int64_t count = version - best;
   if (count > 0) {
-    seg->commits = delta_calloc((size_t)count, sizeof *seg->commits);
+    seg->commits = mem_calloc((size_t)count, sizeof *seg->commits);
     if (!seg->commits) return DELTA_NOMEM();
   }
   for (int64_t v = from; v <= version; v++) {
     const log_entry *e = log_find_commit(l, v);
     if (!e) {
-      delta_free(seg->commits);
+      mem_free(seg->commits);
       seg->commits = NULL;
-      return delta_error_set(DELTA_ECORRUPT, "the log has no commit file for version %lld (%020lld.json)",
+      return err_set(DELTA_ECORRUPT, "the log has no commit file for version %lld (%020lld.json)",
                              (long long)v, (long long)v);
     }
     seg->commits[seg->n_commits++] = e;
@@ -236,7 +236,7 @@ int log_segment_build(const log_listing *l, int64_t version, int64_t max_cp, log
 }
 
 void log_segment_dispose(log_segment *seg) {
-  delta_free(seg->commits);
+  mem_free(seg->commits);
   seg->commits = NULL;
   seg->n_commits = 0;
 }

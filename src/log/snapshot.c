@@ -18,11 +18,11 @@
 
 int delta_table_open(delta_table **out, const char *location) {
   *out = NULL;
-  delta_table *t = delta_calloc(1, sizeof *t);
+  delta_table *t = mem_calloc(1, sizeof *t);
   if (!t) return DELTA_NOMEM();
   int rc;
   if ((rc = delta_storage_open(&t->storage, location)) != 0) goto fail;
-  if (!(t->location = delta_strdup(delta_storage_location(t->storage)))) {
+  if (!(t->location = mem_strdup(delta_storage_location(t->storage)))) {
     rc = DELTA_NOMEM();
     goto fail;
   }
@@ -36,8 +36,8 @@ fail:
 void delta_table_free(delta_table *t) {
   if (!t) return;
   delta_storage_free(t->storage);
-  delta_free(t->location);
-  delta_free(t);
+  mem_free(t->location);
+  mem_free(t);
 }
 
 const char *delta_table_location(const delta_table *t) { return t->location; }
@@ -47,25 +47,25 @@ void delta_snapshot_free(delta_snapshot *s) {
    * which therefore lives until the last of them is freed. */
   if (!s || atomic_fetch_sub(&s->refs, 1) > 1) return;
   delta_snapshot_free(s->base);
-  delta_type_free(s->schema);
+  log_type_free(s->schema);
   log_listing_dispose(&s->listing);
-  delta_arena_dispose(&s->arena);
-  delta_bigbuf_dispose(&s->files_mem);
-  delta_free(s);
+  log_arena_dispose(&s->arena);
+  log_bigbuf_dispose(&s->files_mem);
+  mem_free(s);
 }
 
 int64_t delta_snapshot_version(const delta_snapshot *s) { return s->version; }
 int64_t delta_snapshot_timestamp_ms(const delta_snapshot *s) { return s->timestamp_ms; }
 int64_t delta_snapshot_num_files(const delta_snapshot *s) { return s->n_files; }
 
-const char *delta_snapshot_config(const delta_snapshot *s, const char *key) {
+const char *snapshot_config(const delta_snapshot *s, const char *key) {
   for (int i = 0; i < s->metadata.n_configuration; i++)
     if (strcmp(s->metadata.configuration[i].key, key) == 0) return s->metadata.configuration[i].value;
   return NULL;
 }
 
 static bool config_true(const delta_snapshot *s, const char *key) {
-  const char *v = delta_snapshot_config(s, key);
+  const char *v = snapshot_config(s, key);
   return v && strcasecmp(v, "true") == 0;
 }
 
@@ -77,26 +77,26 @@ static int read_ict(delta_table *t, const log_entry *e, int64_t *out) {
   delta_buf text = DELTA_BUF_INIT;
   delta_json_doc *doc = NULL;
   int rc;
-  if ((rc = delta_storage_read(t->storage, key, &text)) != 0) goto done;
-  if ((rc = delta_json_doc_new(&doc)) != 0) goto done;
+  if ((rc = storage_read_all(t->storage, key, &text)) != 0) goto done;
+  if ((rc = json_doc_new(&doc)) != 0) goto done;
   const char *p = (const char *)text.data;
   const char *nl = memchr(p, '\n', text.len);
   size_t len = nl ? (size_t)(nl - p) : text.len;
-  if ((rc = delta_json_parse(doc, p, len)) != 0) goto done;
-  delta_json_val ts = delta_json_get(delta_json_get(delta_json_root(doc), "commitInfo"), "inCommitTimestamp");
-  if (delta_json_typeof(ts) != DELTA_JSON_NUMBER) {
-    rc = delta_error_set(DELTA_ECORRUPT, "%s: in-commit timestamps are enabled but the first action has none",
+  if ((rc = json_parse(doc, p, len)) != 0) goto done;
+  delta_json_val ts = json_get(json_get(json_root(doc), "commitInfo"), "inCommitTimestamp");
+  if (json_typeof(ts) != DELTA_JSON_NUMBER) {
+    rc = err_set(DELTA_ECORRUPT, "%s: in-commit timestamps are enabled but the first action has none",
                          e->name);
     goto done;
   }
-  rc = delta_json_int64(ts, out);
+  rc = json_int64(ts, out);
 done:
-  delta_json_doc_free(doc);
-  delta_buf_dispose(&text);
+  json_doc_free(doc);
+  buf_dispose(&text);
   return rc;
 }
 
-int delta_commit_timestamp(delta_table *t, const log_entry *commit, bool use_ict, int64_t *out_ms) {
+int snapshot_commit_timestamp(delta_table *t, const log_entry *commit, bool use_ict, int64_t *out_ms) {
   if (use_ict) return read_ict(t, commit, out_ms);
   *out_ms = commit->mtime_ms;
   return 0;
@@ -109,14 +109,14 @@ static int finish(delta_table *t, log_listing *listing, delta_snapshot *s);
 static int load_mode(delta_table *t, log_listing *listing, int64_t version, int64_t max_cp_in, bool records_only,
                      delta_snapshot **out);
 
-int delta_snapshot_load(delta_table *t, log_listing *listing, int64_t version, int64_t max_cp_in,
+int snapshot_load(delta_table *t, log_listing *listing, int64_t version, int64_t max_cp_in,
                         delta_snapshot **out) {
   return load_mode(t, listing, version, max_cp_in, false, out);
 }
 
 static int load_mode(delta_table *t, log_listing *listing, int64_t version, int64_t max_cp_in, bool records_only,
                      delta_snapshot **out) {
-  delta_snapshot *s = delta_calloc(1, sizeof *s);
+  delta_snapshot *s = mem_calloc(1, sizeof *s);
   if (!s) return DELTA_NOMEM();
   s->refs = 1;
   s->stats_records_only = records_only;
@@ -131,14 +131,14 @@ static int load_mode(delta_table *t, log_listing *listing, int64_t version, int6
     if (rc) break;
     int used_compactions = compactions ? log_segment_use_compactions(listing, &seg) : 0;
     int failed_cp = 0;
-    delta_arena_dispose(&s->arena);
-    delta_bigbuf_dispose(&s->files_mem);
+    log_arena_dispose(&s->arena);
+    log_bigbuf_dispose(&s->files_mem);
     s->files = NULL;
     s->n_files = 0;
     memset(&s->protocol, 0, sizeof s->protocol);
     memset(&s->metadata, 0, sizeof s->metadata);
     s->commit_info = NULL;
-    rc = delta_replay(s, &seg, &failed_cp);
+    rc = log_replay(s, &seg, &failed_cp);
     s->cp_version = seg.cp_version;
     int64_t cp = seg.cp_version;
     /* A commit file for the version gives its timestamp; a checkpoint-only
@@ -170,16 +170,16 @@ static int load_mode(delta_table *t, log_listing *listing, int64_t version, int6
 static int finish(delta_table *t, log_listing *listing, delta_snapshot *s) {
   int64_t version = s->version;
   int rc;
-  if ((rc = delta_protocol_check_read(&s->protocol)) != 0) return rc;
+  if ((rc = snapshot_protocol_check_read(&s->protocol)) != 0) return rc;
   if (!s->metadata.schema_string) s->metadata.schema_string = "{\"type\":\"struct\",\"fields\":[]}";
-  if ((rc = delta_schema_parse(s->metadata.schema_string, strlen(s->metadata.schema_string), &s->schema)) != 0) {
-    delta_error_prefix("metaData.schemaString");
+  if ((rc = log_schema_parse(s->metadata.schema_string, strlen(s->metadata.schema_string), &s->schema)) != 0) {
+    err_prefix("metaData.schemaString");
     return rc;
   }
   s->ict_enabled = config_true(s, "delta.enableInCommitTimestamps");
   const log_entry *c = log_find_commit(listing, version);
   if (s->ict_enabled && c) {
-    const char *ev = delta_snapshot_config(s, "delta.inCommitTimestampEnablementVersion");
+    const char *ev = snapshot_config(s, "delta.inCommitTimestampEnablementVersion");
     if (!ev || strtoll(ev, NULL, 10) <= version) return read_ict(t, c, &s->timestamp_ms);
   }
   return 0;
@@ -238,10 +238,10 @@ static int latest_times_of(delta_table *t, log_listing *l, latest_times *lt) {
     if (!ict_now) lt->timestamp_ms = c->mtime_ms;
     else if (crc.has_ict) lt->timestamp_ms = crc.ict_ms;
     else rc = read_ict(t, c, &lt->timestamp_ms);
-    delta_arena_dispose(&arena);
+    log_arena_dispose(&arena);
     return rc;
   }
-  delta_arena_dispose(&arena);
+  log_arena_dispose(&arena);
   delta_error_clear(); /* no usable checksum file: replay instead */
   delta_snapshot *latest = NULL;
   /* Only its configuration and commit time are needed. */
@@ -271,7 +271,7 @@ static int version_at(delta_table *t, log_listing *l, int64_t ts, int64_t *out) 
     while (lo <= hi) {
       int64_t mid = lo + (hi - lo) / 2, mts;
       const log_entry *e = log_find_commit(l, mid);
-      if (!e) return delta_error_set(DELTA_ECORRUPT, "commit %lld is missing", (long long)mid);
+      if (!e) return err_set(DELTA_ECORRUPT, "commit %lld is missing", (long long)mid);
       if ((rc = read_ict(t, e, &mts)) != 0) return rc;
       if (mts <= ts) {
         found = mid;
@@ -287,17 +287,17 @@ static int version_at(delta_table *t, log_listing *l, int64_t ts, int64_t *out) 
   }
   if (found < 0) {
     const log_entry *e = log_find_commit(l, earliest);
-    delta_time_format_ms(ts, a);
-    delta_time_format_ms(e ? e->mtime_ms : 0, b);
-    return delta_error_set(DELTA_ENOTFOUND,
+    time_format_ms(ts, a);
+    time_format_ms(e ? e->mtime_ms : 0, b);
+    return err_set(DELTA_ENOTFOUND,
                            "timestamp %s is before the earliest available version %lld (committed at %s)", a,
                            (long long)earliest, b);
   }
   /* After the last commit: Spark refuses rather than silently reading the latest. */
   if (found == l->latest && ts > latest.timestamp_ms) {
-    delta_time_format_ms(ts, a);
-    delta_time_format_ms(latest.timestamp_ms, b);
-    return delta_error_set(DELTA_ENOTFOUND, "timestamp %s is after the latest version %lld (committed at %s)", a,
+    time_format_ms(ts, a);
+    time_format_ms(latest.timestamp_ms, b);
+    return err_set(DELTA_ENOTFOUND, "timestamp %s is after the latest version %lld (committed at %s)", a,
                            (long long)l->latest, b);
   }
   *out = found;
@@ -328,15 +328,15 @@ static int open_hinted(delta_table *t, bool records_only, delta_snapshot **out) 
   return 0;
 }
 
-int delta_snapshot_open_listed(delta_snapshot **out, delta_table *t, const delta_snapshot_options *opts,
+int snapshot_open_listed(delta_snapshot **out, delta_table *t, const delta_snapshot_options *opts,
                                bool whole_listing) {
   *out = NULL;
   delta_snapshot_options defaults = DELTA_SNAPSHOT_OPTIONS_INIT;
   if (!opts) opts = &defaults;
   if (opts->version != DELTA_SNAPSHOT_OPTIONS_VERSION)
-    return delta_error_set(DELTA_EINVAL, "snapshot options: unknown version %u", opts->version);
+    return err_set(DELTA_EINVAL, "snapshot options: unknown version %u", opts->version);
   if (opts->at_version && opts->at_timestamp)
-    return delta_error_set(DELTA_EINVAL, "give a version or a timestamp, not both");
+    return err_set(DELTA_EINVAL, "give a version or a timestamp, not both");
   if (!opts->at_version && !opts->at_timestamp && !whole_listing &&
       open_hinted(t, opts->stats_records_only, out) == 0)
     return 0;
@@ -357,7 +357,7 @@ fail:
 }
 
 int delta_snapshot_open(delta_snapshot **out, delta_table *t, const delta_snapshot_options *opts) {
-  return delta_snapshot_open_listed(out, t, opts, false);
+  return snapshot_open_listed(out, t, opts, false);
 }
 
 int delta_snapshot_update(delta_snapshot **out, const delta_snapshot *old) {
@@ -384,7 +384,7 @@ int delta_snapshot_update(delta_snapshot **out, const delta_snapshot *old) {
     tail.commits = seg.commits + skip;
     tail.n_commits = seg.n_commits - skip;
     tail.n_cp = 0;
-    s = delta_calloc(1, sizeof *s);
+    s = mem_calloc(1, sizeof *s);
     if (!s) {
       log_segment_dispose(&seg);
       rc = DELTA_NOMEM();
@@ -397,7 +397,7 @@ int delta_snapshot_update(delta_snapshot **out, const delta_snapshot *old) {
     s->stats_records_only = old->stats_records_only;
     s->base = (delta_snapshot *)old;
     atomic_fetch_add(&s->base->refs, 1);
-    rc = delta_replay_incremental(s, old, &tail);
+    rc = log_replay_incremental(s, old, &tail);
     log_segment_dispose(&seg);
     if (rc) goto fail;
     const log_entry *c = log_find_commit(&l, l.latest);

@@ -44,21 +44,21 @@ struct delta_snapshot {
 /* Replay `version` using only checkpoints at or below max_cp (-1: commits
  * only), falling back to older checkpoints when one cannot be read. The
  * snapshot does not take the listing (its own listing stays empty). */
-int delta_snapshot_load(delta_table *t, log_listing *listing, int64_t version, int64_t max_cp,
+int snapshot_load(delta_table *t, log_listing *listing, int64_t version, int64_t max_cp,
                         delta_snapshot **out);
 
 /* delta_snapshot_open, where `whole_listing` makes the snapshot's listing
  * cover the whole log even for the latest version (for callers that show
  * history from it), instead of starting at the _last_checkpoint hint. */
-int delta_snapshot_open_listed(delta_snapshot **out, delta_table *t, const delta_snapshot_options *opts,
+int snapshot_open_listed(delta_snapshot **out, delta_table *t, const delta_snapshot_options *opts,
                                bool whole_listing);
 
 /* Value of a metaData.configuration key, or NULL. */
-const char *delta_snapshot_config(const delta_snapshot *s, const char *key);
+const char *snapshot_config(const delta_snapshot *s, const char *key);
 
 /* Timestamp of one commit: its in-commit timestamp when `use_ict`, else the
  * file's modification time. */
-int delta_commit_timestamp(delta_table *t, const log_entry *commit, bool use_ict, int64_t *out_ms);
+int snapshot_commit_timestamp(delta_table *t, const log_entry *commit, bool use_ict, int64_t *out_ms);
 
 /* Reader features deltac supports, for `deltac --features`. NULL-terminated. */
 extern const char *const delta_supported_reader_features[];
@@ -66,6 +66,6 @@ extern const char *const delta_known_writer_features[];
 
 /* DELTA_EUNSUPPORTED naming every reader feature (or version) the table
  * needs that deltac does not support. */
-int delta_protocol_check_read(const delta_protocol *p);
+int snapshot_protocol_check_read(const delta_protocol *p);
 
 #endif

@@ -14,22 +14,22 @@
 #define MAX_DEPTH 100
 
 static void field_dispose(delta_field *f) {
-  delta_free(f->name);
-  delta_type_free(f->type);
-  delta_free(f->metadata);
-  delta_free(f->physical_name);
-  delta_free(f->comment);
-  delta_free(f->generation_expression);
+  mem_free(f->name);
+  log_type_free(f->type);
+  mem_free(f->metadata);
+  mem_free(f->physical_name);
+  mem_free(f->comment);
+  mem_free(f->generation_expression);
 }
 
-void delta_type_free(delta_type *t) {
+void log_type_free(delta_type *t) {
   if (!t) return;
   for (int i = 0; i < t->n_fields; i++) field_dispose(&t->fields[i]);
-  delta_free(t->fields);
-  delta_type_free(t->element);
-  delta_type_free(t->key);
-  delta_type_free(t->value);
-  delta_free(t);
+  mem_free(t->fields);
+  log_type_free(t->element);
+  log_type_free(t->key);
+  log_type_free(t->value);
+  mem_free(t);
 }
 
 static int parse_type(delta_json_val v, delta_type **out, int depth, delta_buf *tmp);
@@ -61,175 +61,175 @@ static int parse_primitive(const char *s, delta_type *t) {
   }
   if (sscanf(s, "decimal(%d,%d)%c", &p, &sc, &tail) == 2 || sscanf(s, "decimal(%d, %d)%c", &p, &sc, &tail) == 2) {
     if (p < 1 || p > 38 || sc < 0 || sc > p)
-      return delta_error_set(DELTA_ECORRUPT, "schema: bad decimal type '%s'", s);
+      return err_set(DELTA_ECORRUPT, "schema: bad decimal type '%s'", s);
     t->kind = DT_DECIMAL;
     t->precision = p;
     t->scale = sc;
     return 0;
   }
-  return delta_error_set(DELTA_EUNSUPPORTED, "schema: unknown type '%s'", s);
+  return err_set(DELTA_EUNSUPPORTED, "schema: unknown type '%s'", s);
 }
 
 static int dup_string(delta_json_val v, char **out, delta_buf *tmp) {
-  int rc = delta_json_string(v, tmp);
+  int rc = json_string(v, tmp);
   if (rc) return rc;
-  *out = delta_strndup((const char *)tmp->data, tmp->len);
+  *out = mem_strndup((const char *)tmp->data, tmp->len);
   return *out ? 0 : DELTA_NOMEM();
 }
 
 static int parse_field(delta_json_val fv, delta_field *f, int depth, delta_buf *tmp) {
-  if (delta_json_typeof(fv) != DELTA_JSON_OBJECT)
-    return delta_error_set(DELTA_ECORRUPT, "schema: a struct field is not an object");
-  delta_json_val name = delta_json_get(fv, "name"), type = delta_json_get(fv, "type");
-  if (delta_json_typeof(name) != DELTA_JSON_STRING)
-    return delta_error_set(DELTA_ECORRUPT, "schema: a struct field has no name");
+  if (json_typeof(fv) != DELTA_JSON_OBJECT)
+    return err_set(DELTA_ECORRUPT, "schema: a struct field is not an object");
+  delta_json_val name = json_get(fv, "name"), type = json_get(fv, "type");
+  if (json_typeof(name) != DELTA_JSON_STRING)
+    return err_set(DELTA_ECORRUPT, "schema: a struct field has no name");
   int rc = dup_string(name, &f->name, tmp);
   if (rc) return rc;
-  delta_json_val nullable = delta_json_get(fv, "nullable");
+  delta_json_val nullable = json_get(fv, "nullable");
   f->nullable = true;
-  if (delta_json_typeof(nullable) == DELTA_JSON_BOOL) delta_json_bool(nullable, &f->nullable);
-  if (delta_json_typeof(type) == DELTA_JSON_ABSENT)
-    return delta_error_set(DELTA_ECORRUPT, "schema: field %s has no type", f->name);
+  if (json_typeof(nullable) == DELTA_JSON_BOOL) json_bool(nullable, &f->nullable);
+  if (json_typeof(type) == DELTA_JSON_ABSENT)
+    return err_set(DELTA_ECORRUPT, "schema: field %s has no type", f->name);
   rc = parse_type(type, &f->type, depth + 1, tmp);
-  if (rc) return delta_error_prefix("field %s", f->name);
-  delta_json_val md = delta_json_get(fv, "metadata");
-  if (delta_json_typeof(md) == DELTA_JSON_OBJECT) {
+  if (rc) return err_prefix("field %s", f->name);
+  delta_json_val md = json_get(fv, "metadata");
+  if (json_typeof(md) == DELTA_JSON_OBJECT) {
     const char *raw;
     size_t n;
-    delta_json_raw(md, &raw, &n);
-    f->metadata = delta_strndup(raw, n);
+    json_raw(md, &raw, &n);
+    f->metadata = mem_strndup(raw, n);
     if (!f->metadata) return DELTA_NOMEM();
-    delta_json_val pn = delta_json_get(md, "delta.columnMapping.physicalName");
-    if (delta_json_typeof(pn) == DELTA_JSON_STRING && (rc = dup_string(pn, &f->physical_name, tmp))) return rc;
-    delta_json_val id = delta_json_get(md, "delta.columnMapping.id");
-    if (delta_json_typeof(id) == DELTA_JSON_NUMBER) {
-      if (delta_json_int64(id, &f->field_id)) return delta_error_prefix("field %s: column mapping id", f->name);
+    delta_json_val pn = json_get(md, "delta.columnMapping.physicalName");
+    if (json_typeof(pn) == DELTA_JSON_STRING && (rc = dup_string(pn, &f->physical_name, tmp))) return rc;
+    delta_json_val id = json_get(md, "delta.columnMapping.id");
+    if (json_typeof(id) == DELTA_JSON_NUMBER) {
+      if (json_int64(id, &f->field_id)) return err_prefix("field %s: column mapping id", f->name);
       f->has_field_id = true;
     }
-    delta_json_val c = delta_json_get(md, "comment");
-    if (delta_json_typeof(c) == DELTA_JSON_STRING && (rc = dup_string(c, &f->comment, tmp))) return rc;
-    delta_json_val g = delta_json_get(md, "delta.generationExpression");
-    if (delta_json_typeof(g) == DELTA_JSON_STRING && (rc = dup_string(g, &f->generation_expression, tmp))) return rc;
-    f->is_identity = delta_json_typeof(delta_json_get(md, "delta.identity.start")) != DELTA_JSON_ABSENT ||
-                     delta_json_typeof(delta_json_get(md, "delta.identity.step")) != DELTA_JSON_ABSENT;
+    delta_json_val c = json_get(md, "comment");
+    if (json_typeof(c) == DELTA_JSON_STRING && (rc = dup_string(c, &f->comment, tmp))) return rc;
+    delta_json_val g = json_get(md, "delta.generationExpression");
+    if (json_typeof(g) == DELTA_JSON_STRING && (rc = dup_string(g, &f->generation_expression, tmp))) return rc;
+    f->is_identity = json_typeof(json_get(md, "delta.identity.start")) != DELTA_JSON_ABSENT ||
+                     json_typeof(json_get(md, "delta.identity.step")) != DELTA_JSON_ABSENT;
   } else {
-    f->metadata = delta_strdup("{}");
+    f->metadata = mem_strdup("{}");
     if (!f->metadata) return DELTA_NOMEM();
   }
   return 0;
 }
 
 static int parse_type(delta_json_val v, delta_type **out, int depth, delta_buf *tmp) {
-  if (depth > MAX_DEPTH) return delta_error_set(DELTA_EUNSUPPORTED, "schema: nested deeper than %d", MAX_DEPTH);
-  delta_type *t = delta_calloc(1, sizeof *t);
+  if (depth > MAX_DEPTH) return err_set(DELTA_EUNSUPPORTED, "schema: nested deeper than %d", MAX_DEPTH);
+  delta_type *t = mem_calloc(1, sizeof *t);
   if (!t) return DELTA_NOMEM();
   int rc = 0;
-  if (delta_json_typeof(v) == DELTA_JSON_STRING) {
-    if ((rc = delta_json_string(v, tmp)) != 0) goto done;
+  if (json_typeof(v) == DELTA_JSON_STRING) {
+    if ((rc = json_string(v, tmp)) != 0) goto done;
     rc = parse_primitive((const char *)tmp->data, t);
     goto done;
   }
-  if (delta_json_typeof(v) != DELTA_JSON_OBJECT) {
-    rc = delta_error_set(DELTA_ECORRUPT, "schema: a type is neither a name nor an object");
+  if (json_typeof(v) != DELTA_JSON_OBJECT) {
+    rc = err_set(DELTA_ECORRUPT, "schema: a type is neither a name nor an object");
     goto done;
   }
-  delta_json_val kind = delta_json_get(v, "type");
-  if (delta_json_string_eq(kind, "struct")) {
+  delta_json_val kind = json_get(v, "type");
+  if (json_string_eq(kind, "struct")) {
     t->kind = DT_STRUCT;
-    delta_json_val fields = delta_json_get(v, "fields");
-    if (delta_json_typeof(fields) != DELTA_JSON_ARRAY) {
-      rc = delta_error_set(DELTA_ECORRUPT, "schema: struct without a fields array");
+    delta_json_val fields = json_get(v, "fields");
+    if (json_typeof(fields) != DELTA_JSON_ARRAY) {
+      rc = err_set(DELTA_ECORRUPT, "schema: struct without a fields array");
       goto done;
     }
-    int n = delta_json_len(fields);
-    t->fields = delta_calloc((size_t)n + 1, sizeof *t->fields);
+    int n = json_len(fields);
+    t->fields = mem_calloc((size_t)n + 1, sizeof *t->fields);
     if (!t->fields) { rc = DELTA_NOMEM(); goto done; }
-    delta_json_val fv = delta_json_first(fields);
-    for (int i = 0; i < n; i++, fv = delta_json_next(fv)) {
+    delta_json_val fv = json_first(fields);
+    for (int i = 0; i < n; i++, fv = json_next(fv)) {
       t->n_fields = i + 1;
       if ((rc = parse_field(fv, &t->fields[i], depth, tmp)) != 0) goto done;
     }
     for (int i = 0; i < t->n_fields; i++)
       for (int j = 0; j < i; j++)
         if (strcasecmp(t->fields[i].name, t->fields[j].name) == 0) {
-          rc = delta_error_set(DELTA_ECORRUPT, "schema: duplicate field name %s", t->fields[i].name);
+          rc = err_set(DELTA_ECORRUPT, "schema: duplicate field name %s", t->fields[i].name);
           goto done;
         }
-  } else if (delta_json_string_eq(kind, "array")) {
+  } else if (json_string_eq(kind, "array")) {
     t->kind = DT_ARRAY;
     t->contains_null = true;
-    delta_json_val cn = delta_json_get(v, "containsNull");
-    if (delta_json_typeof(cn) == DELTA_JSON_BOOL) delta_json_bool(cn, &t->contains_null);
-    rc = parse_type(delta_json_get(v, "elementType"), &t->element, depth + 1, tmp);
-  } else if (delta_json_string_eq(kind, "map")) {
+    delta_json_val cn = json_get(v, "containsNull");
+    if (json_typeof(cn) == DELTA_JSON_BOOL) json_bool(cn, &t->contains_null);
+    rc = parse_type(json_get(v, "elementType"), &t->element, depth + 1, tmp);
+  } else if (json_string_eq(kind, "map")) {
     t->kind = DT_MAP;
     t->value_contains_null = true;
-    delta_json_val cn = delta_json_get(v, "valueContainsNull");
-    if (delta_json_typeof(cn) == DELTA_JSON_BOOL) delta_json_bool(cn, &t->value_contains_null);
-    if ((rc = parse_type(delta_json_get(v, "keyType"), &t->key, depth + 1, tmp)) != 0) goto done;
-    rc = parse_type(delta_json_get(v, "valueType"), &t->value, depth + 1, tmp);
+    delta_json_val cn = json_get(v, "valueContainsNull");
+    if (json_typeof(cn) == DELTA_JSON_BOOL) json_bool(cn, &t->value_contains_null);
+    if ((rc = parse_type(json_get(v, "keyType"), &t->key, depth + 1, tmp)) != 0) goto done;
+    rc = parse_type(json_get(v, "valueType"), &t->value, depth + 1, tmp);
   } else {
-    rc = delta_error_set(DELTA_ECORRUPT, "schema: unknown complex type");
+    rc = err_set(DELTA_ECORRUPT, "schema: unknown complex type");
   }
 done:
   if (rc) {
-    delta_type_free(t);
+    log_type_free(t);
     return rc;
   }
   *out = t;
   return 0;
 }
 
-int delta_schema_parse(const char *json, size_t len, delta_type **out) {
+int log_schema_parse(const char *json, size_t len, delta_type **out) {
   *out = NULL;
   delta_json_doc *doc = NULL;
   delta_buf tmp = DELTA_BUF_INIT;
   int rc;
-  if ((rc = delta_json_doc_new(&doc)) != 0) goto done;
-  if ((rc = delta_json_parse(doc, json, len)) != 0) goto done;
-  if ((rc = parse_type(delta_json_root(doc), out, 0, &tmp)) != 0) goto done;
+  if ((rc = json_doc_new(&doc)) != 0) goto done;
+  if ((rc = json_parse(doc, json, len)) != 0) goto done;
+  if ((rc = parse_type(json_root(doc), out, 0, &tmp)) != 0) goto done;
   if ((*out)->kind != DT_STRUCT) {
-    delta_type_free(*out);
+    log_type_free(*out);
     *out = NULL;
-    rc = delta_error_set(DELTA_ECORRUPT, "schema: the table schema is not a struct");
+    rc = err_set(DELTA_ECORRUPT, "schema: the table schema is not a struct");
   }
 done:
-  delta_json_doc_free(doc);
-  delta_buf_dispose(&tmp);
+  json_doc_free(doc);
+  buf_dispose(&tmp);
   return rc;
 }
 
-int delta_type_name(const delta_type *t, delta_buf *out) {
+int log_type_name(const delta_type *t, delta_buf *out) {
   switch (t->kind) {
-  case DT_DECIMAL: return delta_buf_printf(out, "decimal(%d,%d)", t->precision, t->scale);
+  case DT_DECIMAL: return buf_printf(out, "decimal(%d,%d)", t->precision, t->scale);
   case DT_ARRAY: {
     int rc;
-    if ((rc = delta_buf_puts(out, "array<")) != 0) return rc;
-    if ((rc = delta_type_name(t->element, out)) != 0) return rc;
-    return delta_buf_putc(out, '>');
+    if ((rc = buf_puts(out, "array<")) != 0) return rc;
+    if ((rc = log_type_name(t->element, out)) != 0) return rc;
+    return buf_putc(out, '>');
   }
   case DT_MAP: {
     int rc;
-    if ((rc = delta_buf_puts(out, "map<")) != 0) return rc;
-    if ((rc = delta_type_name(t->key, out)) != 0) return rc;
-    if ((rc = delta_buf_putc(out, ',')) != 0) return rc;
-    if ((rc = delta_type_name(t->value, out)) != 0) return rc;
-    return delta_buf_putc(out, '>');
+    if ((rc = buf_puts(out, "map<")) != 0) return rc;
+    if ((rc = log_type_name(t->key, out)) != 0) return rc;
+    if ((rc = buf_putc(out, ',')) != 0) return rc;
+    if ((rc = log_type_name(t->value, out)) != 0) return rc;
+    return buf_putc(out, '>');
   }
   case DT_STRUCT: {
     int rc;
-    if ((rc = delta_buf_puts(out, "struct<")) != 0) return rc;
+    if ((rc = buf_puts(out, "struct<")) != 0) return rc;
     for (int i = 0; i < t->n_fields; i++) {
-      if (i && (rc = delta_buf_putc(out, ',')) != 0) return rc;
-      if ((rc = delta_buf_printf(out, "%s:", t->fields[i].name)) != 0) return rc;
-      if ((rc = delta_type_name(t->fields[i].type, out)) != 0) return rc;
+      if (i && (rc = buf_putc(out, ',')) != 0) return rc;
+      if ((rc = buf_printf(out, "%s:", t->fields[i].name)) != 0) return rc;
+      if ((rc = log_type_name(t->fields[i].type, out)) != 0) return rc;
     }
-    return delta_buf_putc(out, '>');
+    return buf_putc(out, '>');
   }
   default:
     for (size_t i = 0; i < sizeof primitives / sizeof primitives[0]; i++)
-      if (primitives[i].kind == t->kind) return delta_buf_puts(out, primitives[i].name);
-    return delta_buf_puts(out, "?");
+      if (primitives[i].kind == t->kind) return buf_puts(out, primitives[i].name);
+    return buf_puts(out, "?");
   }
 }
 
@@ -293,14 +293,14 @@ done:
   return rc;
 }
 
-int delta_schema_to_arrow(const delta_type *st, struct ArrowSchema *out) {
+int log_schema_to_arrow(const delta_type *st, struct ArrowSchema *out) {
   return type_to_arrow(st, "", false, NULL, out);
 }
 
 static int put_indent(delta_buf *out, int depth) {
   int rc;
   for (int d = 0; d < depth; d++)
-    if ((rc = delta_buf_puts(out, " |   ")) != 0) return rc;
+    if ((rc = buf_puts(out, " |   ")) != 0) return rc;
   return 0;
 }
 
@@ -314,51 +314,51 @@ static int tree(const delta_type *t, int depth, delta_buf *out) {
     for (int i = 0; i < t->n_fields; i++) {
       const delta_field *f = &t->fields[i];
       if ((rc = put_indent(out, depth)) != 0) return rc;
-      if ((rc = delta_buf_printf(out, " |-- %s: ", f->name)) != 0) return rc;
-      if (f->type->kind == DT_STRUCT) rc = delta_buf_puts(out, "struct");
-      else if (f->type->kind == DT_ARRAY) rc = delta_buf_puts(out, "array");
-      else if (f->type->kind == DT_MAP) rc = delta_buf_puts(out, "map");
-      else rc = delta_type_name(f->type, out);
+      if ((rc = buf_printf(out, " |-- %s: ", f->name)) != 0) return rc;
+      if (f->type->kind == DT_STRUCT) rc = buf_puts(out, "struct");
+      else if (f->type->kind == DT_ARRAY) rc = buf_puts(out, "array");
+      else if (f->type->kind == DT_MAP) rc = buf_puts(out, "map");
+      else rc = log_type_name(f->type, out);
       if (rc) return rc;
-      if ((rc = delta_buf_printf(out, " (nullable = %s)", f->nullable ? "true" : "false")) != 0) return rc;
-      if (f->physical_name && (rc = delta_buf_printf(out, " [physical name %s]", f->physical_name)) != 0)
+      if ((rc = buf_printf(out, " (nullable = %s)", f->nullable ? "true" : "false")) != 0) return rc;
+      if (f->physical_name && (rc = buf_printf(out, " [physical name %s]", f->physical_name)) != 0)
         return rc;
-      if (f->has_field_id && (rc = delta_buf_printf(out, " [id %lld]", (long long)f->field_id)) != 0) return rc;
+      if (f->has_field_id && (rc = buf_printf(out, " [id %lld]", (long long)f->field_id)) != 0) return rc;
       if (f->generation_expression &&
-          (rc = delta_buf_printf(out, " [generated as %s]", f->generation_expression)) != 0)
+          (rc = buf_printf(out, " [generated as %s]", f->generation_expression)) != 0)
         return rc;
-      if (f->is_identity && (rc = delta_buf_puts(out, " [identity]")) != 0) return rc;
-      if (f->comment && (rc = delta_buf_printf(out, " -- %s", f->comment)) != 0) return rc;
-      if ((rc = delta_buf_putc(out, '\n')) != 0) return rc;
+      if (f->is_identity && (rc = buf_puts(out, " [identity]")) != 0) return rc;
+      if (f->comment && (rc = buf_printf(out, " -- %s", f->comment)) != 0) return rc;
+      if ((rc = buf_putc(out, '\n')) != 0) return rc;
       if ((rc = tree(f->type, depth + 1, out)) != 0) return rc;
     }
   } else if (t->kind == DT_ARRAY) {
     if ((rc = put_indent(out, depth)) != 0) return rc;
-    if ((rc = delta_buf_puts(out, " |-- element: ")) != 0) return rc;
-    if ((rc = delta_type_name(t->element, out)) != 0) return rc;
-    if ((rc = delta_buf_printf(out, " (containsNull = %s)\n", t->contains_null ? "true" : "false")) != 0) return rc;
+    if ((rc = buf_puts(out, " |-- element: ")) != 0) return rc;
+    if ((rc = log_type_name(t->element, out)) != 0) return rc;
+    if ((rc = buf_printf(out, " (containsNull = %s)\n", t->contains_null ? "true" : "false")) != 0) return rc;
     if (has_children(t->element)) return tree(t->element, depth + 1, out);
   } else if (t->kind == DT_MAP) {
     if ((rc = put_indent(out, depth)) != 0) return rc;
-    if ((rc = delta_buf_puts(out, " |-- key: ")) != 0) return rc;
-    if ((rc = delta_type_name(t->key, out)) != 0) return rc;
-    if ((rc = delta_buf_putc(out, '\n')) != 0) return rc;
+    if ((rc = buf_puts(out, " |-- key: ")) != 0) return rc;
+    if ((rc = log_type_name(t->key, out)) != 0) return rc;
+    if ((rc = buf_putc(out, '\n')) != 0) return rc;
     if ((rc = put_indent(out, depth)) != 0) return rc;
-    if ((rc = delta_buf_puts(out, " |-- value: ")) != 0) return rc;
-    if ((rc = delta_type_name(t->value, out)) != 0) return rc;
-    if ((rc = delta_buf_printf(out, " (valueContainsNull = %s)\n", t->value_contains_null ? "true" : "false")) != 0)
+    if ((rc = buf_puts(out, " |-- value: ")) != 0) return rc;
+    if ((rc = log_type_name(t->value, out)) != 0) return rc;
+    if ((rc = buf_printf(out, " (valueContainsNull = %s)\n", t->value_contains_null ? "true" : "false")) != 0)
       return rc;
     if (has_children(t->value)) return tree(t->value, depth + 1, out);
   }
   return 0;
 }
 
-int delta_schema_tree(const delta_type *st, delta_buf *out) {
-  int rc = delta_buf_puts(out, "root\n");
+int log_schema_tree(const delta_type *st, delta_buf *out) {
+  int rc = buf_puts(out, "root\n");
   return rc ? rc : tree(st, 0, out);
 }
 
-const delta_field *delta_schema_find(const delta_type *st, const char *name) {
+const delta_field *log_schema_find(const delta_type *st, const char *name) {
   for (int i = 0; i < st->n_fields; i++)
     if (strcmp(st->fields[i].name, name) == 0) return &st->fields[i];
   for (int i = 0; i < st->n_fields; i++)

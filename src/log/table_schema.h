@@ -47,21 +47,21 @@ struct delta_type {
 
 /* Parse a schemaString. DELTA_ECORRUPT with a message naming the field for
  * malformed JSON or types; DELTA_EUNSUPPORTED for type names we do not know. */
-int delta_schema_parse(const char *json, size_t len, delta_type **out);
-void delta_type_free(delta_type *t);
+int log_schema_parse(const char *json, size_t len, delta_type **out);
+void log_type_free(delta_type *t);
 
 /* Type name as Delta writes it ("long", "decimal(10,2)", "array<string>"...). */
-int delta_type_name(const delta_type *t, delta_buf *out);
+int log_type_name(const delta_type *t, delta_buf *out);
 
 /* Arrow schema for a struct type (the table's columns). Fields keep their
  * logical names; nullability and the Delta metadata travel as Arrow field
  * metadata ("delta.metadata" holds the raw JSON). */
-int delta_schema_to_arrow(const delta_type *st, struct ArrowSchema *out);
+int log_schema_to_arrow(const delta_type *st, struct ArrowSchema *out);
 
 /* Print the schema as an indented tree ("|-- name: type (nullable = true)"). */
-int delta_schema_tree(const delta_type *st, delta_buf *out);
+int log_schema_tree(const delta_type *st, delta_buf *out);
 
 /* Find a top-level field by name (exact, then case-insensitive as Spark does). */
-const delta_field *delta_schema_find(const delta_type *st, const char *name);
+const delta_field *log_schema_find(const delta_type *st, const char *name);
 
 #endif

@@ -26,34 +26,34 @@ int table_check_properties(const char *const *keys, const char *const *values, i
     for (int b = 0; booleans[b]; b++)
       if (strcmp(k, booleans[b]) == 0) {
         known = true;
-        if (!is_bool(v)) return delta_error_set(DELTA_EINVAL, "property %s must be true or false, not '%s'", k, v);
+        if (!is_bool(v)) return err_set(DELTA_EINVAL, "property %s must be true or false, not '%s'", k, v);
       }
     for (int f = 0; free_form[f]; f++) known |= strcmp(k, free_form[f]) == 0;
     if (strcmp(k, "delta.columnMapping.mode") == 0) {
       known = true;
       if (strcmp(v, "none") && strcmp(v, "name") && strcmp(v, "id"))
-        return delta_error_set(DELTA_EINVAL, "property %s must be none, name or id, not '%s'", k, v);
+        return err_set(DELTA_EINVAL, "property %s must be none, name or id, not '%s'", k, v);
     }
     if (strcmp(k, "delta.checkpointPolicy") == 0) {
       known = true;
       if (strcmp(v, "classic") && strcmp(v, "v2"))
-        return delta_error_set(DELTA_EINVAL, "property %s must be classic or v2, not '%s'", k, v);
+        return err_set(DELTA_EINVAL, "property %s must be classic or v2, not '%s'", k, v);
     }
     if (strcmp(k, "delta.checkpointInterval") == 0) {
       known = true;
       char *end;
       long x = strtol(v, &end, 10);
-      if (*v == 0 || *end || x <= 0) return delta_error_set(DELTA_EINVAL, "property %s must be a positive integer", k);
+      if (*v == 0 || *end || x <= 0) return err_set(DELTA_EINVAL, "property %s must be a positive integer", k);
     }
     if (strcmp(k, "delta.enableTypeWidening") == 0 ||
         strncmp(k, "delta.enableIcebergCompat", 25) == 0)
-      return delta_error_set(DELTA_EUNSUPPORTED, "property %s: deltac cannot write tables that use it yet", k);
+      return err_set(DELTA_EUNSUPPORTED, "property %s: deltac cannot write tables that use it yet", k);
     if (strncmp(k, CONSTRAINT_PREFIX, strlen(CONSTRAINT_PREFIX)) == 0) {
       /* the expression is checked against the schema when the table is set up */
       known = true;
-      if (!k[strlen(CONSTRAINT_PREFIX)]) return delta_error_set(DELTA_EINVAL, "property %s: a constraint needs a name", k);
+      if (!k[strlen(CONSTRAINT_PREFIX)]) return err_set(DELTA_EINVAL, "property %s: a constraint needs a name", k);
     }
-    if (!known) return delta_error_set(DELTA_EINVAL, "unknown table property %s", k);
+    if (!known) return err_set(DELTA_EINVAL, "unknown table property %s", k);
   }
   return 0;
 }
@@ -131,7 +131,7 @@ int table_derive_protocol_ex(const delta_type *schema, const delta_kv *config, i
     return 0;
   }
   /* table features: list exactly what is used */
-  const char **rf = delta_arena_alloc(arena, 10 * sizeof *rf), **wf = delta_arena_alloc(arena, 16 * sizeof *wf);
+  const char **rf = log_arena_alloc(arena, 10 * sizeof *rf), **wf = log_arena_alloc(arena, 16 * sizeof *wf);
   if (!rf || !wf) return DELTA_NOMEM();
   int nr = 0, nw = 0;
   if (append_only) wf[nw++] = "appendOnly";
@@ -173,29 +173,29 @@ int table_check_writable(const delta_protocol *p, const delta_metadata *m, const
                                    "invariants", "checkConstraints", "generatedColumns", "identityColumns",
                                    "v2Checkpoint", "rowTracking", "clustering", NULL};
   if (p->min_writer_version > 7)
-    return delta_error_set(DELTA_EUNSUPPORTED, "table needs writer version %d; deltac writes up to 7",
+    return err_set(DELTA_EUNSUPPORTED, "table needs writer version %d; deltac writes up to 7",
                            p->min_writer_version);
   if (p->min_writer_version == 7)
     for (int i = 0; i < p->n_writer_features; i++) {
       bool known = false;
       for (int k = 0; ok[k]; k++) known |= strcmp(ok[k], p->writer_features[i]) == 0;
       if (!known && strcmp(p->writer_features[i], "liquid") == 0)
-        return delta_error_set(DELTA_EUNSUPPORTED, "table uses writer feature liquid (a Databricks preview of "
+        return err_set(DELTA_EUNSUPPORTED, "table uses writer feature liquid (a Databricks preview of "
                                                    "clustering), which deltac does not write");
       if (!known)
-        return delta_error_set(DELTA_EUNSUPPORTED, "table uses writer feature %s, which deltac cannot write yet",
+        return err_set(DELTA_EUNSUPPORTED, "table uses writer feature %s, which deltac cannot write yet",
                                p->writer_features[i]);
     }
   /* generated and identity columns are computed and filled by the data
    * writer (gen_columns.h); only nested ones are out of reach */
   for (int i = 0; schema && i < schema->n_fields; i++)
     if (has_generated(schema->fields[i].type, false) || has_generated(schema->fields[i].type, true))
-      return delta_error_set(DELTA_EUNSUPPORTED, "column %s has a nested generated or identity column, which deltac "
+      return err_set(DELTA_EUNSUPPORTED, "column %s has a nested generated or identity column, which deltac "
                              "cannot fill", schema->fields[i].name);
   if (table_prop_true(m->configuration, m->n_configuration, "delta.enableRowTracking") &&
       (!table_prop(m->configuration, m->n_configuration, "delta.rowTracking.materializedRowIdColumnName") ||
        !table_prop(m->configuration, m->n_configuration, "delta.rowTracking.materializedRowCommitVersionColumnName")))
-    return delta_error_set(DELTA_ECORRUPT, "table enables row tracking without naming its materialized columns");
+    return err_set(DELTA_ECORRUPT, "table enables row tracking without naming its materialized columns");
   return 0;
 }
 

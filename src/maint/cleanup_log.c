@@ -10,7 +10,7 @@
 
 int delta_log_cleanup(const char *location, const delta_log_cleanup_options *o, delta_log_cleanup_result *result) {
   if (!o || o->version != DELTA_LOG_CLEANUP_OPTIONS_VERSION)
-    return delta_error_set(DELTA_EINVAL, "log cleanup options: unknown version");
+    return err_set(DELTA_EINVAL, "log cleanup options: unknown version");
   delta_table *t = NULL;
   delta_snapshot *s = NULL;
   int rc;

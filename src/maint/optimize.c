@@ -73,9 +73,9 @@ static int partition_key(const delta_snapshot *s, const delta_add *a, delta_buf 
     for (int k = 0; k < a->n_partition_values; k++)
       if (strcmp(a->partition_values[k].key, col) == 0 || strcmp(a->partition_values[k].key, phys) == 0)
         v = a->partition_values[k].value;
-    rc = v ? delta_buf_printf(keys, "v%s\x1f", v) : delta_buf_puts(keys, "n\x1f");
+    rc = v ? buf_printf(keys, "v%s\x1f", v) : buf_puts(keys, "n\x1f");
   }
-  if (!rc) rc = delta_buf_putc(keys, 0);
+  if (!rc) rc = buf_putc(keys, 0);
   return rc;
 }
 
@@ -99,13 +99,13 @@ static int live_batch(void *ctx, const struct ArrowSchema *schema, const struct 
     st->pos += n;
     return st->cb(st->ctx, schema, batch, false);
   }
-  uint8_t *keep = delta_malloc((size_t)n + 1);
+  uint8_t *keep = mem_malloc((size_t)n + 1);
   if (!keep) return DELTA_NOMEM();
-  rc = delta_bitmap64_keep(st->dv, (uint64_t)st->pos, (uint64_t)n, keep);
+  rc = dv_bitmap64_keep(st->dv, (uint64_t)st->pos, (uint64_t)n, keep);
   st->pos += n;
   struct ArrowArray rows = {0};
   if (!rc) rc = arrow_filter(schema, batch, keep, &rows);
-  delta_free(keep);
+  mem_free(keep);
   if (rc) return rc;
   rc = st->cb(st->ctx, schema, &rows, true);
   if (rows.release) arrow_array_release(&rows);
@@ -116,10 +116,10 @@ static int live_batch(void *ctx, const struct ArrowSchema *schema, const struct 
 static int read_live(opt_ctx *c, const delta_add *a, rows_cb cb, void *ctx, bool need_copy) {
   delta_dv_bitmap *dv = NULL;
   int rc = 0;
-  if (a->dv.present && (rc = delta_dv_load(c->s->table->storage, &a->dv, &dv))) return rc;
+  if (a->dv.present && (rc = dv_load(c->s->table->storage, &a->dv, &dv))) return rc;
   live_state st = {dv, 0, cb, ctx, need_copy};
   rc = rewrite_read_file_tracked(c->wr, a, live_batch, &st); /* rows keep their row ids */
-  delta_dv_bitmap_free(dv);
+  dv_bitmap_free(dv);
   if (rc) return rc;
   if (a->dv.present) c->res->dvs_purged++;
   c->prog.files_done++;
@@ -130,7 +130,7 @@ static int read_live(opt_ctx *c, const delta_add *a, rows_cb cb, void *ctx, bool
 
 static int remove_file(opt_ctx *c, const delta_add *a) {
   delta_json_writer w;
-  delta_json_writer_init(&w, &c->actions, 0);
+  json_writer_init(&w, &c->actions, 0);
   int rc = maint_line_end(&c->actions, action_remove_of_add_json(&w, a, c->now, false), &w);
   if (rc) return rc;
   c->removed[c->n_removed++] = a->path;
@@ -150,19 +150,19 @@ static int mark_clustered(delta_buf *actions, size_t start) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
     if (n < 2 || memcmp(p + n - 2, "}}", 2) != 0) {
-      rc = delta_error_set(DELTA_EINVAL, "internal: unexpected add line from the data writer");
+      rc = err_set(DELTA_EINVAL, "internal: unexpected add line from the data writer");
       break;
     }
-    rc = delta_buf_append(&out, p, n - 2);
-    if (!rc) rc = delta_buf_append(&out, field, sizeof field - 1);
-    if (!rc) rc = delta_buf_puts(&out, "}}\n");
+    rc = buf_append(&out, p, n - 2);
+    if (!rc) rc = buf_append(&out, field, sizeof field - 1);
+    if (!rc) rc = buf_puts(&out, "}}\n");
     p += n + 1;
   }
   if (!rc) {
     actions->len = start;
-    rc = delta_buf_append(actions, out.data, out.len);
+    rc = buf_append(actions, out.data, out.len);
   }
-  delta_buf_dispose(&out);
+  buf_dispose(&out);
   return rc;
 }
 
@@ -183,7 +183,7 @@ static int take_adds(opt_ctx *c, data_writer *dw) {
       continue;
     if (c->n_added == c->cap_added) {
       int64_t cap = c->cap_added ? c->cap_added * 2 : 64;
-      int64_t *n = delta_realloc(c->added_sizes, (size_t)cap * sizeof *n);
+      int64_t *n = mem_realloc(c->added_sizes, (size_t)cap * sizeof *n);
       if (!n) return DELTA_NOMEM();
       c->added_sizes = n;
       c->cap_added = cap;
@@ -245,10 +245,10 @@ typedef struct {
 static int keep_rows(void *ctx, const struct ArrowSchema *schema, const struct ArrowArray *rows, bool owned) {
   (void)schema; /* the logical schema, as c->wr->logical */
   batch_list *bl = ctx;
-  if (!owned) return delta_error_set(DELTA_EINVAL, "internal: Z-order rows not copied");
+  if (!owned) return err_set(DELTA_EINVAL, "internal: Z-order rows not copied");
   if (bl->n == bl->cap) {
     int64_t cap = bl->cap ? bl->cap * 2 : 16;
-    struct ArrowArray *nb = delta_realloc(bl->batches, (size_t)cap * sizeof *nb);
+    struct ArrowArray *nb = mem_realloc(bl->batches, (size_t)cap * sizeof *nb);
     if (!nb) return DELTA_NOMEM();
     bl->batches = nb;
     bl->cap = cap;
@@ -272,9 +272,9 @@ static int cmp_zrow(const void *x, const void *y) {
 /* Each row's output file, from the curve. */
 static int zorder_buckets(opt_ctx *c, const batch_list *bl, int64_t rows, int64_t bytes, int32_t *bucket) {
   int nz = c->o->n_zorder_by, bits = 128 / nz > 64 ? 64 : 128 / nz;
-  uint64_t *keys = delta_malloc((size_t)rows * (size_t)nz * sizeof *keys + 1);
-  uint64_t *col = delta_malloc((size_t)rows * sizeof *col + 1);
-  zrow *zr = delta_malloc((size_t)rows * sizeof *zr + 1);
+  uint64_t *keys = mem_malloc((size_t)rows * (size_t)nz * sizeof *keys + 1);
+  uint64_t *col = mem_malloc((size_t)rows * sizeof *col + 1);
+  zrow *zr = mem_malloc((size_t)rows * sizeof *zr + 1);
   int rc = 0;
   if (!keys || !col || !zr) {
     rc = DELTA_NOMEM();
@@ -308,9 +308,9 @@ static int zorder_buckets(opt_ctx *c, const batch_list *bl, int64_t rows, int64_
   if (per_file < 1) per_file = 1;
   for (int64_t i = 0; i < rows; i++) bucket[zr[i].row] = (int32_t)(i / per_file);
 done:
-  delta_free(keys);
-  delta_free(col);
-  delta_free(zr);
+  mem_free(keys);
+  mem_free(col);
+  mem_free(zr);
   return rc;
 }
 
@@ -327,9 +327,9 @@ static int zorder_group(opt_ctx *c, opt_file *files, int64_t n) {
   }
   if (rc) goto done;
   for (int64_t b = 0; b < bl.n; b++) rows += bl.batches[b].length;
-  bucket = delta_malloc((size_t)rows * sizeof *bucket + 1);
-  bmin = delta_malloc((size_t)bl.n * sizeof *bmin + 1);
-  bmax = delta_malloc((size_t)bl.n * sizeof *bmax + 1);
+  bucket = mem_malloc((size_t)rows * sizeof *bucket + 1);
+  bmin = mem_malloc((size_t)bl.n * sizeof *bmin + 1);
+  bmax = mem_malloc((size_t)bl.n * sizeof *bmax + 1);
   if (!bucket || !bmin || !bmax) {
     rc = DELTA_NOMEM();
     goto done;
@@ -354,7 +354,7 @@ static int zorder_group(opt_ctx *c, opt_file *files, int64_t n) {
     for (int64_t b = 0, r = 0; b < bl.n && !rc; r += bl.batches[b].length, b++) {
       if (k < bmin[b] || k > bmax[b]) continue;
       int64_t len = bl.batches[b].length;
-      uint8_t *m = delta_realloc(mask, (size_t)len + 1);
+      uint8_t *m = mem_realloc(mask, (size_t)len + 1);
       if (!m) {
         rc = DELTA_NOMEM();
         break;
@@ -373,11 +373,11 @@ static int zorder_group(opt_ctx *c, opt_file *files, int64_t n) {
   if (!rc) c->res->partitions_optimized++;
 done:
   for (int64_t b = 0; b < bl.n; b++) arrow_array_release(&bl.batches[b]);
-  delta_free(bl.batches);
-  delta_free(bucket);
-  delta_free(bmin);
-  delta_free(bmax);
-  delta_free(mask);
+  mem_free(bl.batches);
+  mem_free(bucket);
+  mem_free(bmin);
+  mem_free(bmax);
+  mem_free(mask);
   return rc;
 }
 
@@ -391,39 +391,39 @@ static int cmp_i64(const void *x, const void *y) {
 static int write_commit_json(opt_ctx *c, delta_buf *params, delta_buf *metrics) {
   const delta_optimize_options *o = c->o;
   delta_json_writer w;
-  delta_json_writer_init(&w, params, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "predicate");
+  json_writer_init(&w, params, 0);
+  json_write_object_begin(&w);
+  json_write_key(&w, "predicate");
   int rc = log_predicate_param(o->where, &w);
   delta_buf z = DELTA_BUF_INIT;
   delta_json_writer zw;
-  delta_json_writer_init(&zw, &z, 0);
+  json_writer_init(&zw, &z, 0);
   /* a clustered table's OPTIMIZE is not a Z-order one to readers of the history */
-  delta_json_write_string_array(&zw, o->zorder_by, o->zorder_by && !c->clustered ? o->n_zorder_by : 0);
-  if (!rc) rc = delta_json_writer_finish(&zw);
-  delta_json_write_key(&w, "zOrderBy");
-  if (!rc) rc = delta_json_write_string_n(&w, (const char *)z.data, z.len);
-  delta_buf_dispose(&z);
+  json_write_string_array(&zw, o->zorder_by, o->zorder_by && !c->clustered ? o->n_zorder_by : 0);
+  if (!rc) rc = json_writer_finish(&zw);
+  json_write_key(&w, "zOrderBy");
+  if (!rc) rc = json_write_string_n(&w, (const char *)z.data, z.len);
+  buf_dispose(&z);
   if (c->clustered) {
     delta_buf cb = DELTA_BUF_INIT;
     delta_json_writer cw;
-    delta_json_writer_init(&cw, &cb, 0);
-    delta_json_write_string_array(&cw, o->zorder_by, o->n_zorder_by);
-    if (!rc) rc = delta_json_writer_finish(&cw);
-    delta_json_write_key(&w, "clusterBy");
-    if (!rc) rc = delta_json_write_string_n(&w, (const char *)cb.data, cb.len);
-    delta_buf_dispose(&cb);
+    json_writer_init(&cw, &cb, 0);
+    json_write_string_array(&cw, o->zorder_by, o->n_zorder_by);
+    if (!rc) rc = json_writer_finish(&cw);
+    json_write_key(&w, "clusterBy");
+    if (!rc) rc = json_write_string_n(&w, (const char *)cb.data, cb.len);
+    buf_dispose(&cb);
   }
-  delta_json_write_key(&w, "auto");
-  delta_json_write_bool(&w, false);
-  delta_json_write_object_end(&w);
-  if (!rc) rc = delta_json_writer_finish(&w);
-  if (!rc) rc = delta_buf_putc(params, 0);
+  json_write_key(&w, "auto");
+  json_write_bool(&w, false);
+  json_write_object_end(&w);
+  if (!rc) rc = json_writer_finish(&w);
+  if (!rc) rc = buf_putc(params, 0);
   if (rc) return rc;
   int64_t *sz = c->added_sizes, n = c->n_added;
   if (n) qsort(sz, (size_t)n, sizeof *sz, cmp_i64);
 #define PCT(p) (n ? sz[(n - 1) * (p) / 100] : 0)
-  rc = delta_buf_printf(metrics,
+  rc = buf_printf(metrics,
                         "{\"numRemovedFiles\":\"%lld\",\"numAddedFiles\":\"%lld\",\"numRemovedBytes\":\"%lld\","
                         "\"numAddedBytes\":\"%lld\",\"minFileSize\":\"%lld\",\"p25FileSize\":\"%lld\","
                         "\"p50FileSize\":\"%lld\",\"p75FileSize\":\"%lld\",\"maxFileSize\":\"%lld\","
@@ -435,7 +435,7 @@ static int write_commit_json(opt_ctx *c, delta_buf *params, delta_buf *metrics) 
                         (long long)c->res->dvs_purged, (long long)c->res->files_considered,
                         (long long)c->res->partitions_optimized);
 #undef PCT
-  if (!rc) rc = delta_buf_putc(metrics, 0);
+  if (!rc) rc = buf_putc(metrics, 0);
   return rc;
 }
 
@@ -443,37 +443,37 @@ static int write_commit_json(opt_ctx *c, delta_buf *params, delta_buf *metrics) 
 static int resolve_zorder(opt_ctx *c) {
   const delta_optimize_options *o = c->o;
   if (!o->zorder_by || o->n_zorder_by == 0) return 0;
-  if (o->n_zorder_by > 8) return delta_error_set(DELTA_EINVAL, "--zorder-by: at most 8 columns");
+  if (o->n_zorder_by > 8) return err_set(DELTA_EINVAL, "--zorder-by: at most 8 columns");
   const struct ArrowSchema *lg = &c->wr->logical;
   for (int z = 0; z < o->n_zorder_by; z++) {
     const char *name = o->zorder_by[z];
     c->zcols[z] = -1;
     for (int64_t i = 0; i < lg->n_children; i++)
       if (strcasecmp(lg->children[i]->name, name) == 0) c->zcols[z] = (int)i;
-    if (c->zcols[z] < 0) return delta_error_set(DELTA_ENOTFOUND, "--zorder-by: no column %s in the table", name);
+    if (c->zcols[z] < 0) return err_set(DELTA_ENOTFOUND, "--zorder-by: no column %s in the table", name);
     for (int i = 0; i < c->s->metadata.n_partition_columns; i++)
       if (strcasecmp(c->s->metadata.partition_columns[i], name) == 0)
-        return delta_error_set(DELTA_EINVAL, "--zorder-by: %s is a partition column (files are already split by it)",
+        return err_set(DELTA_EINVAL, "--zorder-by: %s is a partition column (files are already split by it)",
                                name);
     for (int y = 0; y < z; y++)
-      if (c->zcols[y] == c->zcols[z]) return delta_error_set(DELTA_EINVAL, "--zorder-by: %s given twice", name);
+      if (c->zcols[y] == c->zcols[z]) return err_set(DELTA_EINVAL, "--zorder-by: %s given twice", name);
     value_type vt = value_type_of_arrow(lg->children[c->zcols[z]]->format, NULL, NULL);
     if (vt == VT_STRUCT || vt == VT_OTHER)
-      return delta_error_set(DELTA_EINVAL, "--zorder-by: %s is not of an ordered type", name);
+      return err_set(DELTA_EINVAL, "--zorder-by: %s is not of an ordered type", name);
   }
   return 0;
 }
 
 static int64_t target_size(const delta_snapshot *s, int64_t asked) {
   if (asked > 0) return asked;
-  const char *v = delta_snapshot_config(s, "delta.targetFileSize");
+  const char *v = snapshot_config(s, "delta.targetFileSize");
   long long t = v ? strtoll(v, NULL, 10) : 0;
   return t > 0 ? t : DEFAULT_TARGET;
 }
 
 int delta_optimize(const char *location, const delta_optimize_options *o, delta_optimize_result *result) {
   if (!o || o->version != DELTA_OPTIMIZE_OPTIONS_VERSION)
-    return delta_error_set(DELTA_EINVAL, "optimize options: unknown version");
+    return err_set(DELTA_EINVAL, "optimize options: unknown version");
   delta_optimize_result local;
   if (!result) result = &local;
   memset(result, 0, sizeof *result);
@@ -504,7 +504,7 @@ int delta_optimize(const char *location, const delta_optimize_options *o, delta_
   if (clustering_supported(&c.s->protocol) && (rc = clustering_columns(c.s, &ccols, &n_ccols))) goto done;
   if (n_ccols) {
     if (o->n_zorder_by) {
-      rc = delta_error_set(DELTA_EINVAL, "--zorder-by: the table is clustered (liquid clustering); OPTIMIZE clusters "
+      rc = err_set(DELTA_EINVAL, "--zorder-by: the table is clustered (liquid clustering); OPTIMIZE clusters "
                                          "it by its clustering columns");
       goto done;
     }
@@ -517,12 +517,12 @@ int delta_optimize(const char *location, const delta_optimize_options *o, delta_
   if ((rc = resolve_zorder(&c))) goto done;
   c.target = target_size(c.s, o->target_file_size);
   if (o->where && ((rc = expr_parse(o->where, &pred)) || (rc = expr_bind(pred, &c.wr->logical)))) {
-    delta_error_prefix("--where");
+    err_prefix("--where");
     goto done;
   }
   bool zorder = c.o->n_zorder_by > 0, unclustered = false;
-  files = delta_calloc((size_t)c.s->n_files + 1, sizeof *files);
-  c.removed = delta_calloc((size_t)c.s->n_files + 1, sizeof *c.removed);
+  files = mem_calloc((size_t)c.s->n_files + 1, sizeof *files);
+  c.removed = mem_calloc((size_t)c.s->n_files + 1, sizeof *c.removed);
   if (!files || !c.removed) {
     rc = DELTA_NOMEM();
     goto done;
@@ -578,15 +578,15 @@ int delta_optimize(const char *location, const delta_optimize_options *o, delta_
   txn_dispose(&tx);
 done:
   rewrite_writers_free(c.wr);
-  delta_free(ccols);
+  mem_free(ccols);
   expr_free(pred);
-  delta_free(files);
-  delta_free(c.removed);
-  delta_free(c.added_sizes);
-  delta_buf_dispose(&keys);
-  delta_buf_dispose(&params);
-  delta_buf_dispose(&metrics);
-  delta_buf_dispose(&c.actions);
+  mem_free(files);
+  mem_free(c.removed);
+  mem_free(c.added_sizes);
+  buf_dispose(&keys);
+  buf_dispose(&params);
+  buf_dispose(&metrics);
+  buf_dispose(&c.actions);
   delta_snapshot_free(c.s);
   delta_table_free(t);
   return rc;

@@ -30,20 +30,20 @@ static int cmp_ref(const void *x, const void *y) {
 
 /* The snapshot's files with their ids, sorted; ids in `ids`. */
 static int refs_of(const delta_snapshot *s, delta_buf *ids, file_ref **out) {
-  file_ref *r = delta_calloc((size_t)s->n_files + 1, sizeof *r);
-  size_t *off = delta_calloc((size_t)s->n_files + 1, sizeof *off);
+  file_ref *r = mem_calloc((size_t)s->n_files + 1, sizeof *r);
+  size_t *off = mem_calloc((size_t)s->n_files + 1, sizeof *off);
   int rc = !r || !off ? DELTA_NOMEM() : 0;
   for (int64_t i = 0; !rc && i < s->n_files; i++) {
     const delta_add *a = &s->files[i];
     off[i] = ids->len;
-    rc = delta_buf_printf(ids, "%s\x1f%s", a->path, a->dv.present && a->dv.unique_id ? a->dv.unique_id : "");
-    if (!rc) rc = delta_buf_putc(ids, 0);
+    rc = buf_printf(ids, "%s\x1f%s", a->path, a->dv.present && a->dv.unique_id ? a->dv.unique_id : "");
+    if (!rc) rc = buf_putc(ids, 0);
     r[i].a = a;
   }
   for (int64_t i = 0; !rc && i < s->n_files; i++) r[i].id = (const char *)ids->data + off[i];
-  delta_free(off);
+  mem_free(off);
   if (rc) {
-    delta_free(r);
+    mem_free(r);
     return rc;
   }
   qsort(r, (size_t)s->n_files, sizeof *r, cmp_ref);
@@ -60,7 +60,7 @@ static int check_present(const delta_snapshot *s, const delta_add *a, int64_t ve
     if (rc == 1) continue; /* outside the table or inline: not ours to check */
     rc = delta_storage_head(s->table->storage, (const char *)tmp->data, &fi);
     if (rc == DELTA_ENOTFOUND)
-      return delta_error_set(DELTA_ENOTFOUND,
+      return err_set(DELTA_ENOTFOUND,
                              "version %lld cannot be restored: its %s %s no longer exists (removed by vacuum?)",
                              (long long)version, k ? "deletion vector file" : "data file", (const char *)tmp->data);
     if (rc) return rc;
@@ -70,10 +70,10 @@ static int check_present(const delta_snapshot *s, const delta_add *a, int64_t ve
 
 static int metadata_json(const delta_metadata *m, delta_buf *out) {
   delta_json_writer w;
-  delta_json_writer_init(&w, out, 0);
+  json_writer_init(&w, out, 0);
   int rc = action_metadata_json(&w, m);
-  if (!rc) rc = delta_json_writer_finish(&w);
-  if (!rc) rc = delta_buf_putc(out, '\n');
+  if (!rc) rc = json_writer_finish(&w);
+  if (!rc) rc = buf_putc(out, '\n');
   return rc;
 }
 
@@ -86,21 +86,21 @@ static int commit_restore(delta_table *t, const delta_snapshot *now, int64_t res
   delta_buf params = DELTA_BUF_INIT, metrics = DELTA_BUF_INIT;
   delta_json_writer w;
   int rc;
-  delta_json_writer_init(&w, &params, 0);
-  delta_json_write_object_begin(&w);
+  json_writer_init(&w, &params, 0);
+  json_write_object_begin(&w);
   if (o->at_timestamp) {
-    delta_json_write_key(&w, "timestamp");
-    delta_json_write_int64(&w, o->timestamp_ms);
+    json_write_key(&w, "timestamp");
+    json_write_int64(&w, o->timestamp_ms);
   } else {
-    delta_json_write_key(&w, "version");
-    delta_json_write_int64(&w, restored);
+    json_write_key(&w, "version");
+    json_write_int64(&w, restored);
   }
-  delta_json_write_object_end(&w);
-  if ((rc = delta_json_writer_finish(&w)) != 0)
+  json_write_object_end(&w);
+  if ((rc = json_writer_finish(&w)) != 0)
     goto done;
-  if ((rc = delta_buf_putc(&params, 0)) != 0)
+  if ((rc = buf_putc(&params, 0)) != 0)
     goto done;
-  rc = delta_buf_printf(&metrics,
+  rc = buf_printf(&metrics,
                         "{\"tableSizeAfterRestore\":\"%lld\",\"numOfFilesAfterRestore\":\"%lld\","
                         "\"numRemovedFiles\":\"%lld\",\"numRestoredFiles\":\"%lld\",\"removedFilesSize\":\"%lld\","
                         "\"restoredFilesSize\":\"%lld\"}",
@@ -109,7 +109,7 @@ static int commit_restore(delta_table *t, const delta_snapshot *now, int64_t res
                         (long long)result->bytes_removed, (long long)result->bytes_restored);
   if (rc != 0)
     goto done;
-  if ((rc = delta_buf_putc(&metrics, 0)) != 0)
+  if ((rc = buf_putc(&metrics, 0)) != 0)
     goto done;
   txn_ctx tx;
   txn_begin(&tx, t, now, "RESTORE");
@@ -123,14 +123,14 @@ static int commit_restore(delta_table *t, const delta_snapshot *now, int64_t res
     result->version = tx.version;
   txn_dispose(&tx);
 done:
-  delta_buf_dispose(&params);
-  delta_buf_dispose(&metrics);
+  buf_dispose(&params);
+  buf_dispose(&metrics);
   return rc;
 }
 
 int delta_restore(const char *location, const delta_restore_options *o, delta_restore_result *result) {
   if (!o || o->version != DELTA_RESTORE_OPTIONS_VERSION)
-    return delta_error_set(DELTA_EINVAL, "restore options: unknown version");
+    return err_set(DELTA_EINVAL, "restore options: unknown version");
   delta_restore_result local;
   if (!result) result = &local;
   memset(result, 0, sizeof *result);
@@ -152,13 +152,13 @@ int delta_restore(const char *location, const delta_restore_options *o, delta_re
   }
   int rc = delta_table_open(&t, location);
   if (!rc) rc = delta_snapshot_open(&now, t, NULL);
-  if (!rc && (rc = delta_snapshot_open(&old, t, &so))) delta_error_prefix("the version to restore");
+  if (!rc && (rc = delta_snapshot_open(&old, t, &so))) err_prefix("the version to restore");
   if (rc) goto done;
   if ((rc = txn_check_writable(now)) != 0)
     goto done;
   result->restored_version = old->version;
   if ((rc = refs_of(now, &ids_now, &cur)) || (rc = refs_of(old, &ids_old, &then))) goto done;
-  removed = delta_calloc((size_t)now->n_files + 1, sizeof *removed);
+  removed = mem_calloc((size_t)now->n_files + 1, sizeof *removed);
   if (!removed) {
     rc = DELTA_NOMEM();
     goto done;
@@ -166,7 +166,7 @@ int delta_restore(const char *location, const delta_restore_options *o, delta_re
   int64_t ts = write_now_ms();
   if ((rc = metadata_json(&now->metadata, &m_now)) || (rc = metadata_json(&old->metadata, &m_old))) goto done;
   bool meta = m_now.len != m_old.len || memcmp(m_now.data, m_old.data, m_now.len) != 0;
-  if (meta && (rc = delta_buf_append(&actions, m_old.data, m_old.len))) goto done;
+  if (meta && (rc = buf_append(&actions, m_old.data, m_old.len))) goto done;
   /* merge the two sorted lists */
   int64_t i = 0, j = 0;
   delta_json_writer w;
@@ -177,7 +177,7 @@ int delta_restore(const char *location, const delta_restore_options *o, delta_re
       j++;
     } else if (c < 0) { /* live now, not then: remove */
       const delta_add *a = cur[i++].a;
-      delta_json_writer_init(&w, &actions, 0);
+      json_writer_init(&w, &actions, 0);
       rc = maint_line_end(&actions, action_remove_of_add_json(&w, a, ts, true), &w);
       removed[n_removed++] = a->path;
       result->files_removed++;
@@ -185,7 +185,7 @@ int delta_restore(const char *location, const delta_restore_options *o, delta_re
     } else { /* live then, not now: add back */
       const delta_add *a = then[j++].a;
       if ((rc = check_present(now, a, old->version, &tmp))) break;
-      delta_json_writer_init(&w, &actions, 0);
+      json_writer_init(&w, &actions, 0);
       rc = maint_line_end(&actions, action_add_json(&w, a, true), &w);
       result->files_restored++;
       result->bytes_restored += a->size;
@@ -193,7 +193,7 @@ int delta_restore(const char *location, const delta_restore_options *o, delta_re
   }
   if (rc) goto done;
   if (n_removed && table_prop_true(now->metadata.configuration, now->metadata.n_configuration, "delta.appendOnly")) {
-    rc = delta_error_set(DELTA_EINVAL, "the table is append-only (delta.appendOnly): restoring version %lld would "
+    rc = err_set(DELTA_EINVAL, "the table is append-only (delta.appendOnly): restoring version %lld would "
                          "remove %lld files", (long long)old->version, (long long)n_removed);
     goto done;
   }
@@ -201,15 +201,15 @@ int delta_restore(const char *location, const delta_restore_options *o, delta_re
   for (int64_t k = 0; k < old->n_files; k++) result->bytes_after += old->files[k].size;
   rc = commit_restore(t, now, old->version, o, meta, removed, n_removed, &actions, result);
 done:
-  delta_free(cur);
-  delta_free(then);
-  delta_free(removed);
-  delta_buf_dispose(&ids_now);
-  delta_buf_dispose(&ids_old);
-  delta_buf_dispose(&actions);
-  delta_buf_dispose(&tmp);
-  delta_buf_dispose(&m_now);
-  delta_buf_dispose(&m_old);
+  mem_free(cur);
+  mem_free(then);
+  mem_free(removed);
+  buf_dispose(&ids_now);
+  buf_dispose(&ids_old);
+  buf_dispose(&actions);
+  buf_dispose(&tmp);
+  buf_dispose(&m_now);
+  buf_dispose(&m_old);
   delta_snapshot_free(old);
   delta_snapshot_free(now);
   delta_table_free(t);

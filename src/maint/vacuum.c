@@ -34,12 +34,12 @@ typedef struct {
 static int list_add(str_list *l, const char *s, size_t n) {
   if (l->n == l->cap) {
     int64_t cap = l->cap ? l->cap * 2 : 256;
-    char **nv = delta_realloc(l->v, (size_t)cap * sizeof *nv);
+    char **nv = mem_realloc(l->v, (size_t)cap * sizeof *nv);
     if (!nv) return DELTA_NOMEM();
     l->v = nv;
     l->cap = cap;
   }
-  char *c = delta_malloc(n + 1);
+  char *c = mem_malloc(n + 1);
   if (!c) return DELTA_NOMEM();
   memcpy(c, s, n);
   c[n] = 0;
@@ -48,8 +48,8 @@ static int list_add(str_list *l, const char *s, size_t n) {
 }
 
 static void list_free(str_list *l) {
-  for (int64_t i = 0; i < l->n; i++) delta_free(l->v[i]);
-  delta_free(l->v);
+  for (int64_t i = 0; i < l->n; i++) mem_free(l->v[i]);
+  mem_free(l->v);
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -78,10 +78,10 @@ static int on_entry(const delta_storage_entry *e, void *payload) {
   dir_listing *d = payload;
   if (d->names.n == d->cap) {
     int64_t cap = d->cap ? d->cap * 2 : 64;
-    int64_t *m = delta_realloc(d->mtime, (size_t)cap * sizeof *m);
+    int64_t *m = mem_realloc(d->mtime, (size_t)cap * sizeof *m);
     if (!m) return DELTA_NOMEM();
     d->mtime = m;
-    int64_t *z = delta_realloc(d->size, (size_t)cap * sizeof *z);
+    int64_t *z = mem_realloc(d->size, (size_t)cap * sizeof *z);
     if (!z) return DELTA_NOMEM();
     d->size = z;
     d->cap = cap;
@@ -139,8 +139,8 @@ static int walk(walk_ctx *w, const char *dir, bool *empties) {
       continue;
     }
     key.len = 0;
-    rc = *dir ? delta_buf_printf(&key, "%s/%s", dir, name) : delta_buf_puts(&key, name);
-    if (!rc) rc = delta_buf_putc(&key, 0);
+    rc = *dir ? buf_printf(&key, "%s/%s", dir, name) : buf_puts(&key, name);
+    if (!rc) rc = buf_putc(&key, 0);
     if (rc) break;
     if (is_dir) {
       bool sub;
@@ -159,10 +159,10 @@ static int walk(walk_ctx *w, const char *dir, bool *empties) {
     }
     rc = doom(w, (const char *)key.data, key.len - 1, d.size[i]);
   }
-  delta_buf_dispose(&key);
+  buf_dispose(&key);
   list_free(&d.names);
-  delta_free(d.mtime);
-  delta_free(d.size);
+  mem_free(d.mtime);
+  mem_free(d.size);
   return rc;
 }
 
@@ -170,7 +170,7 @@ static int walk(walk_ctx *w, const char *dir, bool *empties) {
 static int doom(walk_ctx *w, const char *key, size_t len, int64_t size) {
   if (w->doomed.n == w->doomed_cap) {
     int64_t cap = w->doomed_cap ? w->doomed_cap * 2 : 64;
-    int64_t *z = delta_realloc(w->doomed_size, (size_t)cap * sizeof *z);
+    int64_t *z = mem_realloc(w->doomed_size, (size_t)cap * sizeof *z);
     if (!z) return DELTA_NOMEM();
     w->doomed_size = z;
     w->doomed_cap = cap;
@@ -260,18 +260,18 @@ static int remove_dirs(const delta_snapshot *s, const delta_vacuum_options *o, c
     (*removed)++;
     if (o->version >= 2 && o->on_file) {
       key.len = 0;
-      rc = delta_buf_printf(&key, "%s/", dirs->v[i]);
-      if (!rc) rc = delta_buf_putc(&key, 0);
+      rc = buf_printf(&key, "%s/", dirs->v[i]);
+      if (!rc) rc = buf_putc(&key, 0);
       if (!rc) rc = o->on_file(o->on_file_ctx, (const char *)key.data, 0);
     }
   }
-  delta_buf_dispose(&key);
+  buf_dispose(&key);
   return rc;
 }
 
 int delta_vacuum(const char *location, const delta_vacuum_options *o, delta_vacuum_result *result) {
   if (!o || o->version < 1 || o->version > DELTA_VACUUM_OPTIONS_VERSION)
-    return delta_error_set(DELTA_EINVAL, "vacuum options: unknown version");
+    return err_set(DELTA_EINVAL, "vacuum options: unknown version");
   delta_vacuum_result local;
   if (!result) result = &local;
   /* older callers' results end before the fields their version lacks */
@@ -291,10 +291,10 @@ int delta_vacuum(const char *location, const delta_vacuum_options *o, delta_vacu
   int rc = delta_table_open(&t, location);
   if (!rc) rc = delta_snapshot_open(&s, t, NULL);
   if (rc) goto done;
-  int64_t table_ms = table_interval_ms(delta_snapshot_config(s, "delta.deletedFileRetentionDuration"), WEEK_MS);
+  int64_t table_ms = table_interval_ms(snapshot_config(s, "delta.deletedFileRetentionDuration"), WEEK_MS);
   int64_t retain_ms = o->retain_hours >= 0 ? (int64_t)(o->retain_hours * 3600000.0) : table_ms;
   if (retain_ms < table_ms && !o->force) {
-    rc = delta_error_set(DELTA_EINVAL,
+    rc = err_set(DELTA_EINVAL,
                          "a retention of %g hours is below the table's delta.deletedFileRetentionDuration (%g hours): "
                          "readers and writers of older versions could lose files; --force to do it anyway",
                          (double)retain_ms / 3600000.0, (double)table_ms / 3600000.0);
@@ -352,8 +352,8 @@ done:
   list_free(&keep);
   list_free(&w.doomed);
   list_free(&w.dirs);
-  delta_free(w.doomed_size);
-  delta_buf_dispose(&tmp);
+  mem_free(w.doomed_size);
+  buf_dispose(&tmp);
   delta_snapshot_free(s);
   delta_table_free(t);
   return rc;

@@ -48,7 +48,7 @@ int vacuum_lite_keys(const delta_snapshot *s, int64_t cutoff, lite_key_fn fn, vo
   log_listing l;
   if (!rc) rc = log_list(s->table->storage, &l);
   if (rc) {
-    delta_buf_dispose(&c.tmp);
+    buf_dispose(&c.tmp);
     return rc;
   }
   delta_buf text = DELTA_BUF_INIT;
@@ -60,14 +60,14 @@ int vacuum_lite_keys(const delta_snapshot *s, int64_t cutoff, lite_key_fn fn, vo
     snprintf(key, sizeof key, "_delta_log/%s", e->name);
     delta_arena arena = DELTA_ARENA_INIT;
     delta_json_doc *doc = NULL;
-    rc = delta_storage_read(s->table->storage, key, &text);
-    if (!rc) rc = delta_json_doc_new(&doc);
-    if (!rc) rc = delta_actions_parse_json(e->name, (const char *)text.data, text.len, &arena, doc, on_action, &c);
-    delta_json_doc_free(doc);
-    delta_arena_dispose(&arena);
+    rc = storage_read_all(s->table->storage, key, &text);
+    if (!rc) rc = json_doc_new(&doc);
+    if (!rc) rc = log_actions_parse_json(e->name, (const char *)text.data, text.len, &arena, doc, on_action, &c);
+    json_doc_free(doc);
+    log_arena_dispose(&arena);
   }
-  delta_buf_dispose(&text);
-  delta_buf_dispose(&c.tmp);
+  buf_dispose(&text);
+  buf_dispose(&c.tmp);
   log_listing_dispose(&l);
   return rc;
 }

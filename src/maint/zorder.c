@@ -46,7 +46,7 @@ static int cmp_u64(const void *a, const void *b) {
 
 int zorder_rank(uint64_t *keys, int64_t n, int bits) {
   if (n <= 0) return 0;
-  uint64_t *sorted = delta_malloc((size_t)n * sizeof *sorted);
+  uint64_t *sorted = mem_malloc((size_t)n * sizeof *sorted);
   if (!sorted) return DELTA_NOMEM();
   memcpy(sorted, keys, (size_t)n * sizeof *sorted);
   qsort(sorted, (size_t)n, sizeof *sorted, cmp_u64);
@@ -64,7 +64,7 @@ int zorder_rank(uint64_t *keys, int64_t n, int bits) {
     }
     keys[i] = (uint64_t)((unsigned __int128)lo * span / (unsigned __int128)distinct);
   }
-  delta_free(sorted);
+  mem_free(sorted);
   return 0;
 }
 

@@ -45,13 +45,13 @@ static int first_owner(pq_assembler *a, const pq_node *n) {
 }
 
 int pq_assembler_new(pq_assembler **out, const pq_schema *s, const bool *selected) {
-  pq_assembler *a = delta_calloc(1, sizeof *a);
+  pq_assembler *a = mem_calloc(1, sizeof *a);
   if (!a) return DELTA_NOMEM();
   a->s = s;
   a->selected = selected;
-  a->nb = delta_calloc((size_t)s->n_nodes, sizeof *a->nb);
+  a->nb = mem_calloc((size_t)s->n_nodes, sizeof *a->nb);
   if (!a->nb) {
-    delta_free(a);
+    mem_free(a);
     return DELTA_NOMEM();
   }
   first_owner(a, s->root);
@@ -62,12 +62,12 @@ int pq_assembler_new(pq_assembler **out, const pq_schema *s, const bool *selecte
 void pq_assembler_free(pq_assembler *a) {
   if (!a) return;
   for (int i = 0; i < a->s->n_nodes; i++) {
-    delta_buf_dispose(&a->nb[i].valid);
-    delta_buf_dispose(&a->nb[i].present);
-    delta_buf_dispose(&a->nb[i].offsets);
+    buf_dispose(&a->nb[i].valid);
+    buf_dispose(&a->nb[i].present);
+    buf_dispose(&a->nb[i].offsets);
   }
-  delta_free(a->nb);
-  delta_free(a);
+  mem_free(a->nb);
+  mem_free(a);
 }
 
 static void reset_builds(pq_assembler *a) {
@@ -103,7 +103,7 @@ static int levels_flat(pq_assembler *a, const pq_node *leaf, const pq_node **pat
     if (own) {
       b->slots = n;
       if (nd->nullable) {
-        int rc = delta_buf_reserve(&b->valid, (size_t)n);
+        int rc = buf_reserve(&b->valid, (size_t)n);
         if (rc) return rc;
         uint8_t *v = b->valid.data;
         uint16_t dn = (uint16_t)nd->def_null;
@@ -121,13 +121,13 @@ static int levels_flat(pq_assembler *a, const pq_node *leaf, const pq_node **pat
         b->present_count = n;
       } else if (nd->nullable && nd->def_null == leaf->max_def) {
         /* A nullable leaf is present exactly where it is valid: share the flags. */
-        int rc = delta_buf_reserve(&b->present, (size_t)n);
+        int rc = buf_reserve(&b->present, (size_t)n);
         if (rc) return rc;
         memcpy(b->present.data, b->valid.data, (size_t)n);
         b->present.len = (size_t)n;
         b->present_count = n - b->nulls;
       } else {
-        int rc = delta_buf_reserve(&b->present, (size_t)n);
+        int rc = buf_reserve(&b->present, (size_t)n);
         if (rc) return rc;
         uint8_t *p = b->present.data;
         uint16_t md = (uint16_t)leaf->max_def;
@@ -144,7 +144,7 @@ static int levels_flat(pq_assembler *a, const pq_node *leaf, const pq_node **pat
   return 0;
 }
 
-static int push_u8(delta_buf *b, uint8_t v) { return delta_buf_putc(b, (char)v); }
+static int push_u8(delta_buf *b, uint8_t v) { return buf_putc(b, (char)v); }
 
 static int levels_nested(pq_assembler *a, const pq_node *leaf, const pq_node **path, int depth,
                          const pq_col_batch *cb) {
@@ -152,7 +152,7 @@ static int levels_nested(pq_assembler *a, const pq_node *leaf, const pq_node **p
   const uint16_t *def = leaf->max_def ? (const uint16_t *)(const void *)cb->def.data : NULL;
   const uint16_t *rep = (const uint16_t *)(const void *)cb->rep.data;
   node_build *lb = &a->nb[leaf->id];
-  int rc = delta_buf_reserve(&lb->present, (size_t)n);
+  int rc = buf_reserve(&lb->present, (size_t)n);
   if (rc) return rc;
   for (int64_t i = 0; i < n; i++) {
     int d = def ? def[i] : 0, r = rep[i];
@@ -168,9 +168,9 @@ static int levels_nested(pq_assembler *a, const pq_node *leaf, const pq_node **p
           }
           if (nd->kind == PQN_LIST || nd->kind == PQN_MAP) {
             int64_t start = a->nb[nd->children[0]->id].slots;
-            if (start > INT32_MAX) return delta_error_set(DELTA_ELIMIT, "list offsets exceed 32 bits in one batch");
+            if (start > INT32_MAX) return err_set(DELTA_ELIMIT, "list offsets exceed 32 bits in one batch");
             int32_t s32 = (int32_t)start;
-            if ((rc = delta_buf_append(&b->offsets, &s32, 4)) != 0) return rc;
+            if ((rc = buf_append(&b->offsets, &s32, 4)) != 0) return rc;
           }
           b->slots++;
         }
@@ -190,7 +190,7 @@ static int leaf_levels(pq_assembler *a, const pq_node *leaf, const pq_col_batch 
   const pq_node *path[66];
   int depth = 0;
   for (const pq_node *p = leaf; p->parent; p = p->parent) {
-    if (depth == 66) return delta_error_set(DELTA_EUNSUPPORTED, "schema too deep");
+    if (depth == 66) return err_set(DELTA_EUNSUPPORTED, "schema too deep");
     path[depth++] = p;
   }
   for (int i = 0; i < depth / 2; i++) {
@@ -209,7 +209,7 @@ static int leaf_levels(pq_assembler *a, const pq_node *leaf, const pq_col_batch 
 /* Pack uint8 0/1 flags into an Arrow bitmap (allocated). */
 static uint8_t *pack_bits(const uint8_t *flags, int64_t n) {
   size_t bytes = (size_t)(n + 7) / 8;
-  uint8_t *bits = delta_malloc(bytes ? bytes : 1);
+  uint8_t *bits = mem_malloc(bytes ? bytes : 1);
   if (!bits) return NULL;
   int64_t i = 0;
   size_t o = 0;
@@ -234,7 +234,7 @@ static int decimal_from_be(const uint8_t *src, int32_t len, uint8_t *dst, int ou
   if (len > out_w) {
     /* Extra leading bytes must only repeat the sign. */
     for (int32_t i = 0; i < len - out_w; i++)
-      if (src[i] != fill) return delta_error_set(DELTA_ECORRUPT, "decimal value wider than its precision");
+      if (src[i] != fill) return err_set(DELTA_ECORRUPT, "decimal value wider than its precision");
     src += len - out_w;
     len = out_w;
   }
@@ -278,21 +278,21 @@ static int convert_one(const pq_node *leaf, const uint8_t *src, uint8_t *dst) {
   case PQC_DEC_BE:
     return decimal_from_be(src, leaf->type_length, dst, leaf->out_width);
   case PQC_INT96_TS: {
-    uint64_t nanos = delta_load_le64(src);
-    int32_t day = (int32_t)delta_load_le32(src + 8);
+    uint64_t nanos = bytes_load_le64(src);
+    int32_t day = (int32_t)bytes_load_le32(src + 8);
     int64_t us = ((int64_t)day - JULIAN_UNIX_EPOCH) * 86400000000LL + (int64_t)(nanos / 1000);
     memcpy(dst, &us, 8);
     return 0;
   }
   default:
-    return delta_error_set(DELTA_ERROR, "internal: bad conversion");
+    return err_set(DELTA_ERROR, "internal: bad conversion");
   }
 }
 
 /* A buffer of a flat batch becomes the array's. */
 static int take_buffer(struct ArrowArray *out, int i, delta_buf *b) {
-  uint8_t *data = delta_buf_detach(b);
-  if (!data && !(data = delta_malloc(1))) return DELTA_NOMEM();
+  uint8_t *data = buf_detach(b);
+  if (!data && !(data = mem_malloc(1))) return DELTA_NOMEM();
   arrow_array_set_buffer(out, i, data);
   return 0;
 }
@@ -325,7 +325,7 @@ static int build_leaf(const pq_node *leaf, node_build *b, pq_col_batch *cb, stru
   bool all_present = b->present_count == n;
   const uint8_t *present = b->present.data;
   if (cb->n_values != b->present_count)
-    return delta_error_set(DELTA_ECORRUPT, "column has %lld values where its levels say %lld",
+    return err_set(DELTA_ECORRUPT, "column has %lld values where its levels say %lld",
                            (long long)cb->n_values, (long long)b->present_count);
   if (cb->flat) return build_arrow_leaf(leaf, b, cb, out);
   bool binary = leaf->conv == PQC_BINARY || (leaf->conv == PQC_DEC_BE && leaf->physical == PQ_BYTE_ARRAY);
@@ -345,9 +345,9 @@ static int build_leaf(const pq_node *leaf, node_build *b, pq_col_batch *cb, stru
     const int32_t *doff = (const int32_t *)(const void *)cb->bin.offsets.data;
     int32_t *off;
     if (all_present) {
-      off = (int32_t *)(void *)delta_buf_detach(&cb->bin.offsets);
+      off = (int32_t *)(void *)buf_detach(&cb->bin.offsets);
     } else {
-      off = delta_malloc(((size_t)n + 1) * 4);
+      off = mem_malloc(((size_t)n + 1) * 4);
       if (!off) {
         rc = DELTA_NOMEM();
         goto fail;
@@ -360,8 +360,8 @@ static int build_leaf(const pq_node *leaf, node_build *b, pq_col_batch *cb, stru
       }
     }
     arrow_array_set_buffer(out, 1, off);
-    uint8_t *data = delta_buf_detach(&cb->bin.data);
-    if (!data && !(data = delta_malloc(1))) {
+    uint8_t *data = buf_detach(&cb->bin.data);
+    if (!data && !(data = mem_malloc(1))) {
       rc = DELTA_NOMEM();
       goto fail;
     }
@@ -369,7 +369,7 @@ static int build_leaf(const pq_node *leaf, node_build *b, pq_col_batch *cb, stru
     return 0;
   }
   if (leaf->conv == PQC_BOOL) {
-    uint8_t *bits = delta_calloc((size_t)(n + 7) / 8 + 1, 1);
+    uint8_t *bits = mem_calloc((size_t)(n + 7) / 8 + 1, 1);
     if (!bits) {
       rc = DELTA_NOMEM();
       goto fail;
@@ -388,15 +388,15 @@ static int build_leaf(const pq_node *leaf, node_build *b, pq_col_batch *cb, stru
   int w = leaf->out_width;
   if (leaf->conv == PQC_COPY || leaf->conv == PQC_FIXED) {
     if (all_present) {
-      uint8_t *data = delta_buf_detach(&cb->values);
-      if (!data && !(data = delta_malloc(1))) {
+      uint8_t *data = buf_detach(&cb->values);
+      if (!data && !(data = mem_malloc(1))) {
         rc = DELTA_NOMEM();
         goto fail;
       }
       arrow_array_set_buffer(out, 1, data);
       return 0;
     }
-    uint8_t *data = delta_malloc((size_t)n * (size_t)w + 1);
+    uint8_t *data = mem_malloc((size_t)n * (size_t)w + 1);
     if (!data) {
       rc = DELTA_NOMEM();
       goto fail;
@@ -432,7 +432,7 @@ static int build_leaf(const pq_node *leaf, node_build *b, pq_col_batch *cb, stru
     return 0;
   }
   /* Converting leaves: one value at a time. */
-  uint8_t *data = delta_calloc((size_t)n * (size_t)w + 1, 1);
+  uint8_t *data = mem_calloc((size_t)n * (size_t)w + 1, 1);
   if (!data) {
     rc = DELTA_NOMEM();
     goto fail;
@@ -491,7 +491,7 @@ static int build_node(pq_assembler *a, const pq_node *nd, pq_col_batch *batches,
       const pq_node *c = nd->children[i];
       if (!node_selected(a, c)) continue;
       if (a->nb[c->id].slots != b->slots) {
-        rc = delta_error_set(DELTA_ECORRUPT, "columns of struct %s disagree on its length", nd->name);
+        rc = err_set(DELTA_ECORRUPT, "columns of struct %s disagree on its length", nd->name);
         goto fail;
       }
       rc = build_node(a, c, batches, out->children[j++]);
@@ -502,14 +502,14 @@ static int build_node(pq_assembler *a, const pq_node *nd, pq_col_batch *batches,
   /* list or map: close the offsets with the child's length */
   const pq_node *c = nd->children[0];
   int64_t end = a->nb[c->id].slots;
-  if (end > INT32_MAX) { rc = delta_error_set(DELTA_ELIMIT, "list offsets exceed 32 bits in one batch"); goto fail; }
+  if (end > INT32_MAX) { rc = err_set(DELTA_ELIMIT, "list offsets exceed 32 bits in one batch"); goto fail; }
   int32_t e32 = (int32_t)end;
-  if ((rc = delta_buf_append(&b->offsets, &e32, 4)) != 0) goto fail;
+  if ((rc = buf_append(&b->offsets, &e32, 4)) != 0) goto fail;
   if (b->offsets.len != (size_t)(b->slots + 1) * 4) {
-    rc = delta_error_set(DELTA_ECORRUPT, "list %s: inconsistent levels", nd->name);
+    rc = err_set(DELTA_ECORRUPT, "list %s: inconsistent levels", nd->name);
     goto fail;
   }
-  void *off = delta_malloc(b->offsets.len);
+  void *off = mem_malloc(b->offsets.len);
   if (!off) { rc = DELTA_NOMEM(); goto fail; }
   memcpy(off, b->offsets.data, b->offsets.len);
   arrow_array_set_buffer(out, 1, off);
@@ -528,7 +528,7 @@ int pq_assemble(pq_assembler *a, pq_col_batch *batches, int64_t n_records, struc
     if (a->selected && !a->selected[i]) continue;
     const pq_col_batch *cb = &batches[i];
     if (cb->n_records != n_records)
-      return delta_error_set(DELTA_ECORRUPT, "column %s has %lld rows in a batch of %lld",
+      return err_set(DELTA_ECORRUPT, "column %s has %lld rows in a batch of %lld",
                              s->leaves[i]->name, (long long)cb->n_records, (long long)n_records);
     int rc = leaf_levels(a, s->leaves[i], cb);
     if (rc) return rc;
@@ -543,7 +543,7 @@ int pq_assemble(pq_assembler *a, pq_col_batch *batches, int64_t n_records, struc
     const pq_node *c = s->root->children[i];
     if (!node_selected(a, c)) continue;
     if (a->nb[c->id].slots != n_records) {
-      rc = delta_error_set(DELTA_ECORRUPT, "column %s has %lld rows, expected %lld", c->name,
+      rc = err_set(DELTA_ECORRUPT, "column %s has %lld rows, expected %lld", c->name,
                            (long long)a->nb[c->id].slots, (long long)n_records);
       goto fail;
     }

@@ -60,7 +60,7 @@ void pq_bigbuf_dispose(pq_bigbuf *b) {
   if (b->map) {
     if (!cache_put(b)) munmap(b->map, b->map_len);
   } else {
-    delta_free(b->data);
+    mem_free(b->data);
   }
   b->data = NULL;
   b->map = NULL;
@@ -91,7 +91,7 @@ int pq_bigbuf_reserve(pq_bigbuf *b, size_t n) {
   if (n >= HUGE_PAGE && (cache_take(b, n) || map_huge(b, n) == 0)) return 0;
   /* Small (or mapping refused): the heap, with some slack for the next page. */
   size_t cap = n + n / 4 + 64;
-  if (!(b->data = delta_malloc(cap))) return DELTA_NOMEM();
+  if (!(b->data = mem_malloc(cap))) return DELTA_NOMEM();
   b->cap = cap;
   return 0;
 }

@@ -43,7 +43,7 @@ static inline int pq_popcount64(uint64_t v) {
 static inline uint64_t pq_bits_get64(const uint8_t *b, size_t pos) {
   const uint8_t *p = b + pos / 8;
   unsigned s = (unsigned)(pos % 8);
-  uint64_t w = delta_load_le64(p) >> s;
+  uint64_t w = bytes_load_le64(p) >> s;
   if (s) w |= (uint64_t)p[8] << (64 - s);
   return w;
 }
@@ -55,7 +55,7 @@ static inline uint64_t pq_bits_low(uint64_t w, size_t k) { return k >= 64 ? w : 
 static inline void pq_bits_or64(uint8_t *b, size_t pos, uint64_t w) {
   uint8_t *p = b + pos / 8;
   unsigned s = (unsigned)(pos % 8);
-  pq_store_le64(p, delta_load_le64(p) | (w << s));
+  pq_store_le64(p, bytes_load_le64(p) | (w << s));
   if (s) p[8] |= (uint8_t)(w >> (64 - s));
 }
 

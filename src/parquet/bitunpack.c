@@ -35,7 +35,7 @@
 static PQ_ALWAYS_INLINE void kern32(const uint8_t *in, uint32_t *out, const int w) {
   const uint64_t mask = (w == 32) ? 0xffffffffu : (((uint64_t)1 << w) - 1);
 #define PQ_K32(i)                                                                             \
-  out[i] = (uint32_t)((delta_load_le64(in + ((i) * w) / 8) >> (((i) * w) & 7)) & mask);
+  out[i] = (uint32_t)((bytes_load_le64(in + ((i) * w) / 8) >> (((i) * w) & 7)) & mask);
   PQ_REP32(PQ_K32)
 #undef PQ_K32
 }
@@ -49,7 +49,7 @@ static PQ_ALWAYS_INLINE void kern64(const uint8_t *in, uint64_t *out, const int 
   do {                                                                                        \
     const int s_ = ((i) * w) & 7;                                                             \
     const uint8_t *p_ = in + ((i) * w) / 8;                                                   \
-    uint64_t v_ = delta_load_le64(p_) >> s_;                                                  \
+    uint64_t v_ = bytes_load_le64(p_) >> s_;                                                  \
     if (s_ + w > 64) v_ |= (uint64_t)p_[8] << ((64 - s_) & 63);                               \
     out[i] = v_ & mask;                                                                       \
   } while (0);
@@ -77,7 +77,7 @@ PQ_DEF64(63) PQ_DEF64(64)
 
 /* Width 32 is a plain little-endian copy. */
 static void k32_32(const uint8_t *in, uint32_t *out) {
-  for (int i = 0; i < 32; i++) out[i] = delta_load_le32(in + 4 * i);
+  for (int i = 0; i < 32; i++) out[i] = bytes_load_le32(in + 4 * i);
 }
 
 #define PQ_NAME32(w) k32_##w,

@@ -17,14 +17,14 @@ static inline void gather(const uint8_t *data, uint64_t total, uint64_t start, u
 int pq_bss_get(const uint8_t *data, size_t len, int32_t width, uint64_t total, uint64_t start,
                uint8_t *out, size_t n) {
   if (width <= 0)
-    return delta_error_set(DELTA_ECORRUPT, "BYTE_STREAM_SPLIT: value width %d", (int)width);
+    return err_set(DELTA_ECORRUPT, "BYTE_STREAM_SPLIT: value width %d", (int)width);
   const uint64_t w = (uint64_t)width;
   if (total > len / w)
-    return delta_error_set(DELTA_ECORRUPT,
+    return err_set(DELTA_ECORRUPT,
                            "BYTE_STREAM_SPLIT: %llu values of %d bytes need more than %zu bytes",
                            (unsigned long long)total, (int)width, len);
   if (start > total || n > total - start)
-    return delta_error_set(DELTA_ECORRUPT, "BYTE_STREAM_SPLIT: values %llu..+%zu past the %llu in the page",
+    return err_set(DELTA_ECORRUPT, "BYTE_STREAM_SPLIT: values %llu..+%zu past the %llu in the page",
                            (unsigned long long)start, n, (unsigned long long)total);
   if (n == 0) return 0;
   switch (width) {

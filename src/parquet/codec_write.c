@@ -21,11 +21,11 @@ int pqw_codec_init(pqw_codec *c, int codec, int level) {
     if (!c->zstd) return DELTA_NOMEM();
     ZSTD_CCtx_setParameter(c->zstd, ZSTD_c_compressionLevel, level ? level : 3);
   } else if (codec == CODEC_GZIP) {
-    z_stream *z = delta_calloc(1, sizeof *z);
+    z_stream *z = mem_calloc(1, sizeof *z);
     if (!z) return DELTA_NOMEM();
     if (deflateInit2(z, level ? level : Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-      delta_free(z);
-      return delta_error_set(DELTA_ENOMEM, "gzip: deflateInit2 failed");
+      mem_free(z);
+      return err_set(DELTA_ENOMEM, "gzip: deflateInit2 failed");
     }
     c->gzip = z;
   }
@@ -36,7 +36,7 @@ void pqw_codec_dispose(pqw_codec *c) {
   if (c->zstd) ZSTD_freeCCtx(c->zstd);
   if (c->gzip) {
     deflateEnd(c->gzip);
-    delta_free(c->gzip);
+    mem_free(c->gzip);
   }
   memset(c, 0, sizeof *c);
 }
@@ -45,47 +45,47 @@ int pqw_compress(pqw_codec *c, const uint8_t *src, size_t n, delta_buf *out) {
   out->len = 0;
   int rc;
   switch (c->codec) {
-  case CODEC_UNCOMPRESSED: return delta_buf_append(out, src, n);
+  case CODEC_UNCOMPRESSED: return buf_append(out, src, n);
   case CODEC_SNAPPY: {
     size_t cap = snappy_max_compressed_length(n);
-    if ((rc = delta_buf_reserve(out, cap))) return rc;
+    if ((rc = buf_reserve(out, cap))) return rc;
     size_t len = cap;
     if (snappy_compress((const char *)src, n, (char *)out->data, &len) != SNAPPY_OK)
-      return delta_error_set(DELTA_ERROR, "snappy: compression failed");
+      return err_set(DELTA_ERROR, "snappy: compression failed");
     out->len = len;
     return 0;
   }
   case CODEC_ZSTD: {
     size_t cap = ZSTD_compressBound(n);
-    if ((rc = delta_buf_reserve(out, cap))) return rc;
+    if ((rc = buf_reserve(out, cap))) return rc;
     size_t len = ZSTD_compress2(c->zstd, out->data, cap, src, n);
-    if (ZSTD_isError(len)) return delta_error_set(DELTA_ERROR, "zstd: %s", ZSTD_getErrorName(len));
+    if (ZSTD_isError(len)) return err_set(DELTA_ERROR, "zstd: %s", ZSTD_getErrorName(len));
     out->len = len;
     return 0;
   }
   case CODEC_LZ4_RAW: {
-    if (n > LZ4_MAX_INPUT_SIZE) return delta_error_set(DELTA_ELIMIT, "lz4: page too large");
+    if (n > LZ4_MAX_INPUT_SIZE) return err_set(DELTA_ELIMIT, "lz4: page too large");
     int cap = LZ4_compressBound((int)n);
-    if ((rc = delta_buf_reserve(out, (size_t)cap))) return rc;
+    if ((rc = buf_reserve(out, (size_t)cap))) return rc;
     int len = LZ4_compress_default((const char *)src, (char *)out->data, (int)n, cap);
-    if (len <= 0 && n > 0) return delta_error_set(DELTA_ERROR, "lz4: compression failed");
+    if (len <= 0 && n > 0) return err_set(DELTA_ERROR, "lz4: compression failed");
     out->len = (size_t)len;
     return 0;
   }
   case CODEC_GZIP: {
     z_stream *z = c->gzip;
-    if (deflateReset(z) != Z_OK) return delta_error_set(DELTA_ERROR, "gzip: deflateReset failed");
+    if (deflateReset(z) != Z_OK) return err_set(DELTA_ERROR, "gzip: deflateReset failed");
     size_t cap = deflateBound(z, (uLong)n) + 32;
-    if ((rc = delta_buf_reserve(out, cap))) return rc;
+    if ((rc = buf_reserve(out, cap))) return rc;
     z->next_in = (Bytef *)src;
     z->avail_in = (uInt)n;
     z->next_out = out->data;
     z->avail_out = (uInt)cap;
     int zr = deflate(z, Z_FINISH);
-    if (zr != Z_STREAM_END) return delta_error_set(DELTA_ERROR, "gzip: deflate failed (%d)", zr);
+    if (zr != Z_STREAM_END) return err_set(DELTA_ERROR, "gzip: deflate failed (%d)", zr);
     out->len = cap - z->avail_out;
     return 0;
   }
-  default: return delta_error_set(DELTA_EUNSUPPORTED, "parquet writer: codec %d", c->codec);
+  default: return err_set(DELTA_EUNSUPPORTED, "parquet writer: codec %d", c->codec);
   }
 }

@@ -76,16 +76,16 @@ int pq_col_batch_reset(pq_col_batch *b) {
   b->bin.offsets.len = b->bin.data.len = 0;
   b->n_levels = b->n_values = b->n_records = 0;
   int32_t zero = 0; /* byte-array offsets start with 0 */
-  return delta_buf_append(&b->bin.offsets, &zero, 4);
+  return buf_append(&b->bin.offsets, &zero, 4);
 }
 
 void pq_col_batch_dispose(pq_col_batch *b) {
-  delta_buf_dispose(&b->def);
-  delta_buf_dispose(&b->rep);
-  delta_buf_dispose(&b->values);
-  delta_buf_dispose(&b->bin.offsets);
-  delta_buf_dispose(&b->bin.data);
-  delta_buf_dispose(&b->valid);
+  buf_dispose(&b->def);
+  buf_dispose(&b->rep);
+  buf_dispose(&b->values);
+  buf_dispose(&b->bin.offsets);
+  buf_dispose(&b->bin.data);
+  buf_dispose(&b->valid);
 }
 
 bool pq_leaf_is_flat(const pq_node *leaf) {
@@ -101,7 +101,7 @@ bool pq_leaf_is_flat(const pq_node *leaf) {
 static int reserve_bits(delta_buf *b, size_t nbits) {
   size_t need = pq_bits_bytes(nbits);
   if (b->len >= need) return 0;
-  int rc = delta_buf_reserve(b, need - b->len);
+  int rc = buf_reserve(b, need - b->len);
   if (rc) return rc;
   memset(b->data + b->len, 0, need - b->len);
   b->len = need;
@@ -152,21 +152,21 @@ int pq_colreader_open(pq_column_reader **out, const pq_file *f, int rg, const pq
   if (!path) return DELTA_NOMEM();
   int rc = 0;
   if (cc->file_path.ptr) {
-    rc = delta_error_set(DELTA_EUNSUPPORTED, "column %s: chunks in other files are not supported", path);
+    rc = err_set(DELTA_EUNSUPPORTED, "column %s: chunks in other files are not supported", path);
     goto fail;
   }
   if (!cc->has_meta_data) {
-    rc = delta_error_set(DELTA_ECORRUPT, "column %s: chunk without metadata", path);
+    rc = err_set(DELTA_ECORRUPT, "column %s: chunk without metadata", path);
     goto fail;
   }
   const pq_column_meta *m = &cc->meta_data;
   if (m->type != leaf->physical) {
-    rc = delta_error_set(DELTA_ECORRUPT, "column %s: chunk type %s differs from the schema's %s",
+    rc = err_set(DELTA_ECORRUPT, "column %s: chunk type %s differs from the schema's %s",
                          path, pq_type_name(m->type), pq_type_name(leaf->physical));
     goto fail;
   }
   if (!codec_supported(m->codec)) {
-    rc = delta_error_set(DELTA_EUNSUPPORTED, "column %s: compression %s is not supported", path,
+    rc = err_set(DELTA_EUNSUPPORTED, "column %s: compression %s is not supported", path,
                          pq_codec_name(m->codec));
     goto fail;
   }
@@ -176,20 +176,20 @@ int pq_colreader_open(pq_column_reader **out, const pq_file *f, int rg, const pq
     start = m->dictionary_page_offset;
   int64_t len = m->total_compressed_size;
   if (start < 4 || len < 0 || (uint64_t)start > f->size || (uint64_t)len > f->size - (uint64_t)start) {
-    rc = delta_error_set(DELTA_ECORRUPT,
+    rc = err_set(DELTA_ECORRUPT,
                          "column %s: chunk at offset %lld, %lld bytes, lies outside the file (%zu bytes)",
                          path, (long long)start, (long long)len, f->size);
     goto fail;
   }
   if (m->num_values < 0) {
-    rc = delta_error_set(DELTA_ECORRUPT, "column %s: negative value count", path);
+    rc = err_set(DELTA_ECORRUPT, "column %s: negative value count", path);
     goto fail;
   }
-  if (!cr && !(cr = *out = delta_calloc(1, sizeof *cr))) { rc = DELTA_NOMEM(); goto fail; }
+  if (!cr && !(cr = *out = mem_calloc(1, sizeof *cr))) { rc = DELTA_NOMEM(); goto fail; }
   /* Reusing a reader keeps its buffers: the next row group's pages fill
    * memory that is already mapped instead of faulting in fresh pages. */
   release_decoders(cr);
-  delta_free(cr->path);
+  mem_free(cr->path);
   cr->f = f;
   cr->leaf = leaf;
   cr->path = path;
@@ -209,7 +209,7 @@ int pq_colreader_open(pq_column_reader **out, const pq_file *f, int rg, const pq
     if (rc) {
       cr->len = 0;
       cr->values_total = 0;
-      return delta_error_prefix("column %s", path);
+      return err_prefix("column %s", path);
     }
   }
   cr->codec = m->codec;
@@ -223,7 +223,7 @@ int pq_colreader_open(pq_column_reader **out, const pq_file *f, int rg, const pq
   cr->flat = pq_leaf_is_flat(leaf);
   return 0;
 fail:
-  delta_free(path);
+  mem_free(path);
   return rc;
 }
 
@@ -239,17 +239,17 @@ void pq_colreader_free(pq_column_reader *cr) {
   pq_bigbuf_dispose(&cr->chunk_buf);
   pq_bigbuf_dispose(&cr->page_buf);
   pq_bigbuf_dispose(&cr->dict_buf);
-  delta_buf_dispose(&cr->dict_bools);
-  delta_buf_dispose(&cr->dict_offsets);
-  delta_buf_dispose(&cr->page_def);
-  delta_buf_dispose(&cr->page_rep);
-  delta_buf_dispose(&cr->page_valid);
-  delta_buf_dispose(&cr->idx);
-  delta_buf_dispose(&cr->scratch);
-  delta_buf_dispose(&cr->hdr);
+  buf_dispose(&cr->dict_bools);
+  buf_dispose(&cr->dict_offsets);
+  buf_dispose(&cr->page_def);
+  buf_dispose(&cr->page_rep);
+  buf_dispose(&cr->page_valid);
+  buf_dispose(&cr->idx);
+  buf_dispose(&cr->scratch);
+  buf_dispose(&cr->hdr);
   pq_col_batch_dispose(&cr->discard);
-  delta_free(cr->path);
-  delta_free(cr);
+  mem_free(cr->path);
+  mem_free(cr);
 }
 
 /* Get a page body uncompressed: the bytes themselves when the chunk is not
@@ -258,7 +258,7 @@ static int page_bytes(pq_column_reader *cr, const uint8_t *src, size_t src_len, 
                       bool compressed, pq_bigbuf *buf, const uint8_t **out) {
   if (!compressed || cr->codec == CODEC_UNCOMPRESSED) {
     if (src_len != want)
-      return delta_error_set(DELTA_ECORRUPT, "uncompressed page is %zu bytes, header says %zu",
+      return err_set(DELTA_ECORRUPT, "uncompressed page is %zu bytes, header says %zu",
                              src_len, want);
     if (!cr->lazy) {
       *out = src;
@@ -285,31 +285,31 @@ static int page_bytes(pq_column_reader *cr, const uint8_t *src, size_t src_len, 
 static int read_dictionary(pq_column_reader *cr, const pq_page_header *h, const uint8_t *body) {
   const pq_dictionary_page_header *d = &h->dictionary_page_header;
   if (!h->has_dictionary_page_header)
-    return delta_error_set(DELTA_ECORRUPT, "dictionary page without its header");
+    return err_set(DELTA_ECORRUPT, "dictionary page without its header");
   if (d->encoding != PQ_ENC_PLAIN && d->encoding != PQ_ENC_PLAIN_DICTIONARY)
-    return delta_error_set(DELTA_EUNSUPPORTED, "dictionary page encoding %s",
+    return err_set(DELTA_EUNSUPPORTED, "dictionary page encoding %s",
                            pq_encoding_name(d->encoding));
   const uint8_t *data = NULL;
   size_t n = (size_t)h->uncompressed_page_size;
   int rc = page_bytes(cr, body, (size_t)h->compressed_page_size, n, true, &cr->dict_buf, &data);
   if (rc) return rc;
-  if (d->num_values < 0) return delta_error_set(DELTA_ECORRUPT, "negative dictionary size");
+  if (d->num_values < 0) return err_set(DELTA_ECORRUPT, "negative dictionary size");
   uint32_t count = (uint32_t)d->num_values;
   cr->has_dict = true;
   cr->dict_n = count;
   if (cr->physical == PQ_BYTE_ARRAY) {
-    if (count > n / 4) return delta_error_set(DELTA_ECORRUPT, "dictionary claims %u strings in %zu bytes", count, n);
+    if (count > n / 4) return err_set(DELTA_ECORRUPT, "dictionary claims %u strings in %zu bytes", count, n);
     cr->dict_offsets.len = 0;
-    rc = delta_buf_reserve(&cr->dict_offsets, ((size_t)count + 1) * 4);
+    rc = buf_reserve(&cr->dict_offsets, ((size_t)count + 1) * 4);
     if (rc) return rc;
     int32_t *off = (int32_t *)(void *)cr->dict_offsets.data;
     size_t pos = 0;
     off[0] = 4;
     /* Offsets point at each string's bytes; lengths are off[i+1] - off[i] - 4. */
     for (uint32_t i = 0; i < count; i++) {
-      if (n - pos < 4) return delta_error_set(DELTA_ECORRUPT, "dictionary string %u runs past the page", i);
-      uint32_t l = delta_load_le32(data + pos);
-      if (l > n - pos - 4) return delta_error_set(DELTA_ECORRUPT, "dictionary string %u runs past the page", i);
+      if (n - pos < 4) return err_set(DELTA_ECORRUPT, "dictionary string %u runs past the page", i);
+      uint32_t l = bytes_load_le32(data + pos);
+      if (l > n - pos - 4) return err_set(DELTA_ECORRUPT, "dictionary string %u runs past the page", i);
       pos += 4 + l;
       off[i + 1] = (int32_t)pos + 4;
     }
@@ -319,15 +319,15 @@ static int read_dictionary(pq_column_reader *cr, const pq_page_header *h, const 
   }
   if (cr->physical == PQ_BOOLEAN) {
     cr->dict_bools.len = 0;
-    if (count > n * 8) return delta_error_set(DELTA_ECORRUPT, "dictionary too short");
-    rc = delta_buf_reserve(&cr->dict_bools, count);
+    if (count > n * 8) return err_set(DELTA_ECORRUPT, "dictionary too short");
+    rc = buf_reserve(&cr->dict_bools, count);
     if (rc) return rc;
     rc = pq_plain_bools(data, n, 0, cr->dict_bools.data, count);
     cr->dict_values = cr->dict_bools.data;
     return rc;
   }
   if ((uint64_t)count * (uint64_t)cr->width > n)
-    return delta_error_set(DELTA_ECORRUPT, "dictionary claims %u values of %d bytes in %zu bytes",
+    return err_set(DELTA_ECORRUPT, "dictionary claims %u values of %d bytes in %zu bytes",
                            count, cr->width, n);
   cr->dict_values = data;
   return 0;
@@ -340,10 +340,10 @@ static int rle_levels(pq_rle_decoder *d, int bw, const uint8_t **q, const uint8_
   size_t len;
   const uint8_t *start = *q;
   if (length_prefixed) {
-    if (qend - *q < 4) return delta_error_set(DELTA_ECORRUPT, "levels length missing");
-    len = delta_load_le32(*q);
+    if (qend - *q < 4) return err_set(DELTA_ECORRUPT, "levels length missing");
+    len = bytes_load_le32(*q);
     start += 4;
-    if (len > (size_t)(qend - start)) return delta_error_set(DELTA_ECORRUPT, "levels run past the page");
+    if (len > (size_t)(qend - start)) return err_set(DELTA_ECORRUPT, "levels run past the page");
   } else {
     len = v2_len;
   }
@@ -354,7 +354,7 @@ static int rle_levels(pq_rle_decoder *d, int bw, const uint8_t **q, const uint8_
 static int decode_levels(int encoding, int bw, int64_t n, const uint8_t **q, const uint8_t *qend,
                          bool length_prefixed, size_t v2_len, delta_buf *out, int16_t max, int64_t *count_at_max) {
   out->len = 0;
-  int rc = delta_buf_reserve(out, (size_t)n * 2);
+  int rc = buf_reserve(out, (size_t)n * 2);
   if (rc) return rc;
   uint16_t *lv = (uint16_t *)(void *)out->data;
   if (encoding == PQ_ENC_RLE) {
@@ -363,12 +363,12 @@ static int decode_levels(int encoding, int bw, int64_t n, const uint8_t **q, con
     if ((rc = pq_rle_get_u16(&d, lv, (size_t)n)) != 0) return rc;
   } else if (encoding == PQ_ENC_BIT_PACKED) {
     size_t len = ((size_t)n * (size_t)bw + 7) / 8;
-    if (len > (size_t)(qend - *q)) return delta_error_set(DELTA_ECORRUPT, "levels run past the page");
+    if (len > (size_t)(qend - *q)) return err_set(DELTA_ECORRUPT, "levels run past the page");
     rc = pq_bitpacked_legacy_get_u16(*q, len, bw, lv, (size_t)n);
     if (rc) return rc;
     *q += len;
   } else {
-    return delta_error_set(DELTA_EUNSUPPORTED, "level encoding %s", pq_encoding_name(encoding));
+    return err_set(DELTA_EUNSUPPORTED, "level encoding %s", pq_encoding_name(encoding));
   }
   /* One pass checks every level and counts those at the maximum (for
    * definition levels: the page's non-null values). */
@@ -378,7 +378,7 @@ static int decode_levels(int encoding, int bw, int64_t n, const uint8_t **q, con
     bad |= (uint16_t)(lv[i] > (uint16_t)max);
     at_max += lv[i] == (uint16_t)max;
   }
-  if (bad) return delta_error_set(DELTA_ECORRUPT, "a level exceeds the column's maximum %d", max);
+  if (bad) return err_set(DELTA_ECORRUPT, "a level exceeds the column's maximum %d", max);
   if (count_at_max) *count_at_max = at_max;
   out->len = (size_t)n * 2;
   return 0;
@@ -429,17 +429,17 @@ static int start_values(pq_column_reader *cr, int enc) {
     return 0;
   case PQ_ENC_PLAIN_DICTIONARY:
   case PQ_ENC_RLE_DICTIONARY:
-    if (!cr->has_dict) return delta_error_set(DELTA_ECORRUPT, "dictionary-encoded page without a dictionary");
+    if (!cr->has_dict) return err_set(DELTA_ECORRUPT, "dictionary-encoded page without a dictionary");
     if (cr->page_nonnull == 0) return 0;
-    if (len < 1) return delta_error_set(DELTA_ECORRUPT, "dictionary page data is empty");
-    if (cr->vp[0] > 32) return delta_error_set(DELTA_ECORRUPT, "dictionary index width %d", cr->vp[0]);
+    if (len < 1) return err_set(DELTA_ECORRUPT, "dictionary page data is empty");
+    if (cr->vp[0] > 32) return err_set(DELTA_ECORRUPT, "dictionary index width %d", cr->vp[0]);
     return pq_rle_init(&cr->rle, cr->vp + 1, len - 1, cr->vp[0]);
   case PQ_ENC_RLE:
     if (cr->physical != PQ_BOOLEAN) break;
-    if (len < 4) return delta_error_set(DELTA_ECORRUPT, "RLE boolean page without its length");
+    if (len < 4) return err_set(DELTA_ECORRUPT, "RLE boolean page without its length");
     {
-      size_t l = delta_load_le32(cr->vp);
-      if (l > len - 4) return delta_error_set(DELTA_ECORRUPT, "RLE boolean data runs past the page");
+      size_t l = bytes_load_le32(cr->vp);
+      if (l > len - 4) return err_set(DELTA_ECORRUPT, "RLE boolean data runs past the page");
       return pq_rle_init(&cr->rle, cr->vp + 4, l, 1);
     }
   case PQ_ENC_DELTA_BINARY_PACKED:
@@ -459,9 +459,9 @@ static int start_values(pq_column_reader *cr, int enc) {
     if (cr->physical == PQ_BOOLEAN || cr->physical == PQ_BYTE_ARRAY || cr->physical == PQ_INT96) break;
     return 0;
   default:
-    return delta_error_set(DELTA_EUNSUPPORTED, "encoding %s", pq_encoding_name(enc));
+    return err_set(DELTA_EUNSUPPORTED, "encoding %s", pq_encoding_name(enc));
   }
-  return delta_error_set(DELTA_ECORRUPT, "encoding %s is not valid for %s", pq_encoding_name(enc),
+  return err_set(DELTA_ECORRUPT, "encoding %s is not valid for %s", pq_encoding_name(enc),
                          pq_type_name(cr->physical));
 }
 
@@ -481,7 +481,7 @@ static int peek_header(pq_column_reader *cr, pq_page_header *h, uint64_t *body_p
     if (w > left) w = (size_t)left;
     cr->hdr.len = 0;
     int rc;
-    if ((rc = delta_buf_reserve(&cr->hdr, w)) != 0) return rc;
+    if ((rc = buf_reserve(&cr->hdr, w)) != 0) return rc;
     if ((rc = pq_file_read(cr->f, cr->file_start + cr->pos, w, cr->hdr.data)) != 0) return rc;
     if ((rc = pq_page_header_parse(cr->hdr.data, w, h, &hlen)) == 0) {
       *body_pos = cr->pos + hlen;
@@ -519,7 +519,7 @@ static int next_page(pq_column_reader *cr) {
   for (;;) {
     if (cr->values_seen >= cr->values_total) return DELTA_ITEROVER;
     if (cr->pos >= cr->len)
-      return delta_error_set(DELTA_ECORRUPT, "chunk ends after %lld of %lld values",
+      return err_set(DELTA_ECORRUPT, "chunk ends after %lld of %lld values",
                              (long long)cr->values_seen, (long long)cr->values_total);
     pq_page_header h;
     uint64_t body_pos;
@@ -527,10 +527,10 @@ static int next_page(pq_column_reader *cr) {
     if (rc) return rc;
     if (h.compressed_page_size < 0 || h.uncompressed_page_size < 0 ||
         (uint64_t)h.compressed_page_size > cr->len - body_pos)
-      return delta_error_set(DELTA_ECORRUPT, "page of %d bytes runs past the chunk",
+      return err_set(DELTA_ECORRUPT, "page of %d bytes runs past the chunk",
                              (int)h.compressed_page_size);
     if (h.uncompressed_page_size > MAX_PAGE_BYTES)
-      return delta_error_set(DELTA_ELIMIT, "page of %d bytes is larger than the limit",
+      return err_set(DELTA_ELIMIT, "page of %d bytes is larger than the limit",
                              (int)h.uncompressed_page_size);
     cr->pos = body_pos + (uint64_t)h.compressed_page_size;
     bool has_body = h.type == PQ_PAGE_DICTIONARY || h.type == PQ_PAGE_DATA || h.type == PQ_PAGE_DATA_V2;
@@ -544,8 +544,8 @@ static int next_page(pq_column_reader *cr) {
     }
     if (h.type == PQ_PAGE_DATA) {
       const pq_data_page_header *d = &h.data_page_header;
-      if (!h.has_data_page_header) return delta_error_set(DELTA_ECORRUPT, "data page without its header");
-      if (d->num_values < 0) return delta_error_set(DELTA_ECORRUPT, "negative page value count");
+      if (!h.has_data_page_header) return err_set(DELTA_ECORRUPT, "data page without its header");
+      if (d->num_values < 0) return err_set(DELTA_ECORRUPT, "negative page value count");
       const uint8_t *q = NULL;
       size_t n = (size_t)h.uncompressed_page_size;
       rc = page_bytes(cr, body, (size_t)h.compressed_page_size, n, true, &cr->page_buf, &q);
@@ -572,11 +572,11 @@ static int next_page(pq_column_reader *cr) {
     }
     if (h.type == PQ_PAGE_DATA_V2) {
       const pq_data_page_header_v2 *d = &h.data_page_header_v2;
-      if (!h.has_data_page_header_v2) return delta_error_set(DELTA_ECORRUPT, "data page v2 without its header");
+      if (!h.has_data_page_header_v2) return err_set(DELTA_ECORRUPT, "data page v2 without its header");
       int64_t rl = d->repetition_levels_byte_length, dl = d->definition_levels_byte_length;
       if (d->num_values < 0 || rl < 0 || dl < 0 || rl + dl > h.compressed_page_size ||
           rl + dl > h.uncompressed_page_size)
-        return delta_error_set(DELTA_ECORRUPT, "data page v2 has bad level lengths");
+        return err_set(DELTA_ECORRUPT, "data page v2 has bad level lengths");
       const uint8_t *q = body;
       cr->page_levels = d->num_values;
       if (cr->max_rep > 0) {
@@ -600,7 +600,7 @@ static int next_page(pq_column_reader *cr) {
       cr->page_consumed = 0;
       if (cr->max_def == 0) cr->page_nonnull = cr->page_levels;
       if (d->num_nulls >= 0 && cr->max_def > 0 && d->num_values - d->num_nulls != cr->page_nonnull)
-        return delta_error_set(DELTA_ECORRUPT, "data page v2 says %d nulls, its levels say %lld",
+        return err_set(DELTA_ECORRUPT, "data page v2 says %d nulls, its levels say %lld",
                                (int)d->num_nulls, (long long)(d->num_values - cr->page_nonnull));
       cr->values_seen += d->num_values;
       cr->pages.read++;
@@ -631,13 +631,13 @@ static inline bool slot_valid(const uint8_t *valid, size_t pos) {
 }
 
 static int string_limit(void) {
-  return delta_error_set(DELTA_ELIMIT, "more than 2 GiB of strings in one batch");
+  return err_set(DELTA_ELIMIT, "more than 2 GiB of strings in one batch");
 }
 
 /* The next n dictionary indices of the page, checked against the dictionary. */
 static int dict_indices(pq_column_reader *cr, size_t n, const uint32_t **out) {
   cr->idx.len = 0;
-  int rc = delta_buf_reserve(&cr->idx, n * 4);
+  int rc = buf_reserve(&cr->idx, n * 4);
   if (rc) return rc;
   uint32_t *idx = (uint32_t *)(void *)cr->idx.data;
   *out = idx;
@@ -651,8 +651,8 @@ static int gather_binary(const pq_column_reader *cr, const uint32_t *idx, size_t
   for (size_t j = 0; j < nv; j++) total += (size_t)(off[idx[j] + 1] - off[idx[j]] - 4);
   if (b->data.len + total > INT32_MAX) return string_limit();
   int rc;
-  if ((rc = delta_buf_reserve(&b->data, total + STRING_PAD)) != 0) return rc;
-  if ((rc = delta_buf_reserve(&b->offsets, n * 4)) != 0) return rc;
+  if ((rc = buf_reserve(&b->data, total + STRING_PAD)) != 0) return rc;
+  if ((rc = buf_reserve(&b->offsets, n * 4)) != 0) return rc;
   uint8_t *d = b->data.data + b->data.len;
   int32_t *o = (int32_t *)(void *)(b->offsets.data + b->offsets.len);
   int32_t end = (int32_t)b->data.len;
@@ -674,25 +674,25 @@ static int gather_binary(const pq_column_reader *cr, const uint32_t *idx, size_t
 
 static int plain_binary(pq_column_reader *cr, size_t n, size_t nv, const uint8_t *valid, size_t vpos,
                         pq_binary_builder *b) {
-  int rc = delta_buf_reserve(&b->offsets, n * 4);
+  int rc = buf_reserve(&b->offsets, n * 4);
   if (rc) return rc;
   /* One pass: room for this run's share of the page's bytes up front, more
    * if a string does not fit. */
   const uint8_t *q = cr->vp, *end = cr->vend;
   int64_t left = cr->page_nonnull - cr->page_consumed;
   size_t guess = left > 0 ? (size_t)((double)(size_t)(end - q) * (double)nv / (double)left) : 0;
-  rc = delta_buf_reserve(&b->data, guess + STRING_PAD);
+  rc = buf_reserve(&b->data, guess + STRING_PAD);
   if (rc) return rc;
   int32_t *o = (int32_t *)(void *)(b->offsets.data + b->offsets.len);
   size_t len = b->data.len;
   for (size_t i = 0; i < n; i++) {
     if (slot_valid(valid, vpos + i)) {
-      if (end - q < 4) return delta_error_set(DELTA_ECORRUPT, "PLAIN string runs past the page");
-      uint32_t l = delta_load_le32(q);
-      if (l > (size_t)(end - q - 4)) return delta_error_set(DELTA_ECORRUPT, "PLAIN string runs past the page");
+      if (end - q < 4) return err_set(DELTA_ECORRUPT, "PLAIN string runs past the page");
+      uint32_t l = bytes_load_le32(q);
+      if (l > (size_t)(end - q - 4)) return err_set(DELTA_ECORRUPT, "PLAIN string runs past the page");
       if (b->data.cap - len < (size_t)l + STRING_PAD) {
         b->data.len = len;
-        if ((rc = delta_buf_reserve(&b->data, (size_t)l + STRING_PAD)) != 0) return rc;
+        if ((rc = buf_reserve(&b->data, (size_t)l + STRING_PAD)) != 0) return rc;
       }
       copy_string(b->data.data + len, q + 4, l, end);
       q += 4 + l;
@@ -726,10 +726,10 @@ static int binary_slots(pq_column_reader *cr, size_t n, size_t nv, const uint8_t
     rc = pq_dba_get(&cr->dba, b, nv);
     break;
   default:
-    return delta_error_set(DELTA_EUNSUPPORTED, "encoding %s", pq_encoding_name(cr->enc));
+    return err_set(DELTA_EUNSUPPORTED, "encoding %s", pq_encoding_name(cr->enc));
   }
   if (rc || n == nv) return rc;
-  if ((rc = delta_buf_reserve(&b->offsets, (n - nv) * 4)) != 0) return rc;
+  if ((rc = buf_reserve(&b->offsets, (n - nv) * 4)) != 0) return rc;
   pq_slots_expand_offsets((int32_t *)(void *)b->offsets.data + first, valid, vpos, n, nv);
   b->offsets.len += (n - nv) * 4;
   return 0;
@@ -749,7 +749,7 @@ static int fixed_slots(pq_column_reader *cr, uint8_t *dst, size_t n, size_t nv, 
       break;
     }
     if (nv * (size_t)w > (size_t)(cr->vend - cr->vp))
-      return delta_error_set(DELTA_ECORRUPT, "page has fewer values than its levels say");
+      return err_set(DELTA_ECORRUPT, "page has fewer values than its levels say");
     pq_slots_scatter(dst, cr->vp, w, valid, vpos, n, nv);
     cr->vp += nv * (size_t)w;
     return 0;
@@ -774,7 +774,7 @@ static int fixed_slots(pq_column_reader *cr, uint8_t *dst, size_t n, size_t nv, 
     cr->bss_pos += nv;
     break;
   default:
-    return delta_error_set(DELTA_EUNSUPPORTED, "encoding %s", pq_encoding_name(cr->enc));
+    return err_set(DELTA_EUNSUPPORTED, "encoding %s", pq_encoding_name(cr->enc));
   }
   if (rc) return rc;
   if (n != nv) pq_slots_expand(dst, w, valid, vpos, n, nv);
@@ -785,7 +785,7 @@ static int fixed_slots(pq_column_reader *cr, uint8_t *dst, size_t n, size_t nv, 
 static int flat_bools(pq_column_reader *cr, size_t n, size_t nv, const uint8_t *valid, size_t vpos,
                       pq_col_batch *out) {
   cr->scratch.len = 0;
-  int rc = delta_buf_reserve(&cr->scratch, nv + 64);
+  int rc = buf_reserve(&cr->scratch, nv + 64);
   if (rc) return rc;
   memset(cr->scratch.data + nv, 0, 64);
   if ((rc = fixed_slots(cr, cr->scratch.data, nv, nv, NULL, 0)) != 0) return rc;
@@ -800,7 +800,7 @@ static int null_slots(pq_column_reader *cr, size_t n, pq_col_batch *out) {
   if (cr->physical == PQ_BOOLEAN) return reserve_bits(&out->values, (size_t)out->n_levels + n);
   if (cr->physical == PQ_BYTE_ARRAY) {
     delta_buf *o = &out->bin.offsets;
-    int rc = delta_buf_reserve(o, n * 4);
+    int rc = buf_reserve(o, n * 4);
     if (rc) return rc;
     int32_t *off = (int32_t *)(void *)(o->data + o->len);
     for (size_t i = 0; i < n; i++) off[i] = off[-1];
@@ -808,7 +808,7 @@ static int null_slots(pq_column_reader *cr, size_t n, pq_col_batch *out) {
     return 0;
   }
   size_t bytes = n * (size_t)cr->width;
-  int rc = delta_buf_reserve(&out->values, bytes);
+  int rc = buf_reserve(&out->values, bytes);
   if (rc) return rc;
   memset(out->values.data + out->values.len, 0, bytes);
   out->values.len += bytes;
@@ -826,7 +826,7 @@ static int decode_values(pq_column_reader *cr, size_t n, size_t nv, const uint8_
     rc = binary_slots(cr, n, nv, valid, vpos, &out->bin);
   } else {
     size_t bytes = n * (size_t)cr->width;
-    if ((rc = delta_buf_reserve(&out->values, bytes)) != 0) return rc;
+    if ((rc = buf_reserve(&out->values, bytes)) != 0) return rc;
     if ((rc = fixed_slots(cr, out->values.data + out->values.len, n, nv, valid, vpos)) != 0) return rc;
     out->values.len += bytes;
   }
@@ -861,7 +861,7 @@ static int read_records(pq_column_reader *cr, int64_t max_records, pq_col_batch 
           if (records == max_records) { stop = true; break; }
           records++;
         } else if (records == 0 && i == 0 && cr->page_pos == 0 && cr->values_seen == cr->page_levels) {
-          return delta_error_set(DELTA_ECORRUPT, "first value does not start a record");
+          return err_set(DELTA_ECORRUPT, "first value does not start a record");
         }
       }
       take = i;
@@ -869,7 +869,7 @@ static int read_records(pq_column_reader *cr, int64_t max_records, pq_col_batch 
     int64_t nv = take;
     if (cr->max_def > 0) {
       const uint16_t *dp = (const uint16_t *)(const void *)cr->page_def.data + cr->page_pos;
-      int rc = delta_buf_append(&out->def, dp, (size_t)take * 2);
+      int rc = buf_append(&out->def, dp, (size_t)take * 2);
       if (rc) return rc;
       if (cr->page_pos + take == cr->page_levels) {
         nv = cr->page_nonnull - cr->page_consumed; /* the rest of the page: no need to count */
@@ -879,7 +879,7 @@ static int read_records(pq_column_reader *cr, int64_t max_records, pq_col_batch 
       }
     }
     if (cr->max_rep > 0) {
-      int rc = delta_buf_append(&out->rep, (const uint16_t *)(const void *)cr->page_rep.data + cr->page_pos,
+      int rc = buf_append(&out->rep, (const uint16_t *)(const void *)cr->page_rep.data + cr->page_pos,
                                 (size_t)take * 2);
       if (rc) return rc;
     }
@@ -995,15 +995,15 @@ static int skip_in_page(pq_column_reader *cr, int64_t take, bool *done) {
       } else if (cr->physical == PQ_BYTE_ARRAY) {
         const uint8_t *q = cr->vp;
         for (int64_t i = 0; i < nv; i++) {
-          if (cr->vend - q < 4) return delta_error_set(DELTA_ECORRUPT, "PLAIN string runs past the page");
-          uint32_t l = delta_load_le32(q);
-          if (l > (size_t)(cr->vend - q - 4)) return delta_error_set(DELTA_ECORRUPT, "PLAIN string runs past the page");
+          if (cr->vend - q < 4) return err_set(DELTA_ECORRUPT, "PLAIN string runs past the page");
+          uint32_t l = bytes_load_le32(q);
+          if (l > (size_t)(cr->vend - q - 4)) return err_set(DELTA_ECORRUPT, "PLAIN string runs past the page");
           q += 4 + l;
         }
         cr->vp = q;
       } else {
         if ((uint64_t)nv * (uint64_t)cr->width > left)
-          return delta_error_set(DELTA_ECORRUPT, "page has fewer values than its levels say");
+          return err_set(DELTA_ECORRUPT, "page has fewer values than its levels say");
         cr->vp += (size_t)nv * (size_t)cr->width;
       }
       break;
@@ -1058,7 +1058,7 @@ static int resolve_skip(pq_column_reader *cr) {
     if ((rc = pq_col_batch_reset(&cr->discard)) != 0) return rc;
     if ((rc = cr->flat ? read_flat(cr, take, &cr->discard) : read_records(cr, take, &cr->discard)) != 0) return rc;
     if (cr->discard.n_records == 0)
-      return delta_error_set(DELTA_ECORRUPT, "chunk ends with %lld rows still to skip", (long long)cr->skip_pending);
+      return err_set(DELTA_ECORRUPT, "chunk ends with %lld rows still to skip", (long long)cr->skip_pending);
     cr->skip_pending -= cr->discard.n_records;
   }
   return 0;
@@ -1077,6 +1077,6 @@ int pq_colreader_read(pq_column_reader *cr, int64_t max_records, pq_col_batch *o
   if ((rc = resolve_skip(cr)) != 0) goto done;
   rc = cr->flat ? read_flat(cr, max_records, out) : read_records(cr, max_records, out);
 done:
-  if (rc) delta_error_prefix("column %s", cr->path);
+  if (rc) err_prefix("column %s", cr->path);
   return rc;
 }

@@ -39,12 +39,12 @@ int pq_dbp_init(pq_dbp_decoder *d, const uint8_t *data, size_t len) {
   uint64_t block, mbs, total, first;
   if (pq_uleb64(&p, end, &block) || pq_uleb64(&p, end, &mbs) || pq_uleb64(&p, end, &total) ||
       pq_uleb64(&p, end, &first))
-    return delta_error_set(DELTA_ECORRUPT, DBP ": truncated or overlong header");
+    return err_set(DELTA_ECORRUPT, DBP ": truncated or overlong header");
   if (block == 0 || block % 128 || block > PQ_DBP_MAX_BLOCK)
-    return delta_error_set(DELTA_ECORRUPT, DBP ": block size %llu is not a multiple of 128 up to 2^31",
+    return err_set(DELTA_ECORRUPT, DBP ": block size %llu is not a multiple of 128 up to 2^31",
                            (unsigned long long)block);
   if (mbs == 0 || block % mbs || (block / mbs) % 32)
-    return delta_error_set(DELTA_ECORRUPT,
+    return err_set(DELTA_ECORRUPT,
                            DBP ": %llu miniblocks do not split a block of %llu into multiples of 32",
                            (unsigned long long)mbs, (unsigned long long)block);
   d->p = p;
@@ -74,10 +74,10 @@ static int dbp_next_miniblock(pq_dbp_decoder *d) {
     const uint8_t *p = d->mb_data;
     uint64_t md;
     if (pq_uleb64(&p, d->end, &md))
-      return delta_error_set(DELTA_ECORRUPT, DBP ": truncated block header");
+      return err_set(DELTA_ECORRUPT, DBP ": truncated block header");
     /* The widths must all be there: the miniblock bodies follow them. */
     if ((uint64_t)(d->end - p) < d->miniblocks_per_block)
-      return delta_error_set(DELTA_ECORRUPT, DBP ": block lacks its %llu miniblock widths",
+      return err_set(DELTA_ECORRUPT, DBP ": block lacks its %llu miniblock widths",
                              (unsigned long long)d->miniblocks_per_block);
     d->min_delta = (int64_t)pq_unzigzag64(md);
     d->bit_widths = p;
@@ -85,7 +85,7 @@ static int dbp_next_miniblock(pq_dbp_decoder *d) {
     d->miniblock_index = 0;
   }
   int w = d->bit_widths[d->miniblock_index++];
-  if (w > 64) return delta_error_set(DELTA_ECORRUPT, DBP ": miniblock bit width %d exceeds 64", w);
+  if (w > 64) return err_set(DELTA_ECORRUPT, DBP ": miniblock bit width %d exceeds 64", w);
   d->cur_width = w;
   d->miniblock_left = (uint32_t)d->values_per_miniblock;
   return 0;
@@ -108,7 +108,7 @@ static int dbp_refill(pq_dbp_decoder *d) {
     /* A final miniblock without its padding: fine if the wanted values are
      * all there. mb_data moves to the end so nothing can follow it. */
     if (((size_t)need * w + 7) / 8 > avail)
-      return delta_error_set(DELTA_ECORRUPT, DBP ": miniblock truncated (%zu of %zu bytes)", avail,
+      return err_set(DELTA_ECORRUPT, DBP ": miniblock truncated (%zu of %zu bytes)", avail,
                              full);
     uint8_t tmp[32 * 8] = {0};
     memcpy(tmp, d->mb_data, avail);
@@ -129,7 +129,7 @@ static int dbp_refill(pq_dbp_decoder *d) {
 
 static PQ_ALWAYS_INLINE int dbp_get(pq_dbp_decoder *d, void *out, size_t n, bool wide) {
   if (n > d->total_values - d->values_read)
-    return delta_error_set(DELTA_ECORRUPT, DBP ": %zu values wanted but only %llu left", n,
+    return err_set(DELTA_ECORRUPT, DBP ": %zu values wanted but only %llu left", n,
                            (unsigned long long)(d->total_values - d->values_read));
   size_t i = 0;
   while (i < n) {
@@ -163,7 +163,7 @@ int pq_dbp_get_i32(pq_dbp_decoder *d, int32_t *out, size_t n) { return dbp_get(d
 static int dbp_skip_body(pq_dbp_decoder *d) {
   uint64_t body = (uint64_t)d->miniblock_left / 8 * (uint64_t)d->cur_width;
   if (body > (uint64_t)(d->end - d->mb_data))
-    return delta_error_set(DELTA_ECORRUPT, DBP ": miniblock runs past the end of the data");
+    return err_set(DELTA_ECORRUPT, DBP ": miniblock runs past the end of the data");
   d->mb_data += body;
   d->miniblock_left = 0;
   return 0;

@@ -58,7 +58,7 @@ static void *arena_alloc(pq_arena *a, size_t n) {
    * its free space is not abandoned. */
   bool own = n > a->next_size / 2;
   size_t cap = own ? n : a->next_size;
-  b = delta_calloc(1, sizeof(pq_block) + cap);
+  b = mem_calloc(1, sizeof(pq_block) + cap);
   if (!b) {
     DELTA_NOMEM();
     return NULL;
@@ -80,7 +80,7 @@ static void arena_free(pq_arena *a) {
   pq_block *b = a->head;
   while (b) {
     pq_block *next = b->next;
-    delta_free(b);
+    mem_free(b);
     b = next;
   }
   a->head = NULL;
@@ -106,11 +106,11 @@ typedef struct {
 } pq_parser;
 
 static int missing(const char *st, const char *field) {
-  return delta_error_set(DELTA_ECORRUPT, "%s is missing required field %s", st, field);
+  return err_set(DELTA_ECORRUPT, "%s is missing required field %s", st, field);
 }
 
 static int negative(const char *what, long long v) {
-  return delta_error_set(DELTA_ECORRUPT, "%s is negative (%lld)", what, v);
+  return err_set(DELTA_ECORRUPT, "%s is negative (%lld)", what, v);
 }
 
 static int read_bytes(pq_thrift *t, int type, pq_bytes *out, const char *what) {
@@ -125,7 +125,7 @@ static int read_cstr(pq_parser *ps, int type, char **out, const char *what) {
   uint32_t len = 0;
   if ((rc = pq_thrift_read_binary(&ps->t, type, &p, &len, what)) != 0) return rc;
   if (memchr(p, 0, len))
-    return delta_error_set(DELTA_ECORRUPT, "%s contains a NUL byte", what);
+    return err_set(DELTA_ECORRUPT, "%s contains a NUL byte", what);
   char *s = arena_alloc(ps->arena, (size_t)len + 1);
   if (!s) return DELTA_ENOMEM;
   memcpy(s, p, len);
@@ -151,17 +151,17 @@ static int list_begin(pq_thrift *t, int type, int want_elem, size_t min_bytes, u
   if ((rc = pq_thrift_list_begin(t, type, &et, count, what)) != 0) return rc;
   if (*count == 0) return 0;
   if (et != want_elem)
-    return delta_error_set(DELTA_ECORRUPT, "%s: list elements are %s, expected %s", what,
+    return err_set(DELTA_ECORRUPT, "%s: list elements are %s, expected %s", what,
                            pq_thrift_type_name(et), pq_thrift_type_name(want_elem));
   if (*count > pq_thrift_remaining(t) / min_bytes)
-    return delta_error_set(DELTA_ECORRUPT, "%s: %u elements cannot fit in the %zu bytes left",
+    return err_set(DELTA_ECORRUPT, "%s: %u elements cannot fit in the %zu bytes left",
                            what, *count, pq_thrift_remaining(t));
   return 0;
 }
 
 static int expect_struct(pq_thrift *t, int type, const char *what) {
   if (type != PQ_TT_STRUCT)
-    return delta_error_set(DELTA_ECORRUPT, "%s: expected struct, found %s at byte %zu", what,
+    return err_set(DELTA_ECORRUPT, "%s: expected struct, found %s at byte %zu", what,
                            pq_thrift_type_name(type), pq_thrift_offset(t));
   return 0;
 }
@@ -235,7 +235,7 @@ static int parse_time_unit(pq_thrift *t, int type, int *unit) {
   }
   pq_thrift_struct_end(t);
   if (members != 1)
-    return delta_error_set(DELTA_ECORRUPT, "TimeUnit union has %d members, expected 1", members);
+    return err_set(DELTA_ECORRUPT, "TimeUnit union has %d members, expected 1", members);
   return 0;
 }
 
@@ -319,7 +319,7 @@ static int parse_int_type(pq_thrift *t, pq_logical_type *lt) {
   if (!has_width) return missing("IntType", "bitWidth");
   if (!has_signed) return missing("IntType", "isSigned");
   if (lt->bit_width != 8 && lt->bit_width != 16 && lt->bit_width != 32 && lt->bit_width != 64)
-    return delta_error_set(DELTA_ECORRUPT, "IntType.bitWidth is %d, expected 8, 16, 32 or 64",
+    return err_set(DELTA_ECORRUPT, "IntType.bitWidth is %d, expected 8, 16, 32 or 64",
                            lt->bit_width);
   return 0;
 }
@@ -338,9 +338,9 @@ static int parse_logical_type(pq_thrift *t, int type, pq_logical_type *lt) {
     if (ft == PQ_TT_STOP) break;
     if ((rc = expect_struct(t, ft, "LogicalType member")) != 0) return rc;
     if (id <= 0)
-      return delta_error_set(DELTA_ECORRUPT, "LogicalType has invalid member id %d", id);
+      return err_set(DELTA_ECORRUPT, "LogicalType has invalid member id %d", id);
     if (++members > 1)
-      return delta_error_set(DELTA_ECORRUPT, "LogicalType union has more than one member");
+      return err_set(DELTA_ECORRUPT, "LogicalType union has more than one member");
     lt->kind = id;
     switch (id) {
     case PQ_LT_DECIMAL: if ((rc = parse_decimal_type(t, lt)) != 0) return rc; break;
@@ -506,7 +506,7 @@ static int parse_column_meta(pq_parser *ps, int type, pq_column_meta *cm) {
     for (int i = 0; i < 8; i++)
       if (!(seen & (1u << i))) return missing("ColumnMetaData", names[i]);
   }
-  if (cm->path_len < 1) return delta_error_set(DELTA_ECORRUPT, "ColumnMetaData.path_in_schema is empty");
+  if (cm->path_len < 1) return err_set(DELTA_ECORRUPT, "ColumnMetaData.path_in_schema is empty");
   if (cm->num_values < 0) return negative("ColumnMetaData.num_values", cm->num_values);
   if (cm->total_uncompressed_size < 0)
     return negative("ColumnMetaData.total_uncompressed_size", cm->total_uncompressed_size);
@@ -554,7 +554,7 @@ static int parse_column_chunk(pq_parser *ps, pq_column_chunk *cc) {
   pq_thrift_struct_end(t);
   if (!cc->has_meta_data) {
     if (encrypted)
-      return delta_error_set(DELTA_EUNSUPPORTED, "encrypted column metadata is not supported");
+      return err_set(DELTA_EUNSUPPORTED, "encrypted column metadata is not supported");
     return missing("ColumnChunk", "meta_data");
   }
   return 0;
@@ -678,10 +678,10 @@ static int parse_column_order(pq_thrift *t, bool *type_defined) {
 static int validate_schema(pq_parser *ps, pq_file_metadata *md, const bool *has_children,
                            int **leaf_types, int32_t *num_leaves) {
   int rc;
-  if (md->num_schema < 1) return delta_error_set(DELTA_ECORRUPT, "the schema has no root element");
+  if (md->num_schema < 1) return err_set(DELTA_ECORRUPT, "the schema has no root element");
   const pq_schema_element *root = &md->schema[0];
   if (root->type != -1 || !has_children[0])
-    return delta_error_set(DELTA_ECORRUPT, "the schema root '%s' is not a group", root->name);
+    return err_set(DELTA_ECORRUPT, "the schema root '%s' is not a group", root->name);
   int32_t leaves = 0;
   /* Preorder check: `open` is the number of child slots announced by the
    * groups read so far and not yet filled. Each element fills one slot and
@@ -692,20 +692,20 @@ static int validate_schema(pq_parser *ps, pq_file_metadata *md, const bool *has_
   for (int32_t i = 1; i < md->num_schema; i++) {
     const pq_schema_element *se = &md->schema[i];
     if (open == 0)
-      return delta_error_set(DELTA_ECORRUPT,
+      return err_set(DELTA_ECORRUPT,
                              "schema element %d ('%s') is outside the tree (num_children too small)",
                              i, se->name);
     open--;
     if (se->repetition < PQ_REQUIRED || se->repetition > PQ_REPEATED)
-      return delta_error_set(se->repetition == 3 ? DELTA_EUNSUPPORTED : DELTA_ECORRUPT,
+      return err_set(se->repetition == 3 ? DELTA_EUNSUPPORTED : DELTA_ECORRUPT,
                              "schema element '%s' has repetition_type %d", se->name,
                              se->repetition);
     if (se->num_children < 0)
-      return delta_error_set(DELTA_ECORRUPT, "schema element '%s' has num_children %d", se->name,
+      return err_set(DELTA_ECORRUPT, "schema element '%s' has num_children %d", se->name,
                              se->num_children);
     if (se->type == -1) {
       if (!has_children[i])
-        return delta_error_set(DELTA_ECORRUPT,
+        return err_set(DELTA_ECORRUPT,
                                "schema element '%s' has neither a type nor num_children",
                                se->name);
       open += se->num_children;
@@ -713,19 +713,19 @@ static int validate_schema(pq_parser *ps, pq_file_metadata *md, const bool *has_
     }
     /* A leaf. Some writers put num_children = 0 on leaves; more is not a leaf. */
     if (se->num_children != 0)
-      return delta_error_set(DELTA_ECORRUPT, "schema element '%s' has a type and %d children",
+      return err_set(DELTA_ECORRUPT, "schema element '%s' has a type and %d children",
                              se->name, se->num_children);
     if (se->type < PQ_BOOLEAN || se->type > PQ_FIXED_LEN_BYTE_ARRAY)
-      return delta_error_set(DELTA_ECORRUPT, "schema element '%s' has unknown physical type %d",
+      return err_set(DELTA_ECORRUPT, "schema element '%s' has unknown physical type %d",
                              se->name, se->type);
     if (se->type == PQ_FIXED_LEN_BYTE_ARRAY && se->type_length <= 0)
-      return delta_error_set(DELTA_ECORRUPT,
+      return err_set(DELTA_ECORRUPT,
                              "FIXED_LEN_BYTE_ARRAY column '%s' has type_length %d", se->name,
                              se->type_length);
     leaves++;
   }
   if (open != 0)
-    return delta_error_set(DELTA_ECORRUPT,
+    return err_set(DELTA_ECORRUPT,
                            "the schema announces %lld more elements than it has (num_children too large)",
                            (long long)open);
   void *arr = NULL;
@@ -742,13 +742,13 @@ static int validate_row_groups(const pq_file_metadata *md, const int *leaf_types
   for (int32_t g = 0; g < md->num_row_groups; g++) {
     const pq_row_group *rg = &md->row_groups[g];
     if (rg->num_columns != leaves)
-      return delta_error_set(DELTA_ECORRUPT,
+      return err_set(DELTA_ECORRUPT,
                              "row group %d has %d column chunks but the schema has %d leaf columns",
                              g, rg->num_columns, leaves);
     for (int32_t c = 0; c < leaves; c++) {
       const pq_column_meta *cm = &rg->columns[c].meta_data;
       if (cm->type != leaf_types[c])
-        return delta_error_set(DELTA_ECORRUPT,
+        return err_set(DELTA_ECORRUPT,
                                "row group %d column %d ('%s') has type %s but the schema says %s",
                                g, c, cm->path_in_schema[cm->path_len - 1],
                                pq_type_name(cm->type), pq_type_name(leaf_types[c]));
@@ -845,7 +845,7 @@ static int parse_file_metadata(pq_parser *ps, pq_file_metadata *md) {
   if ((rc = validate_schema(ps, md, has_children, &leaf_types, &leaves)) != 0) return rc;
   if ((rc = validate_row_groups(md, leaf_types, leaves)) != 0) return rc;
   if (md->column_orders && md->num_column_orders != leaves)
-    return delta_error_set(DELTA_ECORRUPT,
+    return err_set(DELTA_ECORRUPT,
                            "FileMetaData has %d column_orders but the schema has %d leaf columns",
                            md->num_column_orders, leaves);
   return 0;
@@ -854,7 +854,7 @@ static int parse_file_metadata(pq_parser *ps, pq_file_metadata *md) {
 int pq_metadata_parse(const uint8_t *buf, size_t len, pq_file_metadata **out) {
   int rc;
   *out = NULL;
-  pq_md_owner *own = delta_calloc(1, sizeof *own);
+  pq_md_owner *own = mem_calloc(1, sizeof *own);
   if (!own) return DELTA_NOMEM();
   pq_parser ps;
   pq_thrift_init(&ps.t, buf, len);
@@ -866,7 +866,7 @@ int pq_metadata_parse(const uint8_t *buf, size_t len, pq_file_metadata **out) {
 done:
   if (own) {
     arena_free(&own->arena);
-    delta_free(own);
+    mem_free(own);
   }
   return rc;
 }
@@ -875,7 +875,7 @@ void pq_metadata_free(pq_file_metadata *md) {
   if (!md) return;
   pq_md_owner *own = (pq_md_owner *)md;
   arena_free(&own->arena);
-  delta_free(own);
+  mem_free(own);
 }
 
 /* ---- PageHeader ----------------------------------------------------------- */
@@ -1012,7 +1012,7 @@ static int parse_data_page_header_v2(pq_thrift *t, int type, pq_data_page_header
     return negative("DataPageHeaderV2.repetition_levels_byte_length",
                     h->repetition_levels_byte_length);
   if (h->num_nulls > h->num_values)
-    return delta_error_set(DELTA_ECORRUPT, "DataPageHeaderV2 has %d nulls among %d values",
+    return err_set(DELTA_ECORRUPT, "DataPageHeaderV2 has %d nulls among %d values",
                            h->num_nulls, h->num_values);
   return 0;
 }
@@ -1089,7 +1089,7 @@ int pq_page_header_parse(const uint8_t *buf, size_t len, pq_page_header *out, si
     int64_t levels =
         (int64_t)v2->definition_levels_byte_length + v2->repetition_levels_byte_length;
     if (levels > h->compressed_page_size || levels > h->uncompressed_page_size)
-      return delta_error_set(DELTA_ECORRUPT,
+      return err_set(DELTA_ECORRUPT,
                              "DATA_PAGE_V2 has %lld level bytes in a page of %d/%d bytes",
                              (long long)levels, h->compressed_page_size,
                              h->uncompressed_page_size);

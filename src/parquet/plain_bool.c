@@ -9,7 +9,7 @@ int pq_plain_bools(const uint8_t *data, size_t len, size_t bit_offset, uint8_t *
   /* bit_offset + n <= len * 8, checked without overflow. */
   size_t total_bits = len > SIZE_MAX / 8 ? SIZE_MAX : len * 8;
   if (bit_offset > total_bits || n > total_bits - bit_offset)
-    return delta_error_set(DELTA_ECORRUPT, "PLAIN: %zu booleans at bit %zu need more than %zu bytes",
+    return err_set(DELTA_ECORRUPT, "PLAIN: %zu booleans at bit %zu need more than %zu bytes",
                            n, bit_offset, len);
   const uint8_t *p = data + bit_offset / 8;
   unsigned shift = (unsigned)(bit_offset % 8);

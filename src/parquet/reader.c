@@ -22,8 +22,8 @@ int pq_file_read(const pq_file *f, uint64_t offset, size_t len, uint8_t *dst) {
   while (got < len) {
     ssize_t n = pread(f->fd, dst + got, len - got, (off_t)(offset + got));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return delta_error_set(DELTA_EIO, "%s: read failed: %s", f->name, strerror(errno));
-    if (n == 0) return delta_error_set(DELTA_ECORRUPT, "%s: file ended early (was it truncated?)", f->name);
+    if (n < 0) return err_set(DELTA_EIO, "%s: read failed: %s", f->name, strerror(errno));
+    if (n == 0) return err_set(DELTA_ECORRUPT, "%s: file ended early (was it truncated?)", f->name);
     got += (size_t)n;
   }
   return 0;
@@ -37,7 +37,7 @@ int pq_file_range(const pq_file *f, uint64_t offset, size_t len, delta_buf *buf,
   buf->len = 0;
   /* 8 spare bytes: decoders may load whole words at the end. */
   int rc;
-  if ((rc = delta_buf_reserve(buf, len + 8)) != 0) return rc;
+  if ((rc = buf_reserve(buf, len + 8)) != 0) return rc;
   if ((rc = pq_file_read(f, offset, len, buf->data)) != 0) return rc;
   memset(buf->data + len, 0, 8);
   buf->len = len;
@@ -47,7 +47,7 @@ int pq_file_range(const pq_file *f, uint64_t offset, size_t len, delta_buf *buf,
 
 static int open_common(pq_file *f) {
   if (f->size < 12)
-    return delta_error_set(DELTA_ECORRUPT, "%s: not a Parquet file (only %zu bytes)", f->name, f->size);
+    return err_set(DELTA_ECORRUPT, "%s: not a Parquet file (only %zu bytes)", f->name, f->size);
   delta_buf tmp = DELTA_BUF_INIT;
   const uint8_t *head, *tail;
   uint8_t head4[4];
@@ -58,18 +58,18 @@ static int open_common(pq_file *f) {
   if (rc) goto done;
   if (memcmp(tail + 4, "PAR1", 4) != 0) {
     if (memcmp(tail + 4, "PARE", 4) == 0)
-      rc = delta_error_set(DELTA_EUNSUPPORTED, "%s: encrypted Parquet files are not supported", f->name);
+      rc = err_set(DELTA_EUNSUPPORTED, "%s: encrypted Parquet files are not supported", f->name);
     else
-      rc = delta_error_set(DELTA_ECORRUPT, "%s: not a Parquet file (no PAR1 magic at the end)", f->name);
+      rc = err_set(DELTA_ECORRUPT, "%s: not a Parquet file (no PAR1 magic at the end)", f->name);
     goto done;
   }
   if (memcmp(head4, "PAR1", 4) != 0) {
-    rc = delta_error_set(DELTA_ECORRUPT, "%s: not a Parquet file (no PAR1 magic at the start)", f->name);
+    rc = err_set(DELTA_ECORRUPT, "%s: not a Parquet file (no PAR1 magic at the start)", f->name);
     goto done;
   }
-  uint32_t flen = delta_load_le32(tail);
+  uint32_t flen = bytes_load_le32(tail);
   if ((uint64_t)flen > f->size - 12) {
-    rc = delta_error_set(DELTA_ECORRUPT, "%s: footer length %u is larger than the file (%zu bytes)", f->name, flen,
+    rc = err_set(DELTA_ECORRUPT, "%s: footer length %u is larger than the file (%zu bytes)", f->name, flen,
                          f->size);
     goto done;
   }
@@ -77,24 +77,24 @@ static int open_common(pq_file *f) {
   rc = pq_file_range(f, f->size - 8 - flen, flen, &tmp, &footer);
   if (rc) goto done;
   if (!f->data) {
-    f->footer = delta_buf_detach(&tmp); /* metadata byte strings point into it */
+    f->footer = buf_detach(&tmp); /* metadata byte strings point into it */
     footer = f->footer;
   }
   rc = pq_metadata_parse(footer, flen, &f->md);
-  if (rc) delta_error_prefix("%s: footer", f->name);
+  if (rc) err_prefix("%s: footer", f->name);
 done:
-  delta_buf_dispose(&tmp);
+  buf_dispose(&tmp);
   if (rc) return rc;
   rc = pq_schema_build(f->md, &f->schema);
-  if (rc) return delta_error_prefix("%s", f->name);
+  if (rc) return err_prefix("%s", f->name);
   for (int g = 0; g < f->md->num_row_groups; g++) {
     if (f->md->row_groups[g].num_columns != f->schema->n_leaves)
-      return delta_error_set(DELTA_ECORRUPT, "%s: row group %d has %d columns, the schema %d", f->name, g,
+      return err_set(DELTA_ECORRUPT, "%s: row group %d has %d columns, the schema %d", f->name, g,
                              (int)f->md->row_groups[g].num_columns, f->schema->n_leaves);
     if (f->md->row_groups[g].num_rows < 0)
-      return delta_error_set(DELTA_ECORRUPT, "%s: row group %d has a negative row count", f->name, g);
+      return err_set(DELTA_ECORRUPT, "%s: row group %d has a negative row count", f->name, g);
   }
-  f->leaf_paths = delta_calloc((size_t)f->schema->n_leaves + 1, sizeof(char *));
+  f->leaf_paths = mem_calloc((size_t)f->schema->n_leaves + 1, sizeof(char *));
   if (!f->leaf_paths) return DELTA_NOMEM();
   for (int i = 0; i < f->schema->n_leaves; i++)
     if (!(f->leaf_paths[i] = pq_node_path(f->schema->leaves[i]))) return DELTA_NOMEM();
@@ -104,25 +104,25 @@ done:
 void pq_file_unref(pq_file *f) {
   if (!f || --f->refs > 0) return;
   if (f->leaf_paths)
-    for (int i = 0; f->leaf_paths[i]; i++) delta_free(f->leaf_paths[i]);
-  delta_free(f->leaf_paths);
+    for (int i = 0; f->leaf_paths[i]; i++) mem_free(f->leaf_paths[i]);
+  mem_free(f->leaf_paths);
   pq_schema_free(f->schema);
   pq_metadata_free(f->md);
   if (f->fd >= 0) close(f->fd);
-  delta_free(f->footer);
-  delta_free(f->name);
-  delta_free(f);
+  mem_free(f->footer);
+  mem_free(f->name);
+  mem_free(f);
 }
 
 void delta_parquet_free(delta_parquet_file *f) { pq_file_unref(f); }
 
 int delta_parquet_open_memory(delta_parquet_file **out, const void *data, size_t len, const char *name) {
   *out = NULL;
-  pq_file *f = delta_calloc(1, sizeof *f);
+  pq_file *f = mem_calloc(1, sizeof *f);
   if (!f) return DELTA_NOMEM();
   f->refs = 1;
   f->fd = -1;
-  f->name = delta_strdup(name ? name : "<memory>");
+  f->name = mem_strdup(name ? name : "<memory>");
   f->data = data;
   f->size = len;
   int rc = f->name ? open_common(f) : DELTA_NOMEM();
@@ -138,18 +138,18 @@ int delta_parquet_open(delta_parquet_file **out, const char *path) {
   *out = NULL;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    return delta_error_set(errno == ENOENT ? DELTA_ENOTFOUND : DELTA_EIO, "%s: %s", path, strerror(errno));
+    return err_set(errno == ENOENT ? DELTA_ENOTFOUND : DELTA_EIO, "%s: %s", path, strerror(errno));
   struct stat st;
   if (fstat(fd, &st) != 0) {
     int e = errno;
     close(fd);
-    return delta_error_set(DELTA_EIO, "%s: %s", path, strerror(e));
+    return err_set(DELTA_EIO, "%s: %s", path, strerror(e));
   }
   if (!S_ISREG(st.st_mode)) {
     close(fd);
-    return delta_error_set(DELTA_EINVAL, "%s: not a regular file", path);
+    return err_set(DELTA_EINVAL, "%s: not a regular file", path);
   }
-  pq_file *f = delta_calloc(1, sizeof *f);
+  pq_file *f = mem_calloc(1, sizeof *f);
   if (!f) {
     close(fd);
     return DELTA_NOMEM();
@@ -157,7 +157,7 @@ int delta_parquet_open(delta_parquet_file **out, const char *path) {
   f->refs = 1;
   f->fd = fd; /* closed by pq_file_unref from here on */
   f->size = (size_t)st.st_size;
-  f->name = delta_strdup(path);
+  f->name = mem_strdup(path);
   int rc = f->name ? open_common(f) : DELTA_NOMEM();
   if (rc) {
     pq_file_unref(f);
@@ -197,11 +197,11 @@ static bool signed_order_ok(const pq_node *leaf) {
 
 static bool is_nan_bound(int physical, const uint8_t *p, uint32_t len) {
   if (physical == PQ_FLOAT && len == 4) {
-    uint32_t v = delta_load_le32(p);
+    uint32_t v = bytes_load_le32(p);
     return (v & 0x7f800000u) == 0x7f800000u && (v & 0x007fffffu);
   }
   if (physical == PQ_DOUBLE && len == 8) {
-    uint64_t v = delta_load_le64(p);
+    uint64_t v = bytes_load_le64(p);
     return (v & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (v & 0x000fffffffffffffull);
   }
   return false;
@@ -210,7 +210,7 @@ static bool is_nan_bound(int physical, const uint8_t *p, uint32_t len) {
 int delta_parquet_column_stats(const delta_parquet_file *f, int rg, int leaf, delta_parquet_stats *out) {
   memset(out, 0, sizeof *out);
   if (rg < 0 || rg >= f->md->num_row_groups || leaf < 0 || leaf >= f->schema->n_leaves)
-    return delta_error_set(DELTA_EINVAL, "no row group %d / column %d", rg, leaf);
+    return err_set(DELTA_EINVAL, "no row group %d / column %d", rg, leaf);
   const pq_column_chunk *cc = &f->md->row_groups[rg].columns[leaf];
   const pq_node *n = f->schema->leaves[leaf];
   out->physical_type = n->physical;
@@ -282,15 +282,15 @@ static void stream_release(struct ArrowArrayStream *s) {
   stream_state *st = s->private_data;
   close_readers(st);
   for (int i = 0; st->batches && i < st->f->schema->n_leaves; i++) pq_col_batch_dispose(&st->batches[i]);
-  delta_free(st->batches);
-  delta_free(st->readers);
+  mem_free(st->batches);
+  mem_free(st->readers);
   pq_bigbuf_dispose(&st->body_buf);
   pq_assembler_free(st->asm_);
   arrow_schema_release(&st->schema);
-  delta_free(st->selected);
-  delta_free(st->row_groups);
+  mem_free(st->selected);
+  mem_free(st->row_groups);
   pq_file_unref(st->f);
-  delta_free(st);
+  mem_free(st);
   s->release = NULL;
 }
 
@@ -360,7 +360,7 @@ static int stream_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
     rc = pq_colreader_read(st->readers[i], want, &st->batches[i]);
     if (rc) goto fail;
     if (st->batches[i].n_records != want) {
-      rc = delta_error_set(DELTA_ECORRUPT, "column %s: row group %d ends after %lld fewer rows than it says",
+      rc = err_set(DELTA_ECORRUPT, "column %s: row group %d ends after %lld fewer rows than it says",
                            f->leaf_paths[i], st->cur_rg, (long long)(want - st->batches[i].n_records));
       goto fail;
     }
@@ -370,7 +370,7 @@ static int stream_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
   st->rg_rows_left -= want;
   return 0;
 fail:
-  delta_error_prefix("%s: row group %d", f->name, st->cur_rg);
+  err_prefix("%s: row group %d", f->name, st->cur_rg);
   stream_fail(st, rc);
   return to_errno(rc);
 }
@@ -421,38 +421,38 @@ int delta_parquet_read(delta_parquet_file *f, const delta_parquet_read_options *
   delta_parquet_read_options defaults = DELTA_PARQUET_READ_OPTIONS_INIT;
   if (!opts) opts = &defaults;
   if (opts->version != DELTA_PARQUET_READ_OPTIONS_VERSION)
-    return delta_error_set(DELTA_EINVAL, "read options: unknown version %u", opts->version);
+    return err_set(DELTA_EINVAL, "read options: unknown version %u", opts->version);
   int n_leaves = f->schema->n_leaves;
-  stream_state *st = delta_calloc(1, sizeof *st);
+  stream_state *st = mem_calloc(1, sizeof *st);
   if (!st) return DELTA_NOMEM();
   st->f = f;
   f->refs++;
   int rc = 0;
-  st->selected = delta_calloc((size_t)n_leaves + 1, sizeof(bool));
-  st->readers = delta_calloc((size_t)n_leaves + 1, sizeof *st->readers);
-  st->batches = delta_calloc((size_t)n_leaves + 1, sizeof *st->batches);
+  st->selected = mem_calloc((size_t)n_leaves + 1, sizeof(bool));
+  st->readers = mem_calloc((size_t)n_leaves + 1, sizeof *st->readers);
+  st->batches = mem_calloc((size_t)n_leaves + 1, sizeof *st->batches);
   if (!st->selected || !st->readers || !st->batches) { rc = DELTA_NOMEM(); goto fail; }
   if (opts->n_columns == 0) {
     for (int i = 0; i < n_leaves; i++) st->selected[i] = true;
   } else {
     for (size_t i = 0; i < opts->n_columns; i++)
       if (!select_path(f->schema, opts->columns[i], st->selected)) {
-        rc = delta_error_set(DELTA_ENOTFOUND, "%s: no column named %s", f->name, opts->columns[i]);
+        rc = err_set(DELTA_ENOTFOUND, "%s: no column named %s", f->name, opts->columns[i]);
         goto fail;
       }
   }
   if (opts->n_row_groups == 0) {
     st->n_row_groups = (size_t)f->md->num_row_groups;
-    st->row_groups = delta_calloc(st->n_row_groups + 1, sizeof(int));
+    st->row_groups = mem_calloc(st->n_row_groups + 1, sizeof(int));
     if (!st->row_groups) { rc = DELTA_NOMEM(); goto fail; }
     for (size_t i = 0; i < st->n_row_groups; i++) st->row_groups[i] = (int)i;
   } else {
     st->n_row_groups = opts->n_row_groups;
-    st->row_groups = delta_calloc(st->n_row_groups, sizeof(int));
+    st->row_groups = mem_calloc(st->n_row_groups, sizeof(int));
     if (!st->row_groups) { rc = DELTA_NOMEM(); goto fail; }
     for (size_t i = 0; i < st->n_row_groups; i++) {
       if (opts->row_groups[i] < 0 || opts->row_groups[i] >= f->md->num_row_groups) {
-        rc = delta_error_set(DELTA_ENOTFOUND, "%s: no row group %d", f->name, opts->row_groups[i]);
+        rc = err_set(DELTA_ENOTFOUND, "%s: no row group %d", f->name, opts->row_groups[i]);
         goto fail;
       }
       st->row_groups[i] = opts->row_groups[i];
@@ -481,15 +481,15 @@ fail:
 
 int pq_stream_skip(struct ArrowArrayStream *s, int64_t n_rows) {
   if (!s->release || s->get_next != stream_get_next)
-    return delta_error_set(DELTA_EINVAL, "pq_stream_skip: not a Parquet read stream");
+    return err_set(DELTA_EINVAL, "pq_stream_skip: not a Parquet read stream");
   stream_state *st = s->private_data;
-  if (st->failed) return delta_error_set(DELTA_ERROR, "%s", st->last_error);
+  if (st->failed) return err_set(DELTA_ERROR, "%s", st->last_error);
   while (n_rows > 0) {
     int rc = next_row_group(st);
     if (rc == DELTA_ITEROVER)
-      return delta_error_set(DELTA_EINVAL, "%s: skipping %lld rows past the end", st->f->name, (long long)n_rows);
+      return err_set(DELTA_EINVAL, "%s: skipping %lld rows past the end", st->f->name, (long long)n_rows);
     if (rc) {
-      delta_error_prefix("%s: row group %d", st->f->name, st->cur_rg);
+      err_prefix("%s: row group %d", st->f->name, st->cur_rg);
       return stream_fail(st, rc);
     }
     int64_t take = n_rows < st->rg_rows_left ? n_rows : st->rg_rows_left;

@@ -29,7 +29,7 @@
 int pq_rle_init(pq_rle_decoder *d, const uint8_t *data, size_t len, int bit_width) {
   memset(d, 0, sizeof *d);
   if (bit_width < 0 || bit_width > 32)
-    return delta_error_set(DELTA_ECORRUPT, "RLE: bit width %d out of range 0..32", bit_width);
+    return err_set(DELTA_ECORRUPT, "RLE: bit width %d out of range 0..32", bit_width);
   /* NULL + 0 is undefined, so an empty NULL buffer stays NULL..NULL. */
   d->p = data;
   d->end = data ? data + len : data;
@@ -42,13 +42,13 @@ static int rle_next_run(pq_rle_decoder *d, size_t missing) {
   const int w = d->bit_width;
   uint64_t h;
   if (d->p >= d->end)
-    return delta_error_set(DELTA_ECORRUPT, "RLE: runs end with %zu values still expected", missing);
+    return err_set(DELTA_ECORRUPT, "RLE: runs end with %zu values still expected", missing);
   if (pq_uleb64(&d->p, d->end, &h))
-    return delta_error_set(DELTA_ECORRUPT, "RLE: truncated or overlong run header");
+    return err_set(DELTA_ECORRUPT, "RLE: truncated or overlong run header");
   if (h & 1) {
     uint64_t groups = h >> 1;
     if (groups > PQ_RLE_MAX_RUN / 8)
-      return delta_error_set(DELTA_ECORRUPT, "RLE: bit-packed run of %llu groups is too long",
+      return err_set(DELTA_ECORRUPT, "RLE: bit-packed run of %llu groups is too long",
                              (unsigned long long)groups);
     uint64_t count = groups * 8, need = groups * (uint64_t)w;
     size_t avail = (size_t)(d->end - d->p);
@@ -64,14 +64,14 @@ static int rle_next_run(pq_rle_decoder *d, size_t missing) {
     uint64_t count = h >> 1;
     size_t nb = ((size_t)w + 7) / 8;
     if (count > PQ_RLE_MAX_RUN)
-      return delta_error_set(DELTA_ECORRUPT, "RLE: run of %llu values is too long",
+      return err_set(DELTA_ECORRUPT, "RLE: run of %llu values is too long",
                              (unsigned long long)count);
     if ((size_t)(d->end - d->p) < nb)
-      return delta_error_set(DELTA_ECORRUPT, "RLE: truncated run value");
+      return err_set(DELTA_ECORRUPT, "RLE: truncated run value");
     uint32_t v = 0;
     for (size_t i = 0; i < nb; i++) v |= (uint32_t)d->p[i] << (8 * i);
     if (w < 32 && (v >> w) != 0)
-      return delta_error_set(DELTA_ECORRUPT, "RLE: run value %u does not fit in %d bits", v, w);
+      return err_set(DELTA_ECORRUPT, "RLE: run value %u does not fit in %d bits", v, w);
     d->p += nb;
     d->rle_left = (uint32_t)count;
     d->rle_value = v;
@@ -96,7 +96,7 @@ static void rle_load_group(pq_rle_decoder *d) {
 }
 
 static int index_error(uint32_t v, uint32_t dict_size) {
-  return delta_error_set(DELTA_ECORRUPT, "RLE_DICTIONARY: index %u out of range for %u entries", v,
+  return err_set(DELTA_ECORRUPT, "RLE_DICTIONARY: index %u out of range for %u entries", v,
                          dict_size);
 }
 
@@ -202,14 +202,14 @@ int pq_rle_get_u32(pq_rle_decoder *d, uint32_t *out, size_t n) {
 
 int pq_rle_get_u16(pq_rle_decoder *d, uint16_t *out, size_t n) {
   if (d->bit_width > 16)
-    return delta_error_set(DELTA_EINVAL, "RLE: bit width %d too wide for 16-bit values",
+    return err_set(DELTA_EINVAL, "RLE: bit width %d too wide for 16-bit values",
                            d->bit_width);
   return rle_get(d, out, n, 2, false, 0);
 }
 
 int pq_rle_get_u8(pq_rle_decoder *d, uint8_t *out, size_t n) {
   if (d->bit_width > 8)
-    return delta_error_set(DELTA_EINVAL, "RLE: bit width %d too wide for 8-bit values",
+    return err_set(DELTA_EINVAL, "RLE: bit width %d too wide for 8-bit values",
                            d->bit_width);
   return rle_get(d, out, n, 1, false, 0);
 }
@@ -223,7 +223,7 @@ int pq_rle_get_indices(pq_rle_decoder *d, uint32_t *out, size_t n, uint32_t dict
  * range of bits. */
 int pq_rle_get_bits(pq_rle_decoder *d, uint8_t *bits, size_t n) {
   if (d->bit_width != 1)
-    return delta_error_set(DELTA_EINVAL, "RLE: bit width %d read as bits", d->bit_width);
+    return err_set(DELTA_EINVAL, "RLE: bit width %d read as bits", d->bit_width);
   size_t i = 0;
   while (i < n) {
     size_t want = n - i;
@@ -238,11 +238,11 @@ int pq_rle_get_bits(pq_rle_decoder *d, uint8_t *bits, size_t n) {
     } else if (d->bp_left >= 8 && want >= 8) {
       size_t bytes = (d->bp_left < want ? d->bp_left : want) / 8;
       size_t b = 0;
-      for (; bytes - b >= 8; b += 8) pq_bits_or64(bits, i + 8 * b, delta_load_le64(d->bp + b));
+      for (; bytes - b >= 8; b += 8) pq_bits_or64(bits, i + 8 * b, bytes_load_le64(d->bp + b));
       if (b < bytes) {
         uint64_t tail = 0;
         memcpy(&tail, d->bp + b, bytes - b);
-        pq_bits_or64(bits, i + 8 * b, delta_load_le64(&tail));
+        pq_bits_or64(bits, i + 8 * b, bytes_load_le64(&tail));
       }
       d->bp += bytes;
       d->bp_left -= (uint32_t)(bytes * 8);
@@ -260,7 +260,7 @@ int pq_rle_get_bits(pq_rle_decoder *d, uint8_t *bits, size_t n) {
 int pq_bitpacked_legacy_get_u16(const uint8_t *data, size_t len, int bit_width, uint16_t *out,
                                 size_t n) {
   if (bit_width < 0 || bit_width > 16)
-    return delta_error_set(DELTA_ECORRUPT, "BIT_PACKED: bit width %d out of range 0..16",
+    return err_set(DELTA_ECORRUPT, "BIT_PACKED: bit width %d out of range 0..16",
                            bit_width);
   if (bit_width == 0) {
     memset(out, 0, n * sizeof *out);
@@ -268,7 +268,7 @@ int pq_bitpacked_legacy_get_u16(const uint8_t *data, size_t len, int bit_width, 
   }
   const unsigned w = (unsigned)bit_width;
   if (n > len / w * 8 + (len % w) * 8 / w) /* n * w > len * 8 without overflow */
-    return delta_error_set(DELTA_ECORRUPT, "BIT_PACKED: %zu values of %u bits need more than %zu bytes",
+    return err_set(DELTA_ECORRUPT, "BIT_PACKED: %zu values of %u bits need more than %zu bytes",
                            n, w, len);
   const uint32_t mask = ((uint32_t)1 << w) - 1;
   const uint8_t *p = data;

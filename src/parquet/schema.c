@@ -21,27 +21,27 @@ typedef struct {
 static void node_free(pq_node *n) {
   if (!n) return;
   for (int i = 0; i < n->n_children; i++) node_free(n->children[i]);
-  delta_free(n->children);
-  delta_free(n->name);
-  delta_free(n);
+  mem_free(n->children);
+  mem_free(n->name);
+  mem_free(n);
 }
 
 static pq_node *node_new(pq_node_kind kind, const char *name, pq_node *parent) {
-  pq_node *n = delta_calloc(1, sizeof *n);
+  pq_node *n = mem_calloc(1, sizeof *n);
   if (!n) return NULL;
   n->kind = kind;
-  n->name = delta_strdup(name);
+  n->name = mem_strdup(name);
   n->parent = parent;
   n->leaf_index = -1;
   if (!n->name) {
-    delta_free(n);
+    mem_free(n);
     return NULL;
   }
   return n;
 }
 
 static int add_child(pq_node *parent, pq_node *child) {
-  pq_node **c = delta_realloc(parent->children, sizeof *c * (size_t)(parent->n_children + 1));
+  pq_node **c = mem_realloc(parent->children, sizeof *c * (size_t)(parent->n_children + 1));
   if (!c) return DELTA_NOMEM();
   parent->children = c;
   c[parent->n_children++] = child;
@@ -76,7 +76,7 @@ static int leaf_type(pq_node *n, const pq_schema_element *e) {
   int ct = e->converted_type;
   if ((lt->kind == PQ_LT_TIME || lt->kind == PQ_LT_TIMESTAMP) &&
       (lt->unit < PQ_UNIT_MILLIS || lt->unit > PQ_UNIT_NANOS))
-    return delta_error_set(DELTA_EUNSUPPORTED, "column %s: unknown time unit %d", e->name, lt->unit);
+    return err_set(DELTA_EUNSUPPORTED, "column %s: unknown time unit %d", e->name, lt->unit);
   n->physical = e->type;
   n->type_length = e->type_length;
   n->conv = PQC_COPY;
@@ -85,7 +85,7 @@ static int leaf_type(pq_node *n, const pq_schema_element *e) {
   int32_t precision = lt->kind == PQ_LT_DECIMAL ? lt->precision : e->precision;
   int32_t scale = lt->kind == PQ_LT_DECIMAL ? lt->scale : e->scale;
   if (is_decimal && (precision <= 0 || precision > 76 || scale < 0 || scale > precision))
-    return delta_error_set(DELTA_ECORRUPT, "column %s: bad DECIMAL(%d,%d)", e->name, (int)precision,
+    return err_set(DELTA_ECORRUPT, "column %s: bad DECIMAL(%d,%d)", e->name, (int)precision,
                            (int)scale);
   switch (e->type) {
   case PQ_BOOLEAN:
@@ -177,7 +177,7 @@ static int leaf_type(pq_node *n, const pq_schema_element *e) {
     return 0;
   case PQ_FIXED_LEN_BYTE_ARRAY:
     if (e->type_length <= 0)
-      return delta_error_set(DELTA_ECORRUPT, "column %s: FIXED_LEN_BYTE_ARRAY without a length",
+      return err_set(DELTA_ECORRUPT, "column %s: FIXED_LEN_BYTE_ARRAY without a length",
                              e->name);
     if (is_decimal) {
       n->conv = PQC_DEC_BE;
@@ -194,7 +194,7 @@ static int leaf_type(pq_node *n, const pq_schema_element *e) {
     }
     return 0;
   default:
-    return delta_error_set(DELTA_EUNSUPPORTED, "column %s: unknown physical type %d", e->name,
+    return err_set(DELTA_EUNSUPPORTED, "column %s: unknown physical type %d", e->name,
                            e->type);
   }
 }
@@ -215,7 +215,7 @@ static int build_leaf(builder *b, pq_node *parent, const pq_schema_element *e, i
   int rc;
   if ((rc = leaf_type(n, e)) != 0) goto fail;
   n->leaf_index = (int)(b->leaves.len / sizeof(pq_node *));
-  if ((rc = delta_buf_append(&b->leaves, &n, sizeof n)) != 0) goto fail;
+  if ((rc = buf_append(&b->leaves, &n, sizeof n)) != 0) goto fail;
   *out = n;
   return 0;
 fail:
@@ -243,7 +243,7 @@ static int build_list(builder *b, pq_node *parent, const pq_schema_element *anno
   if (is_map) {
     /* repeated group key_value { required key; optional value; } */
     if (r->type != -1 || r->num_children < 1 || r->num_children > 2) {
-      rc = delta_error_set(DELTA_ECORRUPT, "map %s: its repeated field is not a key/value group",
+      rc = err_set(DELTA_ECORRUPT, "map %s: its repeated field is not a key/value group",
                            annot->name);
       goto fail;
     }
@@ -263,13 +263,13 @@ static int build_list(builder *b, pq_node *parent, const pq_schema_element *anno
       if (rc) { node_free(kv); goto fail; }
     }
     if (entries->n_children == 1) {
-      rc = delta_error_set(DELTA_EUNSUPPORTED, "map %s has keys but no values", annot->name);
+      rc = err_set(DELTA_EUNSUPPORTED, "map %s has keys but no values", annot->name);
       goto fail;
     }
-    delta_free(entries->children[0]->name);
-    delta_free(entries->children[1]->name);
-    entries->children[0]->name = delta_strdup("key");
-    entries->children[1]->name = delta_strdup("value");
+    mem_free(entries->children[0]->name);
+    mem_free(entries->children[1]->name);
+    entries->children[0]->name = mem_strdup("key");
+    entries->children[1]->name = mem_strdup("value");
     if (!entries->children[0]->name || !entries->children[1]->name) { rc = DELTA_NOMEM(); goto fail; }
     entries->children[0]->nullable = false;
     *out = n;
@@ -309,8 +309,8 @@ fail:
 static int build_node(builder *b, pq_node *parent, int16_t def, int16_t rep, int16_t rep_enc,
                       bool force_required, int depth, pq_node **out) {
   const pq_file_metadata *md = b->md;
-  if (depth > MAX_DEPTH) return delta_error_set(DELTA_EUNSUPPORTED, "schema nested deeper than %d", MAX_DEPTH);
-  if (b->pos >= md->num_schema) return delta_error_set(DELTA_ECORRUPT, "schema ends early");
+  if (depth > MAX_DEPTH) return err_set(DELTA_EUNSUPPORTED, "schema nested deeper than %d", MAX_DEPTH);
+  if (b->pos >= md->num_schema) return err_set(DELTA_ECORRUPT, "schema ends early");
   const pq_schema_element *e = &md->schema[b->pos];
   int repetition = force_required ? PQ_REQUIRED : e->repetition;
   if (repetition == PQ_REPEATED) {
@@ -355,7 +355,7 @@ static int build_node(builder *b, pq_node *parent, int16_t def, int16_t rep, int
   n->elem = e;
   if (e->num_children <= 0) {
     node_free(n);
-    return delta_error_set(DELTA_EUNSUPPORTED, "group %s has no fields", e->name);
+    return err_set(DELTA_EUNSUPPORTED, "group %s has no fields", e->name);
   }
   int nkids = e->num_children;
   b->pos++;
@@ -383,9 +383,9 @@ static int number_nodes(pq_node *n, int next) {
 int pq_schema_build(const pq_file_metadata *md, pq_schema **out) {
   *out = NULL;
   if (md->num_schema < 1 || md->schema[0].type != -1)
-    return delta_error_set(DELTA_ECORRUPT, "schema has no root group");
+    return err_set(DELTA_ECORRUPT, "schema has no root group");
   builder b = {md, 1, NULL, DELTA_BUF_INIT};
-  pq_schema *s = delta_calloc(1, sizeof *s);
+  pq_schema *s = mem_calloc(1, sizeof *s);
   if (!s) return DELTA_NOMEM();
   int rc = 0;
   s->root = node_new(PQN_STRUCT, "", NULL);
@@ -399,27 +399,27 @@ int pq_schema_build(const pq_file_metadata *md, pq_schema **out) {
     if (rc) { node_free(c); goto fail; }
   }
   if (b.pos != md->num_schema) {
-    rc = delta_error_set(DELTA_ECORRUPT, "schema has %d elements but the tree uses %d",
+    rc = err_set(DELTA_ECORRUPT, "schema has %d elements but the tree uses %d",
                          (int)md->num_schema, b.pos);
     goto fail;
   }
   s->n_nodes = number_nodes(s->root, 0);
   s->n_leaves = (int)(b.leaves.len / sizeof(pq_node *));
-  s->leaves = (pq_node **)(void *)delta_buf_detach(&b.leaves);
+  s->leaves = (pq_node **)(void *)buf_detach(&b.leaves);
   *out = s;
   return 0;
 fail:
-  delta_buf_dispose(&b.leaves);
+  buf_dispose(&b.leaves);
   if (s) node_free(s->root);
-  delta_free(s);
+  mem_free(s);
   return rc;
 }
 
 void pq_schema_free(pq_schema *s) {
   if (!s) return;
   node_free(s->root);
-  delta_free(s->leaves);
-  delta_free(s);
+  mem_free(s->leaves);
+  mem_free(s);
 }
 
 static bool has_selected(const pq_node *n, const bool *selected) {
@@ -495,12 +495,12 @@ char *pq_node_path(const pq_node *n) {
   int k = 0;
   for (const pq_node *p = n; p && p->parent && k < MAX_DEPTH + 2; p = p->parent) chain[k++] = p;
   for (int i = k - 1; i >= 0; i--) {
-    if (i != k - 1) delta_buf_putc(&b, '.');
-    delta_buf_puts(&b, chain[i]->name);
+    if (i != k - 1) buf_putc(&b, '.');
+    buf_puts(&b, chain[i]->name);
   }
-  if (delta_buf_putc(&b, '\0')) {
-    delta_buf_dispose(&b);
+  if (buf_putc(&b, '\0')) {
+    buf_dispose(&b);
     return NULL;
   }
-  return (char *)delta_buf_detach(&b);
+  return (char *)buf_detach(&b);
 }

@@ -37,12 +37,12 @@ const char *pq_thrift_type_name(int type) {
 }
 
 static int truncated(const pq_thrift *t, const char *what) {
-  return delta_error_set(DELTA_ECORRUPT, "thrift data truncated at byte %zu reading %s",
+  return err_set(DELTA_ECORRUPT, "thrift data truncated at byte %zu reading %s",
                          pq_thrift_offset(t), what);
 }
 
 static int wrong_type(const pq_thrift *t, int type, const char *expected, const char *what) {
-  return delta_error_set(DELTA_ECORRUPT, "%s: expected %s, found %s (type %d) at byte %zu", what,
+  return err_set(DELTA_ECORRUPT, "%s: expected %s, found %s (type %d) at byte %zu", what,
                          expected, pq_thrift_type_name(type), type, pq_thrift_offset(t));
 }
 
@@ -60,7 +60,7 @@ static int read_varint(pq_thrift *t, uint64_t *v, const char *what) {
     if (t->p >= t->end) return truncated(t, what);
     uint8_t b = *t->p++;
     if (shift == 63 && (b & 0xfe))
-      return delta_error_set(DELTA_ECORRUPT, "%s: varint overflows 64 bits at byte %zu", what,
+      return err_set(DELTA_ECORRUPT, "%s: varint overflows 64 bits at byte %zu", what,
                              pq_thrift_offset(t) - 1);
     r |= (uint64_t)(b & 0x7f) << shift;
     if (!(b & 0x80)) {
@@ -69,7 +69,7 @@ static int read_varint(pq_thrift *t, uint64_t *v, const char *what) {
     }
   }
   /* Unreachable: the shift==63 check above ends every 10-byte varint. */
-  return delta_error_set(DELTA_ECORRUPT, "%s: bad varint", what);
+  return err_set(DELTA_ECORRUPT, "%s: bad varint", what);
 }
 
 static int64_t unzigzag(uint64_t v) {
@@ -80,7 +80,7 @@ static int64_t unzigzag(uint64_t v) {
 
 static int check_depth(pq_thrift *t) {
   if (t->depth >= PQ_THRIFT_MAX_DEPTH)
-    return delta_error_set(DELTA_ECORRUPT, "thrift data nested deeper than %d at byte %zu",
+    return err_set(DELTA_ECORRUPT, "thrift data nested deeper than %d at byte %zu",
                            PQ_THRIFT_MAX_DEPTH, pq_thrift_offset(t));
   t->depth++;
   return 0;
@@ -105,7 +105,7 @@ int pq_thrift_field(pq_thrift *t, int *last_id, int *id, int *type) {
   }
   int ty = b & 0x0f, delta = b >> 4;
   if (!valid_type(ty))
-    return delta_error_set(DELTA_ECORRUPT, "invalid thrift field type %d at byte %zu", ty,
+    return err_set(DELTA_ECORRUPT, "invalid thrift field type %d at byte %zu", ty,
                            pq_thrift_offset(t) - 1);
   int fid;
   if (delta) {
@@ -116,12 +116,12 @@ int pq_thrift_field(pq_thrift *t, int *last_id, int *id, int *type) {
     if ((rc = read_varint(t, &u, "a field id")) < 0) return rc;
     int64_t s = unzigzag(u);
     if (s < INT16_MIN || s > INT16_MAX)
-      return delta_error_set(DELTA_ECORRUPT, "thrift field id %lld out of range at byte %zu",
+      return err_set(DELTA_ECORRUPT, "thrift field id %lld out of range at byte %zu",
                              (long long)s, pq_thrift_offset(t));
     fid = (int)s;
   }
   if (fid > INT16_MAX)
-    return delta_error_set(DELTA_ECORRUPT, "thrift field id %d out of range at byte %zu", fid,
+    return err_set(DELTA_ECORRUPT, "thrift field id %d out of range at byte %zu", fid,
                            pq_thrift_offset(t));
   *last_id = fid;
   *id = fid;
@@ -141,7 +141,7 @@ int pq_thrift_elem_bool(pq_thrift *t, bool *v, const char *what) {
   if (rc < 0) return rc;
   /* Writers use 1/2 (the field-type codes) or 1/0. */
   if (b > 2)
-    return delta_error_set(DELTA_ECORRUPT, "%s: bad bool byte %u at byte %zu", what, b,
+    return err_set(DELTA_ECORRUPT, "%s: bad bool byte %u at byte %zu", what, b,
                            pq_thrift_offset(t) - 1);
   *v = b == 1;
   return 0;
@@ -165,7 +165,7 @@ static int read_int(pq_thrift *t, int type, int max_type, int64_t *v, const char
 }
 
 static int out_of_range(const pq_thrift *t, int64_t v, const char *what) {
-  return delta_error_set(DELTA_ECORRUPT, "%s: value %lld out of range at byte %zu", what,
+  return err_set(DELTA_ECORRUPT, "%s: value %lld out of range at byte %zu", what,
                          (long long)v, pq_thrift_offset(t));
 }
 
@@ -203,7 +203,7 @@ int pq_thrift_read_i64(pq_thrift *t, int type, int64_t *v, const char *what) {
 int pq_thrift_read_double(pq_thrift *t, int type, double *v, const char *what) {
   if (type != PQ_TT_DOUBLE) return wrong_type(t, type, "double", what);
   if (pq_thrift_remaining(t) < 8) return truncated(t, what);
-  uint64_t bits = delta_load_le64(t->p);
+  uint64_t bits = bytes_load_le64(t->p);
   memcpy(v, &bits, sizeof *v);
   t->p += 8;
   return 0;
@@ -216,11 +216,11 @@ int pq_thrift_read_binary(pq_thrift *t, int type, const uint8_t **p, uint32_t *l
   int rc = read_varint(t, &n, what);
   if (rc < 0) return rc;
   if (n > pq_thrift_remaining(t))
-    return delta_error_set(DELTA_ECORRUPT, "%s: length %llu exceeds the %zu bytes left at byte %zu",
+    return err_set(DELTA_ECORRUPT, "%s: length %llu exceeds the %zu bytes left at byte %zu",
                            what, (unsigned long long)n, pq_thrift_remaining(t),
                            pq_thrift_offset(t));
   if (n > UINT32_MAX)
-    return delta_error_set(DELTA_ECORRUPT, "%s: length %llu too large", what,
+    return err_set(DELTA_ECORRUPT, "%s: length %llu too large", what,
                            (unsigned long long)n);
   *p = t->p;
   *len = (uint32_t)n;
@@ -240,12 +240,12 @@ int pq_thrift_list_begin(pq_thrift *t, int type, int *elem_type, uint32_t *count
   /* Every element, booleans included, takes at least one byte inside a
    * list, so a count above the bytes left cannot be honest. */
   if (n > pq_thrift_remaining(t))
-    return delta_error_set(DELTA_ECORRUPT,
+    return err_set(DELTA_ECORRUPT,
                            "%s: list of %llu elements cannot fit in the %zu bytes left at byte %zu",
                            what, (unsigned long long)n, pq_thrift_remaining(t),
                            pq_thrift_offset(t));
   if (n > 0 && !valid_type(et))
-    return delta_error_set(DELTA_ECORRUPT, "%s: invalid list element type %d at byte %zu", what,
+    return err_set(DELTA_ECORRUPT, "%s: invalid list element type %d at byte %zu", what,
                            et, pq_thrift_offset(t));
   *elem_type = et == PQ_TT_BOOL_FALSE ? PQ_TT_BOOL : et;
   *count = (uint32_t)n;
@@ -267,11 +267,11 @@ int pq_thrift_map_begin(pq_thrift *t, int type, int *key_type, int *value_type,
   if ((rc = read_byte(t, &b, what)) < 0) return rc;
   int kt = b >> 4, vt = b & 0x0f;
   if (!valid_type(kt) || !valid_type(vt))
-    return delta_error_set(DELTA_ECORRUPT, "%s: invalid map key/value types %d/%d at byte %zu",
+    return err_set(DELTA_ECORRUPT, "%s: invalid map key/value types %d/%d at byte %zu",
                            what, kt, vt, pq_thrift_offset(t));
   /* Each entry is a key and a value of at least one byte each. */
   if (n > pq_thrift_remaining(t) / 2)
-    return delta_error_set(DELTA_ECORRUPT,
+    return err_set(DELTA_ECORRUPT,
                            "%s: map of %llu entries cannot fit in the %zu bytes left at byte %zu",
                            what, (unsigned long long)n, pq_thrift_remaining(t),
                            pq_thrift_offset(t));
@@ -351,7 +351,7 @@ static int skip_value(pq_thrift *t, int type, bool in_container) {
     return rc;
   }
   default:
-    return delta_error_set(DELTA_ECORRUPT, "cannot skip invalid thrift type %d at byte %zu", type,
+    return err_set(DELTA_ECORRUPT, "cannot skip invalid thrift type %d at byte %zu", type,
                            pq_thrift_offset(t));
   }
 }

@@ -14,7 +14,7 @@ int pq_tw_finish(pq_tw *t) { return t->err; }
 
 static void put_bytes(pq_tw *t, const void *p, size_t n) {
   if (t->err) return;
-  int rc = delta_buf_append(t->b, p, n);
+  int rc = buf_append(t->b, p, n);
   if (rc) t->err = rc;
 }
 
@@ -72,7 +72,7 @@ void pq_tw_string(pq_tw *t, int16_t id, const char *s) { pq_tw_binary(t, id, s, 
 
 static void push(pq_tw *t) {
   if (t->depth + 1 >= PQ_TW_MAX_DEPTH) {
-    if (!t->err) t->err = delta_error_set(DELTA_ERROR, "thrift writer: structs nested too deep");
+    if (!t->err) t->err = err_set(DELTA_ERROR, "thrift writer: structs nested too deep");
     return;
   }
   t->last[++t->depth] = 0;

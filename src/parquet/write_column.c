@@ -18,10 +18,10 @@ static int grow_levels(pqw_leaf *l, size_t extra) {
   if (l->n_levels + extra <= l->cap_levels) return 0;
   size_t cap = l->cap_levels ? l->cap_levels : 1024;
   while (cap < l->n_levels + extra) cap *= 2;
-  uint16_t *d = delta_realloc(l->def, cap * sizeof *d);
+  uint16_t *d = mem_realloc(l->def, cap * sizeof *d);
   if (!d) return DELTA_NOMEM();
   l->def = d;
-  uint16_t *r = delta_realloc(l->rep, cap * sizeof *r);
+  uint16_t *r = mem_realloc(l->rep, cap * sizeof *r);
   if (!r) return DELTA_NOMEM();
   l->rep = r;
   l->cap_levels = cap;
@@ -137,7 +137,7 @@ static int put_dict(pqw_writer *w, pqw_leaf *l, const struct ArrowArray *a, int6
   if (l->n_idx + (size_t)n > l->cap_idx) {
     size_t cap = l->cap_idx ? l->cap_idx : 1024;
     while (cap < l->n_idx + (size_t)n) cap *= 2;
-    uint32_t *p = delta_realloc(l->idx, cap * sizeof *p);
+    uint32_t *p = mem_realloc(l->idx, cap * sizeof *p);
     if (!p) return DELTA_NOMEM();
     l->idx = p;
     l->cap_idx = cap;
@@ -165,7 +165,7 @@ static int put_plain(pqw_leaf *l, const struct ArrowArray *a, int64_t first, int
     for (int64_t k = 0; k < n; k++) {
       uint32_t len;
       const uint8_t *v = phys_value(l, a, first + k, tmp, &len);
-      if ((rc = delta_buf_reserve(b, 4 + (size_t)len))) return rc;
+      if ((rc = buf_reserve(b, 4 + (size_t)len))) return rc;
       memcpy(b->data + b->len, &len, 4);
       if (len) memcpy(b->data + b->len + 4, v, len);
       b->len += 4 + (size_t)len;
@@ -174,7 +174,7 @@ static int put_plain(pqw_leaf *l, const struct ArrowArray *a, int64_t first, int
     return 0;
   }
   size_t w = phys_width(l);
-  if ((rc = delta_buf_reserve(b, w * (size_t)n))) return rc;
+  if ((rc = buf_reserve(b, w * (size_t)n))) return rc;
   uint8_t *start = b->data + b->len;
   if (l->conv == PQW_COPY) {
     memcpy(start, (const uint8_t *)a->buffers[1] + first * l->in_width, w * (size_t)n);
@@ -222,7 +222,7 @@ int pqw_leaf_rows_done(pqw_writer *w, pqw_leaf *l, int64_t rows) {
 static int put_u32_le(delta_buf *b, uint32_t v) {
   uint8_t t[4];
   memcpy(t, &v, 4);
-  return delta_buf_append(b, t, 4);
+  return buf_append(b, t, 4);
 }
 
 /* Levels into b: RLE hybrid, with a 4-byte length in front for v1. */
@@ -244,7 +244,7 @@ static int encode_values(pqw_writer *w, pqw_leaf *l, delta_buf *b, int *enc) {
   if (l->dict_on && l->n_idx > 0) {
     int width = pq_bit_width(l->dict.n > 1 ? l->dict.n - 1 : 1);
     *enc = PQ_ENC_RLE_DICTIONARY;
-    if ((rc = delta_buf_putc(b, (char)width))) return rc;
+    if ((rc = buf_putc(b, (char)width))) return rc;
     return pq_rle_encode_u32(b, l->idx, l->n_idx, width);
   }
   if (l->physical == PQ_BOOLEAN) {
@@ -269,11 +269,11 @@ static int encode_values(pqw_writer *w, pqw_leaf *l, delta_buf *b, int *enc) {
     if (rc) return rc;
     if (t->len < l->values.len) {
       *enc = PQ_ENC_DELTA_BINARY_PACKED;
-      return delta_buf_append(b, t->data, t->len);
+      return buf_append(b, t->data, t->len);
     }
   }
   *enc = PQ_ENC_PLAIN;
-  return delta_buf_append(b, l->values.data, l->values.len);
+  return buf_append(b, l->values.data, l->values.len);
 }
 
 static void reset_page(pqw_leaf *l) {
@@ -316,7 +316,7 @@ int pqw_leaf_flush_page(pqw_writer *w, pqw_leaf *l) {
   size_t uncompressed = v2 ? page->len + vals->len : page->len;
   size_t compressed = v2 ? page->len + w->compressed.len : w->compressed.len;
   if (uncompressed > INT32_MAX || compressed > INT32_MAX)
-    return delta_error_set(DELTA_ELIMIT, "column %s: a page over 2 GiB", l->path_str);
+    return err_set(DELTA_ELIMIT, "column %s: a page over 2 GiB", l->path_str);
   delta_buf *h = &w->header;
   h->len = 0;
   pq_tw t;
@@ -344,9 +344,9 @@ int pqw_leaf_flush_page(pqw_writer *w, pqw_leaf *l) {
   }
   pq_tw_struct_end(&t);
   if ((rc = pq_tw_finish(&t)) != 0) return rc;
-  if ((rc = delta_buf_append(&l->chunk, h->data, h->len)) != 0) return rc;
-  if (v2 && (rc = delta_buf_append(&l->chunk, page->data, page->len)) != 0) return rc;
-  if ((rc = delta_buf_append(&l->chunk, w->compressed.data, w->compressed.len)) != 0) return rc;
+  if ((rc = buf_append(&l->chunk, h->data, h->len)) != 0) return rc;
+  if (v2 && (rc = buf_append(&l->chunk, page->data, page->len)) != 0) return rc;
+  if ((rc = buf_append(&l->chunk, w->compressed.data, w->compressed.len)) != 0) return rc;
   l->chunk_uncompressed += (int64_t)(h->len + uncompressed);
   l->chunk_levels += (int64_t)l->n_levels;
   l->chunk_stats.num_values += (int64_t)l->n_levels;
@@ -366,7 +366,7 @@ int pqw_leaf_flush_chunk(pqw_writer *w, pqw_leaf *l, pq_tw *t, int64_t *chunk_by
     const delta_buf *d = &l->dict.plain;
     if ((rc = pqw_compress(&w->codec, d->data, d->len, &w->compressed))) return rc;
     if (d->len > INT32_MAX || w->compressed.len > INT32_MAX)
-      return delta_error_set(DELTA_ELIMIT, "column %s: a dictionary over 2 GiB", l->path_str);
+      return err_set(DELTA_ELIMIT, "column %s: a dictionary over 2 GiB", l->path_str);
     delta_buf *h = &w->header;
     h->len = 0;
     pq_tw ht;
@@ -428,16 +428,16 @@ int pqw_leaf_flush_chunk(pqw_writer *w, pqw_leaf *l, pq_tw *t, int64_t *chunk_by
 
 void pqw_leaf_free(pqw_leaf *l) {
   if (!l) return;
-  for (int i = 0; i < l->path_len && l->path; i++) delta_free(l->path[i]);
-  delta_free(l->path);
-  delta_free(l->path_str);
-  delta_free(l->def);
-  delta_free(l->rep);
-  delta_free(l->idx);
-  delta_buf_dispose(&l->values);
-  delta_buf_dispose(&l->chunk);
+  for (int i = 0; i < l->path_len && l->path; i++) mem_free(l->path[i]);
+  mem_free(l->path);
+  mem_free(l->path_str);
+  mem_free(l->def);
+  mem_free(l->rep);
+  mem_free(l->idx);
+  buf_dispose(&l->values);
+  buf_dispose(&l->chunk);
   pqw_dict_dispose(&l->dict);
   pqw_stats_dispose(&l->chunk_stats);
   pqw_stats_dispose(&l->file_stats);
-  delta_free(l);
+  mem_free(l);
 }

@@ -17,10 +17,10 @@ void pqw_dict_reset(pqw_dict *d) {
 }
 
 void pqw_dict_dispose(pqw_dict *d) {
-  delta_free(d->slots);
-  delta_free(d->slot_hash);
-  delta_free(d->offsets);
-  delta_buf_dispose(&d->plain);
+  mem_free(d->slots);
+  mem_free(d->slot_hash);
+  mem_free(d->offsets);
+  buf_dispose(&d->plain);
   memset(d, 0, sizeof *d);
 }
 
@@ -32,12 +32,12 @@ static inline uint32_t mix64(uint64_t h) {
 }
 
 static uint32_t hash_value(const uint8_t *p, size_t n) {
-  if (n == 8) return mix64(delta_load_le64(p));
-  if (n == 4) return mix64(delta_load_le32(p) * 0x9E3779B97F4A7C15ull);
+  if (n == 8) return mix64(bytes_load_le64(p));
+  if (n == 4) return mix64(bytes_load_le32(p) * 0x9E3779B97F4A7C15ull);
   const uint64_t m = 0x9E3779B97F4A7C15ull;
   uint64_t h = n * m;
   while (n >= 8) {
-    h = (h ^ delta_load_le64(p)) * m;
+    h = (h ^ bytes_load_le64(p)) * m;
     h ^= h >> 29;
     p += 8;
     n -= 8;
@@ -51,7 +51,7 @@ static uint32_t hash_value(const uint8_t *p, size_t n) {
 static inline const uint8_t *entry(const pqw_dict *d, uint32_t i, bool byte_array, uint32_t width, uint32_t *len) {
   if (byte_array) {
     const uint8_t *p = d->plain.data + d->offsets[i];
-    *len = delta_load_le32(p);
+    *len = bytes_load_le32(p);
     return p + 4;
   }
   *len = width;
@@ -60,11 +60,11 @@ static inline const uint8_t *entry(const pqw_dict *d, uint32_t i, bool byte_arra
 
 static int grow_slots(pqw_dict *d) {
   uint32_t n = d->n_slots ? d->n_slots * 2 : 1024;
-  uint32_t *s = delta_calloc(n, sizeof *s);
-  uint32_t *sh = delta_malloc((size_t)n * sizeof *sh);
+  uint32_t *s = mem_calloc(n, sizeof *s);
+  uint32_t *sh = mem_malloc((size_t)n * sizeof *sh);
   if (!s || !sh) {
-    delta_free(s);
-    delta_free(sh);
+    mem_free(s);
+    mem_free(sh);
     return DELTA_NOMEM();
   }
   for (uint32_t i = 0; i < d->n_slots; i++) {
@@ -74,8 +74,8 @@ static int grow_slots(pqw_dict *d) {
     s[k] = d->slots[i];
     sh[k] = h;
   }
-  delta_free(d->slots);
-  delta_free(d->slot_hash);
+  mem_free(d->slots);
+  mem_free(d->slot_hash);
   d->slots = s;
   d->slot_hash = sh;
   d->n_slots = n;
@@ -108,11 +108,11 @@ int pqw_dict_insert(pqw_dict *d, const uint8_t *v, uint32_t len, bool byte_array
     h = (h + 1) & mask;
   }
   if (d->plain.len > UINT32_MAX - 4 - (size_t)len)
-    return delta_error_set(DELTA_ELIMIT, "parquet writer: dictionary over 4 GiB");
+    return err_set(DELTA_ELIMIT, "parquet writer: dictionary over 4 GiB");
   if (byte_array) {
     if (d->n == d->cap_offsets) {
       uint32_t cap = d->cap_offsets ? d->cap_offsets * 2 : 1024;
-      uint32_t *o = delta_realloc(d->offsets, (size_t)cap * sizeof *o);
+      uint32_t *o = mem_realloc(d->offsets, (size_t)cap * sizeof *o);
       if (!o) return DELTA_NOMEM();
       d->offsets = o;
       d->cap_offsets = cap;
@@ -120,9 +120,9 @@ int pqw_dict_insert(pqw_dict *d, const uint8_t *v, uint32_t len, bool byte_array
     d->offsets[d->n] = (uint32_t)d->plain.len;
     uint8_t l4[4];
     memcpy(l4, &len, 4);
-    if (delta_buf_append(&d->plain, l4, 4) != 0) return DELTA_NOMEM();
+    if (buf_append(&d->plain, l4, 4) != 0) return DELTA_NOMEM();
   }
-  if (delta_buf_append(&d->plain, v, len) != 0) return DELTA_NOMEM();
+  if (buf_append(&d->plain, v, len) != 0) return DELTA_NOMEM();
   d->slots[h] = d->n + 1;
   d->slot_hash[h] = hv;
   *idx = d->n++;

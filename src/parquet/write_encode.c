@@ -78,7 +78,7 @@ static void flush_bp(rle_state *s, int final) {
     while (n % 8) s->bp[n++] = 0;
   }
   size_t groups = n / 8;
-  if (delta_buf_reserve(s->out, 10 + groups * (size_t)s->width)) {
+  if (buf_reserve(s->out, 10 + groups * (size_t)s->width)) {
     s->rc = DELTA_ENOMEM;
     return;
   }
@@ -98,7 +98,7 @@ static void put_bp(rle_state *s, uint32_t v, size_t count) {
 
 static void put_rle(rle_state *s, uint32_t v, size_t count) {
   if (s->rc) return;
-  if (delta_buf_reserve(s->out, 16)) {
+  if (buf_reserve(s->out, 16)) {
     s->rc = DELTA_ENOMEM;
     return;
   }
@@ -155,7 +155,7 @@ RLE_ENCODE(pq_rle_encode_u8, uint8_t)
 
 int pq_plain_bool_encode(delta_buf *out, const uint8_t *v, size_t n) {
   size_t bytes = (n + 7) / 8;
-  if (delta_buf_reserve(out, bytes)) return DELTA_ENOMEM;
+  if (buf_reserve(out, bytes)) return DELTA_ENOMEM;
   uint8_t *p = out->data + out->len;
   memset(p, 0, bytes);
   for (size_t i = 0; i < n; i++) p[i >> 3] |= (uint8_t)((v[i] & 1) << (i & 7));
@@ -191,7 +191,7 @@ static int dbp_block(delta_buf *out, const uint64_t *d, size_t n, int bits) {
     for (size_t i = m * DBP_MINI_VALUES; i < (m + 1) * DBP_MINI_VALUES; i++) mx |= rel[i];
     widths[m] = (uint8_t)pq_bit_width(mx);
   }
-  if (delta_buf_reserve(out, 10 + DBP_MINI + DBP_BLOCK * 8)) return DELTA_ENOMEM;
+  if (buf_reserve(out, 10 + DBP_MINI + DBP_BLOCK * 8)) return DELTA_ENOMEM;
   uint8_t *p = out->data + out->len;
   size_t o = put_varint(p, zigzag(min));
   memcpy(p + o, widths, DBP_MINI);
@@ -210,7 +210,7 @@ static int dbp_block(delta_buf *out, const uint64_t *d, size_t n, int bits) {
 }
 
 static int dbp_header(delta_buf *out, size_t n, int64_t first) {
-  if (delta_buf_reserve(out, 40)) return DELTA_ENOMEM;
+  if (buf_reserve(out, 40)) return DELTA_ENOMEM;
   uint8_t *p = out->data + out->len;
   size_t o = put_varint(p, DBP_BLOCK);
   o += put_varint(p + o, DBP_MINI);

@@ -95,7 +95,7 @@ static int leaf_type(pqw_leaf *l, const struct ArrowSchema *s, const char *name)
     int p = 0, sc = 0, bw = 128;
     if (sscanf(f + 2, "%d,%d,%d", &p, &sc, &bw) < 2 || p < 1 || (bw != 128 && bw != 256) ||
         p > (bw == 128 ? 38 : 76) || sc < 0 || sc > p)
-      return delta_error_set(DELTA_EUNSUPPORTED, "column %s: unsupported decimal '%s'", name, f);
+      return err_set(DELTA_EUNSUPPORTED, "column %s: unsupported decimal '%s'", name, f);
     l->in_width = bw / 8;
     l->logical = PQ_LT_DECIMAL, l->converted = PQ_CT_DECIMAL, l->precision = p, l->scale = sc;
     if (p <= 9) {
@@ -116,7 +116,7 @@ static int leaf_type(pqw_leaf *l, const struct ArrowSchema *s, const char *name)
     }
   } else if (f[0] == 'w' && f[1] == ':') {
     int n = atoi(f + 2);
-    if (n < 1) return delta_error_set(DELTA_EUNSUPPORTED, "column %s: bad fixed-size binary '%s'", name, f);
+    if (n < 1) return err_set(DELTA_EUNSUPPORTED, "column %s: bad fixed-size binary '%s'", name, f);
     l->physical = PQ_FIXED_LEN_BYTE_ARRAY, l->type_length = n, l->conv = PQW_COPY, l->in_width = n;
     l->order = PQW_ORD_BYTES;
     if (n == 16 && strcmp(extension, "arrow.uuid") == 0) l->logical = PQ_LT_UUID;
@@ -139,7 +139,7 @@ static int leaf_type(pqw_leaf *l, const struct ArrowSchema *s, const char *name)
     /* The legacy annotations mean UTC-adjusted instants only. */
     if (l->utc && f[2] != 'n') l->converted = f[2] == 'm' ? PQ_CT_TIMESTAMP_MILLIS : PQ_CT_TIMESTAMP_MICROS;
   } else {
-    return delta_error_set(DELTA_EUNSUPPORTED, "column %s: cannot write Arrow type '%s'", name, f);
+    return err_set(DELTA_EUNSUPPORTED, "column %s: cannot write Arrow type '%s'", name, f);
   }
   return 0;
 }
@@ -147,12 +147,12 @@ static int leaf_type(pqw_leaf *l, const struct ArrowSchema *s, const char *name)
 static int add_leaf(build_ctx *c, pqw_node *n, const struct ArrowSchema *s, int16_t rep) {
   if (c->n_leaves == c->cap_leaves) {
     int cap = c->cap_leaves ? c->cap_leaves * 2 : 16;
-    pqw_leaf **nl = delta_realloc(c->leaves, (size_t)cap * sizeof *nl);
+    pqw_leaf **nl = mem_realloc(c->leaves, (size_t)cap * sizeof *nl);
     if (!nl) return DELTA_NOMEM();
     c->leaves = nl;
     c->cap_leaves = cap;
   }
-  pqw_leaf *l = delta_calloc(1, sizeof *l);
+  pqw_leaf *l = mem_calloc(1, sizeof *l);
   if (!l) return DELTA_NOMEM();
   /* listed first, so the writer frees it whatever fails below */
   l->index = c->n_leaves;
@@ -160,15 +160,15 @@ static int add_leaf(build_ctx *c, pqw_node *n, const struct ArrowSchema *s, int1
   n->leaf = l;
   l->max_def = n->def;
   l->max_rep = rep;
-  l->path = delta_calloc((size_t)c->depth + 1, sizeof(char *));
+  l->path = mem_calloc((size_t)c->depth + 1, sizeof(char *));
   size_t total = 0;
   for (int i = 0; i < c->depth; i++) total += strlen(c->path[i]) + 1;
-  l->path_str = delta_malloc(total + 1);
+  l->path_str = mem_malloc(total + 1);
   if (!l->path || !l->path_str) return DELTA_NOMEM();
   l->path_str[0] = '\0';
   char *p = l->path_str;
   for (int i = 0; i < c->depth; i++) {
-    l->path[i] = delta_strdup(c->path[i]);
+    l->path[i] = mem_strdup(c->path[i]);
     if (!l->path[i]) return DELTA_NOMEM();
     l->path_len = i + 1;
     size_t k = strlen(c->path[i]);
@@ -184,12 +184,12 @@ static int add_leaf(build_ctx *c, pqw_node *n, const struct ArrowSchema *s, int1
  * definition level `parent_def` with repetition level `rep`. */
 static int build(build_ctx *c, const struct ArrowSchema *s, const char *name, bool nullable, int16_t parent_def,
                  int16_t rep, pqw_node **out) {
-  if (c->depth >= MAX_DEPTH) return delta_error_set(DELTA_EUNSUPPORTED, "schema nested deeper than %d", MAX_DEPTH);
-  if (!s || !s->format) return delta_error_set(DELTA_EINVAL, "schema: field without a format");
-  pqw_node *n = delta_calloc(1, sizeof *n);
+  if (c->depth >= MAX_DEPTH) return err_set(DELTA_EUNSUPPORTED, "schema nested deeper than %d", MAX_DEPTH);
+  if (!s || !s->format) return err_set(DELTA_EINVAL, "schema: field without a format");
+  pqw_node *n = mem_calloc(1, sizeof *n);
   if (!n) return DELTA_NOMEM();
   *out = n;
-  n->name = delta_strdup(name);
+  n->name = mem_strdup(name);
   if (!n->name) return DELTA_NOMEM();
   n->nullable = nullable;
   n->def = (int16_t)(parent_def + (nullable ? 1 : 0));
@@ -203,15 +203,15 @@ static int build(build_ctx *c, const struct ArrowSchema *s, const char *name, bo
     long v = strtol(tmp, &end, 10);
     if (*end == '\0' && v >= INT32_MIN && v <= INT32_MAX) n->has_field_id = true, n->field_id = (int32_t)v;
   }
-  if (s->dictionary) return delta_error_set(DELTA_EUNSUPPORTED, "column %s: dictionary-encoded Arrow arrays", name);
+  if (s->dictionary) return err_set(DELTA_EUNSUPPORTED, "column %s: dictionary-encoded Arrow arrays", name);
   c->path[c->depth++] = n->name;
   n->first_leaf = c->n_leaves;
   const char *f = s->format;
   int rc = 0;
   if (strcmp(f, "+s") == 0) {
     n->kind = PQW_N_STRUCT;
-    if (s->n_children < 1) return delta_error_set(DELTA_EUNSUPPORTED, "column %s: a struct with no fields", name);
-    n->children = delta_calloc((size_t)s->n_children, sizeof *n->children);
+    if (s->n_children < 1) return err_set(DELTA_EUNSUPPORTED, "column %s: a struct with no fields", name);
+    n->children = mem_calloc((size_t)s->n_children, sizeof *n->children);
     if (!n->children) return DELTA_NOMEM();
     n->n_children = (int)s->n_children;
     for (int i = 0; i < n->n_children; i++) {
@@ -228,21 +228,21 @@ static int build(build_ctx *c, const struct ArrowSchema *s, const char *name, bo
     n->has_list = true;
     n->rep = (int16_t)(rep + 1);
     if (s->n_children != 1 || !s->children[0])
-      return delta_error_set(DELTA_EINVAL, "column %s: a list or map needs one child", name);
-    n->children = delta_calloc(1, sizeof *n->children);
+      return err_set(DELTA_EINVAL, "column %s: a list or map needs one child", name);
+    n->children = mem_calloc(1, sizeof *n->children);
     if (!n->children) return DELTA_NOMEM();
     n->n_children = 1;
     const struct ArrowSchema *ch = s->children[0];
     if (map) {
       if (!ch->format || strcmp(ch->format, "+s") != 0 || ch->n_children != 2 || !ch->children[0] ||
           !ch->children[1])
-        return delta_error_set(DELTA_EINVAL, "column %s: map entries must be a struct of key and value", name);
-      pqw_node *kv = delta_calloc(1, sizeof *kv);
+        return err_set(DELTA_EINVAL, "column %s: map entries must be a struct of key and value", name);
+      pqw_node *kv = mem_calloc(1, sizeof *kv);
       if (!kv) return DELTA_NOMEM();
       n->children[0] = kv;
       kv->kind = PQW_N_STRUCT;
-      kv->name = delta_strdup("key_value");
-      kv->children = delta_calloc(2, sizeof *kv->children);
+      kv->name = mem_strdup("key_value");
+      kv->children = mem_calloc(2, sizeof *kv->children);
       if (!kv->name || !kv->children) return DELTA_NOMEM();
       kv->n_children = 2;
       kv->def = (int16_t)(n->def + 1);
@@ -262,7 +262,7 @@ static int build(build_ctx *c, const struct ArrowSchema *s, const char *name, bo
       c->depth--;
     }
   } else if (f[0] == '+') {
-    return delta_error_set(DELTA_EUNSUPPORTED, "column %s: cannot write Arrow type '%s'", name, f);
+    return err_set(DELTA_EUNSUPPORTED, "column %s: cannot write Arrow type '%s'", name, f);
   } else {
     n->kind = PQW_N_LEAF;
     rc = add_leaf(c, n, s, rep);
@@ -275,23 +275,23 @@ done:
 
 int pqw_schema_build(pqw_writer *w, const struct ArrowSchema *schema) {
   if (!schema || !schema->format || strcmp(schema->format, "+s") != 0)
-    return delta_error_set(DELTA_EINVAL, "parquet writer: the schema must be a struct (\"+s\") of columns");
-  if (schema->n_children < 1) return delta_error_set(DELTA_EINVAL, "parquet writer: the schema has no columns");
+    return err_set(DELTA_EINVAL, "parquet writer: the schema must be a struct (\"+s\") of columns");
+  if (schema->n_children < 1) return err_set(DELTA_EINVAL, "parquet writer: the schema has no columns");
   build_ctx c = {0};
   c.w = w;
-  pqw_node *root = delta_calloc(1, sizeof *root);
+  pqw_node *root = mem_calloc(1, sizeof *root);
   if (!root) return DELTA_NOMEM();
   w->root = root;
   root->kind = PQW_N_STRUCT;
-  root->name = delta_strdup("schema");
-  root->children = delta_calloc((size_t)schema->n_children, sizeof *root->children);
+  root->name = mem_strdup("schema");
+  root->children = mem_calloc((size_t)schema->n_children, sizeof *root->children);
   if (!root->name || !root->children) return DELTA_NOMEM();
   root->n_children = (int)schema->n_children;
   int rc = 0;
   for (int i = 0; i < root->n_children; i++) {
     const struct ArrowSchema *ch = schema->children[i];
     if (!ch) {
-      rc = delta_error_set(DELTA_EINVAL, "parquet writer: column %d has no schema", i);
+      rc = err_set(DELTA_EINVAL, "parquet writer: column %d has no schema", i);
       goto done;
     }
     c.depth = 0;
@@ -309,9 +309,9 @@ done: /* the writer owns the leaves built so far either way */
 void pqw_node_free(pqw_node *n) {
   if (!n) return;
   for (int i = 0; i < n->n_children; i++) pqw_node_free(n->children[i]);
-  delta_free(n->children);
-  delta_free(n->name);
-  delta_free(n);
+  mem_free(n->children);
+  mem_free(n->name);
+  mem_free(n);
 }
 
 /* ---- SchemaElement list ---- */

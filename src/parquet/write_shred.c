@@ -42,7 +42,7 @@ static int64_t slice_rows(const pqw_writer *w, const pqw_leaf *l, int64_t left) 
 
 static int grow_def_tmp(pqw_writer *w, size_t n) {
   if (n <= w->cap_def_tmp) return 0;
-  uint16_t *p = delta_realloc(w->def_tmp, n * sizeof *p);
+  uint16_t *p = mem_realloc(w->def_tmp, n * sizeof *p);
   if (!p) return DELTA_NOMEM();
   w->def_tmp = p;
   w->cap_def_tmp = n;
@@ -97,7 +97,7 @@ static int flat_node(pqw_writer *w, chain_entry *chain, int depth, int64_t n) {
   const chain_entry *e = &chain[depth - 1];
   if (e->node->kind == PQW_N_LEAF) return flat_leaf(w, chain, depth, n);
   for (int c = 0; c < e->node->n_children; c++) {
-    if (depth >= MAX_CHAIN) return delta_error_set(DELTA_EUNSUPPORTED, "parquet writer: nesting too deep");
+    if (depth >= MAX_CHAIN) return err_set(DELTA_EUNSUPPORTED, "parquet writer: nesting too deep");
     chain[depth].node = e->node->children[c];
     chain[depth].arr = e->arr->children[c];
     chain[depth].base = e->arr->offset + e->base;
@@ -177,16 +177,16 @@ int pqw_shred(pqw_writer *w, const struct ArrowArray *batch, int64_t start, int6
 /* ---- checking a batch against the schema before touching it ---- */
 
 static int check(const pqw_node *n, const struct ArrowArray *a, int64_t need, const char *what) {
-  if (!a || !a->release) return delta_error_set(DELTA_EINVAL, "parquet writer: column %s: no array", what);
+  if (!a || !a->release) return err_set(DELTA_EINVAL, "parquet writer: column %s: no array", what);
   if (a->length < 0 || a->offset < 0 || a->length < need)
-    return delta_error_set(DELTA_EINVAL, "parquet writer: column %s: %lld rows, need %lld", what,
+    return err_set(DELTA_EINVAL, "parquet writer: column %s: %lld rows, need %lld", what,
                            (long long)a->length, (long long)need);
   switch (n->kind) {
   case PQW_N_LEAF: {
     int want = (n->leaf->conv == PQW_BA32 || n->leaf->conv == PQW_BA64) ? 3 : 2;
-    if (a->n_buffers < want) return delta_error_set(DELTA_EINVAL, "parquet writer: column %s: %lld buffers, need %d", what, (long long)a->n_buffers, want);
+    if (a->n_buffers < want) return err_set(DELTA_EINVAL, "parquet writer: column %s: %lld buffers, need %d", what, (long long)a->n_buffers, want);
     if (a->length > 0 && !a->buffers[1])
-      return delta_error_set(DELTA_EINVAL, "parquet writer: column %s: missing data buffer", what);
+      return err_set(DELTA_EINVAL, "parquet writer: column %s: missing data buffer", what);
     if (want == 3 && a->length > 0) {
       int64_t first, last;
       if (n->leaf->conv == PQW_BA32) {
@@ -197,13 +197,13 @@ static int check(const pqw_node *n, const struct ArrowArray *a, int64_t need, co
         last = ((const int64_t *)a->buffers[1])[a->offset + a->length];
       }
       if (first < 0 || last < first || (last > first && !a->buffers[2]))
-        return delta_error_set(DELTA_EINVAL, "parquet writer: column %s: bad string offsets", what);
+        return err_set(DELTA_EINVAL, "parquet writer: column %s: bad string offsets", what);
     }
     return 0;
   }
   case PQW_N_STRUCT:
     if (a->n_children != n->n_children)
-      return delta_error_set(DELTA_EINVAL, "parquet writer: column %s: %lld children, schema has %d", what,
+      return err_set(DELTA_EINVAL, "parquet writer: column %s: %lld children, schema has %d", what,
                              (long long)a->n_children, n->n_children);
     for (int c = 0; c < n->n_children; c++) {
       int rc = check(n->children[c], a->children[c], a->length ? a->offset + a->length : 0, n->children[c]->name);
@@ -213,7 +213,7 @@ static int check(const pqw_node *n, const struct ArrowArray *a, int64_t need, co
   case PQW_N_LIST:
   case PQW_N_MAP:
     if (a->n_children != 1 || a->n_buffers < 2 || (a->length > 0 && !a->buffers[1]))
-      return delta_error_set(DELTA_EINVAL, "parquet writer: column %s: not a list array", what);
+      return err_set(DELTA_EINVAL, "parquet writer: column %s: not a list array", what);
     {
       /* The child must hold every element the offsets reach. */
       int64_t end = 0;
@@ -228,9 +228,9 @@ static int check(const pqw_node *n, const struct ArrowArray *a, int64_t need, co
 }
 
 int pqw_check_batch(const pqw_writer *w, const struct ArrowArray *batch) {
-  if (!batch || !batch->release) return delta_error_set(DELTA_EINVAL, "parquet writer: a released batch");
+  if (!batch || !batch->release) return err_set(DELTA_EINVAL, "parquet writer: a released batch");
   if (batch->n_children != w->root->n_children)
-    return delta_error_set(DELTA_EINVAL, "parquet writer: the batch has %lld columns, the schema %d",
+    return err_set(DELTA_EINVAL, "parquet writer: the batch has %lld columns, the schema %d",
                            (long long)batch->n_children, w->root->n_children);
   for (int c = 0; c < w->root->n_children; c++) {
     int rc = check(w->root->children[c], batch->children[c], batch->offset + batch->length,

@@ -21,8 +21,8 @@ void pqw_stats_reset(pqw_stats *s) {
 }
 
 void pqw_stats_dispose(pqw_stats *s) {
-  delta_buf_dispose(&s->min);
-  delta_buf_dispose(&s->max);
+  buf_dispose(&s->min);
+  buf_dispose(&s->max);
 }
 
 static int cmp_bytes(const uint8_t *a, size_t al, const uint8_t *b, size_t bl) {
@@ -37,19 +37,19 @@ static int compare(pqw_order o, const uint8_t *a, size_t al, const uint8_t *b, s
   switch (o) {
   case PQW_ORD_BOOL: return (a[0] != 0) - (b[0] != 0);
   case PQW_ORD_I32: {
-    int32_t x = (int32_t)delta_load_le32(a), y = (int32_t)delta_load_le32(b);
+    int32_t x = (int32_t)bytes_load_le32(a), y = (int32_t)bytes_load_le32(b);
     return (x > y) - (x < y);
   }
   case PQW_ORD_U32: {
-    uint32_t x = delta_load_le32(a), y = delta_load_le32(b);
+    uint32_t x = bytes_load_le32(a), y = bytes_load_le32(b);
     return (x > y) - (x < y);
   }
   case PQW_ORD_I64: {
-    int64_t x = (int64_t)delta_load_le64(a), y = (int64_t)delta_load_le64(b);
+    int64_t x = (int64_t)bytes_load_le64(a), y = (int64_t)bytes_load_le64(b);
     return (x > y) - (x < y);
   }
   case PQW_ORD_U64: {
-    uint64_t x = delta_load_le64(a), y = delta_load_le64(b);
+    uint64_t x = bytes_load_le64(a), y = bytes_load_le64(b);
     return (x > y) - (x < y);
   }
   case PQW_ORD_F32: {
@@ -91,7 +91,7 @@ static bool is_nan(pqw_order o, const uint8_t *v) {
 
 static int set(delta_buf *b, const uint8_t *v, size_t len) {
   b->len = 0;
-  return delta_buf_append(b, v, len);
+  return buf_append(b, v, len);
 }
 
 int pqw_stats_update(pqw_stats *s, pqw_order o, const uint8_t *v, size_t len) {
@@ -148,10 +148,10 @@ static int update_each(pqw_stats *s, pqw_order o, const uint8_t *v, size_t n, si
 int pqw_stats_update_range(pqw_stats *s, pqw_order o, const uint8_t *v, size_t n, size_t width) {
   switch (o) {
   case PQW_ORD_NONE: return 0;
-  case PQW_ORD_I32: RANGE_LOOP(int32_t, delta_load_le32);
-  case PQW_ORD_U32: RANGE_LOOP(uint32_t, delta_load_le32);
-  case PQW_ORD_I64: RANGE_LOOP(int64_t, delta_load_le64);
-  case PQW_ORD_U64: RANGE_LOOP(uint64_t, delta_load_le64);
+  case PQW_ORD_I32: RANGE_LOOP(int32_t, bytes_load_le32);
+  case PQW_ORD_U32: RANGE_LOOP(uint32_t, bytes_load_le32);
+  case PQW_ORD_I64: RANGE_LOOP(int64_t, bytes_load_le64);
+  case PQW_ORD_U64: RANGE_LOOP(uint64_t, bytes_load_le64);
   case PQW_ORD_F32: {
     /* zeros of both signs must reach the exact comparison: go value by value
      * when any zero is present, else the plain loop is exact. */
@@ -260,7 +260,7 @@ void pqw_stats_value(const pqw_leaf *l, const delta_buf *b, delta_parquet_value 
     return;
   case PQW_ORD_I32:
   case PQW_ORD_I64: {
-    int64_t x = l->order == PQW_ORD_I32 ? (int32_t)delta_load_le32(p) : (int64_t)delta_load_le64(p);
+    int64_t x = l->order == PQW_ORD_I32 ? (int32_t)bytes_load_le32(p) : (int64_t)bytes_load_le64(p);
     if (l->logical == PQ_LT_DECIMAL) {
       out->kind = DELTA_PARQUET_VALUE_DECIMAL;
       out->v.dec.lo = (uint64_t)x;
@@ -273,11 +273,11 @@ void pqw_stats_value(const pqw_leaf *l, const delta_buf *b, delta_parquet_value 
   }
   case PQW_ORD_U32:
     out->kind = DELTA_PARQUET_VALUE_UINT64;
-    out->v.u64 = delta_load_le32(p);
+    out->v.u64 = bytes_load_le32(p);
     return;
   case PQW_ORD_U64:
     out->kind = DELTA_PARQUET_VALUE_UINT64;
-    out->v.u64 = delta_load_le64(p);
+    out->v.u64 = bytes_load_le64(p);
     return;
   case PQW_ORD_F32:
     out->kind = DELTA_PARQUET_VALUE_DOUBLE;

@@ -21,7 +21,7 @@ static int fd_write(void *ctx, const void *data, size_t len) {
     ssize_t n = write(fd, p, len);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return delta_error_set(DELTA_EIO, "write: %s", strerror(errno));
+      return err_set(DELTA_EIO, "write: %s", strerror(errno));
     }
     p += n;
     len -= (size_t)n;
@@ -32,7 +32,7 @@ static int fd_write(void *ctx, const void *data, size_t len) {
 int pqw_sink_write(pqw_writer *w, const void *p, size_t n) {
   if (n == 0) return 0;
   if (w->sink.write(w->sink.ctx, p, n) != 0) {
-    if (delta_error_last_code() != DELTA_EIO) delta_error_set(DELTA_EIO, "parquet writer: the sink failed");
+    if (delta_error_last_code() != DELTA_EIO) err_set(DELTA_EIO, "parquet writer: the sink failed");
     return DELTA_EIO;
   }
   w->offset += (int64_t)n;
@@ -48,13 +48,13 @@ static int codec_id(delta_parquet_codec c, int *out) {
   case DELTA_PARQUET_ZSTD: *out = CODEC_ZSTD; return 0;
   case DELTA_PARQUET_LZ4_RAW: *out = CODEC_LZ4_RAW; return 0;
   }
-  return delta_error_set(DELTA_EINVAL, "parquet writer: unknown codec %d", (int)c);
+  return err_set(DELTA_EINVAL, "parquet writer: unknown codec %d", (int)c);
 }
 
 static int set_options(pqw_writer *w, const delta_parquet_write_options *o) {
   delta_parquet_write_options d = DELTA_PARQUET_WRITE_OPTIONS_INIT;
   if (o && o->version != DELTA_PARQUET_WRITE_OPTIONS_VERSION)
-    return delta_error_set(DELTA_EINVAL, "parquet writer: options version %u, expected %d", o->version,
+    return err_set(DELTA_EINVAL, "parquet writer: options version %u, expected %d", o->version,
                            DELTA_PARQUET_WRITE_OPTIONS_VERSION);
   w->opts = o ? *o : d;
   delta_parquet_write_options *p = &w->opts;
@@ -67,7 +67,7 @@ static int set_options(pqw_writer *w, const delta_parquet_write_options *o) {
   int codec = 0, rc;
   if ((rc = codec_id(p->codec, &codec))) return rc;
   if ((rc = pqw_codec_init(&w->codec, codec, p->compression_level))) return rc;
-  w->created_by = delta_strdup(p->created_by ? p->created_by : "deltac version " DELTAC_VERSION);
+  w->created_by = mem_strdup(p->created_by ? p->created_by : "deltac version " DELTAC_VERSION);
   if (!w->created_by) return DELTA_NOMEM();
   p->created_by = NULL;
   /* Key/value metadata is serialized now so the caller's strings need not
@@ -75,7 +75,7 @@ static int set_options(pqw_writer *w, const delta_parquet_write_options *o) {
   pq_tw t;
   pq_tw_init(&t, &w->kv);
   for (size_t i = 0; i < p->n_kv; i++) {
-    if (!p->kv_keys || !p->kv_keys[i]) return delta_error_set(DELTA_EINVAL, "parquet writer: a NULL metadata key");
+    if (!p->kv_keys || !p->kv_keys[i]) return err_set(DELTA_EINVAL, "parquet writer: a NULL metadata key");
     pq_tw_elem_struct_begin(&t);
     pq_tw_string(&t, 1, p->kv_keys[i]);
     if (p->kv_values && p->kv_values[i]) pq_tw_string(&t, 2, p->kv_values[i]);
@@ -89,8 +89,8 @@ static int set_options(pqw_writer *w, const delta_parquet_write_options *o) {
 int delta_parquet_writer_open_sink(delta_parquet_writer **out, const delta_parquet_sink *sink,
                                    const struct ArrowSchema *schema, const delta_parquet_write_options *opts) {
   *out = NULL;
-  if (!sink || !sink->write) return delta_error_set(DELTA_EINVAL, "parquet writer: no sink");
-  pqw_writer *w = delta_calloc(1, sizeof *w);
+  if (!sink || !sink->write) return err_set(DELTA_EINVAL, "parquet writer: no sink");
+  pqw_writer *w = mem_calloc(1, sizeof *w);
   if (!w) return DELTA_NOMEM();
   w->fd = -1;
   w->sink = *sink;
@@ -113,13 +113,13 @@ int delta_parquet_writer_open(delta_parquet_writer **out, const char *path, cons
                               const delta_parquet_write_options *opts) {
   *out = NULL;
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return delta_error_set(errno == ENOENT ? DELTA_ENOTFOUND : DELTA_EIO, "%s: %s", path, strerror(errno));
+  if (fd < 0) return err_set(errno == ENOENT ? DELTA_ENOTFOUND : DELTA_EIO, "%s: %s", path, strerror(errno));
   pqw_writer *w;
   /* The sink's context is this fd until the writer holds its own copy. */
   int rc = delta_parquet_writer_open_sink(&w, &(delta_parquet_sink){fd_write, &fd}, schema, opts);
   if (rc) {
     close(fd);
-    return delta_error_prefix("%s", path);
+    return err_prefix("%s", path);
   }
   w->fd = fd;
   w->sink.ctx = &w->fd;
@@ -161,9 +161,9 @@ static int flush_row_group(pqw_writer *w) {
 }
 
 int delta_parquet_writer_write(delta_parquet_writer *w, const struct ArrowArray *batch) {
-  if (!w) return delta_error_set(DELTA_EINVAL, "parquet writer: NULL writer");
-  if (w->failed) return delta_error_set(w->failed, "parquet writer: an earlier write failed");
-  if (w->closed) return delta_error_set(DELTA_EINVAL, "parquet writer: already closed");
+  if (!w) return err_set(DELTA_EINVAL, "parquet writer: NULL writer");
+  if (w->failed) return err_set(w->failed, "parquet writer: an earlier write failed");
+  if (w->closed) return err_set(DELTA_EINVAL, "parquet writer: already closed");
   int rc;
   if ((rc = pqw_check_batch(w, batch)) != 0) return rc; /* nothing was written: the writer stays usable */
   int64_t pos = 0;
@@ -184,16 +184,16 @@ done:
   return rc;
 }
 
-static char *dup_str(const char *s) { return delta_strdup(s ? s : ""); }
+static char *dup_str(const char *s) { return mem_strdup(s ? s : ""); }
 
 static int make_result(const pqw_writer *w, delta_parquet_write_result **out) {
-  delta_parquet_write_result *r = delta_calloc(1, sizeof *r);
+  delta_parquet_write_result *r = mem_calloc(1, sizeof *r);
   if (!r) return DELTA_NOMEM();
   *out = r;
   r->file_size = w->offset;
   r->num_rows = w->num_rows;
   r->num_row_groups = w->n_row_groups;
-  r->columns = delta_calloc((size_t)w->n_leaves + 1, sizeof *r->columns);
+  r->columns = mem_calloc((size_t)w->n_leaves + 1, sizeof *r->columns);
   if (!r->columns) return DELTA_NOMEM();
   for (int i = 0; i < w->n_leaves; i++) {
     const pqw_leaf *l = w->leaves[i];
@@ -201,7 +201,7 @@ static int make_result(const pqw_writer *w, delta_parquet_write_result **out) {
     r->n_columns = i + 1;
     c->path = dup_str(l->path_str);
     c->format = dup_str(l->format);
-    char **parts = delta_calloc((size_t)l->path_len + 1, sizeof *parts);
+    char **parts = mem_calloc((size_t)l->path_len + 1, sizeof *parts);
     c->path_parts = (const char *const *)parts;
     if (!c->path || !c->format || !parts) return DELTA_NOMEM();
     c->path_len = l->path_len;
@@ -216,9 +216,9 @@ static int make_result(const pqw_writer *w, delta_parquet_write_result **out) {
       delta_parquet_value *v[2] = {&c->min, &c->max};
       for (int k = 0; k < 2; k++) {
         if (v[k]->kind != DELTA_PARQUET_VALUE_BYTES) continue;
-        uint8_t *copy = delta_malloc(v[k]->v.bytes.len + 1);
+        uint8_t *copy = mem_malloc(v[k]->v.bytes.len + 1);
         if (!copy) {
-          if (k == 1) delta_free((void *)c->min.v.bytes.data);
+          if (k == 1) mem_free((void *)c->min.v.bytes.data);
           return DELTA_NOMEM();
         }
         if (v[k]->v.bytes.len) memcpy(copy, v[k]->v.bytes.data, v[k]->v.bytes.len);
@@ -233,9 +233,9 @@ static int make_result(const pqw_writer *w, delta_parquet_write_result **out) {
 
 int delta_parquet_writer_close(delta_parquet_writer *w, delta_parquet_write_result **out) {
   if (out) *out = NULL;
-  if (!w) return delta_error_set(DELTA_EINVAL, "parquet writer: NULL writer");
-  if (w->failed) return delta_error_set(w->failed, "parquet writer: an earlier write failed");
-  if (w->closed) return delta_error_set(DELTA_EINVAL, "parquet writer: already closed");
+  if (!w) return err_set(DELTA_EINVAL, "parquet writer: NULL writer");
+  if (w->failed) return err_set(w->failed, "parquet writer: an earlier write failed");
+  if (w->closed) return err_set(DELTA_EINVAL, "parquet writer: already closed");
   delta_buf f = DELTA_BUF_INIT;
   int rc;
   if ((rc = flush_row_group(w)) != 0) goto done;
@@ -246,10 +246,10 @@ int delta_parquet_writer_close(delta_parquet_writer *w, delta_parquet_write_resu
     pqw_schema_write(w, &t);
     pq_tw_i64(&t, 3, w->num_rows);
     pq_tw_list_begin(&t, 4, PQ_TT_STRUCT, (uint32_t)w->n_row_groups);
-    if (delta_buf_append(&f, w->row_groups.data, w->row_groups.len)) t.err = DELTA_ENOMEM;
+    if (buf_append(&f, w->row_groups.data, w->row_groups.len)) t.err = DELTA_ENOMEM;
     if (w->n_kv) {
       pq_tw_list_begin(&t, 5, PQ_TT_STRUCT, (uint32_t)w->n_kv);
-      if (delta_buf_append(&f, w->kv.data, w->kv.len)) t.err = DELTA_ENOMEM;
+      if (buf_append(&f, w->kv.data, w->kv.len)) t.err = DELTA_ENOMEM;
     }
     pq_tw_string(&t, 6, w->created_by);
     pq_tw_list_begin(&t, 7, PQ_TT_STRUCT, (uint32_t)w->n_leaves);
@@ -263,7 +263,7 @@ int delta_parquet_writer_close(delta_parquet_writer *w, delta_parquet_write_resu
     if ((rc = pq_tw_finish(&t)) != 0) goto done;
   }
   if (f.len > UINT32_MAX) {
-    rc = delta_error_set(DELTA_ELIMIT, "parquet writer: footer over 4 GiB");
+    rc = err_set(DELTA_ELIMIT, "parquet writer: footer over 4 GiB");
     goto done;
   }
   uint8_t tail[8];
@@ -273,7 +273,7 @@ int delta_parquet_writer_close(delta_parquet_writer *w, delta_parquet_write_resu
   if ((rc = pqw_sink_write(w, f.data, f.len)) != 0) goto done;
   if ((rc = pqw_sink_write(w, tail, 8)) != 0) goto done;
   if (w->fd >= 0) {
-    if (close(w->fd) != 0) rc = delta_error_set(DELTA_EIO, "close: %s", strerror(errno));
+    if (close(w->fd) != 0) rc = err_set(DELTA_EIO, "close: %s", strerror(errno));
     w->fd = -1;
     if (rc) goto done;
   }
@@ -282,7 +282,7 @@ int delta_parquet_writer_close(delta_parquet_writer *w, delta_parquet_write_resu
     *out = NULL;
   }
 done:
-  delta_buf_dispose(&f);
+  buf_dispose(&f);
   if (rc) w->failed = rc;
   w->closed = true;
   return rc;
@@ -292,33 +292,33 @@ void delta_parquet_writer_free(delta_parquet_writer *w) {
   if (!w) return;
   if (w->fd >= 0) close(w->fd);
   for (int i = 0; i < w->n_leaves; i++) pqw_leaf_free(w->leaves[i]);
-  delta_free(w->leaves);
+  mem_free(w->leaves);
   pqw_node_free(w->root);
   pqw_codec_dispose(&w->codec);
-  delta_buf_dispose(&w->row_groups);
-  delta_buf_dispose(&w->page);
-  delta_buf_dispose(&w->vals);
-  delta_buf_dispose(&w->packed);
-  delta_buf_dispose(&w->compressed);
-  delta_buf_dispose(&w->header);
-  delta_buf_dispose(&w->kv);
-  delta_free(w->def_tmp);
-  delta_free(w->created_by);
-  delta_free(w);
+  buf_dispose(&w->row_groups);
+  buf_dispose(&w->page);
+  buf_dispose(&w->vals);
+  buf_dispose(&w->packed);
+  buf_dispose(&w->compressed);
+  buf_dispose(&w->header);
+  buf_dispose(&w->kv);
+  mem_free(w->def_tmp);
+  mem_free(w->created_by);
+  mem_free(w);
 }
 
 void delta_parquet_write_result_free(delta_parquet_write_result *r) {
   if (!r) return;
   for (int i = 0; i < r->n_columns; i++) {
     delta_parquet_column_result *c = &r->columns[i];
-    delta_free((void *)c->path);
-    delta_free((void *)c->format);
+    mem_free((void *)c->path);
+    mem_free((void *)c->format);
     if (c->path_parts)
-      for (int k = 0; k < c->path_len; k++) delta_free((void *)c->path_parts[k]);
-    delta_free((void *)c->path_parts);
-    if (c->has_min_max && c->min.kind == DELTA_PARQUET_VALUE_BYTES) delta_free((void *)c->min.v.bytes.data);
-    if (c->has_min_max && c->max.kind == DELTA_PARQUET_VALUE_BYTES) delta_free((void *)c->max.v.bytes.data);
+      for (int k = 0; k < c->path_len; k++) mem_free((void *)c->path_parts[k]);
+    mem_free((void *)c->path_parts);
+    if (c->has_min_max && c->min.kind == DELTA_PARQUET_VALUE_BYTES) mem_free((void *)c->min.v.bytes.data);
+    if (c->has_min_max && c->max.kind == DELTA_PARQUET_VALUE_BYTES) mem_free((void *)c->max.v.bytes.data);
   }
-  delta_free(r->columns);
-  delta_free(r);
+  mem_free(r->columns);
+  mem_free(r);
 }

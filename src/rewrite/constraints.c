@@ -64,20 +64,20 @@ static int add_check(write_constraints *c, char *name, char *text);
 static int add_invariant(write_constraints *c, const delta_field *fd, const char *path) {
   delta_json_doc *d = NULL;
   delta_buf inv = DELTA_BUF_INIT, expr = DELTA_BUF_INIT, name = DELTA_BUF_INIT;
-  int rc = delta_json_doc_new(&d);
-  if (!rc) rc = delta_json_parse(d, fd->metadata, strlen(fd->metadata));
-  if (!rc) rc = delta_json_string(delta_json_get(delta_json_root(d), "delta.invariants"), &inv);
-  if (!rc) rc = delta_json_parse(d, (const char *)inv.data, inv.len);
-  if (!rc) rc = delta_json_string(delta_json_get(delta_json_get(delta_json_root(d), "expression"), "expression"), &expr);
-  if (rc) rc = delta_error_set(DELTA_EUNSUPPORTED, "column %s: cannot read its invariant", path);
-  if (!rc) rc = delta_buf_printf(&name, "invariant of column %s", path);
-  if (!rc) rc = delta_buf_putc(&name, 0);
-  if (!rc) rc = delta_buf_putc(&expr, 0);
-  if (!rc) rc = add_check(c, (char *)delta_buf_detach(&name), (char *)delta_buf_detach(&expr));
-  delta_buf_dispose(&inv);
-  delta_buf_dispose(&expr);
-  delta_buf_dispose(&name);
-  delta_json_doc_free(d);
+  int rc = json_doc_new(&d);
+  if (!rc) rc = json_parse(d, fd->metadata, strlen(fd->metadata));
+  if (!rc) rc = json_string(json_get(json_root(d), "delta.invariants"), &inv);
+  if (!rc) rc = json_parse(d, (const char *)inv.data, inv.len);
+  if (!rc) rc = json_string(json_get(json_get(json_root(d), "expression"), "expression"), &expr);
+  if (rc) rc = err_set(DELTA_EUNSUPPORTED, "column %s: cannot read its invariant", path);
+  if (!rc) rc = buf_printf(&name, "invariant of column %s", path);
+  if (!rc) rc = buf_putc(&name, 0);
+  if (!rc) rc = buf_putc(&expr, 0);
+  if (!rc) rc = add_check(c, (char *)buf_detach(&name), (char *)buf_detach(&expr));
+  buf_dispose(&inv);
+  buf_dispose(&expr);
+  buf_dispose(&name);
+  json_doc_free(d);
   return rc;
 }
 
@@ -90,12 +90,12 @@ typedef struct {
 } walk;
 
 static int add_rule(write_constraints *c, const walk *w) {
-  not_null_rule *r = delta_realloc(c->nn, (size_t)(c->n_nn + 1) * sizeof *r);
+  not_null_rule *r = mem_realloc(c->nn, (size_t)(c->n_nn + 1) * sizeof *r);
   if (!r) return DELTA_NOMEM();
   c->nn = r;
   r = &c->nn[c->n_nn];
-  r->name = delta_strdup((const char *)w->name.data);
-  r->path = delta_malloc((size_t)w->depth * sizeof *r->path);
+  r->name = mem_strdup((const char *)w->name.data);
+  r->path = mem_malloc((size_t)w->depth * sizeof *r->path);
   r->depth = w->depth;
   if (r->path) memcpy(r->path, w->steps, (size_t)w->depth * sizeof *r->path);
   c->n_nn++;
@@ -106,7 +106,7 @@ static int add_rule(write_constraints *c, const walk *w) {
  * returns the length to restore. */
 static int push_name(walk *w, const char *part, size_t *at) {
   *at = w->name.len;
-  if ((*at && delta_buf_putc(&w->name, '.')) || delta_buf_puts(&w->name, part) || delta_buf_putc(&w->name, 0))
+  if ((*at && buf_putc(&w->name, '.')) || buf_puts(&w->name, part) || buf_putc(&w->name, 0))
     return DELTA_NOMEM();
   w->name.len--;
   return 0;
@@ -142,7 +142,7 @@ static int visit_fields(write_constraints *c, walk *w, const delta_type *t, cons
       if (!fd->nullable && w->depth > 0) {
         size_t at;
         int rc = push_name(w, fd->name, &at);
-        if (!rc) rc = delta_error_set(DELTA_EINVAL, "NOT NULL field %s is missing from the input", (const char *)w->name.data);
+        if (!rc) rc = err_set(DELTA_EINVAL, "NOT NULL field %s is missing from the input", (const char *)w->name.data);
         return rc;
       }
       continue;
@@ -197,8 +197,8 @@ static int visit(write_constraints *c, walk *w, const delta_type *t, const struc
 /* Columns the input lacks become NULL literals: what the row will hold. */
 static void null_missing(expr_node *e, const struct ArrowSchema *input) {
   if (e->kind == EX_COLUMN && find_input(input, e->path[0]) < 0) {
-    for (int i = 0; i < e->depth; i++) delta_free(e->path[i]);
-    delta_free(e->path);
+    for (int i = 0; i < e->depth; i++) mem_free(e->path[i]);
+    mem_free(e->path);
     e->path = NULL;
     e->depth = 0;
     e->kind = EX_LITERAL;
@@ -213,11 +213,11 @@ static int parse_violation(const char *name, const char *text, expr_node **out) 
   expr_node *e = NULL, *not = NULL;
   int rc = expr_parse(text, &e);
   if (!rc) {
-    not = delta_calloc(1, sizeof *not);
-    expr_node **args = delta_malloc(sizeof *args);
+    not = mem_calloc(1, sizeof *not);
+    expr_node **args = mem_malloc(sizeof *args);
     if (!not || !args) {
-      delta_free(not);
-      delta_free(args);
+      mem_free(not);
+      mem_free(args);
       expr_free(e);
       return DELTA_NOMEM();
     }
@@ -226,7 +226,7 @@ static int parse_violation(const char *name, const char *text, expr_node **out) 
     not->args[0] = e;
     not->n_args = 1;
   }
-  if (rc) delta_error_prefix("%s", name);
+  if (rc) err_prefix("%s", name);
   *out = not;
   return rc;
 }
@@ -234,26 +234,26 @@ static int parse_violation(const char *name, const char *text, expr_node **out) 
 int constraints_new(write_constraints **out, const delta_type *schema, const delta_kv *config, int n_config,
                     const struct ArrowSchema *input) {
   *out = NULL;
-  write_constraints *c = delta_calloc(1, sizeof *c);
+  write_constraints *c = mem_calloc(1, sizeof *c);
   if (!c) return DELTA_NOMEM();
   c->input = input;
-  walk *w = delta_calloc(1, sizeof *w);
+  walk *w = mem_calloc(1, sizeof *w);
   if (!w) {
     constraints_free(c);
     return DELTA_NOMEM();
   }
   w->through_fields = true;
   int rc = visit_fields(c, w, schema, input);
-  delta_buf_dispose(&w->name);
-  delta_free(w);
+  buf_dispose(&w->name);
+  mem_free(w);
   size_t pl = strlen(CONSTRAINT_PREFIX);
   for (int i = 0; i < n_config && !rc; i++) {
     if (strncmp(config[i].key, CONSTRAINT_PREFIX, pl) != 0) continue;
     delta_buf what = DELTA_BUF_INIT;
-    rc = delta_buf_printf(&what, "CHECK constraint %s", config[i].key + pl);
-    if (!rc) rc = delta_buf_putc(&what, 0);
-    if (!rc) rc = add_check(c, (char *)delta_buf_detach(&what), delta_strdup(config[i].value));
-    delta_buf_dispose(&what);
+    rc = buf_printf(&what, "CHECK constraint %s", config[i].key + pl);
+    if (!rc) rc = buf_putc(&what, 0);
+    if (!rc) rc = add_check(c, (char *)buf_detach(&what), mem_strdup(config[i].value));
+    buf_dispose(&what);
   }
   if (!rc && (c->n_nn || c->n_checks)) rc = arrow_type_parse(input, &c->row_type);
   if (rc || (!c->n_nn && !c->n_checks)) {
@@ -266,10 +266,10 @@ int constraints_new(write_constraints **out, const delta_type *schema, const del
 
 /* Add a rule (taking `name` and `text`), bound to c->input. */
 static int add_check(write_constraints *c, char *name, char *text) {
-  check_rule *r = name && text ? delta_realloc(c->checks, (size_t)(c->n_checks + 1) * sizeof *r) : NULL;
+  check_rule *r = name && text ? mem_realloc(c->checks, (size_t)(c->n_checks + 1) * sizeof *r) : NULL;
   if (!r) {
-    delta_free(name);
-    delta_free(text);
+    mem_free(name);
+    mem_free(text);
     return DELTA_NOMEM();
   }
   c->checks = r;
@@ -280,7 +280,7 @@ static int add_check(write_constraints *c, char *name, char *text) {
   int rc = parse_violation(r->name, r->text, &r->violated);
   if (rc) return rc;
   null_missing(r->violated, c->input);
-  if ((rc = expr_bind(r->violated, c->input))) delta_error_prefix("%s (%s)", r->name, r->text);
+  if ((rc = expr_bind(r->violated, c->input))) err_prefix("%s (%s)", r->name, r->text);
   return rc;
 }
 
@@ -348,9 +348,9 @@ static const struct ArrowArray *rule_leaf(const not_null_rule *r, const struct A
 static int row_error(write_constraints *c, const struct ArrowArray *batch, int64_t i, const char *what) {
   delta_buf row = DELTA_BUF_INIT;
   int rc = arrow_value_json(&row, c->row_type, batch, i);
-  if (!rc) rc = delta_buf_putc(&row, 0);
-  if (!rc) rc = delta_error_set(DELTA_EINVAL, "%s violated by row %s", what, (const char *)row.data);
-  delta_buf_dispose(&row);
+  if (!rc) rc = buf_putc(&row, 0);
+  if (!rc) rc = err_set(DELTA_EINVAL, "%s violated by row %s", what, (const char *)row.data);
+  buf_dispose(&row);
   return rc;
 }
 
@@ -363,16 +363,16 @@ int constraints_check(write_constraints *c, const struct ArrowArray *batch) {
     for (int64_t i = 0; i < n; i++)
       if (nn_violated(r, 0, batch, i)) {
         delta_buf what = DELTA_BUF_INIT;
-        int rc = delta_buf_printf(&what, "NOT NULL constraint on %s", r->name);
-        if (!rc) rc = delta_buf_putc(&what, 0);
+        int rc = buf_printf(&what, "NOT NULL constraint on %s", r->name);
+        if (!rc) rc = buf_putc(&what, 0);
         if (!rc) rc = row_error(c, batch, i, (const char *)what.data);
-        delta_buf_dispose(&what);
+        buf_dispose(&what);
         return rc;
       }
   }
   if (!c->n_checks) return 0;
   if (n > c->cap_keep) {
-    uint8_t *k = delta_realloc(c->keep, (size_t)n);
+    uint8_t *k = mem_realloc(c->keep, (size_t)n);
     if (!k) return DELTA_NOMEM();
     c->keep = k;
     c->cap_keep = n;
@@ -384,10 +384,10 @@ int constraints_check(write_constraints *c, const struct ArrowArray *batch) {
     const uint8_t *hit = memchr(c->keep, 1, (size_t)n);
     if (!hit) continue;
     delta_buf what = DELTA_BUF_INIT;
-    rc = delta_buf_printf(&what, "%s (%s)", r->name, r->text);
-    if (!rc) rc = delta_buf_putc(&what, 0);
+    rc = buf_printf(&what, "%s (%s)", r->name, r->text);
+    if (!rc) rc = buf_putc(&what, 0);
     if (!rc) rc = row_error(c, batch, hit - c->keep, (const char *)what.data);
-    delta_buf_dispose(&what);
+    buf_dispose(&what);
     return rc;
   }
   return 0;
@@ -396,32 +396,32 @@ int constraints_check(write_constraints *c, const struct ArrowArray *batch) {
 void constraints_free(write_constraints *c) {
   if (!c) return;
   for (int i = 0; i < c->n_nn; i++) {
-    delta_free(c->nn[i].name);
-    delta_free(c->nn[i].path);
+    mem_free(c->nn[i].name);
+    mem_free(c->nn[i].path);
   }
-  delta_free(c->nn);
+  mem_free(c->nn);
   for (int i = 0; i < c->n_checks; i++) {
     expr_free(c->checks[i].violated);
-    delta_free(c->checks[i].name);
-    delta_free(c->checks[i].text);
+    mem_free(c->checks[i].name);
+    mem_free(c->checks[i].text);
   }
-  delta_free(c->checks);
+  mem_free(c->checks);
   arrow_type_free(c->row_type);
-  delta_free(c->keep);
-  delta_free(c);
+  mem_free(c->keep);
+  mem_free(c);
 }
 
 int constraint_validate(const char *name, const char *text, const delta_type *schema) {
-  if (!*name) return delta_error_set(DELTA_EINVAL, "a CHECK constraint needs a name");
+  if (!*name) return err_set(DELTA_EINVAL, "a CHECK constraint needs a name");
   struct ArrowSchema s = {0};
   expr_node *e = NULL;
   delta_buf what = DELTA_BUF_INIT;
-  int rc = delta_buf_printf(&what, "CHECK constraint %s", name);
-  if (!rc) rc = delta_buf_putc(&what, 0);
-  if (!rc) rc = delta_schema_to_arrow(schema, &s);
+  int rc = buf_printf(&what, "CHECK constraint %s", name);
+  if (!rc) rc = buf_putc(&what, 0);
+  if (!rc) rc = log_schema_to_arrow(schema, &s);
   if (!rc) rc = parse_violation((const char *)what.data, text, &e);
-  if (!rc && (rc = expr_bind(e, &s))) delta_error_prefix("%s (%s)", (const char *)what.data, text);
-  delta_buf_dispose(&what);
+  if (!rc && (rc = expr_bind(e, &s))) err_prefix("%s (%s)", (const char *)what.data, text);
+  buf_dispose(&what);
   expr_free(e);
   if (s.release) s.release(&s);
   return rc;

@@ -96,7 +96,7 @@ static int phys_schema(const struct ArrowSchema *in, const delta_type *t, const 
           rc = phys_schema(c->children[1], t->value, NULL, cm, c->children[1]->name, out->children[i]->children[1]);
       }
     } else
-      rc = delta_error_set(DELTA_EINVAL, "column %s: input type does not match the table", name ? name : "?");
+      rc = err_set(DELTA_EINVAL, "column %s: input type does not match the table", name ? name : "?");
   }
   return rc;
 }
@@ -125,7 +125,7 @@ static int bind_constraints(data_writer *dw) {
 
 int data_writer_new(data_writer **out, const data_write_config *cfg, const struct ArrowSchema *input) {
   *out = NULL;
-  data_writer *dw = delta_calloc(1, sizeof *dw);
+  data_writer *dw = mem_calloc(1, sizeof *dw);
   if (!dw) return DELTA_NOMEM();
   dw->cfg = *cfg;
   if (dw->cfg.target_file_size <= 0) dw->cfg.target_file_size = DEFAULT_TARGET;
@@ -137,10 +137,10 @@ int data_writer_new(data_writer **out, const data_write_config *cfg, const struc
   if (rc) goto fail;
   input = &dw->input;
   dw->n_fields = st->n_fields;
-  dw->input_of_field = delta_calloc((size_t)st->n_fields + 1, sizeof(int));
-  dw->part_fields = delta_calloc((size_t)cfg->n_partition_columns + 1, sizeof(int));
-  dw->data_inputs = delta_calloc((size_t)st->n_fields + 1, sizeof(int));
-  dw->cast_to = delta_calloc((size_t)st->n_fields + 1, 1);
+  dw->input_of_field = mem_calloc((size_t)st->n_fields + 1, sizeof(int));
+  dw->part_fields = mem_calloc((size_t)cfg->n_partition_columns + 1, sizeof(int));
+  dw->data_inputs = mem_calloc((size_t)st->n_fields + 1, sizeof(int));
+  dw->cast_to = mem_calloc((size_t)st->n_fields + 1, 1);
   if (!dw->input_of_field || !dw->part_fields || !dw->data_inputs || !dw->cast_to) {
     rc = DELTA_NOMEM();
     goto fail;
@@ -150,7 +150,7 @@ int data_writer_new(data_writer **out, const data_write_config *cfg, const struc
     for (int64_t c = 0; c < input->n_children; c++)
       if (strcasecmp(input->children[c]->name, st->fields[f].name) == 0) dw->input_of_field[f] = (int)c;
     if (dw->input_of_field[f] < 0 && !st->fields[f].nullable) {
-      rc = delta_error_set(DELTA_EINVAL, "column %s is not nullable but the input lacks it", st->fields[f].name);
+      rc = err_set(DELTA_EINVAL, "column %s is not nullable but the input lacks it", st->fields[f].name);
       goto fail;
     }
   }
@@ -159,11 +159,11 @@ int data_writer_new(data_writer **out, const data_write_config *cfg, const struc
     for (int f = 0; f < st->n_fields; f++)
       if (strcasecmp(st->fields[f].name, cfg->partition_columns[p]) == 0) fi = f;
     if (fi < 0) {
-      rc = delta_error_set(DELTA_EINVAL, "partition column %s is not in the schema", cfg->partition_columns[p]);
+      rc = err_set(DELTA_EINVAL, "partition column %s is not in the schema", cfg->partition_columns[p]);
       goto fail;
     }
     if (!partitionable(st->fields[fi].type->kind)) {
-      rc = delta_error_set(DELTA_EINVAL, "cannot partition on column %s: nested types cannot be partition columns",
+      rc = err_set(DELTA_EINVAL, "cannot partition on column %s: nested types cannot be partition columns",
                            st->fields[fi].name);
       goto fail;
     }
@@ -195,7 +195,7 @@ int data_writer_new(data_writer **out, const data_write_config *cfg, const struc
     }
     if (!rc && want && strcmp(in->format, (char[]){want, 0}) != 0) {
       if (strlen(in->format) != 1 || !strchr("csilf", in->format[0])) {
-        rc = delta_error_set(DELTA_EINVAL, "column %s: cannot write Arrow type %s into it", st->fields[f].name, in->format);
+        rc = err_set(DELTA_EINVAL, "column %s: cannot write Arrow type %s into it", st->fields[f].name, in->format);
         break;
       }
       dw->cast_to[i] = want;
@@ -245,11 +245,11 @@ static int open_file(data_writer *dw, part_file *pf) {
   char uuid[37];
   write_uuid(uuid);
   delta_buf key = DELTA_BUF_INIT;
-  int rc = delta_buf_printf(&key, "%spart-%05lld-%s.c000%s.parquet", pf->dir, (long long)dw->opened++, uuid,
+  int rc = buf_printf(&key, "%spart-%05lld-%s.c000%s.parquet", pf->dir, (long long)dw->opened++, uuid,
                             codec_ext(dw->cfg.codec));
-  if (!rc) rc = delta_buf_putc(&key, 0);
+  if (!rc) rc = buf_putc(&key, 0);
   if (!rc) rc = file_out_open(&pf->out, dw->cfg.storage, (const char *)key.data);
-  delta_buf_dispose(&key);
+  buf_dispose(&key);
   delta_parquet_sink sink = {file_out_write, &pf->out};
   if (!rc) rc = delta_parquet_writer_open_sink(&pf->w, &sink, &dw->file_schema, &o);
   return rc;
@@ -265,38 +265,38 @@ static int close_file(data_writer *dw, part_file *pf) {
   if (rc) goto done;
   if ((rc = file_stats_json(r, &stats))) goto done;
   delta_json_writer w;
-  delta_json_writer_init(&w, &line, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "add");
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "path");
+  json_writer_init(&w, &line, 0);
+  json_write_object_begin(&w);
+  json_write_key(&w, "add");
+  json_write_object_begin(&w);
+  json_write_key(&w, "path");
   delta_buf enc = DELTA_BUF_INIT;
-  rc = delta_path_encode(&enc, pf->out.key, strlen(pf->out.key));
-  delta_json_write_string_n(&w, (const char *)enc.data, enc.len);
-  delta_buf_dispose(&enc);
-  delta_json_write_key(&w, "partitionValues");
-  delta_json_write_raw(&w, pf->values_json, strlen(pf->values_json));
-  delta_json_write_key(&w, "size");
-  delta_json_write_int64(&w, pf->out.size);
-  delta_json_write_key(&w, "modificationTime");
-  delta_json_write_int64(&w, now_ms());
-  delta_json_write_key(&w, "dataChange");
-  delta_json_write_bool(&w, !dw->cfg.no_data_change);
-  delta_json_write_key(&w, "stats");
-  delta_json_write_string_n(&w, (const char *)stats.data, stats.len);
-  delta_json_write_object_end(&w);
-  delta_json_write_object_end(&w);
-  if (!rc) rc = delta_json_writer_finish(&w);
-  if (!rc) rc = delta_buf_append(&line, "\n", 1);
-  if (!rc) rc = delta_buf_append(&dw->adds, line.data, line.len);
+  rc = storage_path_encode(&enc, pf->out.key, strlen(pf->out.key));
+  json_write_string_n(&w, (const char *)enc.data, enc.len);
+  buf_dispose(&enc);
+  json_write_key(&w, "partitionValues");
+  json_write_raw(&w, pf->values_json, strlen(pf->values_json));
+  json_write_key(&w, "size");
+  json_write_int64(&w, pf->out.size);
+  json_write_key(&w, "modificationTime");
+  json_write_int64(&w, now_ms());
+  json_write_key(&w, "dataChange");
+  json_write_bool(&w, !dw->cfg.no_data_change);
+  json_write_key(&w, "stats");
+  json_write_string_n(&w, (const char *)stats.data, stats.len);
+  json_write_object_end(&w);
+  json_write_object_end(&w);
+  if (!rc) rc = json_writer_finish(&w);
+  if (!rc) rc = buf_append(&line, "\n", 1);
+  if (!rc) rc = buf_append(&dw->adds, line.data, line.len);
   if (!rc) {
     dw->files++;
     dw->bytes += pf->out.size;
   }
 done:
   file_out_abort(&pf->out); /* closed: only frees */
-  delta_buf_dispose(&stats);
-  delta_buf_dispose(&line);
+  buf_dispose(&stats);
+  buf_dispose(&line);
   delta_parquet_write_result_free(r);
   return rc;
 }
@@ -310,56 +310,56 @@ static int find_part(data_writer *dw, const struct ArrowArray *batch, int64_t ro
     }
   if (dw->n_parts == dw->cap_parts) {
     int cap = dw->cap_parts ? dw->cap_parts * 2 : 8;
-    part_file **p = delta_realloc(dw->parts, (size_t)cap * sizeof *p);
+    part_file **p = mem_realloc(dw->parts, (size_t)cap * sizeof *p);
     if (!p) return DELTA_NOMEM();
     dw->parts = p;
     dw->cap_parts = cap;
   }
-  part_file *pf = delta_calloc(1, sizeof *pf);
+  part_file *pf = mem_calloc(1, sizeof *pf);
   if (!pf) return DELTA_NOMEM();
   dw->parts[dw->n_parts] = pf;
   delta_buf dir = DELTA_BUF_INIT, vals = DELTA_BUF_INIT, v = DELTA_BUF_INIT;
   delta_json_writer w;
-  delta_json_writer_init(&w, &vals, 0);
-  delta_json_write_object_begin(&w);
+  json_writer_init(&w, &vals, 0);
+  json_write_object_begin(&w);
   int rc = 0;
   for (int p = 0; p < dw->cfg.n_partition_columns && !rc; p++) {
     int f = dw->part_fields[p];
     const delta_field *fd = &dw->cfg.schema->fields[f];
     const char *pn = phys_name(fd, dw->cfg.column_mapping);
     bool is_null = true;
-    delta_buf_reset(&v);
+    buf_reset(&v);
     if (dw->input_of_field[f] >= 0) {
       int c = dw->input_of_field[f];
       rc = log_partition_value_text(dw->input.children[c]->format, batch->children[c], batch->offset + row, &v, &is_null);
     }
     if (rc) break;
-    delta_json_write_key(&w, pn);
+    json_write_key(&w, pn);
     /* an empty string is a null partition value too (the spec's rule) */
-    if (is_null || v.len == 0) delta_json_write_null(&w);
-    else delta_json_write_string_n(&w, (const char *)v.data, v.len);
-    rc = delta_path_escape_partition(&dir, pn, strlen(pn));
-    if (!rc) rc = delta_buf_putc(&dir, '=');
+    if (is_null || v.len == 0) json_write_null(&w);
+    else json_write_string_n(&w, (const char *)v.data, v.len);
+    rc = storage_path_escape_partition(&dir, pn, strlen(pn));
+    if (!rc) rc = buf_putc(&dir, '=');
     if (!rc) {
-      if (is_null || v.len == 0) rc = delta_buf_puts(&dir, DELTA_HIVE_DEFAULT_PARTITION);
-      else rc = delta_path_escape_partition(&dir, (const char *)v.data, v.len);
+      if (is_null || v.len == 0) rc = buf_puts(&dir, DELTA_HIVE_DEFAULT_PARTITION);
+      else rc = storage_path_escape_partition(&dir, (const char *)v.data, v.len);
     }
-    if (!rc) rc = delta_buf_putc(&dir, '/');
+    if (!rc) rc = buf_putc(&dir, '/');
   }
-  delta_json_write_object_end(&w);
-  if (!rc) rc = delta_json_writer_finish(&w);
-  if (!rc) rc = delta_buf_putc(&dir, 0);
-  if (!rc) rc = delta_buf_putc(&vals, 0);
+  json_write_object_end(&w);
+  if (!rc) rc = json_writer_finish(&w);
+  if (!rc) rc = buf_putc(&dir, 0);
+  if (!rc) rc = buf_putc(&vals, 0);
   if (!rc) {
-    pf->key = delta_strdup(key);
-    pf->dir = (char *)delta_buf_detach(&dir);
-    pf->values_json = (char *)delta_buf_detach(&vals);
+    pf->key = mem_strdup(key);
+    pf->dir = (char *)buf_detach(&dir);
+    pf->values_json = (char *)buf_detach(&vals);
     if (!pf->key || !pf->dir || !pf->values_json) rc = DELTA_NOMEM();
   }
   dw->n_parts++; /* counted even on failure so that free() releases it */
-  delta_buf_dispose(&dir);
-  delta_buf_dispose(&vals);
-  delta_buf_dispose(&v);
+  buf_dispose(&dir);
+  buf_dispose(&vals);
+  buf_dispose(&v);
   *out = pf;
   return rc;
 }
@@ -392,11 +392,11 @@ static int widen(const struct ArrowArray *a, char from, char to, struct ArrowArr
   int64_t n = a->length;
   out->length = n;
   out->null_count = a->null_count;
-  uint8_t *vals = delta_calloc((size_t)n + 1, (size_t)w);
-  uint8_t *valid = a->null_count ? delta_calloc((size_t)n / 8 + 1, 1) : NULL;
+  uint8_t *vals = mem_calloc((size_t)n + 1, (size_t)w);
+  uint8_t *valid = a->null_count ? mem_calloc((size_t)n / 8 + 1, 1) : NULL;
   if (!vals || (a->null_count && !valid)) {
-    delta_free(vals);
-    delta_free(valid);
+    mem_free(vals);
+    mem_free(valid);
     arrow_array_release(out);
     return DELTA_NOMEM();
   }
@@ -451,22 +451,22 @@ int data_writer_write(data_writer *dw, const struct ArrowArray *batch) {
     goto done;
   }
   /* group the rows by partition key */
-  group = delta_malloc((size_t)n * sizeof(int));
-  keep = delta_malloc((size_t)n);
+  group = mem_malloc((size_t)n * sizeof(int));
+  keep = mem_malloc((size_t)n);
   if (!group || !keep) {
     rc = DELTA_NOMEM();
     goto done;
   }
   for (int64_t r = 0; r < n && !rc; r++) {
-    delta_buf_reset(&dw->tmp);
+    buf_reset(&dw->tmp);
     for (int p = 0; p < dw->cfg.n_partition_columns && !rc; p++) {
       int f = dw->part_fields[p], c = dw->input_of_field[f];
       bool is_null = true;
       if (c >= 0) rc = log_partition_value_text(dw->input.children[c]->format, batch->children[c], batch->offset + r,
                                             &dw->tmp, &is_null);
-      if (!rc) rc = delta_buf_putc(&dw->tmp, is_null ? '\2' : '\1');
+      if (!rc) rc = buf_putc(&dw->tmp, is_null ? '\2' : '\1');
     }
-    if (!rc) rc = delta_buf_putc(&dw->tmp, 0);
+    if (!rc) rc = buf_putc(&dw->tmp, 0);
     if (rc) break;
     int g = -1;
     /* consecutive rows usually share a partition */
@@ -474,13 +474,13 @@ int data_writer_write(data_writer *dw, const struct ArrowArray *batch) {
     for (int k = 0; g < 0 && k < n_keys; k++)
       if (strcmp(keys[k], (const char *)dw->tmp.data) == 0) g = k;
     if (g < 0) {
-      char **nk = delta_realloc(keys, (size_t)(n_keys + 1) * sizeof *nk);
+      char **nk = mem_realloc(keys, (size_t)(n_keys + 1) * sizeof *nk);
       if (!nk) {
         rc = DELTA_NOMEM();
         break;
       }
       keys = nk;
-      keys[n_keys] = delta_strdup((const char *)dw->tmp.data);
+      keys[n_keys] = mem_strdup((const char *)dw->tmp.data);
       if (!keys[n_keys]) {
         rc = DELTA_NOMEM();
         break;
@@ -510,10 +510,10 @@ int data_writer_write(data_writer *dw, const struct ArrowArray *batch) {
   }
 done:
   for (int i = 0; i < dw->n_data; i++) arrow_array_release(&widened[i]);
-  for (int k = 0; k < n_keys; k++) delta_free(keys[k]);
-  delta_free(keys);
-  delta_free(group);
-  delta_free(keep);
+  for (int k = 0; k < n_keys; k++) mem_free(keys[k]);
+  mem_free(keys);
+  mem_free(group);
+  mem_free(keep);
   return rc;
 }
 
@@ -524,7 +524,7 @@ int data_writer_finish(data_writer *dw, delta_buf *adds) {
       if (rc) return rc;
     }
   int rc = file_out_sync(&dw->pending);
-  return rc ? rc : delta_buf_append(adds, dw->adds.data, dw->adds.len);
+  return rc ? rc : buf_append(adds, dw->adds.data, dw->adds.len);
 }
 
 void data_writer_free(data_writer *dw) {
@@ -533,24 +533,24 @@ void data_writer_free(data_writer *dw) {
     part_file *pf = dw->parts[i];
     delta_parquet_writer_free(pf->w);
     file_out_abort(&pf->out);
-    delta_free(pf->key);
-    delta_free(pf->dir);
-    delta_free(pf->values_json);
-    delta_free(pf);
+    mem_free(pf->key);
+    mem_free(pf->dir);
+    mem_free(pf->values_json);
+    mem_free(pf);
   }
-  delta_free(dw->parts);
+  mem_free(dw->parts);
   if (dw->input.release) dw->input.release(&dw->input);
   if (dw->file_schema.release) dw->file_schema.release(&dw->file_schema);
-  delta_free(dw->input_of_field);
-  delta_free(dw->part_fields);
-  delta_free(dw->data_inputs);
-  delta_free(dw->cast_to);
-  delta_buf_dispose(&dw->adds);
-  delta_buf_dispose(&dw->tmp);
+  mem_free(dw->input_of_field);
+  mem_free(dw->part_fields);
+  mem_free(dw->data_inputs);
+  mem_free(dw->cast_to);
+  buf_dispose(&dw->adds);
+  buf_dispose(&dw->tmp);
   constraints_free(dw->constraints);
   gen_columns_free(dw->gen);
   file_out_pending_dispose(&dw->pending);
-  delta_free(dw);
+  mem_free(dw);
 }
 
 int data_writer_update_schema(const data_writer *dw, delta_type *schema, bool *changed) {

@@ -33,21 +33,21 @@ int rewrite_stats_loose(const char *stats, delta_buf *out) {
   if (tb) {
     const char *v = tb + strlen("\"tightBounds\":");
     size_t skip = strncmp(v, "true", 4) == 0 ? 4 : strncmp(v, "false", 5) == 0 ? 5 : 0;
-    if ((rc = delta_buf_append(out, stats, (size_t)(v - stats))) != 0) return rc;
-    if ((rc = delta_buf_puts(out, "false")) != 0) return rc;
-    if ((rc = delta_buf_puts(out, v + skip)) != 0) return rc;
+    if ((rc = buf_append(out, stats, (size_t)(v - stats))) != 0) return rc;
+    if ((rc = buf_puts(out, "false")) != 0) return rc;
+    if ((rc = buf_puts(out, v + skip)) != 0) return rc;
   } else {
     const char *brace = strchr(stats, '{');
     if (!brace) return 0;
-    if ((rc = delta_buf_append(out, stats, (size_t)(brace + 1 - stats))) != 0) return rc;
-    if ((rc = delta_buf_puts(out, "\"tightBounds\":false")) != 0) return rc;
+    if ((rc = buf_append(out, stats, (size_t)(brace + 1 - stats))) != 0) return rc;
+    if ((rc = buf_puts(out, "\"tightBounds\":false")) != 0) return rc;
     const char *rest = brace + 1;
     while (*rest == ' ') rest++;
-    if (*rest != '}' && (rc = delta_buf_putc(out, ',')) != 0) return rc;
-    if ((rc = delta_buf_puts(out, rest)) != 0) return rc;
+    if (*rest != '}' && (rc = buf_putc(out, ',')) != 0) return rc;
+    if ((rc = buf_puts(out, rest)) != 0) return rc;
   }
   /* NUL-terminated for use as a C string, the NUL not counted */
-  if ((rc = delta_buf_putc(out, 0)) != 0) return rc;
+  if ((rc = buf_putc(out, 0)) != 0) return rc;
   out->len--;
   return 0;
 }
@@ -55,24 +55,24 @@ int rewrite_stats_loose(const char *stats, delta_buf *out) {
 /* One action as a line of `actions`. */
 static int action_line(delta_buf *actions, delta_json_writer *w, int rc) {
   if (rc != 0) return rc;
-  if ((rc = delta_json_writer_finish(w)) != 0) return rc;
-  return delta_buf_putc(actions, '\n');
+  if ((rc = json_writer_finish(w)) != 0) return rc;
+  return buf_putc(actions, '\n');
 }
 
 int rewrite_remove_action(delta_buf *actions, const delta_add *a, int64_t now) {
   delta_json_writer w;
-  delta_json_writer_init(&w, actions, 0);
+  json_writer_init(&w, actions, 0);
   return action_line(actions, &w, action_remove_of_add_json(&w, a, now, true));
 }
 
-static int add_row(uint64_t row, void *b) { return delta_bitmap64_add(b, row); }
+static int add_row(uint64_t row, void *b) { return dv_bitmap64_add(b, row); }
 
 int rewrite_add_with_dv(const delta_add *a, const delta_dv_bitmap *old, delta_bitmap64 *fresh, bool inline_ok,
                         delta_buf *dv_file, delta_buf *dv_path, int64_t now, delta_buf *actions) {
   /* the new DV: the old one's rows and the fresh ones */
   int rc;
-  if (old && (rc = delta_bitmap64_iterate(old, add_row, fresh)) != 0) return rc;
-  delta_bitmap64_optimize(fresh);
+  if (old && (rc = dv_bitmap64_iterate(old, add_row, fresh)) != 0) return rc;
+  dv_bitmap64_optimize(fresh);
   delta_add na = *a;
   memset(&na.dv, 0, sizeof na.dv);
   na.dv.present = true;
@@ -81,9 +81,9 @@ int rewrite_add_with_dv(const delta_add *a, const delta_dv_bitmap *old, delta_bi
    * to write, read or vacuum. Bigger bitmaps go to the commit's DV file. */
   int32_t size;
   int64_t card;
-  if ((rc = delta_dv_encode_inline(fresh, &inline_dv, &size, &card)) != 0) goto done;
+  if ((rc = dv_encode_inline(fresh, &inline_dv, &size, &card)) != 0) goto done;
   if (inline_ok && size <= REWRITE_INLINE_DV_MAX_BYTES) {
-    if ((rc = delta_buf_putc(&inline_dv, 0)) != 0) goto done;
+    if ((rc = buf_putc(&inline_dv, 0)) != 0) goto done;
     na.dv.storage_type = 'i';
     na.dv.size_in_bytes = size;
     na.dv.cardinality = card;
@@ -91,9 +91,9 @@ int rewrite_add_with_dv(const delta_add *a, const delta_dv_bitmap *old, delta_bi
   } else {
     na.dv.storage_type = 'u';
     na.dv.has_offset = true;
-    na.dv.cardinality = (int64_t)delta_bitmap64_cardinality(fresh);
-    if ((rc = delta_dv_file_append(dv_file, fresh, &na.dv.offset, &na.dv.size_in_bytes)) != 0) goto done;
-    if ((rc = delta_buf_putc(dv_path, 0)) != 0) goto done;
+    na.dv.cardinality = (int64_t)dv_bitmap64_cardinality(fresh);
+    if ((rc = dv_file_append(dv_file, fresh, &na.dv.offset, &na.dv.size_in_bytes)) != 0) goto done;
+    if ((rc = buf_putc(dv_path, 0)) != 0) goto done;
     dv_path->len--;
     na.dv.path_or_inline = (const char *)dv_path->data;
   }
@@ -102,11 +102,11 @@ int rewrite_add_with_dv(const delta_add *a, const delta_dv_bitmap *old, delta_bi
   na.modification_time = now;
   na.data_change = true;
   delta_json_writer w;
-  delta_json_writer_init(&w, actions, 0);
+  json_writer_init(&w, actions, 0);
   rc = action_line(actions, &w, action_add_json(&w, &na, true));
 done:
-  delta_buf_dispose(&stats);
-  delta_buf_dispose(&inline_dv);
+  buf_dispose(&stats);
+  buf_dispose(&inline_dv);
   return rc;
 }
 
@@ -119,10 +119,10 @@ int rewrite_dv_file_put(delta_storage *storage, const delta_buf *dv_path, const 
   delta_path_kind kind;
   delta_buf key = DELTA_BUF_INIT;
   int rc;
-  if ((rc = delta_dv_file_key(&dv, delta_storage_location(storage), &kind, &key)) != 0) goto done;
-  if ((rc = delta_buf_putc(&key, 0)) != 0) goto done;
+  if ((rc = dv_file_key(&dv, delta_storage_location(storage), &kind, &key)) != 0) goto done;
+  if ((rc = buf_putc(&key, 0)) != 0) goto done;
   rc = delta_storage_put(storage, (const char *)key.data, dv_file->data, dv_file->len, false);
 done:
-  delta_buf_dispose(&key);
+  buf_dispose(&key);
   return rc;
 }

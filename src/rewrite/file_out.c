@@ -17,7 +17,7 @@
 #define WRITE_CHUNK ((size_t)1 << 20)
 
 static int os_fail(const char *what, const char *path) {
-  return delta_error_set(DELTA_EIO, "%s %s: %s", what, path, strerror(errno));
+  return err_set(DELTA_EIO, "%s %s: %s", what, path, strerror(errno));
 }
 
 /* mkdir -p of the directory part of `path` (modified in place, restored). */
@@ -40,28 +40,28 @@ int file_out_open(file_out *f, delta_storage *storage, const char *key) {
   memset(f, 0, sizeof *f);
   f->fd = -1;
   f->storage = storage;
-  if (!(f->key = delta_strdup(key))) return DELTA_NOMEM();
+  if (!(f->key = mem_strdup(key))) return DELTA_NOMEM();
   delta_buf path = DELTA_BUF_INIT;
-  if (delta_storage_local_path(storage, key, &path) != 0) {
+  if (storage_local_path(storage, key, &path) != 0) {
     /* not a local filesystem: in memory, put whole */
     delta_error_clear();
-    delta_buf_dispose(&path);
+    buf_dispose(&path);
     return 0;
   }
   f->local = true;
-  f->final = delta_strndup((const char *)path.data, path.len);
+  f->final = mem_strndup((const char *)path.data, path.len);
   char uuid[37];
   write_uuid(uuid);
   const char *slash = strrchr(f->final ? f->final : "", '/');
   int rc = 0;
-  if (!f->final || !slash) rc = f->final ? delta_error_set(DELTA_EINVAL, "bad data file path %s", f->final) : DELTA_NOMEM();
+  if (!f->final || !slash) rc = f->final ? err_set(DELTA_EINVAL, "bad data file path %s", f->final) : DELTA_NOMEM();
   if (!rc) {
     path.len = 0;
-    rc = delta_buf_printf(&path, "%.*s/.%s.tmp", (int)(slash - f->final), f->final, uuid);
-    if (!rc) rc = delta_buf_putc(&path, 0);
+    rc = buf_printf(&path, "%.*s/.%s.tmp", (int)(slash - f->final), f->final, uuid);
+    if (!rc) rc = buf_putc(&path, 0);
   }
-  if (!rc && !(f->tmp = delta_strdup((const char *)path.data))) rc = DELTA_NOMEM();
-  delta_buf_dispose(&path);
+  if (!rc && !(f->tmp = mem_strdup((const char *)path.data))) rc = DELTA_NOMEM();
+  buf_dispose(&path);
   if (!rc) rc = make_parent_dirs(f->tmp);
   if (!rc && (f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666)) < 0)
     rc = os_fail("cannot create", f->tmp);
@@ -83,41 +83,41 @@ static int write_all(file_out *f, const void *data, size_t len) {
 int file_out_write(void *ctx, const void *data, size_t len) {
   file_out *f = ctx;
   f->size += (int64_t)len;
-  if (!f->local) return delta_buf_append(&f->buf, data, len);
+  if (!f->local) return buf_append(&f->buf, data, len);
   /* small pieces (page headers, the footer) gather in the buffer; big ones
    * (column chunks) go straight through */
   if (f->buf.len + len > WRITE_CHUNK && f->buf.len) {
     int rc = write_all(f, f->buf.data, f->buf.len);
     if (rc) return rc;
-    delta_buf_reset(&f->buf);
+    buf_reset(&f->buf);
   }
   if (len >= WRITE_CHUNK) return write_all(f, data, len);
-  return delta_buf_append(&f->buf, data, len);
+  return buf_append(&f->buf, data, len);
 }
 
 int file_out_close(file_out *f, file_out_pending *pending) {
   int rc;
   if (!f->local) {
     rc = delta_storage_put(f->storage, f->key, f->buf.data, f->buf.len, false);
-    delta_buf_dispose(&f->buf);
+    buf_dispose(&f->buf);
     return rc;
   }
   rc = f->buf.len ? write_all(f, f->buf.data, f->buf.len) : 0;
-  delta_buf_dispose(&f->buf);
+  buf_dispose(&f->buf);
   if (close(f->fd) != 0 && !rc) rc = os_fail("cannot write", f->tmp);
   f->fd = -1;
   /* data file names are fresh UUIDs: nothing is replaced */
   if (!rc && rename(f->tmp, f->final) != 0) rc = os_fail("cannot rename", f->tmp);
   if (!rc) {
-    delta_free(f->tmp);
+    mem_free(f->tmp);
     f->tmp = NULL;
     /* how many directories up to sync: the file's, the partition
      * directories above it, the table root and the root's parent (the
      * root may be new too) */
     int levels = 2;
     for (const char *k = f->key; *k; k++) levels += *k == '/';
-    rc = delta_buf_putc(&pending->paths, (char)(levels > 120 ? 120 : levels));
-    if (!rc) rc = delta_buf_append(&pending->paths, f->final, strlen(f->final) + 1);
+    rc = buf_putc(&pending->paths, (char)(levels > 120 ? 120 : levels));
+    if (!rc) rc = buf_append(&pending->paths, f->final, strlen(f->final) + 1);
   }
   return rc;
 }
@@ -126,10 +126,10 @@ void file_out_abort(file_out *f) {
   /* (a zeroed file_out, never opened, is not local: fd 0 is not ours) */
   if (f->local && f->fd >= 0) close(f->fd);
   if (f->tmp) unlink(f->tmp);
-  delta_buf_dispose(&f->buf);
-  delta_free(f->tmp);
-  delta_free(f->final);
-  delta_free(f->key);
+  buf_dispose(&f->buf);
+  mem_free(f->tmp);
+  mem_free(f->final);
+  mem_free(f->key);
   memset(f, 0, sizeof *f);
   f->fd = -1;
 }
@@ -149,7 +149,7 @@ int file_out_sync(file_out_pending *pending) {
   while (p < end && !rc) {
     int levels = *p++;
     rc = sync_path(p, O_RDONLY);
-    char *dir = rc ? NULL : delta_strdup(p);
+    char *dir = rc ? NULL : mem_strdup(p);
     if (!rc && !dir) rc = DELTA_NOMEM();
     for (int l = 0; !rc && l < levels; l++) {
       char *s = strrchr(dir, '/');
@@ -160,15 +160,15 @@ int file_out_sync(file_out_pending *pending) {
       for (const char *d = (const char *)dirs.data; d && d < (const char *)dirs.data + dirs.len; d += strlen(d) + 1)
         seen |= strcmp(d, dir) == 0;
       if (seen) break; /* and the ones above it too */
-      if (!(rc = delta_buf_append(&dirs, dir, strlen(dir) + 1))) rc = sync_path(dir, O_RDONLY | O_DIRECTORY);
+      if (!(rc = buf_append(&dirs, dir, strlen(dir) + 1))) rc = sync_path(dir, O_RDONLY | O_DIRECTORY);
       if (s == dir) break;
     }
-    delta_free(dir);
+    mem_free(dir);
     p += strlen(p) + 1;
   }
-  delta_buf_dispose(&dirs);
-  if (!rc) delta_buf_reset(&pending->paths);
+  buf_dispose(&dirs);
+  if (!rc) buf_reset(&pending->paths);
   return rc;
 }
 
-void file_out_pending_dispose(file_out_pending *pending) { delta_buf_dispose(&pending->paths); }
+void file_out_pending_dispose(file_out_pending *pending) { buf_dispose(&pending->paths); }

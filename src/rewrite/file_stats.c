@@ -32,7 +32,7 @@ static bool has_bounds(const delta_parquet_column_result *c) {
 static int value(delta_json_writer *w, const delta_parquet_column_result *c, const delta_parquet_value *v,
                  bool is_max, delta_buf *tmp) {
   const char *f = c->format;
-  delta_buf_reset(tmp);
+  buf_reset(tmp);
   switch (v->kind) {
   case DELTA_PARQUET_VALUE_INT64:
     if (strncmp(f, "ts", 2) == 0) {
@@ -48,15 +48,15 @@ static int value(delta_json_writer *w, const delta_parquet_column_result *c, con
         if (tmp->data[i] == '.') dot = i;
       char out[48];
       int n = snprintf(out, sizeof out, "%.*s%s", (int)(dot + 4), (const char *)tmp->data, f[4] ? "Z" : "");
-      return delta_json_write_string_n(w, out, (size_t)n);
+      return json_write_string_n(w, out, (size_t)n);
     }
     if (strcmp(f, "tdD") == 0) {
       int rc = fmt_date(tmp, v->v.i64, false);
-      return rc ? rc : delta_json_write_string_n(w, (const char *)tmp->data, tmp->len);
+      return rc ? rc : json_write_string_n(w, (const char *)tmp->data, tmp->len);
     }
-    return delta_json_write_int64(w, v->v.i64);
-  case DELTA_PARQUET_VALUE_UINT64: return delta_json_write_uint64(w, v->v.u64);
-  case DELTA_PARQUET_VALUE_DOUBLE: return delta_json_write_double(w, v->v.f64);
+    return json_write_int64(w, v->v.i64);
+  case DELTA_PARQUET_VALUE_UINT64: return json_write_uint64(w, v->v.u64);
+  case DELTA_PARQUET_VALUE_DOUBLE: return json_write_double(w, v->v.f64);
   case DELTA_PARQUET_VALUE_DECIMAL: {
     int scale = 0, prec = 0;
     sscanf(f, "d:%d,%d", &prec, &scale);
@@ -64,15 +64,15 @@ static int value(delta_json_writer *w, const delta_parquet_column_result *c, con
     memcpy(le, &v->v.dec.lo, 8);
     memcpy(le + 8, &v->v.dec.hi, 8);
     int rc = fmt_decimal(tmp, le, 16, scale);
-    return rc ? rc : delta_json_write_raw(w, (const char *)tmp->data, tmp->len);
+    return rc ? rc : json_write_raw(w, (const char *)tmp->data, tmp->len);
   }
   case DELTA_PARQUET_VALUE_BYTES: {
     size_t n = utf8_prefix(v->v.bytes.data, v->v.bytes.len, DELTA_STATS_STRING_PREFIX);
-    int rc = delta_buf_append(tmp, v->v.bytes.data, n);
-    if (!rc && is_max && n < v->v.bytes.len) rc = delta_buf_append(tmp, "\xF4\x8F\xBF\xBF", 4);
-    return rc ? rc : delta_json_write_string_n(w, (const char *)tmp->data, tmp->len);
+    int rc = buf_append(tmp, v->v.bytes.data, n);
+    if (!rc && is_max && n < v->v.bytes.len) rc = buf_append(tmp, "\xF4\x8F\xBF\xBF", 4);
+    return rc ? rc : json_write_string_n(w, (const char *)tmp->data, tmp->len);
   }
-  default: return delta_json_write_null(w);
+  default: return json_write_null(w);
   }
 }
 
@@ -81,7 +81,7 @@ static int value(delta_json_writer *w, const delta_parquet_column_result *c, con
 static int section(delta_json_writer *w, const delta_parquet_write_result *r, int which, delta_buf *tmp) {
   int depth = 0; /* open nested objects below the section */
   const delta_parquet_column_result *prev = NULL;
-  int rc = delta_json_write_object_begin(w);
+  int rc = json_write_object_begin(w);
   for (int i = 0; i < r->n_columns && !rc; i++) {
     const delta_parquet_column_result *c = &r->columns[i];
     if (c->repeated) continue;
@@ -91,35 +91,35 @@ static int section(delta_json_writer *w, const delta_parquet_write_result *r, in
     if (prev)
       while (common < depth && common < c->path_len - 1 && strcmp(prev->path_parts[common], c->path_parts[common]) == 0)
         common++;
-    for (; depth > common; depth--) delta_json_write_object_end(w);
+    for (; depth > common; depth--) json_write_object_end(w);
     for (; depth < c->path_len - 1; depth++) {
-      delta_json_write_key(w, c->path_parts[depth]);
-      delta_json_write_object_begin(w);
+      json_write_key(w, c->path_parts[depth]);
+      json_write_object_begin(w);
     }
-    delta_json_write_key(w, c->path_parts[c->path_len - 1]);
+    json_write_key(w, c->path_parts[c->path_len - 1]);
     if (which == 0) rc = value(w, c, &c->min, false, tmp);
     else if (which == 1) rc = value(w, c, &c->max, true, tmp);
-    else rc = delta_json_write_int64(w, c->null_count);
+    else rc = json_write_int64(w, c->null_count);
     prev = c;
   }
-  for (; depth > 0; depth--) delta_json_write_object_end(w);
-  return rc ? rc : delta_json_write_object_end(w);
+  for (; depth > 0; depth--) json_write_object_end(w);
+  return rc ? rc : json_write_object_end(w);
 }
 
 int file_stats_json(const delta_parquet_write_result *r, delta_buf *out) {
   delta_json_writer w;
   delta_buf tmp = DELTA_BUF_INIT;
-  delta_json_writer_init(&w, out, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "numRecords");
-  delta_json_write_int64(&w, r->num_rows);
-  delta_json_write_key(&w, "minValues");
+  json_writer_init(&w, out, 0);
+  json_write_object_begin(&w);
+  json_write_key(&w, "numRecords");
+  json_write_int64(&w, r->num_rows);
+  json_write_key(&w, "minValues");
   section(&w, r, 0, &tmp);
-  delta_json_write_key(&w, "maxValues");
+  json_write_key(&w, "maxValues");
   section(&w, r, 1, &tmp);
-  delta_json_write_key(&w, "nullCount");
+  json_write_key(&w, "nullCount");
   section(&w, r, 2, &tmp);
-  delta_json_write_object_end(&w);
-  delta_buf_dispose(&tmp);
-  return delta_json_writer_finish(&w);
+  json_write_object_end(&w);
+  buf_dispose(&tmp);
+  return json_writer_finish(&w);
 }

@@ -19,7 +19,7 @@
 static int writers_init(rewrite_writers *w, delta_snapshot *s) {
   int rc;
   w->s = s;
-  if ((rc = delta_schema_to_arrow(s->schema, &w->logical)) != 0) return rc;
+  if ((rc = log_schema_to_arrow(s->schema, &w->logical)) != 0) return rc;
   w->cfg.storage = s->table->storage;
   w->cfg.schema = s->schema;
   w->cfg.partition_columns = (const char *const *)s->metadata.partition_columns;
@@ -49,14 +49,14 @@ static int cdc_open(rewrite_writers *w, const struct ArrowSchema *rows) {
   int rc;
   if ((rc = schema_to_json(s->schema, &j)) != 0) goto done;
   if (j.len < 2 || memcmp(j.data + j.len - 2, "]}", 2) != 0) {
-    rc = delta_error_set(DELTA_EINVAL, "unexpected schema JSON");
+    rc = err_set(DELTA_EINVAL, "unexpected schema JSON");
     goto done;
   }
   j.len -= 2;
-  if ((rc = delta_buf_printf(&j, "%s{\"name\":\"_change_type\",\"type\":\"string\",\"nullable\":true,\"metadata\":{}}]}",
+  if ((rc = buf_printf(&j, "%s{\"name\":\"_change_type\",\"type\":\"string\",\"nullable\":true,\"metadata\":{}}]}",
                              s->schema->n_fields ? "," : "")) != 0)
     goto done;
-  if ((rc = delta_schema_parse((const char *)j.data, j.len, &w->cdc_schema)) != 0) goto done;
+  if ((rc = log_schema_parse((const char *)j.data, j.len, &w->cdc_schema)) != 0) goto done;
   int64_t n = rows->n_children;
   if ((rc = arrow_schema_new(&w->cdc_input, "+s", "", 0, (int)n + 1)) != 0) goto done;
   for (int64_t i = 0; i < n; i++) {
@@ -65,22 +65,22 @@ static int cdc_open(rewrite_writers *w, const struct ArrowSchema *rows) {
   }
   arrow_schema_release(w->cdc_input.children[n]);
   if ((rc = arrow_schema_new(w->cdc_input.children[n], "u", "_change_type", 2, 0)) != 0) goto done;
-  if ((rc = delta_buf_printf(&loc, "%s/_change_data", delta_storage_location(s->table->storage))) != 0) goto done;
-  if ((rc = delta_buf_putc(&loc, 0)) != 0) goto done;
+  if ((rc = buf_printf(&loc, "%s/_change_data", delta_storage_location(s->table->storage))) != 0) goto done;
+  if ((rc = buf_putc(&loc, 0)) != 0) goto done;
   if ((rc = delta_storage_open(&w->cdc_storage, (const char *)loc.data)) != 0) goto done;
   data_write_config cc = w->cfg;
   cc.storage = w->cdc_storage;
   cc.schema = w->cdc_schema;
   rc = data_writer_new(&w->cdc, &cc, &w->cdc_input);
 done:
-  delta_buf_dispose(&j);
-  delta_buf_dispose(&loc);
+  buf_dispose(&j);
+  buf_dispose(&loc);
   return rc;
 }
 
 int rewrite_writers_new(rewrite_writers **out, delta_snapshot *s, bool cdc) {
   /* *out is set first: the caller frees a half-made one with rewrite_writers_free */
-  rewrite_writers *w = *out = delta_calloc(1, sizeof *w);
+  rewrite_writers *w = *out = mem_calloc(1, sizeof *w);
   if (!w) return DELTA_NOMEM();
   int rc;
   if ((rc = writers_init(w, s)) != 0) return rc;
@@ -93,7 +93,7 @@ int rewrite_writers_new(rewrite_writers **out, delta_snapshot *s, bool cdc) {
 }
 
 int rewrite_writers_new_cdc(rewrite_writers **out, delta_snapshot *s, const struct ArrowSchema *input) {
-  rewrite_writers *w = *out = delta_calloc(1, sizeof *w);
+  rewrite_writers *w = *out = mem_calloc(1, sizeof *w);
   if (!w) return DELTA_NOMEM();
   int rc;
   if ((rc = writers_init(w, s)) != 0) return rc;
@@ -102,11 +102,11 @@ int rewrite_writers_new_cdc(rewrite_writers **out, delta_snapshot *s, const stru
 
 int rewrite_writers_track_rows(rewrite_writers *w) {
   if (w->track_rows || !row_tracking_enabled(&w->s->protocol, &w->s->metadata)) return 0;
-  if (w->data) return delta_error_set(DELTA_EINVAL, "internal: row tracking set up after the data writer");
+  if (w->data) return err_set(DELTA_EINVAL, "internal: row tracking set up after the data writer");
   int rc;
   if ((rc = row_tracking_write_schema(w->s->schema, &w->s->metadata, &w->rt_schema)) != 0) return rc;
   struct ArrowSchema wide = {0};
-  if ((rc = delta_schema_to_arrow(w->rt_schema, &wide)) != 0) return rc;
+  if ((rc = log_schema_to_arrow(w->rt_schema, &wide)) != 0) return rc;
   if (w->logical.release) w->logical.release(&w->logical);
   w->logical = wide;
   w->cfg.schema = w->rt_schema;
@@ -121,11 +121,11 @@ int rewrite_rows_updated(rewrite_writers *w, struct ArrowArray *rows) {
   struct ArrowArray nulls;
   int rc;
   if ((rc = arrow_array_new(&nulls, 2, 0)) != 0) return rc;
-  int64_t *d = delta_calloc((size_t)n + 1, 8);
-  uint8_t *valid = delta_calloc((size_t)n / 8 + 1, 1);
+  int64_t *d = mem_calloc((size_t)n + 1, 8);
+  uint8_t *valid = mem_calloc((size_t)n / 8 + 1, 1);
   if (!d || !valid) {
-    delta_free(d);
-    delta_free(valid);
+    mem_free(d);
+    mem_free(valid);
     arrow_array_release(&nulls);
     return DELTA_NOMEM();
   }
@@ -154,11 +154,11 @@ int rewrite_cdc_write(rewrite_writers *w, const struct ArrowArray *rows, const c
   struct ArrowArray ct;
   int rc;
   if ((rc = arrow_array_new(&ct, 3, 0)) != 0) return rc;
-  int32_t *offs = delta_malloc((size_t)(n + 1) * sizeof *offs);
-  char *chars = delta_malloc((size_t)n * tl + 1);
+  int32_t *offs = mem_malloc((size_t)(n + 1) * sizeof *offs);
+  char *chars = mem_malloc((size_t)n * tl + 1);
   if (!offs || !chars) {
-    delta_free(offs);
-    delta_free(chars);
+    mem_free(offs);
+    mem_free(chars);
     rc = DELTA_NOMEM();
     goto done;
   }
@@ -171,12 +171,12 @@ int rewrite_cdc_write(rewrite_writers *w, const struct ArrowArray *rows, const c
   /* the table's columns only (not the row tracking ones after them) */
   int64_t nc = rows->n_children - (w->track_rows ? 2 : 0);
   if (nc < 0) {
-    rc = delta_error_set(DELTA_EINVAL, "internal: change data batch with too few columns");
+    rc = err_set(DELTA_EINVAL, "internal: change data batch with too few columns");
     goto done;
   }
   /* the children are used from offset 0 of rows: rows must have offset 0 */
   if (rows->offset != 0) {
-    rc = delta_error_set(DELTA_EINVAL, "change data batch with an offset");
+    rc = err_set(DELTA_EINVAL, "change data batch with an offset");
     goto done;
   }
   {
@@ -211,10 +211,10 @@ static int adds_to_cdc(const delta_buf *adds, delta_buf *actions, int64_t *n) {
         break;
       }
     if (len < sizeof head || memcmp(p, head, sizeof head - 1) != 0 || !cut)
-      return delta_error_set(DELTA_EINVAL, "internal: unexpected add action from the data writer");
-    if ((rc = delta_buf_puts(actions, "{\"cdc\":{\"path\":\"_change_data/")) != 0) return rc;
-    if ((rc = delta_buf_append(actions, p + sizeof head - 1, (size_t)(cut - (p + sizeof head - 1)))) != 0) return rc;
-    if ((rc = delta_buf_puts(actions, ",\"dataChange\":false}}\n")) != 0) return rc;
+      return err_set(DELTA_EINVAL, "internal: unexpected add action from the data writer");
+    if ((rc = buf_puts(actions, "{\"cdc\":{\"path\":\"_change_data/")) != 0) return rc;
+    if ((rc = buf_append(actions, p + sizeof head - 1, (size_t)(cut - (p + sizeof head - 1)))) != 0) return rc;
+    if ((rc = buf_puts(actions, ",\"dataChange\":false}}\n")) != 0) return rc;
     (*n)++;
     p = nl + 1;
   }
@@ -238,10 +238,10 @@ static int put_schema_metadata(const delta_snapshot *s, const char *schema_json,
     delta_metadata m = s->metadata;
     m.schema_string = schema_json;
     delta_json_writer jw;
-    delta_json_writer_init(&jw, actions, 0);
+    json_writer_init(&jw, actions, 0);
     if ((rc = action_metadata_json(&jw, &m)) != 0) return rc;
-    if ((rc = delta_json_writer_finish(&jw)) != 0) return rc;
-    return delta_buf_putc(actions, '\n');
+    if ((rc = json_writer_finish(&jw)) != 0) return rc;
+    return buf_putc(actions, '\n');
   }
   const char *nl = memchr(text + at, '\n', len - at);
   size_t end = nl ? (size_t)(nl - text) : len;
@@ -249,22 +249,22 @@ static int put_schema_metadata(const delta_snapshot *s, const char *schema_json,
   delta_buf out = DELTA_BUF_INIT;
   const char *p = NULL;
   size_t n = 0;
-  if ((rc = delta_json_doc_new(&d)) != 0) goto done;
-  if ((rc = delta_json_parse(d, text + at, end - at)) != 0) goto done;
-  delta_json_raw(delta_json_get(delta_json_get(delta_json_root(d), "metaData"), "schemaString"), &p, &n);
+  if ((rc = json_doc_new(&d)) != 0) goto done;
+  if ((rc = json_parse(d, text + at, end - at)) != 0) goto done;
+  json_raw(json_get(json_get(json_root(d), "metaData"), "schemaString"), &p, &n);
   if (!p) {
-    rc = delta_error_set(DELTA_EINVAL, "internal: a metaData action without a schemaString");
+    rc = err_set(DELTA_EINVAL, "internal: a metaData action without a schemaString");
     goto done;
   }
-  if ((rc = delta_buf_append(&out, text, (size_t)(p - text))) != 0) goto done;
-  if ((rc = delta_json_append_string(&out, schema_json, strlen(schema_json))) != 0) goto done;
-  if ((rc = delta_buf_append(&out, p + n, len - (size_t)(p + n - text))) != 0) goto done;
-  delta_buf_dispose(actions);
+  if ((rc = buf_append(&out, text, (size_t)(p - text))) != 0) goto done;
+  if ((rc = json_append_string(&out, schema_json, strlen(schema_json))) != 0) goto done;
+  if ((rc = buf_append(&out, p + n, len - (size_t)(p + n - text))) != 0) goto done;
+  buf_dispose(actions);
   *actions = out;
   out = (delta_buf)DELTA_BUF_INIT;
 done:
-  delta_json_doc_free(d);
-  delta_buf_dispose(&out);
+  json_doc_free(d);
+  buf_dispose(&out);
   return rc;
 }
 
@@ -278,11 +278,11 @@ static int put_identity_marks(rewrite_writers *w, delta_buf *actions) {
   if (!schema) return DELTA_NOMEM();
   if ((rc = gen_columns_update_schema(w->gen, schema, &moved)) != 0 || !moved) goto done;
   if ((rc = schema_to_json(schema, &js)) != 0) goto done;
-  if ((rc = delta_buf_putc(&js, 0)) != 0) goto done;
+  if ((rc = buf_putc(&js, 0)) != 0) goto done;
   rc = put_schema_metadata(w->s, (const char *)js.data, actions);
 done:
-  delta_buf_dispose(&js);
-  delta_type_free(schema);
+  buf_dispose(&js);
+  log_type_free(schema);
   return rc;
 }
 
@@ -298,7 +298,7 @@ int rewrite_writers_finish(rewrite_writers *w, delta_buf *actions, int64_t *file
   if ((rc = data_writer_finish(w->cdc, &adds)) != 0) goto done;
   rc = adds_to_cdc(&adds, actions, cdc_files);
 done:
-  delta_buf_dispose(&adds);
+  buf_dispose(&adds);
   return rc;
 }
 
@@ -311,8 +311,8 @@ void rewrite_writers_free(rewrite_writers *w) {
   delta_storage_free(w->cdc_storage);
   if (w->logical.release) w->logical.release(&w->logical);
   if (w->cdc_input.release) w->cdc_input.release(&w->cdc_input);
-  delta_type_free(w->cdc_schema);
-  delta_type_free(w->rt_schema);
+  log_type_free(w->cdc_schema);
+  log_type_free(w->rt_schema);
   gen_columns_free(w->gen);
-  delta_free(w);
+  mem_free(w);
 }

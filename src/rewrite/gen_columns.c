@@ -28,12 +28,12 @@ bool gen_schema_has(const delta_type *schema, bool identity) {
 /* ------------------------------------------------------------- identity */
 
 static int json_long(delta_json_val v, int64_t *out) {
-  if (delta_json_typeof(v) == DELTA_JSON_STRING) {
+  if (json_typeof(v) == DELTA_JSON_STRING) {
     const char *p;
     size_t n;
     bool esc;
     char b[32];
-    if (delta_json_string_raw(v, &p, &n, &esc) || esc || n == 0 || n >= sizeof b) return -1;
+    if (json_string_raw(v, &p, &n, &esc) || esc || n == 0 || n >= sizeof b) return -1;
     memcpy(b, p, n);
     b[n] = 0;
     char *end;
@@ -42,7 +42,7 @@ static int json_long(delta_json_val v, int64_t *out) {
     *out = x;
     return 0;
   }
-  return delta_json_int64(v, out) ? -1 : 0;
+  return json_int64(v, out) ? -1 : 0;
 }
 
 int gen_identity_parse(const delta_field *f, gen_identity *out) {
@@ -50,28 +50,28 @@ int gen_identity_parse(const delta_field *f, gen_identity *out) {
   out->start = out->step = 1;
   const char *md = f->metadata ? f->metadata : "{}";
   delta_json_doc *d = NULL;
-  int rc = delta_json_doc_new(&d);
-  if (!rc) rc = delta_json_parse(d, md, strlen(md));
+  int rc = json_doc_new(&d);
+  if (!rc) rc = json_parse(d, md, strlen(md));
   if (rc) {
-    delta_json_doc_free(d);
-    return delta_error_set(DELTA_ECORRUPT, "identity column %s: metadata is not JSON", f->name);
+    json_doc_free(d);
+    return err_set(DELTA_ECORRUPT, "identity column %s: metadata is not JSON", f->name);
   }
-  delta_json_val root = delta_json_root(d), v;
-  if (delta_json_present(v = delta_json_get(root, "delta.identity.start")) && json_long(v, &out->start))
+  delta_json_val root = json_root(d), v;
+  if (json_present(v = json_get(root, "delta.identity.start")) && json_long(v, &out->start))
     rc = -1;
-  if (delta_json_present(v = delta_json_get(root, "delta.identity.step")) && json_long(v, &out->step)) rc = -1;
-  if (delta_json_present(v = delta_json_get(root, "delta.identity.highWaterMark"))) {
+  if (json_present(v = json_get(root, "delta.identity.step")) && json_long(v, &out->step)) rc = -1;
+  if (json_present(v = json_get(root, "delta.identity.highWaterMark"))) {
     if (json_long(v, &out->high_water_mark)) rc = -1;
     out->has_high_water_mark = true;
   }
-  if (delta_json_present(v = delta_json_get(root, "delta.identity.allowExplicitInsert"))) {
-    if (delta_json_typeof(v) == DELTA_JSON_STRING) out->allow_explicit_insert = delta_json_string_eq(v, "true");
-    else if (delta_json_bool(v, &out->allow_explicit_insert)) rc = -1;
+  if (json_present(v = json_get(root, "delta.identity.allowExplicitInsert"))) {
+    if (json_typeof(v) == DELTA_JSON_STRING) out->allow_explicit_insert = json_string_eq(v, "true");
+    else if (json_bool(v, &out->allow_explicit_insert)) rc = -1;
   }
-  delta_json_doc_free(d);
+  json_doc_free(d);
   delta_error_clear();
-  if (rc) return delta_error_set(DELTA_ECORRUPT, "identity column %s: delta.identity.* values are not numbers", f->name);
-  if (out->step == 0) return delta_error_set(DELTA_ECORRUPT, "identity column %s: delta.identity.step is 0", f->name);
+  if (rc) return err_set(DELTA_ECORRUPT, "identity column %s: delta.identity.* values are not numbers", f->name);
+  if (out->step == 0) return err_set(DELTA_ECORRUPT, "identity column %s: delta.identity.step is 0", f->name);
   return 0;
 }
 
@@ -79,29 +79,29 @@ int gen_identity_set_hwm(delta_field *f, int64_t hwm) {
   const char *md = f->metadata ? f->metadata : "{}";
   delta_json_doc *d = NULL;
   delta_buf b = DELTA_BUF_INIT;
-  int rc = delta_json_doc_new(&d);
-  if (!rc) rc = delta_json_parse(d, md, strlen(md));
-  if (!rc && delta_json_typeof(delta_json_root(d)) != DELTA_JSON_OBJECT)
-    rc = delta_error_set(DELTA_ECORRUPT, "field %s: metadata is not an object", f->name);
-  if (!rc) rc = delta_buf_printf(&b, "{\"delta.identity.highWaterMark\":%" PRId64, hwm);
-  for (delta_json_val m = delta_json_first(delta_json_root(d)); !rc && delta_json_present(m); m = delta_json_next(m)) {
+  int rc = json_doc_new(&d);
+  if (!rc) rc = json_parse(d, md, strlen(md));
+  if (!rc && json_typeof(json_root(d)) != DELTA_JSON_OBJECT)
+    rc = err_set(DELTA_ECORRUPT, "field %s: metadata is not an object", f->name);
+  if (!rc) rc = buf_printf(&b, "{\"delta.identity.highWaterMark\":%" PRId64, hwm);
+  for (delta_json_val m = json_first(json_root(d)); !rc && json_present(m); m = json_next(m)) {
     const char *k, *raw;
     size_t kn, rn;
     bool esc;
-    if ((rc = delta_json_key_raw(m, &k, &kn, &esc))) break;
+    if ((rc = json_key_raw(m, &k, &kn, &esc))) break;
     if (kn == strlen("delta.identity.highWaterMark") && memcmp(k, "delta.identity.highWaterMark", kn) == 0) continue;
-    delta_json_raw(m, &raw, &rn);
-    rc = delta_buf_printf(&b, ",\"%.*s\":%.*s", (int)kn, k, (int)rn, raw);
+    json_raw(m, &raw, &rn);
+    rc = buf_printf(&b, ",\"%.*s\":%.*s", (int)kn, k, (int)rn, raw);
   }
-  if (!rc) rc = delta_buf_puts(&b, "}");
-  if (!rc) rc = delta_buf_putc(&b, 0);
-  delta_json_doc_free(d);
+  if (!rc) rc = buf_puts(&b, "}");
+  if (!rc) rc = buf_putc(&b, 0);
+  json_doc_free(d);
   if (rc) {
-    delta_buf_dispose(&b);
+    buf_dispose(&b);
     return rc;
   }
-  delta_free(f->metadata);
-  f->metadata = (char *)delta_buf_detach(&b);
+  mem_free(f->metadata);
+  f->metadata = (char *)buf_detach(&b);
   return 0;
 }
 
@@ -142,12 +142,12 @@ void gen_columns_free(gen_columns *g) {
     vexpr_free(g->cols[i].expr);
     arrow_array_release(&g->cols[i].computed);
   }
-  delta_free(g->cols);
-  delta_free(g->kids);
+  mem_free(g->cols);
+  mem_free(g->kids);
   if (g->input.release) g->input.release(&g->input);
   if (g->bind.release) g->bind.release(&g->bind);
   arrow_array_release(&g->rebased);
-  delta_free(g);
+  mem_free(g);
 }
 
 static int null_width(const char *f);
@@ -164,15 +164,15 @@ int gen_columns_new(gen_columns **out, const delta_type *schema, const delta_pro
   bool gen_on = log_generated_enabled(protocol) && gen_schema_has(schema, false);
   bool id_on = log_identity_enabled(protocol) && gen_schema_has(schema, true);
   if (!gen_on && !id_on) return arrow_schema_copy(effective, input);
-  gen_columns *g = delta_calloc(1, sizeof *g);
+  gen_columns *g = mem_calloc(1, sizeof *g);
   struct ArrowSchema table;
   memset(&table, 0, sizeof table);
-  if (!g || !(g->cols = delta_calloc((size_t)schema->n_fields + 1, sizeof *g->cols))) {
-    delta_free(g);
+  if (!g || !(g->cols = mem_calloc((size_t)schema->n_fields + 1, sizeof *g->cols))) {
+    mem_free(g);
     return DELTA_NOMEM();
   }
   g->fill = fill;
-  int rc = delta_schema_to_arrow(schema, &table);
+  int rc = log_schema_to_arrow(schema, &table);
   int missing = 0;
   for (int f = 0; f < schema->n_fields && !rc; f++) {
     const delta_field *fd = &schema->fields[f];
@@ -196,12 +196,12 @@ int gen_columns_new(gen_columns **out, const delta_type *schema, const delta_pro
     } else if (is_id) {
       const char *fmt = table.children[f]->format;
       if (strlen(fmt) != 1 || !strchr("csil", fmt[0]))
-        rc = delta_error_set(DELTA_EUNSUPPORTED, "identity column %s: deltac fills only integer identity columns",
+        rc = err_set(DELTA_EUNSUPPORTED, "identity column %s: deltac fills only integer identity columns",
                              fd->name);
       if (!rc) rc = gen_identity_parse(fd, &c->id);
       if (!rc && c->id.has_high_water_mark &&
           __builtin_add_overflow(c->id.high_water_mark, c->id.step, &c->next))
-        rc = delta_error_set(DELTA_EINVAL, "identity column %s: the next value overflows", fd->name);
+        rc = err_set(DELTA_EINVAL, "identity column %s: the next value overflows", fd->name);
       if (!rc && !c->id.has_high_water_mark) c->next = c->id.start;
     } else {
       c->text = fd->generation_expression;
@@ -237,12 +237,12 @@ int gen_columns_new(gen_columns **out, const delta_type *schema, const delta_pro
     if (rc) {
       char why[512];
       snprintf(why, sizeof why, "%s", delta_error_last());
-      rc = delta_error_set(DELTA_EUNSUPPORTED, "generated column %s: deltac cannot evaluate its expression %s (%s)",
+      rc = err_set(DELTA_EUNSUPPORTED, "generated column %s: deltac cannot evaluate its expression %s (%s)",
                            c->name, c->text, why);
     }
   }
   g->n_kids = (int)effective->n_children;
-  if (!rc && !(g->kids = delta_calloc((size_t)g->n_kids + 1, sizeof *g->kids))) rc = DELTA_NOMEM();
+  if (!rc && !(g->kids = mem_calloc((size_t)g->n_kids + 1, sizeof *g->kids))) rc = DELTA_NOMEM();
   if (table.release) table.release(&table);
   if (rc) {
     gen_columns_free(g);
@@ -286,7 +286,7 @@ static void value_text(const char *fmt, const struct ArrowArray *a, int64_t i, c
   } else {
     snprintf(buf, cap, "%.*s", (int)(b.len > 60 ? 60 : b.len), b.data ? (const char *)b.data : "");
   }
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
 }
 
 /* assigned: whether the column's value was given by the user (NULL input
@@ -297,7 +297,7 @@ static int fill_identity(gen_columns *g, gen_col *c, const struct ArrowArray *ba
   int w = fmt[0] == 'c' ? 1 : fmt[0] == 's' ? 2 : fmt[0] == 'i' ? 4 : 8;
   int64_t lo = w == 1 ? INT8_MIN : w == 2 ? INT16_MIN : w == 4 ? INT32_MIN : INT64_MIN;
   int64_t hi = w == 1 ? INT8_MAX : w == 2 ? INT16_MAX : w == 4 ? INT32_MAX : INT64_MAX;
-  uint8_t *vals = delta_calloc((size_t)n + 1, (size_t)w);
+  uint8_t *vals = mem_calloc((size_t)n + 1, (size_t)w);
   if (!vals) return DELTA_NOMEM();
   const struct ArrowArray *in = c->in_col >= 0 ? batch->children[c->in_col] : NULL;
   const char *in_fmt = c->in_col >= 0 ? g->input.children[c->in_col]->format : NULL;
@@ -306,18 +306,18 @@ static int fill_identity(gen_columns *g, gen_col *c, const struct ArrowArray *ba
   for (int64_t r = 0; r < n && !rc; r++) {
     int64_t v;
     if (assigned && update) {
-      rc = delta_error_set(DELTA_EINVAL, "identity column %s cannot be updated", c->name);
+      rc = err_set(DELTA_EINVAL, "identity column %s cannot be updated", c->name);
       break;
     }
     if (in && arrow_is_valid(in, r)) {
       expr_value ev;
       value_from_array(in, in_fmt, in_vt, 0, r, &ev);
       if (in_vt != VT_INT) {
-        rc = delta_error_set(DELTA_EINVAL, "identity column %s: the input's values are not integers", c->name);
+        rc = err_set(DELTA_EINVAL, "identity column %s: the input's values are not integers", c->name);
         break;
       }
       if (assigned && !c->id.allow_explicit_insert) {
-        rc = delta_error_set(DELTA_EINVAL,
+        rc = err_set(DELTA_EINVAL,
                              "identity column %s: row %" PRId64 " gives it a value (%" PRId64 "), but the column "
                              "does not allow explicit values (delta.identity.allowExplicitInsert is false)",
                              c->name, g->rows_seen + r + 1, ev.u.i);
@@ -327,19 +327,19 @@ static int fill_identity(gen_columns *g, gen_col *c, const struct ArrowArray *ba
     } else {
       v = c->next;
       if (v < lo || v > hi || __builtin_add_overflow(c->next, c->id.step, &c->next)) {
-        rc = delta_error_set(DELTA_EINVAL, "identity column %s: the next value overflows the column", c->name);
+        rc = err_set(DELTA_EINVAL, "identity column %s: the next value overflows the column", c->name);
         break;
       }
       c->id.high_water_mark = v;
       c->id.has_high_water_mark = true;
       c->moved = true;
     }
-    if (v < lo || v > hi) rc = delta_error_set(DELTA_EINVAL, "identity column %s: value %" PRId64 " does not fit", c->name, v);
+    if (v < lo || v > hi) rc = err_set(DELTA_EINVAL, "identity column %s: value %" PRId64 " does not fit", c->name, v);
     memcpy(vals + (size_t)r * (size_t)w, &v, (size_t)w); /* little-endian: the low bytes */
   }
   if (!rc) rc = arrow_array_new(&c->computed, 2, 0);
   if (rc) {
-    delta_free(vals);
+    mem_free(vals);
     return rc;
   }
   c->computed.length = n;
@@ -366,7 +366,7 @@ static int check_generated(gen_columns *g, gen_col *c, const struct ArrowArray *
       char got[80], want[80];
       value_text(in_fmt, in, r, got, sizeof got);
       value_text(fmt, &c->computed, r, want, sizeof want);
-      return delta_error_set(DELTA_EINVAL,
+      return err_set(DELTA_EINVAL,
                              "generated column %s: row %" PRId64 " has %s, but its expression %s gives %s",
                              c->name, g->rows_seen + r + 1, got, c->text, want);
     }
@@ -381,11 +381,11 @@ int gen_columns_apply(gen_columns *g, const struct ArrowArray *batch, const bool
   for (int i = 0; i < g->n; i++) arrow_array_release(&g->cols[i].computed);
   if (batch->offset) {
     /* value_eval reads rows from 0: re-base the batch */
-    uint8_t *all = delta_malloc((size_t)batch->length + 1);
+    uint8_t *all = mem_malloc((size_t)batch->length + 1);
     if (!all) return DELTA_NOMEM();
     memset(all, 1, (size_t)batch->length + 1);
     rc = arrow_filter(&g->input, batch, all, &g->rebased);
-    delta_free(all);
+    mem_free(all);
     if (rc) return rc;
     batch = &g->rebased;
   }
@@ -421,7 +421,7 @@ int gen_columns_apply(gen_columns *g, const struct ArrowArray *batch, const bool
     gen_col *c = &g->cols[i];
     if (c->identity || c->filler) continue;
     rc = vexpr_eval(c->expr, out, &c->computed);
-    if (rc) delta_error_prefix("generated column %s", c->name);
+    if (rc) err_prefix("generated column %s", c->name);
     /* given values must match; a null is "not given", and a column left
      * out of an assignment list is recomputed */
     bool given = c->in_col >= 0 && (!assigned || assigned[c->field]);
@@ -435,7 +435,7 @@ int gen_columns_apply(gen_columns *g, const struct ArrowArray *batch, const bool
 
 int gen_columns_fill_in_place(gen_columns *g, struct ArrowArray *rows, const bool *assigned, bool update) {
   if (rows->offset != 0 || rows->n_children != g->n_kids)
-    return delta_error_set(DELTA_EINVAL, "internal: rows for generated columns do not match the table");
+    return err_set(DELTA_EINVAL, "internal: rows for generated columns do not match the table");
   struct ArrowArray filled;
   int rc = gen_columns_apply(g, rows, assigned, update, &filled);
   for (int i = 0; i < g->n && !rc; i++) {

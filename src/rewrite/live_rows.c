@@ -10,7 +10,7 @@
 /* One file as a scan of one task: `live` applies its DV, `row_ids` adds
  * the row tracking columns. */
 static int read_file(delta_snapshot *s, const delta_add *a, bool live, bool row_ids, rewrite_batch_cb cb, void *ctx) {
-  scan_task *task = delta_calloc(1, sizeof *task);
+  scan_task *task = mem_calloc(1, sizeof *task);
   if (!task) return DELTA_NOMEM();
   task->path = a->path;
   task->partition_values = a->partition_values;
@@ -32,13 +32,13 @@ static int read_file(delta_snapshot *s, const delta_add *a, bool live, bool row_
   so.row_tracking = row_ids;
   if ((rc = scan_stream_new(s, &so, src, false, &st)) != 0) return rc;
   if (st.get_schema(&st, &schema)) {
-    rc = delta_error_set(DELTA_EIO, "%s", st.get_last_error(&st));
+    rc = err_set(DELTA_EIO, "%s", st.get_last_error(&st));
     goto done;
   }
   for (;;) {
     if (st.get_next(&st, &batch)) {
       const char *m = st.get_last_error(&st);
-      rc = delta_error_set(DELTA_EIO, "%s", m ? m : "reading a data file failed");
+      rc = err_set(DELTA_EIO, "%s", m ? m : "reading a data file failed");
       goto done;
     }
     if (!batch.release) break;

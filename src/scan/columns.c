@@ -48,7 +48,7 @@ int scan_partition_array(const delta_type *t, const char *column, const char *va
   int rc = arrow_array_new(out, is_text ? 3 : 2, 0);
   if (rc) return rc;
   out->length = n;
-  uint8_t *valid = delta_calloc((size_t)(n + 7) / 8 + 1, 1);
+  uint8_t *valid = mem_calloc((size_t)(n + 7) / 8 + 1, 1);
   if (!valid) goto nomem;
   arrow_array_set_buffer(out, 0, valid);
   if (is_null) {
@@ -59,14 +59,14 @@ int scan_partition_array(const delta_type *t, const char *column, const char *va
   if (is_text) {
     size_t len = is_null ? 0 : strlen(value);
     if (len * (size_t)n > INT32_MAX) {
-      rc = delta_error_set(DELTA_ELIMIT, "partition value of %s too long for one batch", column);
+      rc = err_set(DELTA_ELIMIT, "partition value of %s too long for one batch", column);
       goto fail;
     }
-    int32_t *off = delta_malloc(((size_t)n + 1) * 4);
-    uint8_t *bytes = delta_malloc(len * (size_t)n + 1);
+    int32_t *off = mem_malloc(((size_t)n + 1) * 4);
+    uint8_t *bytes = mem_malloc(len * (size_t)n + 1);
     if (!off || !bytes) {
-      delta_free(off);
-      delta_free(bytes);
+      mem_free(off);
+      mem_free(bytes);
       goto nomem;
     }
     arrow_array_set_buffer(out, 1, off);
@@ -108,14 +108,14 @@ int scan_partition_array(const delta_type *t, const char *column, const char *va
     }
     case DT_DATE: {
       int64_t us;
-      if (delta_time_parse_us(value, &us)) goto bad;
+      if (time_parse_us(value, &us)) goto bad;
       int32_t days = (int32_t)(us / 86400000000LL - (us % 86400000000LL < 0));
       memcpy(one, &days, 4);
       break;
     }
     case DT_TIMESTAMP: case DT_TIMESTAMP_NTZ: {
       int64_t us;
-      if (delta_time_parse_us(value, &us)) goto bad;
+      if (time_parse_us(value, &us)) goto bad;
       memcpy(one, &us, 8);
       break;
     }
@@ -123,7 +123,7 @@ int scan_partition_array(const delta_type *t, const char *column, const char *va
       if (parse_decimal(value, t->scale, one)) goto bad;
       break;
     default:
-      rc = delta_error_set(DELTA_EUNSUPPORTED, "partition column %s has a type that cannot be partitioned on",
+      rc = err_set(DELTA_EUNSUPPORTED, "partition column %s has a type that cannot be partitioned on",
                            column);
       goto fail;
     }
@@ -137,19 +137,19 @@ int scan_partition_array(const delta_type *t, const char *column, const char *va
   default: w = 8;
   }
   if (w == 0) {
-    uint8_t *bits = delta_calloc((size_t)(n + 7) / 8 + 1, 1);
+    uint8_t *bits = mem_calloc((size_t)(n + 7) / 8 + 1, 1);
     if (!bits) goto nomem;
     if (one[0]) memset(bits, 0xff, (size_t)(n + 7) / 8);
     arrow_array_set_buffer(out, 1, bits);
     return 0;
   }
-  uint8_t *vals = delta_malloc((size_t)n * (size_t)w + 1);
+  uint8_t *vals = mem_malloc((size_t)n * (size_t)w + 1);
   if (!vals) goto nomem;
   for (int64_t i = 0; i < n; i++) memcpy(vals + i * w, one, (size_t)w);
   arrow_array_set_buffer(out, 1, vals);
   return 0;
 bad:
-  rc = delta_error_set(DELTA_ECORRUPT, "partition value '%s' of column %s is not a valid %s", value, column,
+  rc = err_set(DELTA_ECORRUPT, "partition value '%s' of column %s is not a valid %s", value, column,
                        t->kind == DT_DECIMAL ? "decimal" : "value of its type");
   goto fail;
 nomem:

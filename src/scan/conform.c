@@ -35,7 +35,7 @@ int conform_find_child(const struct ArrowSchema *phys, const delta_field *f, col
 
 /* A bitmap of `n` bits starting at bit `off` of src, as a fresh bitmap. */
 static uint8_t *copy_bits(const uint8_t *src, int64_t off, int64_t n) {
-  uint8_t *b = delta_calloc((size_t)(n + 7) / 8 + 1, 1);
+  uint8_t *b = mem_calloc((size_t)(n + 7) / 8 + 1, 1);
   if (!b) return NULL;
   for (int64_t i = 0; i < n; i++)
     if (arrow_bit_get(src, off + i)) arrow_bit_set(b, i);
@@ -106,7 +106,7 @@ static int cast_primitive(const char *want, const char *have, const struct Arrow
     if (!v) goto nomem;
     arrow_array_set_buffer(out, 0, v);
   }
-  uint8_t *dst = delta_calloc((size_t)n + 1, (size_t)out_w);
+  uint8_t *dst = mem_calloc((size_t)n + 1, (size_t)out_w);
   if (!dst) goto nomem;
   arrow_array_set_buffer(out, 1, dst);
   for (int64_t i = 0; i < n; i++) {
@@ -179,7 +179,7 @@ static int conform_entries(const delta_type *t, const struct ArrowSchema *want, 
                            struct ArrowArray *out) {
   int rc;
   if (strcmp(have->format, "+s") != 0 || have->n_children != 2 || in->n_children != 2) {
-    rc = delta_error_set(DELTA_ECORRUPT, "column %s: map entries are not key/value pairs", column);
+    rc = err_set(DELTA_ECORRUPT, "column %s: map entries are not key/value pairs", column);
     goto done;
   }
   rc = arrow_array_new(out, 1, 2);
@@ -206,7 +206,7 @@ int conform_array(const delta_type *t, const struct ArrowSchema *want, const str
   memset(out, 0, sizeof *out);
   if (t->kind == DT_STRUCT || t->kind == DT_VARIANT) {
     if (strcmp(have->format, "+s") != 0) {
-      rc = delta_error_set(DELTA_ECORRUPT, "column %s: the data file has %s where the table has a struct", column,
+      rc = err_set(DELTA_ECORRUPT, "column %s: the data file has %s where the table has a struct", column,
                            have->format);
       goto done;
     }
@@ -248,7 +248,7 @@ int conform_array(const delta_type *t, const struct ArrowSchema *want, const str
   if (t->kind == DT_ARRAY || t->kind == DT_MAP) {
     bool map = t->kind == DT_MAP;
     if (strcmp(have->format, "+l") != 0 && strcmp(have->format, "+m") != 0) {
-      rc = delta_error_set(DELTA_ECORRUPT, "column %s: the data file has %s where the table has a %s", column,
+      rc = err_set(DELTA_ECORRUPT, "column %s: the data file has %s where the table has a %s", column,
                            have->format, map ? "map" : "list");
       goto done;
     }
@@ -262,7 +262,7 @@ int conform_array(const delta_type *t, const struct ArrowSchema *want, const str
       arrow_array_set_buffer(out, 0, v);
     }
     const int32_t *offs = (const int32_t *)in->buffers[1] + in->offset;
-    int32_t *noff = delta_malloc(((size_t)in->length + 1) * 4);
+    int32_t *noff = mem_malloc(((size_t)in->length + 1) * 4);
     if (!noff) { rc = DELTA_NOMEM(); goto fail_nested; }
     for (int64_t i = 0; i <= in->length; i++) noff[i] = offs[i] - offs[0];
     arrow_array_set_buffer(out, 1, noff);
@@ -286,7 +286,7 @@ int conform_array(const delta_type *t, const struct ArrowSchema *want, const str
   }
   rc = cast_primitive(want->format, have->format, in, out, column);
   if (rc == 1)
-    rc = delta_error_set(DELTA_EUNSUPPORTED, "column %s: the data file stores %s where the table has %s", column,
+    rc = err_set(DELTA_EUNSUPPORTED, "column %s: the data file stores %s where the table has %s", column,
                          have->format, want->format);
 done:
   if (in->release) in->release(in);
@@ -294,7 +294,7 @@ done:
 }
 
 column_mapping_mode scan_mapping_mode(const delta_snapshot *s) {
-  const char *m = delta_snapshot_config(s, "delta.columnMapping.mode");
+  const char *m = snapshot_config(s, "delta.columnMapping.mode");
   if (m && strcasecmp(m, "name") == 0) return MAP_NAME;
   if (m && strcasecmp(m, "id") == 0) return MAP_ID;
   return MAP_NONE;

@@ -103,15 +103,15 @@ static int value_for(const char *expr, const char *src, const char *fmt, const e
   if (!rc && (is_null || !text.len)) rc = -1;
   if (!rc) {
     const char *t = (const char *)text.data;
-    if (strcmp(target_fmt, "tdD") == 0) rc = delta_buf_printf(out, "DATE '%.*s'", (int)text.len, t);
-    else if (strlen(target_fmt) == 1 && strchr("csil", target_fmt[0])) rc = delta_buf_append(out, t, text.len);
+    if (strcmp(target_fmt, "tdD") == 0) rc = buf_printf(out, "DATE '%.*s'", (int)text.len, t);
+    else if (strlen(target_fmt) == 1 && strchr("csil", target_fmt[0])) rc = buf_append(out, t, text.len);
     else if (strcmp(target_fmt, "u") == 0) {
-      rc = delta_buf_putc(out, '\'');
-      for (size_t k = 0; k < text.len && !rc; k++) rc = t[k] == '\'' ? delta_buf_puts(out, "''") : delta_buf_putc(out, t[k]);
-      if (!rc) rc = delta_buf_putc(out, '\'');
+      rc = buf_putc(out, '\'');
+      for (size_t k = 0; k < text.len && !rc; k++) rc = t[k] == '\'' ? buf_puts(out, "''") : buf_putc(out, t[k]);
+      if (!rc) rc = buf_putc(out, '\'');
     } else rc = -1;
   }
-  delta_buf_dispose(&text);
+  buf_dispose(&text);
   arrow_array_release(&r);
   vexpr_free(e);
   arrow_schema_release(&s);
@@ -137,7 +137,7 @@ static int derive(const delta_snapshot *snap, const struct ArrowSchema *logical,
   const char *fmt = logical->children[src]->format;
   bool ts = strncmp(fmt, "tsu:", 4) == 0;
   for (int p = 0; p < snap->metadata.n_partition_columns; p++) {
-    const delta_field *pf = delta_schema_find(st, snap->metadata.partition_columns[p]);
+    const delta_field *pf = log_schema_find(st, snap->metadata.partition_columns[p]);
     if (!pf || !pf->generation_expression || pf == &st->fields[src]) continue;
     if (!monotonic_in(pf->generation_expression, st->fields[src].name)) continue;
     int pi = (int)(pf - st->fields);
@@ -157,11 +157,11 @@ static int derive(const delta_snapshot *snap, const struct ArrowSchema *logical,
     char q[300];
     snprintf(q, sizeof q, "`%s`", pf->name); /* names with ` are left alone below */
     if (!strchr(pf->name, '`')) {
-      if (want_lo) rc = delta_buf_printf(out, " AND %s >= %.*s", q, (int)lt.len, (const char *)lt.data);
-      if (!rc && want_hi) rc = delta_buf_printf(out, " AND %s <= %.*s", q, (int)ht.len, (const char *)ht.data);
+      if (want_lo) rc = buf_printf(out, " AND %s >= %.*s", q, (int)lt.len, (const char *)lt.data);
+      if (!rc && want_hi) rc = buf_printf(out, " AND %s <= %.*s", q, (int)ht.len, (const char *)ht.data);
     }
-    delta_buf_dispose(&lt);
-    delta_buf_dispose(&ht);
+    buf_dispose(&lt);
+    buf_dispose(&ht);
     if (rc) return rc;
   }
   return 0;
@@ -171,7 +171,7 @@ int gen_prune_filter(const delta_snapshot *snap, const char *filter, char **out)
   *out = NULL;
   bool any = false;
   for (int p = 0; p < snap->metadata.n_partition_columns && !any; p++) {
-    const delta_field *f = delta_schema_find(snap->schema, snap->metadata.partition_columns[p]);
+    const delta_field *f = log_schema_find(snap->schema, snap->metadata.partition_columns[p]);
     any = f && f->generation_expression;
   }
   if (!any || !log_generated_enabled(&snap->protocol)) return 0;
@@ -179,7 +179,7 @@ int gen_prune_filter(const delta_snapshot *snap, const char *filter, char **out)
   struct ArrowSchema logical = {0};
   delta_buf extra = DELTA_BUF_INIT;
   int rc = expr_parse(filter, &e);
-  if (!rc) rc = delta_schema_to_arrow(snap->schema, &logical);
+  if (!rc) rc = log_schema_to_arrow(snap->schema, &logical);
   if (!rc) rc = expr_bind(e, &logical);
   if (!rc) {
     /* the top-level conjuncts */
@@ -190,12 +190,12 @@ int gen_prune_filter(const delta_snapshot *snap, const char *filter, char **out)
   }
   if (!rc && extra.len) {
     delta_buf t = DELTA_BUF_INIT;
-    rc = delta_buf_printf(&t, "(%s)%.*s", filter, (int)extra.len, (const char *)extra.data);
-    if (!rc) rc = delta_buf_putc(&t, 0);
-    if (!rc) *out = (char *)delta_buf_detach(&t);
-    delta_buf_dispose(&t);
+    rc = buf_printf(&t, "(%s)%.*s", filter, (int)extra.len, (const char *)extra.data);
+    if (!rc) rc = buf_putc(&t, 0);
+    if (!rc) *out = (char *)buf_detach(&t);
+    buf_dispose(&t);
   }
-  delta_buf_dispose(&extra);
+  buf_dispose(&extra);
   expr_free(e);
   if (logical.release) logical.release(&logical);
   /* a filter that does not parse or bind is reported by the scan itself */

@@ -16,7 +16,7 @@
 #include "log/snapshot.h"
 
 /* *out: `filter` with derived conjuncts added ("(filter) AND eventDate >=
- * DATE '2024-02-29'"), to free with delta_free; NULL when there are none.
+ * DATE '2024-02-29'"), to free with mem_free; NULL when there are none.
  * A filter that does not parse or bind is left to the caller to report. */
 int gen_prune_filter(const delta_snapshot *snap, const char *filter, char **out);
 

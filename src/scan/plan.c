@@ -33,15 +33,15 @@ void delta_scan_plan_free(delta_scan_plan *p) {
   if (!p) return;
   if (p->logical.release) p->logical.release(&p->logical);
   expr_free(p->pred);
-  delta_free(p->filter_text);
-  for (int i = 0; p->type_names && i < p->snap->schema->n_fields; i++) delta_free(p->type_names[i]);
-  delta_free(p->type_names);
-  delta_buf_dispose(&p->location);
-  delta_buf_dispose(&p->dv_location);
-  delta_free(p->pkeys);
-  delta_free(p->pvals);
+  mem_free(p->filter_text);
+  for (int i = 0; p->type_names && i < p->snap->schema->n_fields; i++) mem_free(p->type_names[i]);
+  mem_free(p->type_names);
+  buf_dispose(&p->location);
+  buf_dispose(&p->dv_location);
+  mem_free(p->pkeys);
+  mem_free(p->pvals);
   delta_snapshot_free(p->snap);
-  delta_free(p);
+  mem_free(p);
 }
 
 static bool is_partition(const delta_snapshot *s, const char *name) {
@@ -52,7 +52,7 @@ static bool is_partition(const delta_snapshot *s, const char *name) {
 
 int delta_scan_plan_open(delta_scan_plan **out, delta_snapshot *s, const delta_scan_options *opts) {
   *out = NULL;
-  delta_scan_plan *p = delta_calloc(1, sizeof *p);
+  delta_scan_plan *p = mem_calloc(1, sizeof *p);
   if (!p) return DELTA_NOMEM();
   atomic_fetch_add(&s->refs, 1);
   p->snap = s;
@@ -60,26 +60,26 @@ int delta_scan_plan_open(delta_scan_plan **out, delta_snapshot *s, const delta_s
   p->metrics = &p->own_metrics;
   const delta_type *t = s->schema;
   int rc = 0;
-  p->type_names = delta_calloc((size_t)t->n_fields + 1, sizeof *p->type_names);
+  p->type_names = mem_calloc((size_t)t->n_fields + 1, sizeof *p->type_names);
   if (!p->type_names) rc = DELTA_NOMEM();
   for (int i = 0; !rc && i < t->n_fields; i++) {
     delta_buf b = DELTA_BUF_INIT;
-    rc = delta_type_name(t->fields[i].type, &b);
-    if (!rc) rc = delta_buf_putc(&b, '\0');
-    if (!rc) p->type_names[i] = (char *)delta_buf_detach(&b);
-    delta_buf_dispose(&b);
+    rc = log_type_name(t->fields[i].type, &b);
+    if (!rc) rc = buf_putc(&b, '\0');
+    if (!rc) p->type_names[i] = (char *)buf_detach(&b);
+    buf_dispose(&b);
   }
   if (!rc && opts && opts->version >= 2) {
     if (opts->metrics) p->metrics = opts->metrics;
     if (opts->filter) {
       rc = expr_parse(opts->filter, &p->pred);
-      if (!rc) rc = delta_schema_to_arrow(t, &p->logical);
+      if (!rc) rc = log_schema_to_arrow(t, &p->logical);
       if (!rc) rc = expr_bind(p->pred, &p->logical);
       delta_buf b = DELTA_BUF_INIT;
       if (!rc) rc = expr_to_text(p->pred, &b);
-      if (!rc) rc = delta_buf_putc(&b, '\0');
-      if (!rc) p->filter_text = (char *)delta_buf_detach(&b);
-      delta_buf_dispose(&b);
+      if (!rc) rc = buf_putc(&b, '\0');
+      if (!rc) p->filter_text = (char *)buf_detach(&b);
+      buf_dispose(&b);
     }
   }
   p->pruner = (scan_pruner){t, (const char *const *)s->metadata.partition_columns, s->metadata.n_partition_columns,
@@ -98,27 +98,27 @@ static int absolute(delta_scan_plan *p, const char *path, delta_buf *out) {
   delta_buf key = DELTA_BUF_INIT;
   delta_path_kind kind;
   out->len = 0;
-  int rc = delta_path_resolve(&kind, &key, path, strlen(path), root);
+  int rc = storage_path_resolve(&kind, &key, path, strlen(path), root);
   if (!rc && kind == DELTA_PATH_KEY) {
     size_t n = strlen(root);
-    rc = delta_buf_append(out, root, n);
-    if (!rc && (n == 0 || root[n - 1] != '/')) rc = delta_buf_putc(out, '/');
-    if (!rc) rc = delta_path_encode(out, (const char *)key.data, key.len);
+    rc = buf_append(out, root, n);
+    if (!rc && (n == 0 || root[n - 1] != '/')) rc = buf_putc(out, '/');
+    if (!rc) rc = storage_path_encode(out, (const char *)key.data, key.len);
   } else if (!rc) {
-    rc = delta_buf_append(out, key.data, key.len);
+    rc = buf_append(out, key.data, key.len);
   }
-  if (!rc) rc = delta_buf_putc(out, '\0');
-  delta_buf_dispose(&key);
+  if (!rc) rc = buf_putc(out, '\0');
+  buf_dispose(&key);
   return rc;
 }
 
 static int partition_values(delta_scan_plan *p, const delta_add *a, delta_scan_file *f) {
   size_t n = (size_t)a->n_partition_values;
   if (n > p->cap_pv) {
-    delta_free(p->pkeys);
-    delta_free(p->pvals);
-    p->pkeys = delta_calloc(n, sizeof *p->pkeys);
-    p->pvals = delta_calloc(n, sizeof *p->pvals);
+    mem_free(p->pkeys);
+    mem_free(p->pvals);
+    p->pkeys = mem_calloc(n, sizeof *p->pkeys);
+    p->pvals = mem_calloc(n, sizeof *p->pvals);
     if (!p->pkeys || !p->pvals) {
       p->cap_pv = 0;
       return DELTA_NOMEM();
@@ -165,17 +165,17 @@ static int describe(delta_scan_plan *p, const delta_add *a, delta_scan_file *f) 
   delta_buf key = DELTA_BUF_INIT;
   delta_path_kind kind;
   p->dv_location.len = 0;
-  rc = delta_dv_file_key(&a->dv, root, &kind, &key);
+  rc = dv_file_key(&a->dv, root, &kind, &key);
   if (!rc && kind == DELTA_PATH_KEY) {
     size_t n = strlen(root);
-    rc = delta_buf_append(&p->dv_location, root, n);
-    if (!rc && (n == 0 || root[n - 1] != '/')) rc = delta_buf_putc(&p->dv_location, '/');
-    if (!rc) rc = delta_path_encode(&p->dv_location, (const char *)key.data, key.len);
+    rc = buf_append(&p->dv_location, root, n);
+    if (!rc && (n == 0 || root[n - 1] != '/')) rc = buf_putc(&p->dv_location, '/');
+    if (!rc) rc = storage_path_encode(&p->dv_location, (const char *)key.data, key.len);
   } else if (!rc) {
-    rc = delta_buf_append(&p->dv_location, key.data, key.len);
+    rc = buf_append(&p->dv_location, key.data, key.len);
   }
-  if (!rc) rc = delta_buf_putc(&p->dv_location, '\0');
-  delta_buf_dispose(&key);
+  if (!rc) rc = buf_putc(&p->dv_location, '\0');
+  buf_dispose(&key);
   if (!rc) f->dv_location = (const char *)p->dv_location.data;
   return rc;
 }

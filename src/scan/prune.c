@@ -70,8 +70,8 @@ static int partition_stats(file_ctx *fc, const expr_node *c, const delta_field *
 
 static delta_json_val stats_at(delta_json_val root, const char *section, const scan_pruner *p,
                                const delta_field *const *chain, int depth) {
-  delta_json_val v = delta_json_get(root, section);
-  for (int d = 0; d < depth && delta_json_present(v); d++) v = delta_json_get(v, stored_name(p, chain[d]));
+  delta_json_val v = json_get(root, section);
+  for (int d = 0; d < depth && json_present(v); d++) v = json_get(v, stored_name(p, chain[d]));
   return v;
 }
 
@@ -83,14 +83,14 @@ static size_t code_points(const char *s, size_t n) {
 
 /* One bound from the stats JSON; false when absent or unusable. */
 static bool json_bound(delta_json_val v, const expr_node *c, bool is_max, expr_value *out) {
-  delta_json_type t = delta_json_typeof(v);
+  delta_json_type t = json_typeof(v);
   const char *p;
   size_t n;
   if (t == DELTA_JSON_STRING) {
     bool escaped;
-    if (delta_json_string_raw(v, &p, &n, &escaped) || escaped) return false;
+    if (json_string_raw(v, &p, &n, &escaped) || escaped) return false;
   } else if (t == DELTA_JSON_NUMBER || t == DELTA_JSON_BOOL) {
-    delta_json_raw(v, &p, &n);
+    json_raw(v, &p, &n);
   } else {
     return false;
   }
@@ -115,14 +115,14 @@ static bool json_bound(delta_json_val v, const expr_node *c, bool is_max, expr_v
 }
 
 static int json_stats(file_ctx *fc, const expr_node *c, const delta_field *const *chain, expr_col_stats *out) {
-  if (!delta_json_present(fc->stats)) return 0;
+  if (!json_present(fc->stats)) return 0;
   delta_json_val mn = stats_at(fc->stats, "minValues", fc->p, chain, c->depth);
   delta_json_val mx = stats_at(fc->stats, "maxValues", fc->p, chain, c->depth);
   delta_json_val nc = stats_at(fc->stats, "nullCount", fc->p, chain, c->depth);
   out->has_min = json_bound(mn, c, false, &out->min);
   out->has_max = json_bound(mx, c, true, &out->max);
   int64_t nulls;
-  if (delta_json_typeof(nc) == DELTA_JSON_NUMBER && delta_json_int64(nc, &nulls) == 0) {
+  if (json_typeof(nc) == DELTA_JSON_NUMBER && json_int64(nc, &nulls) == 0) {
     out->has_nulls = nulls > 0;
     if (fc->num_records >= 0) out->has_values = nulls < fc->num_records;
   }
@@ -166,12 +166,12 @@ static int file_ctx_open(file_ctx *fc, const scan_pruner *p, const scan_prune_in
   *doc = NULL;
   const char *stats = in->stats;
   if (!stats || !stats[0]) return 0;
-  if (delta_json_doc_new(doc)) return DELTA_NOMEM();
+  if (json_doc_new(doc)) return DELTA_NOMEM();
   /* unreadable stats only mean nothing is known */
-  if (delta_json_parse(*doc, stats, strlen(stats)) == 0) {
-    fc->stats = delta_json_root(*doc);
+  if (json_parse(*doc, stats, strlen(stats)) == 0) {
+    fc->stats = json_root(*doc);
     int64_t n;
-    if (delta_json_int64(delta_json_get(fc->stats, "numRecords"), &n) == 0) fc->num_records = n;
+    if (json_int64(json_get(fc->stats, "numRecords"), &n) == 0) fc->num_records = n;
   }
   return 0;
 }
@@ -184,7 +184,7 @@ int scan_file_column_check(const scan_pruner *p, const scan_prune_input *in, con
   int rc = file_ctx_open(&fc, p, in, &doc);
   if (!rc) rc = file_provider(&fc, column, &st);
   if (!rc) rc = fn(ctx, &st);
-  delta_json_doc_free(doc);
+  json_doc_free(doc);
   return rc;
 }
 
@@ -194,7 +194,7 @@ int scan_prune_file(const scan_pruner *p, const scan_prune_input *in) {
   delta_json_doc *doc = NULL;
   int rc = file_ctx_open(&fc, p, in, &doc);
   if (!rc) rc = expr_may_match(p->pred, file_provider, &fc);
-  delta_json_doc_free(doc);
+  json_doc_free(doc);
   return rc;
 }
 
@@ -218,9 +218,9 @@ static int file_leaf(const rg_ctx *rc, const expr_node *c, const char **format) 
     int k = conform_find_child(s, chain[d], rc->p->mode);
     if (k < 0) goto done;
     s = s->children[k];
-    if ((d && delta_buf_putc(&path, '.')) || delta_buf_puts(&path, s->name)) goto done;
+    if ((d && buf_putc(&path, '.')) || buf_puts(&path, s->name)) goto done;
   }
-  if (s->format[0] == '+' || delta_buf_putc(&path, '\0')) goto done;
+  if (s->format[0] == '+' || buf_putc(&path, '\0')) goto done;
   for (int i = 0; i < delta_parquet_num_leaves(rc->pf); i++)
     if (strcmp(delta_parquet_leaf_path(rc->pf, i), (const char *)path.data) == 0) {
       leaf = i;
@@ -228,7 +228,7 @@ static int file_leaf(const rg_ctx *rc, const expr_node *c, const char **format) 
       break;
     }
 done:
-  delta_buf_dispose(&path);
+  buf_dispose(&path);
   return leaf;
 }
 

@@ -88,8 +88,8 @@ static void close_file(scan_state *st) {
   if (st->fs_rest.release) st->fs_rest.release(&st->fs_rest);
   if (st->rest_schema.release) st->rest_schema.release(&st->rest_schema);
   delta_parquet_free(st->pf);
-  delta_dv_bitmap_free(st->dv);
-  delta_dv_bitmap_free(st->dv2);
+  dv_bitmap_free(st->dv);
+  dv_bitmap_free(st->dv2);
   st->pf = NULL;
   st->dv = st->dv2 = NULL;
   st->file = NULL;
@@ -106,16 +106,16 @@ static void scan_release(struct ArrowArrayStream *s) {
   expr_free(st->row_pred);
   expr_free(st->pre_pred);
   if (st->pre_schema.release) st->pre_schema.release(&st->pre_schema);
-  delta_free(st->pre_cols);
-  delta_free(st->in_filter);
-  delta_buf_dispose(&st->mask);
-  delta_buf_dispose(&st->mask2);
-  delta_buf_dispose(&st->mask3);
+  mem_free(st->pre_cols);
+  mem_free(st->in_filter);
+  buf_dispose(&st->mask);
+  buf_dispose(&st->mask2);
+  buf_dispose(&st->mask3);
   if (st->src.release) st->src.release(st->src.ctx);
-  delta_free(st->fields);
-  delta_free(st->is_partition);
+  mem_free(st->fields);
+  mem_free(st->is_partition);
   delta_snapshot_free(st->snap);
-  delta_free(st);
+  mem_free(st);
   s->release = NULL;
 }
 
@@ -139,20 +139,20 @@ static int local_file(delta_snapshot *snap, const char *path, delta_buf *out) {
   delta_storage *storage = snap->table->storage;
   delta_buf resolved = DELTA_BUF_INIT;
   delta_path_kind kind;
-  int rc = delta_path_resolve(&kind, &resolved, path, strlen(path), delta_storage_location(storage));
-  if (!rc) rc = delta_buf_putc(&resolved, '\0');
+  int rc = storage_path_resolve(&kind, &resolved, path, strlen(path), delta_storage_location(storage));
+  if (!rc) rc = buf_putc(&resolved, '\0');
   if (!rc && kind == DELTA_PATH_KEY) {
-    rc = delta_storage_local_path(storage, (const char *)resolved.data, out);
+    rc = storage_local_path(storage, (const char *)resolved.data, out);
   } else if (!rc) {
     const char *uri = (const char *)resolved.data;
     if (strncmp(uri, "file://", 7) != 0) {
-      rc = delta_error_set(DELTA_EUNSUPPORTED, "data file %s is not on this file system", uri);
+      rc = err_set(DELTA_EUNSUPPORTED, "data file %s is not on this file system", uri);
     } else {
-      rc = delta_path_decode(out, uri + 7, strlen(uri + 7));
-      if (!rc) rc = delta_buf_putc(out, '\0');
+      rc = storage_path_decode(out, uri + 7, strlen(uri + 7));
+      if (!rc) rc = buf_putc(out, '\0');
     }
   }
-  delta_buf_dispose(&resolved);
+  buf_dispose(&resolved);
   return rc;
 }
 
@@ -177,7 +177,7 @@ static int open_file(scan_state *st) {
   delta_buf local = DELTA_BUF_INIT;
   int rc = local_file(st->snap, a->path, &local);
   if (!rc) rc = delta_parquet_open(&st->pf, (const char *)local.data);
-  delta_buf_dispose(&local);
+  buf_dispose(&local);
   if (rc) return rc;
   struct ArrowSchema all;
   rc = delta_parquet_schema(st->pf, &all);
@@ -185,31 +185,31 @@ static int open_file(scan_state *st) {
   /* Row groups the filter rules out are not read. Not with a deletion
    * vector: its row numbers count every row group of the file. */
   int n_rg = delta_parquet_num_row_groups(st->pf), n_keep = n_rg;
-  int *rgs = delta_calloc((size_t)n_rg + 1, sizeof *rgs);
+  int *rgs = mem_calloc((size_t)n_rg + 1, sizeof *rgs);
   if (!rgs) rc = DELTA_NOMEM();
   bool has_dv = (a->dv && a->dv->present) || (a->dv2 && a->dv2->present);
   if (!rc && st->prune_pred && !has_dv) rc = scan_prune_row_groups(&st->pruner, st->pf, &all, rgs, &n_keep);
   st->metrics->row_groups_total += n_rg;
   st->metrics->row_groups_skipped += n_rg - n_keep;
   if (!rc && n_keep == 0 && n_rg > 0) {
-    delta_free(rgs);
+    mem_free(rgs);
     all.release(&all);
     close_file(st);
     return 0;
   }
   st->metrics->files_read++;
   delta_storage *storage = st->snap->table->storage;
-  if (!rc && a->dv && a->dv->present) rc = delta_dv_load(storage, a->dv, &st->dv);
-  if (!rc && a->dv2 && a->dv2->present) rc = delta_dv_load(storage, a->dv2, &st->dv2);
+  if (!rc && a->dv && a->dv->present) rc = dv_load(storage, a->dv, &st->dv);
+  if (!rc && a->dv2 && a->dv2->present) rc = dv_load(storage, a->dv2, &st->dv2);
   if (rc) {
-    delta_free(rgs);
+    mem_free(rgs);
     all.release(&all);
     return rc;
   }
   /* Read only the physical columns the selected logical ones need; in
    * late mode those the filter needs (cols) apart from the rest. */
-  const char **cols = delta_calloc((size_t)st->n_cols + 4, sizeof *cols);
-  const char **rest = delta_calloc((size_t)st->n_cols + 1, sizeof *rest);
+  const char **cols = mem_calloc((size_t)st->n_cols + 4, sizeof *cols);
+  const char **rest = mem_calloc((size_t)st->n_cols + 1, sizeof *rest);
   size_t n = 0, n_rest = 0;
   if (!cols || !rest) rc = DELTA_NOMEM();
   for (int i = 0; !rc && i < st->n_cols; i++) {
@@ -223,7 +223,7 @@ static int open_file(scan_state *st) {
     delta_field ct = {0};
     ct.name = "_change_type";
     int c = conform_find_child(&all, &ct, MAP_NONE);
-    if (c < 0) rc = delta_error_set(DELTA_ECORRUPT, "change data file %s has no _change_type column", a->path);
+    if (c < 0) rc = err_set(DELTA_ECORRUPT, "change data file %s has no _change_type column", a->path);
     else cols[n++] = all.children[c]->name;
   }
   /* the materialized row tracking columns, hidden from the table's schema
@@ -254,14 +254,14 @@ static int open_file(scan_state *st) {
     ro.n_columns = n_rest;
     rc = delta_parquet_read(st->pf, &ro, &st->fs_rest);
     if (!rc && st->fs_rest.get_schema(&st->fs_rest, &st->rest_schema) != 0)
-      rc = delta_error_set(DELTA_ERROR, "%s", st->fs_rest.get_last_error(&st->fs_rest));
+      rc = err_set(DELTA_ERROR, "%s", st->fs_rest.get_last_error(&st->fs_rest));
   }
-  delta_free(rgs);
-  delta_free(cols);
-  delta_free(rest);
+  mem_free(rgs);
+  mem_free(cols);
+  mem_free(rest);
   all.release(&all);
   if (!rc && st->fs.get_schema(&st->fs, &st->file_schema) != 0)
-    rc = delta_error_set(DELTA_ERROR, "%s", st->fs.get_last_error(&st->fs));
+    rc = err_set(DELTA_ERROR, "%s", st->fs.get_last_error(&st->fs));
   return rc;
 }
 
@@ -269,7 +269,7 @@ static int open_file(scan_state *st) {
 static int constant_i64(int64_t v, int64_t n, struct ArrowArray *out) {
   int rc = arrow_array_new(out, 2, 0);
   if (rc) return rc;
-  int64_t *d = delta_malloc((size_t)n * 8 + 8);
+  int64_t *d = mem_malloc((size_t)n * 8 + 8);
   if (!d) {
     arrow_array_release(out);
     return DELTA_NOMEM();
@@ -335,7 +335,7 @@ static int row_tracking_column(scan_state *st, struct ArrowArray *in, int64_t st
     int c = conform_find_child(&st->file_schema, &mf, MAP_NONE);
     if (c >= 0) {
       if (strcmp(st->file_schema.children[c]->format, "l") != 0)
-        return delta_error_set(DELTA_ECORRUPT, "materialized row tracking column %s is not a long column", mat);
+        return err_set(DELTA_ECORRUPT, "materialized row tracking column %s is not a long column", mat);
       m = in->children[c];
     }
   }
@@ -343,11 +343,11 @@ static int row_tracking_column(scan_state *st, struct ArrowArray *in, int64_t st
   int64_t n = in->length;
   int rc = arrow_array_new(out, 2, 0);
   if (rc) return rc;
-  int64_t *d = delta_malloc((size_t)n * 8 + 8);
-  uint8_t *valid = delta_calloc((size_t)n / 8 + 1, 1);
+  int64_t *d = mem_malloc((size_t)n * 8 + 8);
+  uint8_t *valid = mem_calloc((size_t)n / 8 + 1, 1);
   if (!d || !valid) {
-    delta_free(d);
-    delta_free(valid);
+    mem_free(d);
+    mem_free(valid);
     arrow_array_release(out);
     return DELTA_NOMEM();
   }
@@ -367,7 +367,7 @@ static int row_tracking_column(scan_state *st, struct ArrowArray *in, int64_t st
   }
   arrow_array_set_buffer(out, 1, d);
   if (nulls) arrow_array_set_buffer(out, 0, valid);
-  else delta_free(valid);
+  else mem_free(valid);
   out->length = n;
   out->null_count = nulls;
   return 0;
@@ -399,13 +399,13 @@ static int row_mask(scan_state *st, int64_t start, int64_t n, uint8_t *keep, uin
   const scan_task *t = st->file;
   int rc = 0;
   if (t->rows == ROWS_LIVE) {
-    rc = delta_dv_bitmap_mask(st->dv, (uint64_t)start, (uint64_t)n, keep);
+    rc = dv_bitmap_mask(st->dv, (uint64_t)start, (uint64_t)n, keep);
     for (int64_t i = 0; !rc && i < n; i++) keep[i] = !keep[i];
   } else {
     /* rows in dv and not in dv2 */
-    if (st->dv) rc = delta_dv_bitmap_mask(st->dv, (uint64_t)start, (uint64_t)n, keep);
+    if (st->dv) rc = dv_bitmap_mask(st->dv, (uint64_t)start, (uint64_t)n, keep);
     else memset(keep, 0, (size_t)n);
-    if (!rc && st->dv2) rc = delta_dv_bitmap_mask(st->dv2, (uint64_t)start, (uint64_t)n, other);
+    if (!rc && st->dv2) rc = dv_bitmap_mask(st->dv2, (uint64_t)start, (uint64_t)n, other);
     else if (!rc) memset(other, 0, (size_t)n);
     for (int64_t i = 0; !rc && i < n; i++) keep[i] = keep[i] && !other[i];
   }
@@ -415,8 +415,8 @@ static int row_mask(scan_state *st, int64_t start, int64_t n, uint8_t *keep, uin
 /* Keep the rows the task selects. */
 static int select_rows(scan_state *st, int64_t start, struct ArrowArray *batch) {
   if (!selects_rows(st)) return 0;
-  int rc = delta_buf_reserve(&st->mask, (size_t)batch->length);
-  if (!rc) rc = delta_buf_reserve(&st->mask2, (size_t)batch->length);
+  int rc = buf_reserve(&st->mask, (size_t)batch->length);
+  if (!rc) rc = buf_reserve(&st->mask2, (size_t)batch->length);
   if (rc) return rc;
   uint8_t *keep = st->mask.data;
   int64_t n = batch->length, kept = 0;
@@ -434,7 +434,7 @@ static int select_rows(scan_state *st, int64_t start, struct ArrowArray *batch) 
 
 /* Keep the rows the filter holds for. */
 static int filter_rows(scan_state *st, struct ArrowArray *batch) {
-  int rc = delta_buf_reserve(&st->mask, (size_t)batch->length);
+  int rc = buf_reserve(&st->mask, (size_t)batch->length);
   if (!rc) rc = expr_eval_batch(st->row_pred, batch, st->mask.data);
   if (rc) return rc;
   int64_t kept = 0;
@@ -477,7 +477,7 @@ static int late_batch(scan_state *st, struct ArrowArray *out) {
   memset(out, 0, sizeof *out);
   struct ArrowArray in, pre = {0}, rest = {0};
   if (st->fs.get_next(&st->fs, &in) != 0)
-    return delta_error_set(DELTA_ECORRUPT, "%s", st->fs.get_last_error(&st->fs));
+    return err_set(DELTA_ECORRUPT, "%s", st->fs.get_last_error(&st->fs));
   if (!in.release) return LATE_DONE;
   int64_t n = in.length, start = st->file_row;
   st->file_row += n;
@@ -488,9 +488,9 @@ static int late_batch(scan_state *st, struct ArrowArray *out) {
   for (int k = 0; !rc && k < n_pre; k++)
     rc = conform_column(st, st->pre_cols[k], &in, &st->file_schema, pre.children[k]);
   in.release(&in);
-  if (!rc) rc = delta_buf_reserve(&st->mask, (size_t)n);
-  if (!rc) rc = delta_buf_reserve(&st->mask2, (size_t)n);
-  if (!rc) rc = delta_buf_reserve(&st->mask3, (size_t)n);
+  if (!rc) rc = buf_reserve(&st->mask, (size_t)n);
+  if (!rc) rc = buf_reserve(&st->mask2, (size_t)n);
+  if (!rc) rc = buf_reserve(&st->mask3, (size_t)n);
   uint8_t *keep = st->mask.data, *sel = st->mask2.data;
   if (!rc) rc = expr_eval_batch(st->pre_pred, &pre, keep);
   if (!rc && selects_rows(st)) {
@@ -507,9 +507,9 @@ static int late_batch(scan_state *st, struct ArrowArray *out) {
   }
   if (!rc && st->fs_rest.release) {
     if (st->fs_rest.get_next(&st->fs_rest, &rest) != 0)
-      rc = delta_error_set(DELTA_ECORRUPT, "%s", st->fs_rest.get_last_error(&st->fs_rest));
+      rc = err_set(DELTA_ECORRUPT, "%s", st->fs_rest.get_last_error(&st->fs_rest));
     else if (!rest.release || rest.length != n)
-      rc = delta_error_set(DELTA_ECORRUPT, "the file's columns have different row counts");
+      rc = err_set(DELTA_ECORRUPT, "the file's columns have different row counts");
   }
   struct ArrowArray full = {0};
   if (!rc) rc = arrow_array_new(&full, 1, st->n_cols);
@@ -548,7 +548,7 @@ static int late_batch(scan_state *st, struct ArrowArray *out) {
 static int finish_batch(scan_state *st, struct ArrowArray *out, int rc) {
   if (!rc && st->n_cols > st->n_selected) rc = drop_filter_columns(st, out);
   if (rc) {
-    delta_error_prefix("%s", st->file->path);
+    err_prefix("%s", st->file->path);
     if (out->release) out->release(out);
     close_file(st);
     return fail(st, rc);
@@ -588,7 +588,7 @@ static int scan_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
       }
       rc = open_file(st);
       if (rc) {
-        if (st->file) delta_error_prefix("%s", st->file->path);
+        if (st->file) err_prefix("%s", st->file->path);
         close_file(st);
         return fail(st, rc);
       }
@@ -606,7 +606,7 @@ static int scan_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
     }
     struct ArrowArray in;
     if (st->fs.get_next(&st->fs, &in) != 0) {
-      delta_error_set(DELTA_ECORRUPT, "%s", st->fs.get_last_error(&st->fs));
+      err_set(DELTA_ECORRUPT, "%s", st->fs.get_last_error(&st->fs));
       close_file(st);
       return fail(st, DELTA_ECORRUPT);
     }
@@ -640,14 +640,14 @@ static int task_array_next(void *ctx, scan_task *task) {
 
 static void task_array_release(void *ctx) {
   task_array *a = ctx;
-  if (a) delta_free(a->tasks);
-  delta_free(a);
+  if (a) mem_free(a->tasks);
+  mem_free(a);
 }
 
 int scan_task_array_source(scan_task *tasks, int64_t n_tasks, scan_task_source *out) {
-  task_array *a = delta_calloc(1, sizeof *a);
+  task_array *a = mem_calloc(1, sizeof *a);
   if (!a) {
-    delta_free(tasks);
+    mem_free(tasks);
     return DELTA_NOMEM();
   }
   *a = (task_array){tasks, n_tasks, 0};
@@ -678,9 +678,9 @@ static int setup_filter(scan_state *st, const char *filter) {
   char *derived = NULL; /* with bounds on generated partition columns */
   int rc = gen_prune_filter(st->snap, filter, &derived);
   if (!rc) rc = expr_parse(derived ? derived : filter, &st->prune_pred);
-  delta_free(derived);
+  mem_free(derived);
   if (rc) return rc;
-  rc = delta_schema_to_arrow(t, &st->logical);
+  rc = log_schema_to_arrow(t, &st->logical);
   if (!rc && st->changes) {
     /* a wider copy with the change columns after the table's */
     struct ArrowSchema wide;
@@ -710,8 +710,8 @@ static int setup_filter(scan_state *st, const char *filter) {
 /* Late materialization pays when the filter leaves some file column out:
  * those are read only for batches where a row passes. */
 static int setup_late(scan_state *st) {
-  st->in_filter = delta_calloc((size_t)st->n_cols + 1, sizeof *st->in_filter);
-  st->pre_cols = delta_calloc((size_t)st->n_cols + 1, sizeof *st->pre_cols);
+  st->in_filter = mem_calloc((size_t)st->n_cols + 1, sizeof *st->in_filter);
+  st->pre_cols = mem_calloc((size_t)st->n_cols + 1, sizeof *st->pre_cols);
   if (!st->in_filter || !st->pre_cols) return DELTA_NOMEM();
   const char *names[256];
   int n = expr_top_columns(st->row_pred, &st->schema, names, 256);
@@ -752,9 +752,9 @@ int scan_stream_new(delta_snapshot *snap, const delta_scan_options *opts_in, sca
   bool page_metrics = !opts_in || opts_in->version >= 3;
   if (opts.version != DELTA_SCAN_OPTIONS_VERSION) {
     if (src.release) src.release(src.ctx);
-    return delta_error_set(DELTA_EINVAL, "scan options: unknown version %u", opts.version);
+    return err_set(DELTA_EINVAL, "scan options: unknown version %u", opts.version);
   }
-  scan_state *st = delta_calloc(1, sizeof *st);
+  scan_state *st = mem_calloc(1, sizeof *st);
   if (!st) {
     if (src.release) src.release(src.ctx);
     return DELTA_NOMEM();
@@ -765,8 +765,8 @@ int scan_stream_new(delta_snapshot *snap, const delta_scan_options *opts_in, sca
   st->changes = changes;
   st->row_tracking = opts.row_tracking && !changes;
   if (st->row_tracking) {
-    st->mat_id_col = delta_snapshot_config(snap, "delta.rowTracking.materializedRowIdColumnName");
-    st->mat_version_col = delta_snapshot_config(snap, "delta.rowTracking.materializedRowCommitVersionColumnName");
+    st->mat_id_col = snapshot_config(snap, "delta.rowTracking.materializedRowIdColumnName");
+    st->mat_version_col = snapshot_config(snap, "delta.rowTracking.materializedRowCommitVersionColumnName");
   }
   st->mode = scan_mapping_mode(snap);
   st->metrics = opts.metrics ? opts.metrics : &st->own_metrics;
@@ -775,14 +775,14 @@ int scan_stream_new(delta_snapshot *snap, const delta_scan_options *opts_in, sca
   const delta_type *t = snap->schema;
   int n = opts.n_columns ? (int)opts.n_columns : t->n_fields;
   /* room for the filter's columns too: at most every column once more */
-  st->fields = delta_calloc((size_t)(n + t->n_fields) + 1, sizeof *st->fields);
-  st->is_partition = delta_calloc((size_t)(n + t->n_fields) + 1, sizeof *st->is_partition);
+  st->fields = mem_calloc((size_t)(n + t->n_fields) + 1, sizeof *st->fields);
+  st->is_partition = mem_calloc((size_t)(n + t->n_fields) + 1, sizeof *st->is_partition);
   struct ArrowSchema full = {0};
   int rc = st->fields && st->is_partition ? 0 : DELTA_NOMEM();
   for (int i = 0; !rc && i < n; i++) {
-    const delta_field *f = opts.n_columns ? delta_schema_find(t, opts.columns[i]) : &t->fields[i];
+    const delta_field *f = opts.n_columns ? log_schema_find(t, opts.columns[i]) : &t->fields[i];
     if (!f) {
-      rc = delta_error_set(DELTA_ENOTFOUND, "the table has no column named %s", opts.columns[i]);
+      rc = err_set(DELTA_ENOTFOUND, "the table has no column named %s", opts.columns[i]);
       break;
     }
     rc = add_field(st, f);
@@ -790,7 +790,7 @@ int scan_stream_new(delta_snapshot *snap, const delta_scan_options *opts_in, sca
   st->n_selected = st->n_cols;
   if (!rc && opts.filter) rc = setup_filter(st, opts.filter);
   int nc = st->n_cols, extra = (changes ? 3 : 0) + (st->row_tracking ? 2 : 0);
-  if (!rc) rc = delta_schema_to_arrow(t, &full);
+  if (!rc) rc = log_schema_to_arrow(t, &full);
   if (!rc) rc = arrow_schema_new(&st->schema, "+s", "", 0, nc + extra);
   if (!rc) rc = arrow_schema_new(&st->out_schema, "+s", "", 0, st->n_selected + extra);
   for (int i = 0; !rc && i < nc; i++) {
@@ -824,7 +824,7 @@ int scan_stream_new(delta_snapshot *snap, const delta_scan_options *opts_in, sca
 }
 
 int delta_scan_read(delta_snapshot *snap, const delta_scan_options *opts, struct ArrowArrayStream *out) {
-  scan_task *tasks = delta_calloc((size_t)snap->n_files + 1, sizeof *tasks);
+  scan_task *tasks = mem_calloc((size_t)snap->n_files + 1, sizeof *tasks);
   if (!tasks) return DELTA_NOMEM();
   for (int64_t i = 0; i < snap->n_files; i++) {
     const delta_add *a = &snap->files[i];

@@ -41,7 +41,7 @@ static void client_ip(struct MHD_Connection *c, char *out, size_t n) {
 
 void access_log_line(serve_server *srv, struct MHD_Connection *c, const serve_request *r) {
   char when[40], ip[64], path[sizeof r->path];
-  delta_time_format_ms(serve_wall_ms(), when);
+  time_format_ms(serve_wall_ms(), when);
   client_ip(c, ip, sizeof ip);
   /* Control characters would let a client forge log lines. */
   size_t i = 0;

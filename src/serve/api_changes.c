@@ -23,11 +23,11 @@ int api_parse_range(struct MHD_Connection *c, delta_changes_options *co, const c
   if (serve_arg_int(c, "to", &co->end_version, &co->has_end)) return *err = "to needs a version number", -1;
   if (from_ts) {
     co->start_is_timestamp = true;
-    if (delta_time_parse_ms(from_ts, &co->start_timestamp_ms)) return *err = "from_timestamp is not a timestamp", -1;
+    if (time_parse_ms(from_ts, &co->start_timestamp_ms)) return *err = "from_timestamp is not a timestamp", -1;
   }
   if (to_ts) {
     co->has_end = co->end_is_timestamp = true;
-    if (delta_time_parse_ms(to_ts, &co->end_timestamp_ms)) return *err = "to_timestamp is not a timestamp", -1;
+    if (time_parse_ms(to_ts, &co->end_timestamp_ms)) return *err = "to_timestamp is not a timestamp", -1;
   }
   return 0;
 }
@@ -61,7 +61,7 @@ int api_changes(serve_request *r, struct MHD_Connection *c, serve_table *t) {
   api_output o = {0};
   const char *err;
   if (api_parse_range(c, &co, &err) || api_parse_output(c, &o, &err)) {
-    delta_free(o.columns);
+    mem_free(o.columns);
     return serve_reply_error(r, c, 400, "%s", err);
   }
   co.columns = (const char *const *)o.columns;
@@ -69,7 +69,7 @@ int api_changes(serve_request *r, struct MHD_Connection *c, serve_table *t) {
   int rc = api_set_changes_filter(&co, o.filter);
   struct ArrowArrayStream st = {0};
   if (!rc) rc = delta_changes_read(t->table, &co, &st);
-  delta_free(o.columns); /* the stream copied what it needs */
+  mem_free(o.columns); /* the stream copied what it needs */
   if (rc) return serve_reply_delta_error(r, c, rc);
   return reply_rows(r, c, &st, &o);
 }
@@ -80,16 +80,16 @@ int api_rows(serve_request *r, struct MHD_Connection *c, serve_table *t) {
   int64_t version = 0, ts = 0;
   bool at_version, at_ts = false;
   if (api_parse_output(c, &o, &err)) {
-    delta_free(o.columns);
+    mem_free(o.columns);
     return serve_reply_error(r, c, 400, "%s", err);
   }
   const char *tss = serve_arg(c, "timestamp");
   const char *bad = serve_arg_int(c, "version", &version, &at_version) ? "version needs a version number"
                     : tss && at_version                                 ? "give version or timestamp, not both"
-                    : tss && delta_time_parse_ms(tss, &ts)              ? "timestamp is not a timestamp"
+                    : tss && time_parse_ms(tss, &ts)              ? "timestamp is not a timestamp"
                                                                         : NULL;
   if (bad) {
-    delta_free(o.columns);
+    mem_free(o.columns);
     return serve_reply_error(r, c, 400, "%s", bad);
   }
   at_ts = tss != NULL;
@@ -102,7 +102,7 @@ int api_rows(serve_request *r, struct MHD_Connection *c, serve_table *t) {
   struct ArrowArrayStream st = {0};
   if (!rc) rc = delta_scan_read(s, &so, &st);
   delta_snapshot_free(s); /* the stream holds its own reference */
-  delta_free(o.columns);
+  mem_free(o.columns);
   if (rc) return serve_reply_delta_error(r, c, rc);
   return reply_rows(r, c, &st, &o);
 }

@@ -14,7 +14,7 @@ struct MHD_Connection;
 typedef struct {
   serve_format fmt;
   int64_t limit;        /* < 0: all rows */
-  char **columns;       /* NULL-terminated, one allocation (delta_free) */
+  char **columns;       /* NULL-terminated, one allocation (mem_free) */
   size_t n_columns;
   const char *filter;   /* borrowed from the request, or NULL */
 } api_output;

@@ -38,10 +38,10 @@ static void summary_free(void *ctx) {
   summary_body *b = ctx;
   if (b->stream.release) b->stream.release(&b->stream);
   serve_commit_info_dispose(&b->info);
-  delta_buf_dispose(&b->out);
-  delta_buf_dispose(&b->tmp);
+  buf_dispose(&b->out);
+  buf_dispose(&b->tmp);
   delta_snapshot_free(b->snap);
-  delta_free(b);
+  mem_free(b);
 }
 
 /* Append version b->next's record and move on. */
@@ -51,19 +51,19 @@ static int emit_version(summary_body *b) {
   if (rc) return rc;
   if (!e) b->info.ci.tok = -1;
   delta_json_writer w;
-  if (b->header_done) delta_buf_putc(&b->out, ',');
+  if (b->header_done) buf_putc(&b->out, ',');
   b->header_done = true;
-  delta_json_writer_init(&w, &b->out, 0);
-  delta_json_write_object_begin(&w);
+  json_writer_init(&w, &b->out, 0);
+  json_write_object_begin(&w);
   serve_commit_info_json(&w, &b->info, b->next, false, &b->tmp);
   for (int k = 0; k < 4; k++) {
-    delta_json_write_key(&w, kinds[k]);
-    delta_json_write_int64(&w, b->counts[k]);
+    json_write_key(&w, kinds[k]);
+    json_write_int64(&w, b->counts[k]);
   }
-  delta_json_write_object_end(&w);
+  json_write_object_end(&w);
   memset(b->counts, 0, sizeof b->counts);
   b->next++;
-  return delta_json_writer_finish(&w);
+  return json_writer_finish(&w);
 }
 
 static int change_kind(const struct ArrowArray *ca, int64_t i) {
@@ -93,7 +93,7 @@ static int count_batch(summary_body *b, const struct ArrowArray *batch) {
 static int produce(summary_body *b) {
   struct ArrowArray batch;
   int err = b->stream.get_next(&b->stream, &batch);
-  if (err) return delta_error_set(DELTA_ERROR, "%s", b->stream.get_last_error(&b->stream));
+  if (err) return err_set(DELTA_ERROR, "%s", b->stream.get_last_error(&b->stream));
   if (batch.release) {
     int rc = count_batch(b, &batch);
     batch.release(&batch);
@@ -101,7 +101,7 @@ static int produce(summary_body *b) {
   }
   int rc = 0;
   while (!rc && b->next <= b->end) rc = emit_version(b);
-  if (!rc) rc = delta_buf_puts(&b->out, "]}\n");
+  if (!rc) rc = buf_puts(&b->out, "]}\n");
   b->finished = true;
   return rc;
 }
@@ -152,7 +152,7 @@ int api_changes_summary(serve_request *r, struct MHD_Connection *c, serve_table 
   delta_changes_options co = DELTA_CHANGES_OPTIONS_INIT;
   const char *err;
   if (api_parse_range(c, &co, &err)) return serve_reply_error(r, c, 400, "%s", err);
-  summary_body *b = delta_calloc(1, sizeof *b);
+  summary_body *b = mem_calloc(1, sizeof *b);
   if (!b) return serve_reply_error(r, c, 500, "out of memory");
   b->table = t;
   int64_t start = 0;
@@ -161,7 +161,7 @@ int api_changes_summary(serve_request *r, struct MHD_Connection *c, serve_table 
   if (!rc) rc = resolve_range(t, &co, &start, &b->end);
   if (!rc) rc = open_counting_stream(b, &co);
   struct ArrowSchema schema = {0};
-  if (!rc && b->stream.get_schema(&b->stream, &schema)) rc = delta_error_set(DELTA_ERROR, "%s", b->stream.get_last_error(&b->stream));
+  if (!rc && b->stream.get_schema(&b->stream, &schema)) rc = err_set(DELTA_ERROR, "%s", b->stream.get_last_error(&b->stream));
   if (rc) {
     summary_free(b);
     return serve_reply_delta_error(r, c, rc);
@@ -169,7 +169,7 @@ int api_changes_summary(serve_request *r, struct MHD_Connection *c, serve_table 
   b->type_col = (int)schema.n_children - 3;
   schema.release(&schema);
   b->next = start;
-  delta_buf_printf(&b->out, "{\"table\":\"%s\",\"start\":%lld,\"end\":%lld,\"versions\":[", t->name, (long long)start,
+  buf_printf(&b->out, "{\"table\":\"%s\",\"start\":%lld,\"end\":%lld,\"versions\":[", t->name, (long long)start,
                    (long long)b->end);
   return serve_reply_stream(r, c, 200, "application/json", summary_read, b, summary_free, NULL);
 }

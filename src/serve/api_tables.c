@@ -10,22 +10,22 @@
 #define HISTORY_DEFAULT_LIMIT 1000
 
 static bool cdf_enabled(const delta_snapshot *s) {
-  const char *v = delta_snapshot_config(s, "delta.enableChangeDataFeed");
+  const char *v = snapshot_config(s, "delta.enableChangeDataFeed");
   return v && strcmp(v, "true") == 0;
 }
 
 /* The members shared by the listing and the detail view. */
 static void table_summary(delta_json_writer *w, const serve_table *t, const delta_snapshot *s) {
   char when[40];
-  delta_time_format_ms(s->timestamp_ms, when);
-  delta_json_write_key(w, "name");
-  delta_json_write_string(w, t->name);
-  delta_json_write_key(w, "version");
-  delta_json_write_int64(w, s->version);
-  delta_json_write_key(w, "timestamp");
-  delta_json_write_string(w, when);
-  delta_json_write_key(w, "change_data_feed");
-  delta_json_write_bool(w, cdf_enabled(s));
+  time_format_ms(s->timestamp_ms, when);
+  json_write_key(w, "name");
+  json_write_string(w, t->name);
+  json_write_key(w, "version");
+  json_write_int64(w, s->version);
+  json_write_key(w, "timestamp");
+  json_write_string(w, when);
+  json_write_key(w, "change_data_feed");
+  json_write_bool(w, cdf_enabled(s));
 }
 
 int api_tables_list(serve_request *r, struct MHD_Connection *c) {
@@ -34,31 +34,31 @@ int api_tables_list(serve_request *r, struct MHD_Connection *c) {
   const serve_token *tok = cfg->n_tokens ? serve_auth_token(cfg, c, &presented) : NULL;
   delta_buf b = DELTA_BUF_INIT;
   delta_json_writer w;
-  delta_json_writer_init(&w, &b, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "tables");
-  delta_json_write_array_begin(&w);
+  json_writer_init(&w, &b, 0);
+  json_write_object_begin(&w);
+  json_write_key(&w, "tables");
+  json_write_array_begin(&w);
   for (int i = 0; i < cfg->n_tables; i++) {
     serve_table *t = &cfg->tables[i];
     if (tok && !serve_token_allows(tok, t->name)) continue; /* list only what the token may read */
     delta_snapshot *s;
-    delta_json_write_object_begin(&w);
+    json_write_object_begin(&w);
     if (serve_table_snapshot(t, &s) == 0) {
       table_summary(&w, t, s);
       delta_snapshot_free(s);
     } else {
-      delta_json_write_key(&w, "name");
-      delta_json_write_string(&w, t->name);
-      delta_json_write_key(&w, "error");
-      delta_json_write_string(&w, delta_error_last());
+      json_write_key(&w, "name");
+      json_write_string(&w, t->name);
+      json_write_key(&w, "error");
+      json_write_string(&w, delta_error_last());
     }
-    delta_json_write_object_end(&w);
+    json_write_object_end(&w);
   }
-  delta_json_write_array_end(&w);
-  delta_json_write_object_end(&w);
-  int ok = delta_json_writer_finish(&w) == 0 ? serve_reply_json(r, c, 200, &b)
+  json_write_array_end(&w);
+  json_write_object_end(&w);
+  int ok = json_writer_finish(&w) == 0 ? serve_reply_json(r, c, 200, &b)
                                               : serve_reply_error(r, c, 500, "%s", delta_error_last());
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
   return ok;
 }
 
@@ -73,13 +73,13 @@ static void table_counts(delta_json_writer *w, const delta_snapshot *s) {
     else records += s->files[i].num_records;
     if (s->files[i].dv.present) dv_rows += s->files[i].dv.cardinality;
   }
-  delta_json_write_key(w, "num_files");
-  delta_json_write_int64(w, s->n_files);
-  delta_json_write_key(w, "size_bytes");
-  delta_json_write_int64(w, bytes);
-  delta_json_write_key(w, "num_rows");
-  if (all) delta_json_write_int64(w, records - dv_rows);
-  else delta_json_write_null(w);
+  json_write_key(w, "num_files");
+  json_write_int64(w, s->n_files);
+  json_write_key(w, "size_bytes");
+  json_write_int64(w, bytes);
+  json_write_key(w, "num_rows");
+  if (all) json_write_int64(w, records - dv_rows);
+  else json_write_null(w);
 }
 
 int api_table_info(serve_request *r, struct MHD_Connection *c, serve_table *t) {
@@ -90,36 +90,36 @@ int api_table_info(serve_request *r, struct MHD_Connection *c, serve_table *t) {
   const delta_protocol *p = &s->protocol;
   delta_buf b = DELTA_BUF_INIT;
   delta_json_writer w;
-  delta_json_writer_init(&w, &b, 0);
-  delta_json_write_object_begin(&w);
+  json_writer_init(&w, &b, 0);
+  json_write_object_begin(&w);
   table_summary(&w, t, s);
-  delta_json_write_key(&w, "id");
-  delta_json_write_string(&w, m->id);
-  delta_json_write_key(&w, "description");
-  if (m->description) delta_json_write_string(&w, m->description);
-  else delta_json_write_null(&w);
-  delta_json_write_key(&w, "schema");
-  delta_json_write_raw(&w, m->schema_string, strlen(m->schema_string));
-  delta_json_write_key(&w, "partition_columns");
-  delta_json_write_string_array(&w, (const char *const *)m->partition_columns, m->n_partition_columns);
-  delta_json_write_key(&w, "properties");
-  delta_kv_write_json(&w, m->configuration, m->n_configuration);
-  delta_json_write_key(&w, "protocol");
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "min_reader_version");
-  delta_json_write_int64(&w, p->min_reader_version);
-  delta_json_write_key(&w, "min_writer_version");
-  delta_json_write_int64(&w, p->min_writer_version);
-  delta_json_write_key(&w, "reader_features");
-  delta_json_write_string_array(&w, (const char *const *)p->reader_features, p->n_reader_features);
-  delta_json_write_key(&w, "writer_features");
-  delta_json_write_string_array(&w, (const char *const *)p->writer_features, p->n_writer_features);
-  delta_json_write_object_end(&w);
+  json_write_key(&w, "id");
+  json_write_string(&w, m->id);
+  json_write_key(&w, "description");
+  if (m->description) json_write_string(&w, m->description);
+  else json_write_null(&w);
+  json_write_key(&w, "schema");
+  json_write_raw(&w, m->schema_string, strlen(m->schema_string));
+  json_write_key(&w, "partition_columns");
+  json_write_string_array(&w, (const char *const *)m->partition_columns, m->n_partition_columns);
+  json_write_key(&w, "properties");
+  log_kv_write_json(&w, m->configuration, m->n_configuration);
+  json_write_key(&w, "protocol");
+  json_write_object_begin(&w);
+  json_write_key(&w, "min_reader_version");
+  json_write_int64(&w, p->min_reader_version);
+  json_write_key(&w, "min_writer_version");
+  json_write_int64(&w, p->min_writer_version);
+  json_write_key(&w, "reader_features");
+  json_write_string_array(&w, (const char *const *)p->reader_features, p->n_reader_features);
+  json_write_key(&w, "writer_features");
+  json_write_string_array(&w, (const char *const *)p->writer_features, p->n_writer_features);
+  json_write_object_end(&w);
   table_counts(&w, s);
-  delta_json_write_object_end(&w);
-  int ok = delta_json_writer_finish(&w) == 0 ? serve_reply_json(r, c, 200, &b)
+  json_write_object_end(&w);
+  int ok = json_writer_finish(&w) == 0 ? serve_reply_json(r, c, 200, &b)
                                               : serve_reply_error(r, c, 500, "%s", delta_error_last());
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
   delta_snapshot_free(s);
   return ok;
 }
@@ -134,11 +134,11 @@ int api_table_history(serve_request *r, struct MHD_Connection *c, serve_table *t
   serve_commit_info info;
   delta_buf b = DELTA_BUF_INIT, tmp = DELTA_BUF_INIT;
   delta_json_writer w;
-  delta_json_writer_init(&w, &b, 0);
+  json_writer_init(&w, &b, 0);
   rc = serve_commit_info_init(&info);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "commits");
-  delta_json_write_array_begin(&w);
+  json_write_object_begin(&w);
+  json_write_key(&w, "commits");
+  json_write_array_begin(&w);
   /* The snapshot's own listing: the history it was built from, newest first. */
   const log_listing *l = &s->listing;
   int64_t shown = 0;
@@ -146,18 +146,18 @@ int api_table_history(serve_request *r, struct MHD_Connection *c, serve_table *t
     const log_entry *e = &l->entries[i];
     if (e->info.kind != LOG_COMMIT || e->info.version > s->version) continue;
     if ((rc = serve_commit_info_read(t->table, e, &info)) != 0) break;
-    delta_json_write_object_begin(&w);
+    json_write_object_begin(&w);
     serve_commit_info_json(&w, &info, e->info.version, true, &tmp);
-    delta_json_write_object_end(&w);
+    json_write_object_end(&w);
     shown++;
   }
-  delta_json_write_array_end(&w);
-  delta_json_write_object_end(&w);
-  if (!rc) rc = delta_json_writer_finish(&w);
+  json_write_array_end(&w);
+  json_write_object_end(&w);
+  if (!rc) rc = json_writer_finish(&w);
   int ok = rc ? serve_reply_delta_error(r, c, rc) : serve_reply_json(r, c, 200, &b);
   serve_commit_info_dispose(&info);
-  delta_buf_dispose(&b);
-  delta_buf_dispose(&tmp);
+  buf_dispose(&b);
+  buf_dispose(&tmp);
   delta_snapshot_free(s);
   return ok;
 }

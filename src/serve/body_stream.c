@@ -52,14 +52,14 @@ const char *serve_format_content_type(serve_format f) {
 }
 
 static ssize_t mem_write(void *cookie, const char *data, size_t n) {
-  return delta_buf_append(cookie, data, n) ? -1 : (ssize_t)n;
+  return buf_append(cookie, data, n) ? -1 : (ssize_t)n;
 }
 
-static int ipc_sink(void *ctx, const void *data, size_t len) { return delta_buf_append(ctx, data, len); }
+static int ipc_sink(void *ctx, const void *data, size_t len) { return buf_append(ctx, data, len); }
 
 static int stream_error(struct ArrowArrayStream *s, int err) {
   const char *m = s->get_last_error ? s->get_last_error(s) : NULL;
-  return delta_error_set(DELTA_ERROR, "%s", m && *m ? m : strerror(err));
+  return err_set(DELTA_ERROR, "%s", m && *m ? m : strerror(err));
 }
 
 void serve_body_free(void *ctx) {
@@ -70,8 +70,8 @@ void serve_body_free(void *ctx) {
   arrow_text_writer_free(b->tw);
   if (b->mem) fclose(b->mem);
   if (b->stream.release) b->stream.release(&b->stream);
-  delta_buf_dispose(&b->out);
-  delta_free(b);
+  buf_dispose(&b->out);
+  mem_free(b);
 }
 
 static void noop_release(struct ArrowArray *a) { a->release = NULL; }
@@ -139,7 +139,7 @@ ssize_t serve_body_read(void *ctx, char *buf, size_t max) {
 
 int serve_body_open(serve_body **out, struct ArrowArrayStream *stream, serve_format fmt, int64_t limit) {
   *out = NULL;
-  serve_body *b = delta_calloc(1, sizeof *b);
+  serve_body *b = mem_calloc(1, sizeof *b);
   if (!b) {
     stream->release(stream);
     return DELTA_NOMEM();

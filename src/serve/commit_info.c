@@ -13,7 +13,7 @@ int serve_commit_info_read(delta_table *t, const log_entry *e, serve_commit_info
   out->ci.doc = out->doc;
   out->ci.tok = -1;
   out->timestamp_ms = e->mtime_ms;
-  int rc = delta_storage_read(t->storage, key, &out->text);
+  int rc = storage_read_all(t->storage, key, &out->text);
   if (rc) return rc;
   const char *p = (const char *)out->text.data, *end = p + out->text.len;
   /* commitInfo is usually the first line; only lines that mention it are parsed. */
@@ -21,12 +21,12 @@ int serve_commit_info_read(delta_table *t, const log_entry *e, serve_commit_info
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
     if (len && memmem(p, len, "\"commitInfo\"", 12)) {
-      if (delta_json_parse(out->doc, p, len)) return delta_error_prefix("%s", e->name);
-      delta_json_val ci = delta_json_get(delta_json_root(out->doc), "commitInfo");
-      if (delta_json_typeof(ci) == DELTA_JSON_OBJECT) {
+      if (json_parse(out->doc, p, len)) return err_prefix("%s", e->name);
+      delta_json_val ci = json_get(json_root(out->doc), "commitInfo");
+      if (json_typeof(ci) == DELTA_JSON_OBJECT) {
         out->ci = ci;
         int64_t ict;
-        if (delta_json_int64(delta_json_get(ci, "inCommitTimestamp"), &ict) == 0) out->timestamp_ms = ict;
+        if (json_int64(json_get(ci, "inCommitTimestamp"), &ict) == 0) out->timestamp_ms = ict;
         return 0;
       }
     }
@@ -39,29 +39,29 @@ int serve_commit_info_read(delta_table *t, const log_entry *e, serve_commit_info
  * string, null otherwise. */
 static void member(delta_json_writer *w, const serve_commit_info *info, const char *key, const char *field,
                    delta_buf *tmp) {
-  delta_json_write_key(w, key);
-  delta_json_val v = serve_commit_info_has(info) ? delta_json_get(info->ci, field) : info->ci;
-  delta_json_type ty = delta_json_typeof(v);
-  if (ty == DELTA_JSON_STRING && delta_json_string(v, tmp) == 0) {
-    delta_json_write_string_n(w, (const char *)tmp->data, tmp->len);
+  json_write_key(w, key);
+  delta_json_val v = serve_commit_info_has(info) ? json_get(info->ci, field) : info->ci;
+  delta_json_type ty = json_typeof(v);
+  if (ty == DELTA_JSON_STRING && json_string(v, tmp) == 0) {
+    json_write_string_n(w, (const char *)tmp->data, tmp->len);
   } else if (ty == DELTA_JSON_OBJECT) {
     const char *raw;
     size_t n;
-    delta_json_raw(v, &raw, &n);
-    delta_json_write_raw(w, raw, n);
+    json_raw(v, &raw, &n);
+    json_write_raw(w, raw, n);
   } else {
-    delta_json_write_null(w);
+    json_write_null(w);
   }
 }
 
 void serve_commit_info_json(delta_json_writer *w, const serve_commit_info *info, int64_t version, bool full,
                             delta_buf *tmp) {
   char when[40];
-  delta_time_format_ms(info->timestamp_ms, when);
-  delta_json_write_key(w, "version");
-  delta_json_write_int64(w, version);
-  delta_json_write_key(w, "timestamp");
-  delta_json_write_string(w, when);
+  time_format_ms(info->timestamp_ms, when);
+  json_write_key(w, "version");
+  json_write_int64(w, version);
+  json_write_key(w, "timestamp");
+  json_write_string(w, when);
   member(w, info, "operation", "operation", tmp);
   if (!full) return;
   member(w, info, "parameters", "operationParameters", tmp);
@@ -70,15 +70,15 @@ void serve_commit_info_json(delta_json_writer *w, const serve_commit_info *info,
   member(w, info, "user_name", "userName", tmp);
 }
 
-bool serve_commit_info_has(const serve_commit_info *info) { return delta_json_typeof(info->ci) == DELTA_JSON_OBJECT; }
+bool serve_commit_info_has(const serve_commit_info *info) { return json_typeof(info->ci) == DELTA_JSON_OBJECT; }
 
 int serve_commit_info_init(serve_commit_info *info) {
   memset(info, 0, sizeof *info);
-  return delta_json_doc_new(&info->doc);
+  return json_doc_new(&info->doc);
 }
 
 void serve_commit_info_dispose(serve_commit_info *info) {
-  delta_json_doc_free(info->doc);
-  delta_buf_dispose(&info->text);
+  json_doc_free(info->doc);
+  buf_dispose(&info->text);
   memset(info, 0, sizeof *info);
 }

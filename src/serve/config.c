@@ -48,41 +48,41 @@ static int add_table(serve_config *cfg, const char *name, const char *location) 
   if (!valid_name(name)) return config_error("table name '%s': use letters, digits, '_' and '-'", name);
   if (!*location) return config_error("table '%s' has no location", name);
   if (serve_table_find(cfg, name)) return config_error("table '%s' is configured twice", name);
-  serve_table *v = delta_realloc(cfg->tables, (size_t)(cfg->n_tables + 1) * sizeof *v);
+  serve_table *v = mem_realloc(cfg->tables, (size_t)(cfg->n_tables + 1) * sizeof *v);
   if (!v) return config_error("out of memory");
   cfg->tables = v;
   serve_table *t = &v[cfg->n_tables];
   memset(t, 0, sizeof *t);
-  t->name = delta_strdup(name);
-  t->location = delta_strdup(location);
+  t->name = mem_strdup(name);
+  t->location = mem_strdup(location);
   cfg->n_tables++;
   return t->name && t->location ? 0 : config_error("out of memory");
 }
 
 /* "a, b ,c" into a NULL-terminated array of strdup'ed names. */
 static char **split_names(const char *list, int *n) {
-  char *copy = delta_strdup(list);
+  char *copy = mem_strdup(list);
   if (!copy) return NULL;
   size_t cap = 1;
   for (const char *p = list; *p; p++) cap += *p == ',';
-  char **v = delta_calloc(cap + 1, sizeof *v);
+  char **v = mem_calloc(cap + 1, sizeof *v);
   *n = 0;
   for (char *save = NULL, *tok = strtok_r(copy, ",", &save); v && tok; tok = strtok_r(NULL, ",", &save)) {
     tok = trim(tok);
-    if (*tok) v[(*n)++] = delta_strdup(tok);
+    if (*tok) v[(*n)++] = mem_strdup(tok);
   }
-  delta_free(copy);
+  mem_free(copy);
   return v;
 }
 
 static int add_share(serve_config *cfg, const char *name, const char *list) {
   if (!valid_name(name)) return config_error("share name '%s': use letters, digits, '_' and '-'", name);
   if (serve_share_find(cfg, name)) return config_error("share '%s' is configured twice", name);
-  serve_share *v = delta_realloc(cfg->shares, (size_t)(cfg->n_shares + 1) * sizeof *v);
+  serve_share *v = mem_realloc(cfg->shares, (size_t)(cfg->n_shares + 1) * sizeof *v);
   if (!v) return config_error("out of memory");
   cfg->shares = v;
   serve_share *s = &v[cfg->n_shares++];
-  s->name = delta_strdup(name);
+  s->name = mem_strdup(name);
   s->tables = split_names(list, &s->n_tables);
   return s->name && s->tables ? 0 : config_error("out of memory");
 }
@@ -94,11 +94,11 @@ static int add_token(serve_config *cfg, const char *secret, const char *scopes) 
     secret = v;
   }
   if (strlen(secret) < 8) return config_error("a token must have at least 8 characters");
-  serve_token *v = delta_realloc(cfg->tokens, (size_t)(cfg->n_tokens + 1) * sizeof *v);
+  serve_token *v = mem_realloc(cfg->tokens, (size_t)(cfg->n_tokens + 1) * sizeof *v);
   if (!v) return config_error("out of memory");
   cfg->tokens = v;
   serve_token *t = &v[cfg->n_tokens++];
-  t->secret = delta_strdup(secret);
+  t->secret = mem_strdup(secret);
   t->scopes = split_names(scopes, &t->n_scopes);
   return t->secret && t->scopes ? 0 : config_error("out of memory");
 }
@@ -147,8 +147,8 @@ static int set_option(serve_config *cfg, const char *key, const char *v) {
   }
   if (strcmp(key, "public_url") == 0 || strcmp(key, "access_log") == 0) {
     char **slot = key[0] == 'p' ? &cfg->public_url : &cfg->access_log;
-    delta_free(*slot);
-    *slot = delta_strdup(v);
+    mem_free(*slot);
+    *slot = mem_strdup(v);
     if (*slot && key[0] == 'p') {
       size_t n = strlen(*slot);
       if (n && (*slot)[n - 1] == '/') (*slot)[n - 1] = 0;
@@ -195,7 +195,7 @@ int serve_config_read_file(serve_config *cfg, const char *path) {
 
 static void config_defaults(serve_config *cfg) {
   memset(cfg, 0, sizeof *cfg);
-  cfg->host = delta_strdup("127.0.0.1");
+  cfg->host = mem_strdup("127.0.0.1");
   cfg->port = 8080;
   cfg->url_expiry_s = 3600;
   cfg->request_timeout_s = 30;
@@ -242,8 +242,8 @@ int serve_config_load(serve_config *cfg, int argc, char **argv) {
     if (k < 0) return config_error("unknown argument '%s' (see deltac help)", a);
     if (!v) return config_error("%s needs a value", a);
     if (k == 0) {
-      delta_free(cfg->host);
-      cfg->host = delta_strdup(v);
+      mem_free(cfg->host);
+      cfg->host = mem_strdup(v);
     } else if (k == 1) {
       int64_t p;
       if ((rc = parse_int("--port", v, 0, 65535, &p)) == 0) cfg->port = (int)p;
@@ -275,31 +275,31 @@ serve_share *serve_share_find(const serve_config *cfg, const char *name) {
 }
 
 static void free_names(char **v, int n) {
-  for (int i = 0; v && i < n; i++) delta_free(v[i]);
-  delta_free(v);
+  for (int i = 0; v && i < n; i++) mem_free(v[i]);
+  mem_free(v);
 }
 
 void serve_config_free(serve_config *cfg) {
   serve_tables_close(cfg);
   for (int i = 0; i < cfg->n_tables; i++) {
-    delta_free(cfg->tables[i].name);
-    delta_free(cfg->tables[i].location);
+    mem_free(cfg->tables[i].name);
+    mem_free(cfg->tables[i].location);
   }
   for (int i = 0; i < cfg->n_shares; i++) {
-    delta_free(cfg->shares[i].name);
+    mem_free(cfg->shares[i].name);
     free_names(cfg->shares[i].tables, cfg->shares[i].n_tables);
   }
   for (int i = 0; i < cfg->n_tokens; i++) {
     explicit_bzero(cfg->tokens[i].secret, strlen(cfg->tokens[i].secret));
-    delta_free(cfg->tokens[i].secret);
+    mem_free(cfg->tokens[i].secret);
     free_names(cfg->tokens[i].scopes, cfg->tokens[i].n_scopes);
   }
-  delta_free(cfg->tables);
-  delta_free(cfg->shares);
-  delta_free(cfg->tokens);
-  delta_free(cfg->host);
-  delta_free(cfg->public_url);
-  delta_free(cfg->access_log);
+  mem_free(cfg->tables);
+  mem_free(cfg->shares);
+  mem_free(cfg->tokens);
+  mem_free(cfg->host);
+  mem_free(cfg->public_url);
+  mem_free(cfg->access_log);
   explicit_bzero(cfg->signing_key, sizeof cfg->signing_key);
   memset(cfg, 0, sizeof *cfg);
 }

@@ -38,7 +38,7 @@ int serve_reply_bytes(serve_request *r, struct MHD_Connection *c, int status, co
 }
 
 int serve_reply_json(serve_request *r, struct MHD_Connection *c, int status, delta_buf *json) {
-  delta_buf_putc(json, '\n');
+  buf_putc(json, '\n');
   return serve_reply_bytes(r, c, status, "application/json", json->data, json->len, NULL);
 }
 
@@ -60,24 +60,24 @@ static int reply_error_v(serve_request *r, struct MHD_Connection *c, int status,
   vsnprintf(msg, sizeof msg, fmt, ap);
   delta_buf b = DELTA_BUF_INIT;
   delta_json_writer w;
-  delta_json_writer_init(&w, &b, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "error");
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "code");
-  delta_json_write_string(&w, status_code_name(status));
-  delta_json_write_key(&w, "message");
-  delta_json_write_string(&w, msg);
-  delta_json_write_object_end(&w);
-  delta_json_write_object_end(&w);
+  json_writer_init(&w, &b, 0);
+  json_write_object_begin(&w);
+  json_write_key(&w, "error");
+  json_write_object_begin(&w);
+  json_write_key(&w, "code");
+  json_write_string(&w, status_code_name(status));
+  json_write_key(&w, "message");
+  json_write_string(&w, msg);
+  json_write_object_end(&w);
+  json_write_object_end(&w);
   int ok = MHD_NO;
-  if (delta_json_writer_finish(&w) == 0) {
-    delta_buf_putc(&b, '\n');
+  if (json_writer_finish(&w) == 0) {
+    buf_putc(&b, '\n');
     /* 401 must say how to authenticate (RFC 6750). */
     static const char *const bearer[] = {MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"deltac\"", NULL};
     ok = serve_reply_bytes(r, c, status, "application/json", b.data, b.len, status == 401 ? bearer : NULL);
   }
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
   return ok;
 }
 
@@ -125,12 +125,12 @@ static ssize_t wrap_read(void *cls, uint64_t pos, char *buf, size_t max) {
 static void wrap_free(void *cls) {
   stream_wrap *w = cls;
   if (w->free_fn) w->free_fn(w->ctx);
-  delta_free(w);
+  mem_free(w);
 }
 
 int serve_reply_stream(serve_request *r, struct MHD_Connection *c, int status, const char *content_type,
                        serve_body_fn fn, void *ctx, void (*free_fn)(void *), const char *const *headers) {
-  stream_wrap *w = delta_calloc(1, sizeof *w);
+  stream_wrap *w = mem_calloc(1, sizeof *w);
   if (!w) {
     if (free_fn) free_fn(ctx);
     return serve_reply_error(r, c, 500, "out of memory");
@@ -173,7 +173,7 @@ int serve_arg_list(struct MHD_Connection *c, const char *name, char ***out, size
   size_t len = strlen(v), cap = 2;
   for (size_t i = 0; i < len; i++) cap += v[i] == ',';
   /* One block: the pointer array, then a copy of the text it points into. */
-  char **arr = delta_malloc(cap * sizeof(char *) + len + 1);
+  char **arr = mem_malloc(cap * sizeof(char *) + len + 1);
   if (!arr) return -1;
   char *text = (char *)(arr + cap);
   memcpy(text, v, len + 1);
@@ -185,7 +185,7 @@ int serve_arg_list(struct MHD_Connection *c, const char *name, char ***out, size
   }
   arr[*n] = NULL;
   if (*n == 0) {
-    delta_free(arr);
+    mem_free(arr);
     *out = NULL;
     return -1;
   }

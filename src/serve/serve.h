@@ -170,7 +170,7 @@ const char *serve_arg(struct MHD_Connection *c, const char *name);
 /* Parse an optional non-negative integer parameter. 0 ok (set *has), -1 bad. */
 int serve_arg_int(struct MHD_Connection *c, const char *name, int64_t *out, bool *has);
 /* A comma-separated list parameter into a NULL-terminated array (one
- * allocation, delta_free). *n = 0 and NULL when absent. -1 on bad input. */
+ * allocation, mem_free). *n = 0 and NULL when absent. -1 on bad input. */
 int serve_arg_list(struct MHD_Connection *c, const char *name, char ***out, size_t *n);
 /* Monotonic microseconds. */
 int64_t serve_now_us(void);

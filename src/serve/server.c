@@ -22,7 +22,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
   (void)version;
   if (!r) {
     /* First call: only the headers are in. Set up, answer on a later call. */
-    r = delta_calloc(1, sizeof *r);
+    r = mem_calloc(1, sizeof *r);
     if (!r) return MHD_NO;
     r->start_us = serve_now_us();
     r->srv = srv;
@@ -33,7 +33,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
   }
   if (*upload_size) {
     if (!r->body_too_large && r->body.len + *upload_size <= srv->cfg->max_body)
-      r->body_too_large = delta_buf_append(&r->body, upload_data, *upload_size) != 0;
+      r->body_too_large = buf_append(&r->body, upload_data, *upload_size) != 0;
     else
       r->body_too_large = true;
     *upload_size = 0;
@@ -57,8 +57,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls, en
   if (!r) return;
   if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && r->status == 0) r->status = 499; /* client went away */
   access_log_line(srv, c, r);
-  delta_buf_dispose(&r->body);
-  delta_free(r);
+  buf_dispose(&r->body);
+  mem_free(r);
   *req_cls = NULL;
 }
 

@@ -36,36 +36,36 @@ int sharing_error(serve_request *r, struct MHD_Connection *c, int status, const 
                                      : "INTERNAL_ERROR";
   delta_buf b = DELTA_BUF_INIT;
   delta_json_writer w;
-  delta_json_writer_init(&w, &b, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "errorCode");
-  delta_json_write_string(&w, code);
-  delta_json_write_key(&w, "message");
-  delta_json_write_string(&w, msg);
-  delta_json_write_object_end(&w);
-  delta_json_writer_finish(&w);
+  json_writer_init(&w, &b, 0);
+  json_write_object_begin(&w);
+  json_write_key(&w, "errorCode");
+  json_write_string(&w, code);
+  json_write_key(&w, "message");
+  json_write_string(&w, msg);
+  json_write_object_end(&w);
+  json_writer_finish(&w);
   int ok = serve_reply_json(r, c, status, &b);
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
   return ok;
 }
 
 /* Where clients reach this server: the configured public URL, else the
  * Host the client used (checked to be a plain host[:port]). */
 int sharing_base_url(const serve_config *cfg, struct MHD_Connection *c, delta_buf *out) {
-  if (cfg->public_url) return delta_buf_puts(out, cfg->public_url);
+  if (cfg->public_url) return buf_puts(out, cfg->public_url);
   const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
   bool ok = host && *host && strlen(host) < 256;
   for (const char *p = host; ok && *p; p++)
     ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr(".-:[]", *p);
-  if (ok) return delta_buf_printf(out, "http://%s", host);
-  return delta_buf_printf(out, "http://%s:%d", cfg->host, cfg->port);
+  if (ok) return buf_printf(out, "http://%s", host);
+  return buf_printf(out, "http://%s:%d", cfg->host, cfg->port);
 }
 
 /* -------------------------------------------------------------- listings */
 
 static int list_reply(serve_request *r, struct MHD_Connection *c, delta_buf *b) {
   int ok = serve_reply_bytes(r, c, 200, "application/json; charset=utf-8", b->data, b->len, NULL);
-  delta_buf_dispose(b);
+  buf_dispose(b);
   return ok;
 }
 
@@ -91,7 +91,7 @@ static const char *page_begin(list_page *pg, struct MHD_Connection *c) {
     pg->start = strtoll(tok + 1, &end, 10);
     if (*end || pg->start < 0 || pg->start > INT32_MAX) return "pageToken is not one this server gave";
   }
-  delta_buf_puts(&pg->b, "{\"items\":[");
+  buf_puts(&pg->b, "{\"items\":[");
   return NULL;
 }
 
@@ -103,10 +103,10 @@ static bool page_take(list_page *pg) {
 }
 
 static int page_reply(serve_request *r, struct MHD_Connection *c, list_page *pg) {
-  delta_buf_putc(&pg->b, ']');
+  buf_putc(&pg->b, ']');
   if (pg->start + pg->emitted < pg->seen)
-    delta_buf_printf(&pg->b, ",\"nextPageToken\":\"p%lld\"", (long long)(pg->start + pg->emitted));
-  delta_buf_puts(&pg->b, "}\n");
+    buf_printf(&pg->b, ",\"nextPageToken\":\"p%lld\"", (long long)(pg->start + pg->emitted));
+  buf_puts(&pg->b, "}\n");
   return list_reply(r, c, &pg->b);
 }
 
@@ -122,14 +122,14 @@ static int list_shares(serve_request *r, struct MHD_Connection *c) {
     snprintf(scope, sizeof scope, "share:%s", cfg->shares[i].name);
     if (tok && !serve_token_allows(tok, scope)) continue;
     if (!page_take(&pg)) continue;
-    delta_buf_printf(&pg.b, "%s{\"name\":\"%s\",\"id\":\"%s\"}", pg.emitted++ ? "," : "", cfg->shares[i].name,
+    buf_printf(&pg.b, "%s{\"name\":\"%s\",\"id\":\"%s\"}", pg.emitted++ ? "," : "", cfg->shares[i].name,
                      cfg->shares[i].name);
   }
   return page_reply(r, c, &pg);
 }
 
 static void table_item(delta_buf *b, const serve_share *sh, const char *table, bool comma) {
-  delta_buf_printf(b, "%s{\"name\":\"%s\",\"schema\":\"" SCHEMA "\",\"share\":\"%s\",\"shareId\":\"%s\",\"id\":\"%s.%s\"}",
+  buf_printf(b, "%s{\"name\":\"%s\",\"schema\":\"" SCHEMA "\",\"share\":\"%s\",\"shareId\":\"%s\",\"id\":\"%s.%s\"}",
                    comma ? "," : "", table, sh->name, sh->name, sh->name, table);
 }
 
@@ -147,9 +147,9 @@ static int list_tables(serve_request *r, struct MHD_Connection *c, const serve_s
 /* ----------------------------------------------------------- table calls */
 
 int sharing_parquet_check_mapping(const delta_snapshot *s) {
-  const char *cm = delta_snapshot_config(s, "delta.columnMapping.mode");
+  const char *cm = snapshot_config(s, "delta.columnMapping.mode");
   if (cm && strcmp(cm, "none") != 0)
-    return delta_error_set(DELTA_EUNSUPPORTED, "the table uses column mapping, which responseformat=parquet cannot "
+    return err_set(DELTA_EUNSUPPORTED, "the table uses column mapping, which responseformat=parquet cannot "
                                                "express; ask for responseformat=delta");
   return 0;
 }
@@ -160,54 +160,54 @@ static int check_parquet_format(const delta_snapshot *s) {
   if (rc) return rc;
   for (int64_t i = 0; i < s->n_files; i++)
     if (s->files[i].dv.present)
-      return delta_error_set(DELTA_EUNSUPPORTED, "the table has deletion vectors, which responseformat=parquet cannot "
+      return err_set(DELTA_EUNSUPPORTED, "the table has deletion vectors, which responseformat=parquet cannot "
                                                  "express; ask for responseformat=delta");
   return 0;
 }
 
-void sharing_protocol_line(delta_buf *b) { delta_buf_puts(b, "{\"protocol\":{\"minReaderVersion\":1}}\n"); }
+void sharing_protocol_line(delta_buf *b) { buf_puts(b, "{\"protocol\":{\"minReaderVersion\":1}}\n"); }
 
 void sharing_version_members(delta_json_writer *w, int64_t version, const delta_snapshot *counts) {
-  delta_json_write_key(w, "version");
-  delta_json_write_int64(w, version);
+  json_write_key(w, "version");
+  json_write_int64(w, version);
   if (!counts) return;
   int64_t size = 0;
   for (int64_t i = 0; i < counts->n_files; i++) size += counts->files[i].size;
-  delta_json_write_key(w, "size");
-  delta_json_write_int64(w, size);
-  delta_json_write_key(w, "numFiles");
-  delta_json_write_int64(w, counts->n_files);
+  json_write_key(w, "size");
+  json_write_int64(w, size);
+  json_write_key(w, "numFiles");
+  json_write_int64(w, counts->n_files);
 }
 
 void sharing_metadata_line(delta_buf *b, const delta_metadata *m, int64_t version, const delta_snapshot *counts) {
   delta_json_writer w;
-  delta_json_writer_init(&w, b, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "metaData");
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "id");
-  delta_json_write_string(&w, m->id);
+  json_writer_init(&w, b, 0);
+  json_write_object_begin(&w);
+  json_write_key(&w, "metaData");
+  json_write_object_begin(&w);
+  json_write_key(&w, "id");
+  json_write_string(&w, m->id);
   if (m->name) {
-    delta_json_write_key(&w, "name");
-    delta_json_write_string(&w, m->name);
+    json_write_key(&w, "name");
+    json_write_string(&w, m->name);
   }
   if (m->description) {
-    delta_json_write_key(&w, "description");
-    delta_json_write_string(&w, m->description);
+    json_write_key(&w, "description");
+    json_write_string(&w, m->description);
   }
-  delta_json_write_key(&w, "format");
-  delta_json_write_raw(&w, "{\"provider\":\"parquet\"}", 22);
-  delta_json_write_key(&w, "schemaString");
-  delta_json_write_string(&w, m->schema_string);
-  delta_json_write_key(&w, "partitionColumns");
-  delta_json_write_string_array(&w, m->partition_columns, m->n_partition_columns);
-  delta_json_write_key(&w, "configuration");
-  delta_kv_write_json(&w, m->configuration, m->n_configuration);
+  json_write_key(&w, "format");
+  json_write_raw(&w, "{\"provider\":\"parquet\"}", 22);
+  json_write_key(&w, "schemaString");
+  json_write_string(&w, m->schema_string);
+  json_write_key(&w, "partitionColumns");
+  json_write_string_array(&w, m->partition_columns, m->n_partition_columns);
+  json_write_key(&w, "configuration");
+  log_kv_write_json(&w, m->configuration, m->n_configuration);
   sharing_version_members(&w, version, counts);
-  delta_json_write_object_end(&w);
-  delta_json_write_object_end(&w);
-  delta_json_writer_finish(&w);
-  delta_buf_putc(b, '\n');
+  json_write_object_end(&w);
+  json_write_object_end(&w);
+  json_writer_finish(&w);
+  buf_putc(b, '\n');
 }
 
 /* A stable file id: the first 16 bytes of SHA-256(path), in hex. */
@@ -227,19 +227,19 @@ void sharing_file_members(delta_json_writer *w, const sharing_ctx *sc, const cha
   sharing_file_id(path, id);
   delta_buf url = DELTA_BUF_INIT;
   signed_url_make(&url, sc->cfg, sc->base, sc->table->name, path, sc->expires_ms);
-  delta_json_write_key(w, "url");
-  delta_json_write_string_n(w, (const char *)url.data, url.len);
-  delta_buf_dispose(&url);
-  delta_json_write_key(w, "id");
-  delta_json_write_string(w, id);
-  delta_json_write_key(w, "size");
-  delta_json_write_int64(w, size < 0 ? 0 : size);
-  delta_json_write_key(w, "expirationTimestamp");
-  delta_json_write_int64(w, sc->expires_ms);
+  json_write_key(w, "url");
+  json_write_string_n(w, (const char *)url.data, url.len);
+  buf_dispose(&url);
+  json_write_key(w, "id");
+  json_write_string(w, id);
+  json_write_key(w, "size");
+  json_write_int64(w, size < 0 ? 0 : size);
+  json_write_key(w, "expirationTimestamp");
+  json_write_int64(w, sc->expires_ms);
 }
 
 int sharing_parquet_dv_error(int64_t version) {
-  return delta_error_set(DELTA_EUNSUPPORTED,
+  return err_set(DELTA_EUNSUPPORTED,
                          "version %lld has deletion vectors, which responseformat=parquet cannot express; "
                          "ask for responseformat=delta",
                          (long long)version);
@@ -248,25 +248,25 @@ int sharing_parquet_dv_error(int64_t version) {
 int sharing_change_line(delta_buf *out, const sharing_ctx *sc, const char *kind, const char *path, int64_t size,
                         const delta_kv *pv, int n_pv, const char *stats, int64_t version, int64_t timestamp_ms) {
   delta_json_writer w;
-  delta_json_writer_init(&w, out, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, kind);
-  delta_json_write_object_begin(&w);
+  json_writer_init(&w, out, 0);
+  json_write_object_begin(&w);
+  json_write_key(&w, kind);
+  json_write_object_begin(&w);
   sharing_file_members(&w, sc, path, size);
-  delta_json_write_key(&w, "partitionValues");
-  delta_kv_write_json(&w, pv, n_pv);
+  json_write_key(&w, "partitionValues");
+  log_kv_write_json(&w, pv, n_pv);
   if (stats) {
-    delta_json_write_key(&w, "stats");
-    delta_json_write_string(&w, stats);
+    json_write_key(&w, "stats");
+    json_write_string(&w, stats);
   }
-  delta_json_write_key(&w, "timestamp");
-  delta_json_write_int64(&w, timestamp_ms);
-  delta_json_write_key(&w, "version");
-  delta_json_write_int64(&w, version);
-  delta_json_write_object_end(&w);
-  delta_json_write_object_end(&w);
-  int rc = delta_json_writer_finish(&w);
-  return rc ? rc : delta_buf_putc(out, '\n');
+  json_write_key(&w, "timestamp");
+  json_write_int64(&w, timestamp_ms);
+  json_write_key(&w, "version");
+  json_write_int64(&w, version);
+  json_write_object_end(&w);
+  json_write_object_end(&w);
+  int rc = json_writer_finish(&w);
+  return rc ? rc : buf_putc(out, '\n');
 }
 
 static void version_header(char *buf, size_t n, int64_t v) { snprintf(buf, n, "%lld", (long long)v); }
@@ -276,14 +276,14 @@ static int reply_ndjson(serve_request *r, struct MHD_Connection *c, delta_buf *b
   version_header(v, sizeof v, version);
   const char *const h[] = {"Delta-Table-Version", v, "delta-sharing-capabilities", sharing_format_header(delta), NULL};
   int ok = serve_reply_bytes(r, c, 200, "application/x-ndjson; charset=utf-8", b->data, b->len, h);
-  delta_buf_dispose(b);
+  buf_dispose(b);
   return ok;
 }
 
 static int table_version(serve_request *r, struct MHD_Connection *c, serve_table *t) {
   const char *ts = serve_arg(c, "startingTimestamp");
   int64_t ms = 0;
-  if (ts && delta_time_parse_ms(ts, &ms)) return sharing_error(r, c, 400, "startingTimestamp is not a timestamp");
+  if (ts && time_parse_ms(ts, &ms)) return sharing_error(r, c, 400, "startingTimestamp is not a timestamp");
   delta_snapshot *s;
   int rc = serve_table_snapshot(t, &s);
   int64_t v = rc ? 0 : s->version;
@@ -344,40 +344,40 @@ typedef struct {
 
 /* A non-negative integer member; 1 when absent, -1 when bad. */
 static int body_version(delta_json_val root, const char *key, int64_t *out) {
-  delta_json_val v = delta_json_get(root, key);
-  if (!delta_json_present(v)) return 1;
-  return delta_json_int64(v, out) || *out < 0 ? -1 : 0;
+  delta_json_val v = json_get(root, key);
+  if (!json_present(v)) return 1;
+  return json_int64(v, out) || *out < 0 ? -1 : 0;
 }
 
 static const char *parse_query_body(const delta_buf *body, query_body *q) {
   if (!body->len) return NULL;
   delta_json_doc *doc = NULL;
   const char *bad = NULL;
-  if (delta_json_doc_new(&doc)) return "out of memory";
-  if (delta_json_parse(doc, (const char *)body->data, body->len) ||
-      delta_json_typeof(delta_json_root(doc)) != DELTA_JSON_OBJECT) {
-    delta_json_doc_free(doc);
+  if (json_doc_new(&doc)) return "out of memory";
+  if (json_parse(doc, (const char *)body->data, body->len) ||
+      json_typeof(json_root(doc)) != DELTA_JSON_OBJECT) {
+    json_doc_free(doc);
     return "the request body must be a JSON object";
   }
-  delta_json_val root = delta_json_root(doc), tsv = delta_json_get(root, "timestamp");
+  delta_json_val root = json_root(doc), tsv = json_get(root, "timestamp");
   int v = body_version(root, "version", &q->version), sv = body_version(root, "startingVersion", &q->start),
       ev = body_version(root, "endingVersion", &q->end);
   q->at_v = v == 0;
   q->since = sv == 0;
   q->has_end = ev == 0;
-  q->at_ts = delta_json_present(tsv);
+  q->at_ts = json_present(tsv);
   delta_buf tmp = DELTA_BUF_INIT;
   if (v < 0) bad = "version must be a non-negative integer";
   else if (sv < 0) bad = "startingVersion must be a non-negative integer";
   else if (ev < 0) bad = "endingVersion must be a non-negative integer";
-  else if (q->at_ts && (delta_json_string(tsv, &tmp) || delta_buf_putc(&tmp, 0) ||
-                        delta_time_parse_ms((const char *)tmp.data, &q->ts)))
+  else if (q->at_ts && (json_string(tsv, &tmp) || buf_putc(&tmp, 0) ||
+                        time_parse_ms((const char *)tmp.data, &q->ts)))
     bad = "timestamp must be an ISO-8601 timestamp";
   else if (q->at_v + q->at_ts + q->since > 1) bad = "give one of version, timestamp and startingVersion";
   else if (q->has_end && !q->since) bad = "endingVersion needs startingVersion";
   else if (q->has_end && q->end < q->start) bad = "endingVersion is before startingVersion";
-  delta_buf_dispose(&tmp);
-  if (bad) delta_json_doc_free(doc);
+  buf_dispose(&tmp);
+  if (bad) json_doc_free(doc);
   else q->doc = doc;
   return bad;
 }
@@ -385,21 +385,21 @@ static const char *parse_query_body(const delta_buf *body, query_body *q) {
 /* One {"file":{...}} line of a snapshot file in parquet format. */
 static void parquet_file_line(delta_buf *b, const sharing_ctx *sc, const delta_add *a) {
   delta_json_writer w;
-  delta_json_writer_init(&w, b, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "file");
-  delta_json_write_object_begin(&w);
+  json_writer_init(&w, b, 0);
+  json_write_object_begin(&w);
+  json_write_key(&w, "file");
+  json_write_object_begin(&w);
   sharing_file_members(&w, sc, a->path, a->size);
-  delta_json_write_key(&w, "partitionValues");
-  delta_kv_write_json(&w, a->partition_values, a->n_partition_values);
+  json_write_key(&w, "partitionValues");
+  log_kv_write_json(&w, a->partition_values, a->n_partition_values);
   if (a->stats) {
-    delta_json_write_key(&w, "stats");
-    delta_json_write_string(&w, a->stats);
+    json_write_key(&w, "stats");
+    json_write_string(&w, a->stats);
   }
-  delta_json_write_object_end(&w);
-  delta_json_write_object_end(&w);
-  delta_json_writer_finish(&w);
-  delta_buf_putc(b, '\n');
+  json_write_object_end(&w);
+  json_write_object_end(&w);
+  json_writer_finish(&w);
+  buf_putc(b, '\n');
 }
 
 static int table_query_body(serve_request *r, struct MHD_Connection *c, serve_table *t, const query_body *q) {
@@ -410,7 +410,7 @@ static int table_query_body(serve_request *r, struct MHD_Connection *c, serve_ta
   if (!rc && !delta) rc = sharing_parquet_check_mapping(s);
   if (!rc && q->since) {
     if (q->start > s->version)
-      rc = delta_error_set(DELTA_EINVAL, "startingVersion %lld is after the latest version %lld", (long long)q->start,
+      rc = err_set(DELTA_EINVAL, "startingVersion %lld is after the latest version %lld", (long long)q->start,
                            (long long)s->version);
     sharing_walk_options o = {WALK_DATA_CHANGES, delta, true, q->start,
                               q->has_end && q->end < s->version ? q->end : s->version};
@@ -422,7 +422,7 @@ static int table_query_body(serve_request *r, struct MHD_Connection *c, serve_ta
   }
   if (!rc && !delta) rc = check_parquet_format(s);
   sharing_hints hints = {0};
-  if (!rc && q->doc) rc = sharing_hints_read(&hints, delta_json_root(q->doc), s);
+  if (!rc && q->doc) rc = sharing_hints_read(&hints, json_root(q->doc), s);
   if (rc) {
     sharing_hints_free(&hints);
     if (s) delta_snapshot_free(s);
@@ -431,7 +431,7 @@ static int table_query_body(serve_request *r, struct MHD_Connection *c, serve_ta
   sharing_ctx sc = {r->srv->cfg, t, NULL, serve_wall_ms() + r->srv->cfg->url_expiry_s * 1000};
   delta_buf base = DELTA_BUF_INIT, b = DELTA_BUF_INIT;
   sharing_base_url(r->srv->cfg, c, &base);
-  delta_buf_putc(&base, 0);
+  buf_putc(&base, 0);
   sc.base = (const char *)base.data;
   head_lines(&b, s, delta);
   for (int64_t i = 0; !rc && i < s->n_files; i++) {
@@ -451,10 +451,10 @@ static int table_query_body(serve_request *r, struct MHD_Connection *c, serve_ta
   }
   sharing_hints_free(&hints);
   int64_t v = s->version;
-  delta_buf_dispose(&base);
+  buf_dispose(&base);
   delta_snapshot_free(s);
   if (rc) {
-    delta_buf_dispose(&b);
+    buf_dispose(&b);
     return sharing_error(r, c, serve_status_for(rc), delta_error_last());
   }
   return reply_ndjson(r, c, &b, v, delta);
@@ -470,7 +470,7 @@ static int table_query(serve_request *r, struct MHD_Connection *c, serve_table *
   const char *bad = parse_query_body(&r->body, &q);
   if (bad) return sharing_error(r, c, 400, bad);
   int ok = table_query_body(r, c, t, &q);
-  delta_json_doc_free(q.doc);
+  json_doc_free(q.doc);
   return ok;
 }
 
@@ -504,7 +504,7 @@ int sharing_route(serve_request *r, struct MHD_Connection *c, const char *method
   if (serve_auth_check(cfg, c, scope) != AUTH_OK) return sharing_error(r, c, 403, "this token may not read this share");
   if (n == 2 && get) {
     delta_buf b = DELTA_BUF_INIT;
-    delta_buf_printf(&b, "{\"share\":{\"name\":\"%s\",\"id\":\"%s\"}}\n", sh->name, sh->name);
+    buf_printf(&b, "{\"share\":{\"name\":\"%s\",\"id\":\"%s\"}}\n", sh->name, sh->name);
     return list_reply(r, c, &b);
   }
   if (n == 3 && get && strcmp(segs[2], "schemas") == 0) {
@@ -512,7 +512,7 @@ int sharing_route(serve_request *r, struct MHD_Connection *c, const char *method
     const char *bad = page_begin(&pg, c);
     if (bad) return sharing_error(r, c, 400, bad);
     if (page_take(&pg)) {
-      delta_buf_printf(&pg.b, "{\"name\":\"" SCHEMA "\",\"share\":\"%s\"}", sh->name);
+      buf_printf(&pg.b, "{\"name\":\"" SCHEMA "\",\"share\":\"%s\"}", sh->name);
       pg.emitted++;
     }
     return page_reply(r, c, &pg);

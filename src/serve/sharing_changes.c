@@ -35,9 +35,9 @@ typedef struct {
 static void changes_free(void *ctx) {
   changes_body *b = ctx;
   delta_changes_plan_free(b->plan);
-  delta_buf_dispose(&b->base);
-  delta_buf_dispose(&b->lines.out);
-  delta_free(b);
+  buf_dispose(&b->base);
+  buf_dispose(&b->lines.out);
+  mem_free(b);
 }
 
 static int file_line(changes_body *b, const delta_change_file *f) {
@@ -45,13 +45,13 @@ static int file_line(changes_body *b, const delta_change_file *f) {
   const char *kind = f->rows == DELTA_CHANGE_ROWS_CDC         ? "cdf"
                      : strcmp(f->change_type, "insert") == 0 ? "add"
                                                               : "remove";
-  delta_kv *pv = f->n_partition_values ? delta_malloc((size_t)f->n_partition_values * sizeof *pv) : NULL;
+  delta_kv *pv = f->n_partition_values ? mem_malloc((size_t)f->n_partition_values * sizeof *pv) : NULL;
   if (f->n_partition_values && !pv) return DELTA_NOMEM();
   for (int i = 0; i < f->n_partition_values; i++)
     pv[i] = (delta_kv){f->partition_values[i].key, f->partition_values[i].value};
   int rc = sharing_change_line(&b->lines.out, &b->sc, kind, f->path, f->size, pv, f->n_partition_values, NULL,
                                f->version, f->timestamp_ms);
-  delta_free(pv);
+  mem_free(pv);
   return rc;
 }
 
@@ -99,11 +99,11 @@ static int parse_params(struct MHD_Connection *c, delta_changes_options *co, con
   if (co->has_end && ets) return *err = "give endingVersion or endingTimestamp, not both", -1;
   if (sts) {
     co->start_is_timestamp = true;
-    if (delta_time_parse_ms(sts, &co->start_timestamp_ms)) return *err = "startingTimestamp is not a timestamp", -1;
+    if (time_parse_ms(sts, &co->start_timestamp_ms)) return *err = "startingTimestamp is not a timestamp", -1;
   }
   if (ets) {
     co->has_end = co->end_is_timestamp = true;
-    if (delta_time_parse_ms(ets, &co->end_timestamp_ms)) return *err = "endingTimestamp is not a timestamp", -1;
+    if (time_parse_ms(ets, &co->end_timestamp_ms)) return *err = "endingTimestamp is not a timestamp", -1;
   }
   return 0;
 }
@@ -123,7 +123,7 @@ int sharing_changes(serve_request *r, struct MHD_Connection *c, serve_table *t) 
   delta_changes_options co = DELTA_CHANGES_OPTIONS_INIT;
   const char *err;
   if (parse_params(c, &co, &err)) return sharing_error(r, c, 400, err);
-  changes_body *b = delta_calloc(1, sizeof *b);
+  changes_body *b = mem_calloc(1, sizeof *b);
   if (!b) return sharing_error(r, c, 500, "out of memory");
   b->lines.produce = produce;
   delta_snapshot *s = NULL;
@@ -155,7 +155,7 @@ int sharing_changes(serve_request *r, struct MHD_Connection *c, serve_table *t) 
   b->sc.table = t;
   b->sc.expires_ms = serve_wall_ms() + r->srv->cfg->url_expiry_s * 1000;
   sharing_base_url(r->srv->cfg, c, &b->base);
-  delta_buf_putc(&b->base, 0);
+  buf_putc(&b->base, 0);
   b->sc.base = (const char *)b->base.data;
   sharing_protocol_line(&b->lines.out);
   sharing_metadata_line(&b->lines.out, &s->metadata, s->version, NULL);

@@ -78,20 +78,20 @@ int sharing_format_choose(struct MHD_Connection *c, const delta_snapshot *s, boo
   bool want_delta = has_rf && list_has(v, end, "delta");
   bool want_parquet = !has_rf || list_has(v, end, "parquet");
   if (!want_delta && !want_parquet)
-    return delta_error_set(DELTA_EINVAL, "responseformat must be parquet or delta");
+    return err_set(DELTA_EINVAL, "responseformat must be parquet or delta");
   /* Both offered: parquet while the table needs no reader features. */
   *delta = want_delta && (!want_parquet || s->protocol.min_reader_version > 1);
   if (!*delta) return 0;
   const char *fv = "", *fend = fv;
   if (h && !cap_value(h, "readerfeatures", &fv, &fend)) fv = fend = "";
-  const char *cm = delta_snapshot_config(s, "delta.columnMapping.mode");
+  const char *cm = snapshot_config(s, "delta.columnMapping.mode");
   if (cm && strcmp(cm, "none") != 0 && !list_has(fv, fend, "columnMapping"))
-    return delta_error_set(DELTA_EUNSUPPORTED,
+    return err_set(DELTA_EUNSUPPORTED,
                            "the table uses column mapping: the client must list columnmapping in readerfeatures");
   for (int i = 0; i < s->protocol.n_reader_features; i++)
     for (int k = 0; file_features[k]; k++)
       if (strcmp(s->protocol.reader_features[i], file_features[k]) == 0 && !list_has(fv, fend, file_features[k]))
-        return delta_error_set(DELTA_EUNSUPPORTED,
+        return err_set(DELTA_EUNSUPPORTED,
                                "the table uses the reader feature %s: the client must list it in readerfeatures",
                                file_features[k]);
   return 0;
@@ -105,47 +105,47 @@ const char *sharing_format_header(bool delta) { return delta ? "responseformat=d
  * the log's own action writers give the Delta form of each action. */
 static int wrap_inner(delta_json_writer *w, const char *key, const delta_buf *action) {
   const char *p = memchr(action->data, ':', action->len);
-  if (!p || action->len < 2) return delta_error_set(DELTA_ERROR, "internal: action JSON");
+  if (!p || action->len < 2) return err_set(DELTA_ERROR, "internal: action JSON");
   const char *start = p + 1, *stop = (const char *)action->data + action->len - 1; /* drop the outer '}' */
-  delta_json_write_key(w, key);
-  return delta_json_write_raw(w, start, (size_t)(stop - start));
+  json_write_key(w, key);
+  return json_write_raw(w, start, (size_t)(stop - start));
 }
 
 void sharing_delta_protocol_line(delta_buf *b, const delta_protocol *p) {
   delta_buf a = DELTA_BUF_INIT;
   delta_json_writer w;
-  delta_json_writer_init(&w, &a, 0);
+  json_writer_init(&w, &a, 0);
   action_protocol_json(&w, p);
-  delta_json_writer_finish(&w);
-  delta_json_writer_init(&w, b, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "protocol");
-  delta_json_write_object_begin(&w);
+  json_writer_finish(&w);
+  json_writer_init(&w, b, 0);
+  json_write_object_begin(&w);
+  json_write_key(&w, "protocol");
+  json_write_object_begin(&w);
   wrap_inner(&w, "deltaProtocol", &a);
-  delta_json_write_object_end(&w);
-  delta_json_write_object_end(&w);
-  delta_json_writer_finish(&w);
-  delta_buf_putc(b, '\n');
-  delta_buf_dispose(&a);
+  json_write_object_end(&w);
+  json_write_object_end(&w);
+  json_writer_finish(&w);
+  buf_putc(b, '\n');
+  buf_dispose(&a);
 }
 
 void sharing_delta_metadata_line(delta_buf *b, const delta_metadata *m, int64_t version, const delta_snapshot *counts) {
   delta_buf a = DELTA_BUF_INIT;
   delta_json_writer w;
-  delta_json_writer_init(&w, &a, 0);
+  json_writer_init(&w, &a, 0);
   action_metadata_json(&w, m);
-  delta_json_writer_finish(&w);
-  delta_json_writer_init(&w, b, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "metaData");
-  delta_json_write_object_begin(&w);
+  json_writer_finish(&w);
+  json_writer_init(&w, b, 0);
+  json_write_object_begin(&w);
+  json_write_key(&w, "metaData");
+  json_write_object_begin(&w);
   sharing_version_members(&w, version, counts);
   wrap_inner(&w, "deltaMetadata", &a);
-  delta_json_write_object_end(&w);
-  delta_json_write_object_end(&w);
-  delta_json_writer_finish(&w);
-  delta_buf_putc(b, '\n');
-  delta_buf_dispose(&a);
+  json_write_object_end(&w);
+  json_write_object_end(&w);
+  json_writer_finish(&w);
+  buf_putc(b, '\n');
+  buf_dispose(&a);
 }
 
 /* A DV descriptor with its file turned into a signed link (storageType
@@ -156,39 +156,39 @@ static int share_dv(const sharing_ctx *sc, const delta_dv *in, delta_dv *out, de
   if (!in->present || in->storage_type == 'i') return 0;
   delta_buf key = DELTA_BUF_INIT;
   delta_path_kind kind;
-  int rc = delta_dv_file_key(in, delta_table_location(sc->table->table), &kind, &key);
+  int rc = dv_file_key(in, delta_table_location(sc->table->table), &kind, &key);
   if (!rc && kind != DELTA_PATH_KEY)
-    rc = delta_error_set(DELTA_EUNSUPPORTED, "a deletion vector file outside the table root cannot be shared");
-  if (!rc) rc = delta_buf_putc(&key, 0);
+    rc = err_set(DELTA_EUNSUPPORTED, "a deletion vector file outside the table root cannot be shared");
+  if (!rc) rc = buf_putc(&key, 0);
   if (!rc) rc = signed_url_make(url, sc->cfg, sc->base, sc->table->name, (const char *)key.data, sc->expires_ms);
-  if (!rc) rc = delta_buf_putc(url, 0);
+  if (!rc) rc = buf_putc(url, 0);
   if (!rc) {
     sharing_file_id((const char *)key.data, id);
     out->storage_type = 'p';
     out->path_or_inline = (const char *)url->data;
   }
-  delta_buf_dispose(&key);
+  buf_dispose(&key);
   return rc;
 }
 
 static void cdc_json(delta_json_writer *w, const delta_cdc *c, const char *path) {
-  delta_json_write_object_begin(w);
-  delta_json_write_key(w, "cdc");
-  delta_json_write_object_begin(w);
-  delta_json_write_key(w, "path");
-  delta_json_write_string(w, path);
-  delta_json_write_key(w, "partitionValues");
-  delta_kv_write_json(w, c->partition_values, c->n_partition_values);
-  delta_json_write_key(w, "size");
-  delta_json_write_int64(w, c->size);
-  delta_json_write_key(w, "dataChange");
-  delta_json_write_bool(w, c->data_change);
+  json_write_object_begin(w);
+  json_write_key(w, "cdc");
+  json_write_object_begin(w);
+  json_write_key(w, "path");
+  json_write_string(w, path);
+  json_write_key(w, "partitionValues");
+  log_kv_write_json(w, c->partition_values, c->n_partition_values);
+  json_write_key(w, "size");
+  json_write_int64(w, c->size);
+  json_write_key(w, "dataChange");
+  json_write_bool(w, c->data_change);
   if (c->tags) {
-    delta_json_write_key(w, "tags");
-    delta_json_write_raw(w, c->tags, strlen(c->tags));
+    json_write_key(w, "tags");
+    json_write_raw(w, c->tags, strlen(c->tags));
   }
-  delta_json_write_object_end(w);
-  delta_json_write_object_end(w);
+  json_write_object_end(w);
+  json_write_object_end(w);
 }
 
 int sharing_delta_file_line(delta_buf *b, const sharing_ctx *sc, const delta_action *a, bool with_version,
@@ -203,12 +203,12 @@ int sharing_delta_file_line(delta_buf *b, const sharing_ctx *sc, const delta_act
   delta_dv dv = {0};
   char id[33], dv_id[33] = "";
   int rc = signed_url_make(&url, sc->cfg, sc->base, sc->table->name, path, sc->expires_ms);
-  if (!rc) rc = delta_buf_putc(&url, 0);
+  if (!rc) rc = buf_putc(&url, 0);
   if (!rc && dv_in) rc = share_dv(sc, dv_in, &dv, &dv_url, dv_id);
   if (rc) goto done;
   sharing_file_id(path, id);
   delta_json_writer w;
-  delta_json_writer_init(&w, &action, 0);
+  json_writer_init(&w, &action, 0);
   if (a->kind == DELTA_ACTION_ADD) {
     delta_add add = a->u.add;
     add.path = (const char *)url.data;
@@ -222,34 +222,34 @@ int sharing_delta_file_line(delta_buf *b, const sharing_ctx *sc, const delta_act
   } else {
     cdc_json(&w, &a->u.cdc, (const char *)url.data);
   }
-  if ((rc = delta_json_writer_finish(&w))) goto done;
-  delta_json_writer_init(&w, b, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "file");
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "id");
-  delta_json_write_string(&w, id);
+  if ((rc = json_writer_finish(&w))) goto done;
+  json_writer_init(&w, b, 0);
+  json_write_object_begin(&w);
+  json_write_key(&w, "file");
+  json_write_object_begin(&w);
+  json_write_key(&w, "id");
+  json_write_string(&w, id);
   if (dv_id[0]) {
-    delta_json_write_key(&w, "deletionVectorFileId");
-    delta_json_write_string(&w, dv_id);
+    json_write_key(&w, "deletionVectorFileId");
+    json_write_string(&w, dv_id);
   }
   if (with_version) {
-    delta_json_write_key(&w, "version");
-    delta_json_write_int64(&w, version);
-    delta_json_write_key(&w, "timestamp");
-    delta_json_write_int64(&w, timestamp_ms);
+    json_write_key(&w, "version");
+    json_write_int64(&w, version);
+    json_write_key(&w, "timestamp");
+    json_write_int64(&w, timestamp_ms);
   }
-  delta_json_write_key(&w, "expirationTimestamp");
-  delta_json_write_int64(&w, sc->expires_ms);
-  delta_json_write_key(&w, "deltaSingleAction");
-  delta_json_write_raw(&w, (const char *)action.data, action.len);
-  delta_json_write_object_end(&w);
-  delta_json_write_object_end(&w);
-  rc = delta_json_writer_finish(&w);
-  if (!rc) rc = delta_buf_putc(b, '\n');
+  json_write_key(&w, "expirationTimestamp");
+  json_write_int64(&w, sc->expires_ms);
+  json_write_key(&w, "deltaSingleAction");
+  json_write_raw(&w, (const char *)action.data, action.len);
+  json_write_object_end(&w);
+  json_write_object_end(&w);
+  rc = json_writer_finish(&w);
+  if (!rc) rc = buf_putc(b, '\n');
 done:
-  delta_buf_dispose(&url);
-  delta_buf_dispose(&dv_url);
-  delta_buf_dispose(&action);
+  buf_dispose(&url);
+  buf_dispose(&dv_url);
+  buf_dispose(&action);
   return rc;
 }

@@ -54,13 +54,13 @@ static int64_t file_time_ms(walk_body *b, const log_entry *e) {
 static void walk_free(void *ctx) {
   walk_body *b = ctx;
   log_listing_dispose(&b->listing);
-  delta_arena_dispose(&b->arena);
-  delta_json_doc_free(b->doc);
-  delta_json_doc_free(b->ci_doc);
-  delta_buf_dispose(&b->text);
-  delta_buf_dispose(&b->base);
-  delta_buf_dispose(&b->lines.out);
-  delta_free(b);
+  log_arena_dispose(&b->arena);
+  json_doc_free(b->doc);
+  json_doc_free(b->ci_doc);
+  buf_dispose(&b->text);
+  buf_dispose(&b->base);
+  buf_dispose(&b->lines.out);
+  mem_free(b);
 }
 
 static int on_action(const delta_action *a, void *payload) {
@@ -72,9 +72,9 @@ static int on_action(const delta_action *a, void *payload) {
      * any file action (otherwise the file time stands). */
     const char *ci = a->u.commit_info;
     int64_t ict;
-    if (ci && delta_json_parse(b->ci_doc, ci, strlen(ci)) == 0) {
-      delta_json_val ts = delta_json_get(delta_json_root(b->ci_doc), "inCommitTimestamp");
-      if (delta_json_typeof(ts) == DELTA_JSON_NUMBER && delta_json_int64(ts, &ict) == 0) b->ts_ms = ict;
+    if (ci && json_parse(b->ci_doc, ci, strlen(ci)) == 0) {
+      delta_json_val ts = json_get(json_root(b->ci_doc), "inCommitTimestamp");
+      if (json_typeof(ts) == DELTA_JSON_NUMBER && json_int64(ts, &ict) == 0) b->ts_ms = ict;
     }
     return 0;
   }
@@ -112,22 +112,22 @@ static int produce(sharing_lines *l) {
     return 0;
   }
   b->version = b->next++;
-  delta_arena_dispose(&b->arena);
+  log_arena_dispose(&b->arena);
   const log_entry *e = log_find_commit(&b->listing, b->version);
-  if (!e) return delta_error_set(DELTA_ENOTFOUND, "the log has no commit file for version %lld", (long long)b->version);
+  if (!e) return err_set(DELTA_ENOTFOUND, "the log has no commit file for version %lld", (long long)b->version);
   char key[64];
   snprintf(key, sizeof key, "_delta_log/%s", e->name);
   b->text.len = 0;
   b->ts_ms = file_time_ms(b, e);
-  int rc = delta_storage_read(b->t->table->storage, key, &b->text);
+  int rc = storage_read_all(b->t->table->storage, key, &b->text);
   if (!rc)
-    rc = delta_actions_parse_json(e->name, (const char *)b->text.data, b->text.len, &b->arena, b->doc, on_action, b);
+    rc = log_actions_parse_json(e->name, (const char *)b->text.data, b->text.len, &b->arena, b->doc, on_action, b);
   return rc;
 }
 
 int sharing_walk_reply(serve_request *r, struct MHD_Connection *c, serve_table *t, const delta_snapshot *latest,
                        const sharing_walk_options *o) {
-  walk_body *b = delta_calloc(1, sizeof *b);
+  walk_body *b = mem_calloc(1, sizeof *b);
   if (!b) return sharing_error(r, c, 500, "out of memory");
   b->lines.produce = produce;
   b->t = t;
@@ -140,13 +140,13 @@ int sharing_walk_reply(serve_request *r, struct MHD_Connection *c, serve_table *
   b->sc.table = t;
   b->sc.expires_ms = serve_wall_ms() + r->srv->cfg->url_expiry_s * 1000;
   int rc = sharing_base_url(r->srv->cfg, c, &b->base);
-  if (!rc) rc = delta_buf_putc(&b->base, 0);
+  if (!rc) rc = buf_putc(&b->base, 0);
   b->sc.base = (const char *)b->base.data;
-  if (!rc) rc = delta_json_doc_new(&b->doc);
-  if (!rc) rc = delta_json_doc_new(&b->ci_doc);
+  if (!rc) rc = json_doc_new(&b->doc);
+  if (!rc) rc = json_doc_new(&b->ci_doc);
   if (!rc) rc = log_list(t->table->storage, &b->listing);
   if (!rc && o->start < b->listing.earliest_commit)
-    rc = delta_error_set(DELTA_EINVAL, "version %lld is no longer in the log (the oldest commit is %lld)",
+    rc = err_set(DELTA_EINVAL, "version %lld is no longer in the log (the oldest commit is %lld)",
                          (long long)o->start, (long long)b->listing.earliest_commit);
   b->prev_ms = INT64_MIN;
   for (int64_t v = b->listing.earliest_commit; !rc && v >= 0 && v < o->start; v++) {

@@ -34,7 +34,7 @@ static int b64url_encode(delta_buf *out, const uint8_t *p, size_t n) {
   for (size_t i = 0; !rc && i < n; i += 3) {
     uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
     char q[4] = {b64url[v >> 18], b64url[(v >> 12) & 63], b64url[(v >> 6) & 63], b64url[v & 63]};
-    rc = delta_buf_append(out, q, i + 2 < n ? 4 : i + 1 < n ? 3 : 2);
+    rc = buf_append(out, q, i + 2 < n ? 4 : i + 1 < n ? 3 : 2);
   }
   return rc;
 }
@@ -52,7 +52,7 @@ static int b64url_decode(delta_buf *out, const char *s) {
     bits += 6;
     if (bits >= 8) {
       bits -= 8;
-      if (delta_buf_putc(out, (char)((acc >> bits) & 0xff))) return -1;
+      if (buf_putc(out, (char)((acc >> bits) & 0xff))) return -1;
     }
   }
   return 0;
@@ -79,9 +79,9 @@ int signed_url_make(delta_buf *out, const serve_config *cfg, const char *base, c
   char hex[65];
   signature(cfg, table, path, strlen(path), expires_ms, hex);
   int rc;
-  if ((rc = delta_buf_printf(out, "%s/files/%s/", base, table)) != 0) return rc;
+  if ((rc = buf_printf(out, "%s/files/%s/", base, table)) != 0) return rc;
   if ((rc = b64url_encode(out, (const uint8_t *)path, strlen(path))) != 0) return rc;
-  return delta_buf_printf(out, "?expires=%lld&sig=%s", (long long)expires_ms, hex);
+  return buf_printf(out, "?expires=%lld&sig=%s", (long long)expires_ms, hex);
 }
 
 /* "bytes=a-b", "bytes=a-", "bytes=-n" against a file of `size` bytes.
@@ -116,14 +116,14 @@ static int parse_range(const char *h, uint64_t size, uint64_t *from, uint64_t *t
 static int send_file(serve_request *r, struct MHD_Connection *c, serve_table *t, const char *path, size_t len) {
   delta_buf key = DELTA_BUF_INIT, local = DELTA_BUF_INIT;
   delta_path_kind kind;
-  int rc = delta_path_resolve(&kind, &key, path, len, delta_table_location(t->table));
-  if (!rc && kind != DELTA_PATH_KEY) rc = delta_error_set(DELTA_EINVAL, "file outside the table");
-  if (!rc) rc = delta_buf_putc(&key, 0);
-  if (!rc) rc = delta_storage_local_path(t->table->storage, (const char *)key.data, &local);
-  if (!rc) rc = delta_buf_putc(&local, 0);
+  int rc = storage_path_resolve(&kind, &key, path, len, delta_table_location(t->table));
+  if (!rc && kind != DELTA_PATH_KEY) rc = err_set(DELTA_EINVAL, "file outside the table");
+  if (!rc) rc = buf_putc(&key, 0);
+  if (!rc) rc = storage_local_path(t->table->storage, (const char *)key.data, &local);
+  if (!rc) rc = buf_putc(&local, 0);
   int fd = rc ? -1 : open((const char *)local.data, O_RDONLY | O_CLOEXEC);
-  delta_buf_dispose(&key);
-  delta_buf_dispose(&local);
+  buf_dispose(&key);
+  buf_dispose(&local);
   struct stat st;
   if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
     if (fd >= 0) close(fd);
@@ -169,7 +169,7 @@ int signed_file_serve(serve_request *r, struct MHD_Connection *c, char **segs, i
   char *end = NULL;
   long long expires = exp ? strtoll(exp, &end, 10) : 0;
   if (!exp || !*exp || *end || !sig || b64url_decode(&path, segs[1]) || memchr(path.data, 0, path.len)) {
-    delta_buf_dispose(&path);
+    buf_dispose(&path);
     return serve_reply_error(r, c, 403, "not a valid file link");
   }
   char want[65];
@@ -181,6 +181,6 @@ int signed_file_serve(serve_request *r, struct MHD_Connection *c, char **segs, i
     ok = serve_reply_error(r, c, 403, "link expired");
   else
     ok = send_file(r, c, t, (const char *)path.data, path.len);
-  delta_buf_dispose(&path);
+  buf_dispose(&path);
   return ok;
 }

@@ -45,23 +45,23 @@ static void sse_free(void *ctx) {
   sse_body *b = ctx;
   serve_body_free(b->rows);
   serve_commit_info_dispose(&b->info);
-  delta_buf_dispose(&b->out);
-  delta_buf_dispose(&b->tmp);
-  delta_free(b->columns);
-  delta_free(b);
+  buf_dispose(&b->out);
+  buf_dispose(&b->tmp);
+  mem_free(b->columns);
+  mem_free(b);
 }
 
 /* An `error` event, after which the stream ends. */
 static void error_event(sse_body *b, const char *msg) {
   delta_json_writer w;
-  delta_buf_puts(&b->out, "event: error\ndata: ");
-  delta_json_writer_init(&w, &b->out, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "message");
-  delta_json_write_string(&w, msg);
-  delta_json_write_object_end(&w);
-  delta_json_writer_finish(&w);
-  delta_buf_puts(&b->out, "\n\n");
+  buf_puts(&b->out, "event: error\ndata: ");
+  json_writer_init(&w, &b->out, 0);
+  json_write_object_begin(&w);
+  json_write_key(&w, "message");
+  json_write_string(&w, msg);
+  json_write_object_end(&w);
+  json_writer_finish(&w);
+  buf_puts(&b->out, "\n\n");
   b->done = true;
 }
 
@@ -79,12 +79,12 @@ static int open_version(sse_body *b, int64_t v, struct ArrowArrayStream *st) {
 static int count_rows(struct ArrowArrayStream *st, int64_t counts[4]) {
   static const char *const kinds[] = {"insert", "delete", "update_preimage", "update_postimage"};
   struct ArrowSchema schema;
-  if (st->get_schema(st, &schema)) return delta_error_set(DELTA_ERROR, "%s", st->get_last_error(st));
+  if (st->get_schema(st, &schema)) return err_set(DELTA_ERROR, "%s", st->get_last_error(st));
   int col = (int)schema.n_children - 3;
   schema.release(&schema);
   for (;;) {
     struct ArrowArray a;
-    if (st->get_next(st, &a)) return delta_error_set(DELTA_ERROR, "%s", st->get_last_error(st));
+    if (st->get_next(st, &a)) return err_set(DELTA_ERROR, "%s", st->get_last_error(st));
     if (!a.release) return 0;
     const struct ArrowArray *ca = a.children[col];
     const int32_t *off = ca->buffers[1];
@@ -111,19 +111,19 @@ static int begin_event(sse_body *b, int64_t v, const delta_snapshot *s) {
   if (!rc && !b->summary) rc = serve_body_open(&b->rows, &st, SF_NDJSON, -1);
   if (st.release) st.release(&st);
   if (rc) return rc;
-  delta_buf_printf(&b->out, "id: %lld\nevent: %s\ndata: ", (long long)v, b->summary ? "summary" : "commit");
+  buf_printf(&b->out, "id: %lld\nevent: %s\ndata: ", (long long)v, b->summary ? "summary" : "commit");
   delta_json_writer w;
-  delta_json_writer_init(&w, &b->out, 0);
-  delta_json_write_object_begin(&w);
+  json_writer_init(&w, &b->out, 0);
+  json_write_object_begin(&w);
   serve_commit_info_json(&w, &b->info, v, false, &b->tmp);
   static const char *const kinds[] = {"insert", "delete", "update_preimage", "update_postimage"};
   for (int k = 0; b->summary && k < 4; k++) {
-    delta_json_write_key(&w, kinds[k]);
-    delta_json_write_int64(&w, counts[k]);
+    json_write_key(&w, kinds[k]);
+    json_write_int64(&w, counts[k]);
   }
-  delta_json_write_object_end(&w);
-  rc = delta_json_writer_finish(&w);
-  delta_buf_puts(&b->out, b->summary ? "\n\n" : "\n");
+  json_write_object_end(&w);
+  rc = json_writer_finish(&w);
+  buf_puts(&b->out, b->summary ? "\n\n" : "\n");
   b->line_start = true;
   return rc;
 }
@@ -135,13 +135,13 @@ static int pump_rows(sse_body *b) {
   if (n == SERVE_BODY_END) {
     serve_body_free(b->rows);
     b->rows = NULL;
-    return delta_buf_puts(&b->out, "\n"); /* blank line: the event is complete */
+    return buf_puts(&b->out, "\n"); /* blank line: the event is complete */
   }
-  if (n < 0) return delta_error_set(DELTA_EIO, "reading the change rows failed");
+  if (n < 0) return err_set(DELTA_EIO, "reading the change rows failed");
   int rc = 0;
   for (ssize_t i = 0; !rc && i < n; i++) {
-    if (b->line_start) rc = delta_buf_puts(&b->out, "data: ");
-    if (!rc) rc = delta_buf_putc(&b->out, chunk[i]);
+    if (b->line_start) rc = buf_puts(&b->out, "data: ");
+    if (!rc) rc = buf_putc(&b->out, chunk[i]);
     b->line_start = chunk[i] == '\n';
   }
   return rc;
@@ -164,7 +164,7 @@ static void fill(sse_body *b) {
     }
     if (b->rows) {
       if (pump_rows(b)) {
-        delta_buf_puts(&b->out, b->line_start ? "\n" : "\n\n"); /* close the event cut short */
+        buf_puts(&b->out, b->line_start ? "\n" : "\n\n"); /* close the event cut short */
         error_event(b, delta_error_last());
       }
       continue;
@@ -182,7 +182,7 @@ static void fill(sse_body *b) {
     }
     if (b->out.len) return;
     if (serve_now_us() - b->last_sent_us >= cfg->keepalive_ms * 1000) {
-      delta_buf_puts(&b->out, ": keepalive\n\n"); /* also finds clients that went away */
+      buf_puts(&b->out, ": keepalive\n\n"); /* also finds clients that went away */
       return;
     }
     for (int64_t slept = 0; slept < cfg->poll_ms && !b->r->srv->stopping; slept += 50)
@@ -227,7 +227,7 @@ static int start_version(struct MHD_Connection *c, serve_table *t, int64_t *out,
 }
 
 int api_changes_sse(serve_request *r, struct MHD_Connection *c, serve_table *t) {
-  sse_body *b = delta_calloc(1, sizeof *b);
+  sse_body *b = mem_calloc(1, sizeof *b);
   if (!b) return serve_reply_error(r, c, 500, "out of memory");
   b->r = r;
   b->table = t;
@@ -241,7 +241,7 @@ int api_changes_sse(serve_request *r, struct MHD_Connection *c, serve_table *t) 
     sse_free(b);
     return ok;
   }
-  delta_buf_puts(&b->out, "retry: 2000\n\n");
+  buf_puts(&b->out, "retry: 2000\n\n");
   b->last_sent_us = serve_now_us();
   r->no_deadline = true; /* a tail is meant to stay open */
   static const char *const headers[] = {"X-Accel-Buffering", "no", NULL};

@@ -32,7 +32,7 @@ int64_t serve_wall_ms(void) {
 static int full_load(serve_table *t, delta_snapshot **out) {
   delta_snapshot_options so = DELTA_SNAPSHOT_OPTIONS_INIT;
   /* History, summaries and the live tail read old commits from the listing. */
-  return delta_snapshot_open_listed(out, t->table, &so, true);
+  return snapshot_open_listed(out, t->table, &so, true);
 }
 
 int serve_tables_open(serve_config *cfg) {

@@ -48,16 +48,16 @@ static int os_error(int err, const char *op, const char *key) {
   switch (err) {
   case ENOENT:
   case ENOTDIR:
-    return delta_error_set(DELTA_ENOTFOUND, "%s '%s': not found", op, shown);
+    return err_set(DELTA_ENOTFOUND, "%s '%s': not found", op, shown);
   case EEXIST:
-    return delta_error_set(DELTA_EEXISTS, "%s '%s': already exists", op, shown);
+    return err_set(DELTA_EEXISTS, "%s '%s': already exists", op, shown);
   case ENOMEM:
-    return delta_error_set(DELTA_ENOMEM, "%s '%s': out of memory", op, shown);
+    return err_set(DELTA_ENOMEM, "%s '%s': out of memory", op, shown);
   case ENAMETOOLONG:
   case ELOOP:
-    return delta_error_set(DELTA_EINVAL, "%s '%s': %s", op, shown, errtext(err, tmp, sizeof tmp));
+    return err_set(DELTA_EINVAL, "%s '%s': %s", op, shown, errtext(err, tmp, sizeof tmp));
   default:
-    return delta_error_set(DELTA_EIO, "%s '%s': %s", op, shown, errtext(err, tmp, sizeof tmp));
+    return err_set(DELTA_EIO, "%s '%s': %s", op, shown, errtext(err, tmp, sizeof tmp));
   }
 }
 
@@ -65,12 +65,12 @@ static int os_error(int err, const char *op, const char *key) {
 static int full_path(delta_buf *b, const local_storage *l, const char *key) {
   int rc;
   b->len = 0;
-  if ((rc = delta_buf_append(b, l->root, l->root_len))) return rc;
+  if ((rc = buf_append(b, l->root, l->root_len))) return rc;
   if (*key) {
-    if (l->root_len > 1 && (rc = delta_buf_putc(b, '/'))) return rc;
-    if ((rc = delta_buf_puts(b, key))) return rc;
+    if (l->root_len > 1 && (rc = buf_putc(b, '/'))) return rc;
+    if ((rc = buf_puts(b, key))) return rc;
   }
-  return delta_buf_putc(b, '\0');
+  return buf_putc(b, '\0');
 }
 
 static int64_t mtime_ms(const struct stat *st) {
@@ -113,13 +113,13 @@ static int local_list(void *impl, const char *dir_key, const char *start_after,
     if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0'))) continue;
     if (start_after && strcmp(n, start_after) <= 0) continue;
     size_t off = names.len;
-    if ((rc = delta_buf_append(&offs, &off, sizeof off)) ||
-        (rc = delta_buf_append(&names, n, strlen(n) + 1)))
+    if ((rc = buf_append(&offs, &off, sizeof off)) ||
+        (rc = buf_append(&names, n, strlen(n) + 1)))
       goto done;
   }
   size_t count = offs.len / sizeof(size_t);
   if (count == 0) goto done;
-  sorted = delta_malloc(count * sizeof *sorted);
+  sorted = mem_malloc(count * sizeof *sorted);
   if (!sorted) {
     rc = DELTA_NOMEM();
     goto done;
@@ -151,10 +151,10 @@ static int local_list(void *impl, const char *dir_key, const char *start_after,
 
 done:
   if (d) closedir(d);
-  delta_free(sorted);
-  delta_buf_dispose(&path);
-  delta_buf_dispose(&names);
-  delta_buf_dispose(&offs);
+  mem_free(sorted);
+  buf_dispose(&path);
+  buf_dispose(&names);
+  buf_dispose(&offs);
   return rc;
 }
 
@@ -180,28 +180,28 @@ static int local_read(void *impl, const char *key, uint64_t offset, uint64_t len
     goto done;
   }
   if (!S_ISREG(st.st_mode)) {
-    rc = delta_error_set(DELTA_ENOTFOUND, "read '%s': not a regular file", key);
+    rc = err_set(DELTA_ENOTFOUND, "read '%s': not a regular file", key);
     goto done;
   }
   uint64_t size = (uint64_t)st.st_size;
   if (offset > size) {
-    rc = delta_error_set(DELTA_EINVAL, "read '%s': offset %llu is past the end (%llu bytes)", key,
+    rc = err_set(DELTA_EINVAL, "read '%s': offset %llu is past the end (%llu bytes)", key,
                          (unsigned long long)offset, (unsigned long long)size);
     goto done;
   }
   uint64_t want = size - offset < len ? size - offset : len;
   if (sink->expect && (rc = sink->expect(sink, want))) goto done;
 
-  delta_buf *direct = delta_storage__sink_buf(sink);
+  delta_buf *direct = storage_sink_buf(sink);
   size_t chunk_cap = 0;
   if (!direct) {
     chunk_cap = want < ((size_t)1 << 20) ? (size_t)want : ((size_t)1 << 20);
-    chunk = delta_malloc(chunk_cap ? chunk_cap : 1);
+    chunk = mem_malloc(chunk_cap ? chunk_cap : 1);
     if (!chunk) {
       rc = DELTA_NOMEM();
       goto done;
     }
-  } else if ((rc = delta_buf_reserve(direct, (size_t)want))) {
+  } else if ((rc = buf_reserve(direct, (size_t)want))) {
     goto done;
   }
   uint64_t got = 0;
@@ -231,8 +231,8 @@ static int local_read(void *impl, const char *key, uint64_t offset, uint64_t len
 
 done:
   if (fd >= 0) close(fd);
-  delta_free(chunk);
-  delta_buf_dispose(&path);
+  mem_free(chunk);
+  buf_dispose(&path);
   return rc;
 }
 
@@ -247,13 +247,13 @@ static int local_head(void *impl, const char *key, delta_file_info *out) {
     goto done;
   }
   if (!S_ISREG(st.st_mode)) {
-    rc = delta_error_set(DELTA_ENOTFOUND, "head '%s': not a regular file", key);
+    rc = err_set(DELTA_ENOTFOUND, "head '%s': not a regular file", key);
     goto done;
   }
   out->size = (uint64_t)st.st_size;
   out->mtime_ms = mtime_ms(&st);
 done:
-  delta_buf_dispose(&path);
+  buf_dispose(&path);
   return rc;
 }
 
@@ -328,11 +328,11 @@ static int publish_if_absent(const char *tmp, const char *final, const char *key
     if (renameat2(AT_FDCWD, tmp, AT_FDCWD, final, RENAME_NOREPLACE) == 0) return 0;
     err = errno;
     if (err == EINVAL || err == ENOSYS)
-      return delta_error_set(DELTA_EUNSUPPORTED,
+      return err_set(DELTA_EUNSUPPORTED,
                              "put '%s': the filesystem offers no atomic create-if-absent", key);
   }
 #endif
-  if (err == EEXIST) return delta_error_set(DELTA_EEXISTS, "put '%s': already exists", key);
+  if (err == EEXIST) return err_set(DELTA_EEXISTS, "put '%s': already exists", key);
   return os_error(err, "put", key);
 }
 
@@ -349,7 +349,7 @@ static int local_put(void *impl, const char *key, const void *data, size_t len,
 
   /* The directory part, in `tmp` for now ("/" when the root is "/"). */
   size_t dir_len = slash == fpath ? 1 : (size_t)(slash - fpath);
-  if ((rc = delta_buf_append(&tmp, fpath, dir_len)) || (rc = delta_buf_putc(&tmp, '\0')))
+  if ((rc = buf_append(&tmp, fpath, dir_len)) || (rc = buf_putc(&tmp, '\0')))
     goto done;
   if ((rc = make_dirs((char *)tmp.data, key))) goto done;
 
@@ -361,9 +361,9 @@ static int local_put(void *impl, const char *key, const void *data, size_t len,
   for (int attempt = 0;; attempt++) {
     uint64_t n = atomic_fetch_add(&tmp_counter, 1);
     tmp.len = dir_len;
-    if ((rc = delta_buf_printf(&tmp, "%s.%.*s.%ld.%llu.tmp", dir_len > 1 ? "/" : "",
+    if ((rc = buf_printf(&tmp, "%s.%.*s.%ld.%llu.tmp", dir_len > 1 ? "/" : "",
                                (int)base_len, base, (long)getpid(), (unsigned long long)n)) ||
-        (rc = delta_buf_putc(&tmp, '\0')))
+        (rc = buf_putc(&tmp, '\0')))
       goto done;
     fd = open((const char *)tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0) break;
@@ -404,8 +404,8 @@ static int local_put(void *impl, const char *key, const void *data, size_t len,
 done:
   if (fd >= 0) close(fd);
   if (tmp_exists) unlink((const char *)tmp.data);
-  delta_buf_dispose(&final);
-  delta_buf_dispose(&tmp);
+  buf_dispose(&final);
+  buf_dispose(&tmp);
   return rc;
 }
 
@@ -421,13 +421,13 @@ static int local_remove(void *impl, const char *key) {
       rc = 0; /* idempotent: already gone */
     } else if ((err == EISDIR || err == EPERM) && stat((const char *)path.data, &st) == 0 &&
                S_ISDIR(st.st_mode)) {
-      rc = delta_error_set(DELTA_EINVAL, "delete '%s': is a directory", key);
+      rc = err_set(DELTA_EINVAL, "delete '%s': is a directory", key);
     } else {
       rc = os_error(err, "delete", key);
     }
   }
 done:
-  delta_buf_dispose(&path);
+  buf_dispose(&path);
   return rc;
 }
 
@@ -441,14 +441,14 @@ static int local_remove_dir(void *impl, const char *key) {
     if (err == ENOENT)
       rc = 0; /* idempotent: already gone */
     else if (err == ENOTEMPTY || err == EEXIST)
-      rc = delta_error_set(DELTA_EEXISTS, "remove directory '%s': not empty", key);
+      rc = err_set(DELTA_EEXISTS, "remove directory '%s': not empty", key);
     else if (err == ENOTDIR)
-      rc = delta_error_set(DELTA_EINVAL, "remove directory '%s': not a directory", key);
+      rc = err_set(DELTA_EINVAL, "remove directory '%s': not a directory", key);
     else
       rc = os_error(err, "remove directory", key);
   }
 done:
-  delta_buf_dispose(&path);
+  buf_dispose(&path);
   return rc;
 }
 
@@ -459,15 +459,15 @@ static int local_path(void *impl, const char *key, delta_storage_sink *sink) {
   if ((rc = full_path(&path, l, key)) != 0) goto done;
   rc = sink->write(sink, path.data, path.len - 1);
 done:
-  delta_buf_dispose(&path);
+  buf_dispose(&path);
   return rc;
 }
 
 static void local_free(void *impl) {
   local_storage *l = impl;
   if (!l) return;
-  delta_free(l->root);
-  delta_free(l);
+  mem_free(l->root);
+  mem_free(l);
 }
 
 const delta_storage_vtable delta_storage__local_vtable = {
@@ -475,12 +475,12 @@ const delta_storage_vtable delta_storage__local_vtable = {
     local_remove,                 local_path, local_free, local_remove_dir,
 };
 
-int delta_storage__local_new(void **impl_out, const char *root) {
-  local_storage *l = delta_calloc(1, sizeof *l);
+int storage_local_new(void **impl_out, const char *root) {
+  local_storage *l = mem_calloc(1, sizeof *l);
   if (!l) return DELTA_NOMEM();
-  l->root = delta_strdup(root);
+  l->root = mem_strdup(root);
   if (!l->root) {
-    delta_free(l);
+    mem_free(l);
     return DELTA_NOMEM();
   }
   l->root_len = strlen(root);

@@ -27,24 +27,24 @@ static int encode_into(delta_buf *out, const char *s, size_t len, bool keep_colo
     unsigned char c = (unsigned char)s[i];
     int rc;
     if (keep_in_path(c, keep_colon)) {
-      rc = delta_buf_putc(out, (char)c);
+      rc = buf_putc(out, (char)c);
     } else {
       char esc[3] = {'%', HEX[c >> 4], HEX[c & 15]};
-      rc = delta_buf_append(out, esc, 3);
+      rc = buf_append(out, esc, 3);
     }
     if (rc) return rc;
   }
   return 0;
 }
 
-int delta_path_check_key(const char *key, bool allow_root) {
-  if (!key) return delta_error_set(DELTA_EINVAL, "storage key is NULL");
+int storage_path_check_key(const char *key, bool allow_root) {
+  if (!key) return err_set(DELTA_EINVAL, "storage key is NULL");
   if (!*key) {
     if (allow_root) return 0;
-    return delta_error_set(DELTA_EINVAL, "storage key is empty");
+    return err_set(DELTA_EINVAL, "storage key is empty");
   }
   if (key[0] == '/')
-    return delta_error_set(DELTA_EINVAL, "storage key '%s' is absolute", key);
+    return err_set(DELTA_EINVAL, "storage key '%s' is absolute", key);
   /* Walk the segments: each must be non-empty and neither "." nor "..", so a
    * key can only name something under the root. */
   const char *seg = key;
@@ -52,9 +52,9 @@ int delta_path_check_key(const char *key, bool allow_root) {
     const char *end = strchr(seg, '/');
     size_t n = end ? (size_t)(end - seg) : strlen(seg);
     if (n == 0)
-      return delta_error_set(DELTA_EINVAL, "storage key '%s' has an empty segment", key);
+      return err_set(DELTA_EINVAL, "storage key '%s' has an empty segment", key);
     if ((n == 1 && seg[0] == '.') || (n == 2 && seg[0] == '.' && seg[1] == '.'))
-      return delta_error_set(DELTA_EINVAL, "storage key '%s' has a '%.*s' segment", key, (int)n,
+      return err_set(DELTA_EINVAL, "storage key '%s' has a '%.*s' segment", key, (int)n,
                              seg);
     if (!end) break;
     seg = end + 1;
@@ -62,7 +62,7 @@ int delta_path_check_key(const char *key, bool allow_root) {
   return 0;
 }
 
-int delta_path_decode(delta_buf *out, const char *s, size_t len) {
+int storage_path_decode(delta_buf *out, const char *s, size_t len) {
   size_t mark = out->len;
   int rc = 0;
   for (size_t i = 0; i < len; i++) {
@@ -73,30 +73,30 @@ int delta_path_decode(delta_buf *out, const char *s, size_t len) {
       i += 2;
     }
     if (c == '\0') {
-      rc = delta_error_set(DELTA_ECORRUPT, "path '%.*s' contains a NUL byte", (int)len, s);
+      rc = err_set(DELTA_ECORRUPT, "path '%.*s' contains a NUL byte", (int)len, s);
       goto done;
     }
-    if ((rc = delta_buf_putc(out, (char)c))) goto done;
+    if ((rc = buf_putc(out, (char)c))) goto done;
   }
 done:
   if (rc) out->len = mark;
   return rc;
 }
 
-int delta_path_encode(delta_buf *out, const char *s, size_t len) {
+int storage_path_encode(delta_buf *out, const char *s, size_t len) {
   size_t mark = out->len;
   int rc = encode_into(out, s, len, false);
   if (rc) out->len = mark;
   return rc;
 }
 
-int delta_path_file_uri(delta_buf *out, const char *abs_path) {
+int storage_path_file_uri(delta_buf *out, const char *abs_path) {
   if (!abs_path || abs_path[0] != '/')
-    return delta_error_set(DELTA_EINVAL, "'%s' is not an absolute path",
+    return err_set(DELTA_EINVAL, "'%s' is not an absolute path",
                            abs_path ? abs_path : "(null)");
   size_t mark = out->len;
   int rc;
-  if ((rc = delta_buf_puts(out, "file://")) != 0) goto done;
+  if ((rc = buf_puts(out, "file://")) != 0) goto done;
   rc = encode_into(out, abs_path, strlen(abs_path), true);
 done:
   if (rc) out->len = mark;
@@ -119,10 +119,10 @@ static size_t scheme_len(const char *s, size_t len) {
 static int reencode(delta_buf *out, const char *s, size_t len) {
   delta_buf dec = DELTA_BUF_INIT;
   int rc;
-  if ((rc = delta_path_decode(&dec, s, len)) != 0) goto done;
+  if ((rc = storage_path_decode(&dec, s, len)) != 0) goto done;
   rc = encode_into(out, (const char *)dec.data, dec.len, true);
 done:
-  delta_buf_dispose(&dec);
+  buf_dispose(&dec);
   return rc;
 }
 
@@ -132,7 +132,7 @@ done:
 static int canonical_uri(delta_buf *out, const char *s, size_t len, size_t sl) {
   int rc;
   for (size_t i = 0; i < sl; i++)
-    if ((rc = delta_buf_putc(out, (char)(s[i] | 0x20)))) return rc;
+    if ((rc = buf_putc(out, (char)(s[i] | 0x20)))) return rc;
   bool is_file = sl == 4 && memcmp(out->data + out->len - 4, "file", 4) == 0;
   const char *p = s + sl + 1, *end = s + len;
   const char *auth = NULL;
@@ -145,10 +145,10 @@ static int canonical_uri(delta_buf *out, const char *s, size_t len, size_t sl) {
   }
   if (is_file && auth_len == 9 && memcmp(auth, "localhost", 9) == 0) auth_len = 0;
   if (auth || is_file) {
-    if ((rc = delta_buf_puts(out, ":/"))) return rc;
-    if ((rc = delta_buf_putc(out, '/'))) return rc;
-    if (auth_len && (rc = delta_buf_append(out, auth, auth_len))) return rc;
-  } else if ((rc = delta_buf_putc(out, ':'))) {
+    if ((rc = buf_puts(out, ":/"))) return rc;
+    if ((rc = buf_putc(out, '/'))) return rc;
+    if (auth_len && (rc = buf_append(out, auth, auth_len))) return rc;
+  } else if ((rc = buf_putc(out, ':'))) {
     return rc;
   }
   return reencode(out, p, (size_t)(end - p));
@@ -168,23 +168,23 @@ static int append_key(delta_buf *out, const char *s, size_t len, const char *ori
       /* nothing: Hadoop's Path normalises these away too */
     } else if (n == 2 && s[i] == '.' && s[i + 1] == '.') {
       if (out->len == base)
-        return delta_error_set(DELTA_ECORRUPT, "path '%.*s' climbs above the table root",
+        return err_set(DELTA_ECORRUPT, "path '%.*s' climbs above the table root",
                                (int)orig_len, orig);
       while (out->len > base && out->data[out->len - 1] != '/') out->len--;
       if (out->len > base) out->len--; /* the '/' before the dropped segment */
     } else {
       int rc;
-      if (out->len > base && (rc = delta_buf_putc(out, '/'))) return rc;
-      if ((rc = delta_buf_append(out, s + i, n))) return rc;
+      if (out->len > base && (rc = buf_putc(out, '/'))) return rc;
+      if ((rc = buf_append(out, s + i, n))) return rc;
     }
     i = j + 1;
   }
   if (out->len == base)
-    return delta_error_set(DELTA_ECORRUPT, "path '%.*s' names no file", (int)orig_len, orig);
+    return err_set(DELTA_ECORRUPT, "path '%.*s' names no file", (int)orig_len, orig);
   return 0;
 }
 
-bool delta_path_is_plain_key(const char *path, size_t len) {
+bool storage_path_is_plain_key(const char *path, size_t len) {
   if (!path || len == 0 || path[0] == '/' || path[len - 1] == '/') return false;
   /* memchr is vectorised; this runs once per file of a checkpoint. */
   if (memchr(path, '%', len) || memchr(path, ':', len) || memchr(path, '\0', len)) return false;
@@ -206,28 +206,28 @@ static int append_decoded_key(delta_buf *out, const char *s, size_t len, const c
                               size_t orig_len) {
   delta_buf dec = DELTA_BUF_INIT;
   int rc;
-  if ((rc = delta_path_decode(&dec, s, len)) != 0) goto done;
+  if ((rc = storage_path_decode(&dec, s, len)) != 0) goto done;
   rc = append_key(out, (const char *)dec.data, dec.len, orig, orig_len);
 done:
-  delta_buf_dispose(&dec);
+  buf_dispose(&dec);
   return rc;
 }
 
-int delta_path_resolve(delta_path_kind *kind, delta_buf *out, const char *path, size_t len,
+int storage_path_resolve(delta_path_kind *kind, delta_buf *out, const char *path, size_t len,
                        const char *root_uri) {
   size_t mark = out->len;
   delta_buf tmp = DELTA_BUF_INIT, root = DELTA_BUF_INIT;
   int rc = 0;
   delta_path_kind k = DELTA_PATH_KEY;
-  if (!path) return delta_error_set(DELTA_EINVAL, "path is NULL");
-  if (len == 0) return delta_error_set(DELTA_ECORRUPT, "path is empty");
+  if (!path) return err_set(DELTA_EINVAL, "path is NULL");
+  if (len == 0) return err_set(DELTA_ECORRUPT, "path is empty");
   if (memchr(path, '\0', len)) {
-    rc = delta_error_set(DELTA_ECORRUPT, "path contains a NUL byte");
+    rc = err_set(DELTA_ECORRUPT, "path contains a NUL byte");
     goto done;
   }
   size_t sl = scheme_len(path, len);
   if (sl == 0 && path[0] != '/') {
-    if ((rc = delta_path_decode(&tmp, path, len))) goto done;
+    if ((rc = storage_path_decode(&tmp, path, len))) goto done;
     rc = append_key(out, (const char *)tmp.data, tmp.len, path, len);
     goto done;
   }
@@ -236,7 +236,7 @@ int delta_path_resolve(delta_path_kind *kind, delta_buf *out, const char *path, 
   if (root_uri && *root_uri) {
     size_t rl = strlen(root_uri), rsl = scheme_len(root_uri, rl);
     if (rsl == 0) {
-      rc = delta_error_set(DELTA_EINVAL, "table root '%s' is not a URI", root_uri);
+      rc = err_set(DELTA_EINVAL, "table root '%s' is not a URI", root_uri);
       goto done;
     }
     if ((rc = canonical_uri(&root, root_uri, rl, rsl))) goto done;
@@ -255,8 +255,8 @@ int delta_path_resolve(delta_path_kind *kind, delta_buf *out, const char *path, 
         const char *slash = memchr(r + prefix + 2, '/', root.len - prefix - 2);
         prefix = slash ? (size_t)(slash - r) : root.len;
       }
-      if ((rc = delta_buf_append(&tmp, r, prefix)) != 0) goto done;
-    } else if ((rc = delta_buf_puts(&tmp, "file://")) != 0) {
+      if ((rc = buf_append(&tmp, r, prefix)) != 0) goto done;
+    } else if ((rc = buf_puts(&tmp, "file://")) != 0) {
       goto done;
     }
     if ((rc = reencode(&tmp, path, len)) != 0) goto done;
@@ -268,12 +268,12 @@ int delta_path_resolve(delta_path_kind *kind, delta_buf *out, const char *path, 
     rc = append_decoded_key(out, rest, tmp.len - root.len - 1, path, len);
   } else {
     k = DELTA_PATH_ABSOLUTE;
-    rc = delta_buf_append(out, tmp.data, tmp.len);
+    rc = buf_append(out, tmp.data, tmp.len);
   }
 
 done:
-  delta_buf_dispose(&tmp);
-  delta_buf_dispose(&root);
+  buf_dispose(&tmp);
+  buf_dispose(&root);
   if (rc) {
     out->len = mark;
   } else if (kind) {
@@ -288,23 +288,23 @@ static bool hive_escapes(unsigned char c) {
   return c != '\0' && strchr("\"#%'*/:=?\\{[]^", c) != NULL;
 }
 
-int delta_path_escape_partition(delta_buf *out, const char *value, size_t len) {
+int storage_path_escape_partition(delta_buf *out, const char *value, size_t len) {
   size_t mark = out->len;
   int rc = 0;
   for (size_t i = 0; i < len && !rc; i++) {
     unsigned char c = (unsigned char)value[i];
     if (hive_escapes(c)) {
       char esc[3] = {'%', HEX[c >> 4], HEX[c & 15]};
-      rc = delta_buf_append(out, esc, 3);
+      rc = buf_append(out, esc, 3);
     } else {
-      rc = delta_buf_putc(out, (char)c);
+      rc = buf_putc(out, (char)c);
     }
   }
   if (rc) out->len = mark;
   return rc;
 }
 
-int delta_path_unescape_partition(delta_buf *out, const char *name, size_t len) {
+int storage_path_unescape_partition(delta_buf *out, const char *name, size_t len) {
   size_t mark = out->len;
   int rc = 0;
   for (size_t i = 0; i < len && !rc; i++) {
@@ -315,7 +315,7 @@ int delta_path_unescape_partition(delta_buf *out, const char *name, size_t len) 
                           hexval((unsigned char)name[i + 2]));
       i += 2;
     }
-    rc = delta_buf_putc(out, (char)c);
+    rc = buf_putc(out, (char)c);
   }
   if (rc) out->len = mark;
   return rc;

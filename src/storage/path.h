@@ -34,24 +34,24 @@ typedef enum {
 /* 0 if `key` is a valid storage key (see include/deltac/storage.h: non-empty,
  * relative, no empty/"."/".." segment), else DELTA_EINVAL naming it. With
  * `allow_root`, "" (the root directory) is accepted too. NULL is EINVAL. */
-int delta_path_check_key(const char *key, bool allow_root);
+int storage_path_check_key(const char *key, bool allow_root);
 
 /* Percent-decode `len` bytes: "%XX" (either case of hex) becomes the byte;
  * a '%' not followed by two hex digits is kept literally (old writers left
  * stray '%'); '+' stays '+' (this is URI, not form, decoding). A NUL byte,
  * raw or decoded, gives DELTA_ECORRUPT. */
-int delta_path_decode(delta_buf *out, const char *s, size_t len);
+int storage_path_decode(delta_buf *out, const char *s, size_t len);
 
 /* Percent-encode a decoded table-relative key for `add.path`: keeps
  * unreserved characters and "/!$&'()*+,;=@", encodes everything else
  * (space, '%', '#', '?', ':', controls, non-ASCII bytes...) as uppercase
  * %XX. ':' is encoded so that a first segment can never read as a scheme.
- * delta_path_decode reverses it exactly. */
-int delta_path_encode(delta_buf *out, const char *s, size_t len);
+ * storage_path_decode reverses it exactly. */
+int storage_path_encode(delta_buf *out, const char *s, size_t len);
 
 /* "file://" + the percent-encoded absolute path `abs_path` (which must start
  * with '/'), e.g. "/tmp/my table" → "file:///tmp/my%20table". */
-int delta_path_file_uri(delta_buf *out, const char *abs_path);
+int storage_path_file_uri(delta_buf *out, const char *abs_path);
 
 /*
  * Turn a path from the log into what storage needs. `root_uri` is the table
@@ -62,7 +62,7 @@ int delta_path_file_uri(delta_buf *out, const char *abs_path);
  *   - absolute (scheme, or leading '/' = the root's scheme and authority):
  *     canonicalised — scheme lower-cased; file:/x, file:///x and
  *     file://localhost/x all become "file:///x"; the path decoded and
- *     re-encoded as delta_path_encode does (but keeping ':'). If that lies
+ *     re-encoded as storage_path_encode does (but keeping ':'). If that lies
  *     inside `root_uri` → DELTA_PATH_KEY with the decoded remainder; else
  *     DELTA_PATH_ABSOLUTE with the canonical URI (usable as the key of
  *     deduplication; open its directory with delta_storage_open to read it).
@@ -70,24 +70,24 @@ int delta_path_file_uri(delta_buf *out, const char *abs_path);
  * followed by ":/", so "part:1.parquet" stays relative.
  * Empty paths and NULs give DELTA_ECORRUPT. `kind` may be NULL.
  */
-int delta_path_resolve(delta_path_kind *kind, delta_buf *out, const char *path, size_t len,
+int storage_path_resolve(delta_path_kind *kind, delta_buf *out, const char *path, size_t len,
                        const char *root_uri);
 
-/* True when delta_path_resolve would return DELTA_PATH_KEY with `path`
+/* True when storage_path_resolve would return DELTA_PATH_KEY with `path`
  * itself, whatever the root: relative, no '%' or ':', no empty, "." or ".."
  * segment, no NUL. Checks this in one pass, so log replay can skip the
  * resolution for the common "part=x/part-0.parquet" paths. */
-bool delta_path_is_plain_key(const char *path, size_t len);
+bool storage_path_is_plain_key(const char *path, size_t len);
 
 /* Hive-style escaping of one partition value into a directory-name part, as
  * Spark's escapePathName: bytes 0x01-0x1F and 0x7F, and the characters
  * " # % ' * / : = ? \ { [ ] ^ become uppercase %XX; everything else (space,
  * '+', non-ASCII) stays.
  * The caller writes DELTA_HIVE_DEFAULT_PARTITION for null values. */
-int delta_path_escape_partition(delta_buf *out, const char *value, size_t len);
+int storage_path_escape_partition(delta_buf *out, const char *value, size_t len);
 
 /* The inverse: "%XX" with two hex digits becomes the byte, anything else is
  * kept. (For display and checks only; values come from the log.) */
-int delta_path_unescape_partition(delta_buf *out, const char *name, size_t len);
+int storage_path_unescape_partition(delta_buf *out, const char *name, size_t len);
 
 #endif

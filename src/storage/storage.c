@@ -29,14 +29,14 @@ typedef struct {
 } buf_sink;
 
 static int buf_sink_write(delta_storage_sink *sink, const void *data, size_t len) {
-  return delta_buf_append(((buf_sink *)sink)->buf, data, len);
+  return buf_append(((buf_sink *)sink)->buf, data, len);
 }
 
 static int buf_sink_expect(delta_storage_sink *sink, uint64_t total) {
   if (total > SIZE_MAX)
-    return delta_error_set(DELTA_ELIMIT, "%llu bytes do not fit in memory",
+    return err_set(DELTA_ELIMIT, "%llu bytes do not fit in memory",
                            (unsigned long long)total);
-  return delta_buf_reserve(((buf_sink *)sink)->buf, (size_t)total);
+  return buf_reserve(((buf_sink *)sink)->buf, (size_t)total);
 }
 
 static void buf_sink_init(buf_sink *s, delta_buf *buf) {
@@ -46,7 +46,7 @@ static void buf_sink_init(buf_sink *s, delta_buf *buf) {
   s->buf = buf;
 }
 
-delta_buf *delta_storage__sink_buf(delta_storage_sink *sink) {
+delta_buf *storage_sink_buf(delta_storage_sink *sink) {
   return sink && sink->write == buf_sink_write ? ((buf_sink *)sink)->buf : NULL;
 }
 
@@ -54,18 +54,18 @@ delta_buf *delta_storage__sink_buf(delta_storage_sink *sink) {
 
 int delta_storage_new(delta_storage **out, const delta_storage_vtable *vt, void *impl,
                       const char *location) {
-  if (!out || !vt) return delta_error_set(DELTA_EINVAL, "delta_storage_new: NULL argument");
+  if (!out || !vt) return err_set(DELTA_EINVAL, "delta_storage_new: NULL argument");
   *out = NULL;
   if (vt->version < 1 || vt->version > DELTA_STORAGE_VTABLE_VERSION)
-    return delta_error_set(DELTA_EINVAL, "storage vtable version %u is not supported (1..%d)",
+    return err_set(DELTA_EINVAL, "storage vtable version %u is not supported (1..%d)",
                            vt->version, DELTA_STORAGE_VTABLE_VERSION);
   if (!vt->list || !vt->read || !vt->head)
-    return delta_error_set(DELTA_EINVAL, "storage vtable lacks list, read or head");
-  delta_storage *s = delta_calloc(1, sizeof *s);
+    return err_set(DELTA_EINVAL, "storage vtable lacks list, read or head");
+  delta_storage *s = mem_calloc(1, sizeof *s);
   if (!s) return DELTA_NOMEM();
-  s->location = delta_strdup(location ? location : "");
+  s->location = mem_strdup(location ? location : "");
   if (!s->location) {
-    delta_free(s);
+    mem_free(s);
     return DELTA_NOMEM();
   }
   /* A version-1 table ends before remove_dir: copy only the members its
@@ -82,8 +82,8 @@ int delta_storage_new(delta_storage **out, const delta_storage_vtable *vt, void 
 void delta_storage_free(delta_storage *storage) {
   if (!storage) return;
   if (storage->vt.free) storage->vt.free(storage->impl);
-  delta_free(storage->location);
-  delta_free(storage);
+  mem_free(storage->location);
+  mem_free(storage);
 }
 
 const char *delta_storage_location(const delta_storage *storage) {
@@ -110,28 +110,28 @@ static int normalise_abs(delta_buf *out, const char *p, size_t len) {
     size_t j = i;
     while (j < len && p[j] != '/') j++;
     if (j > i && !(j - i == 1 && p[i] == '.')) {
-      if ((rc = delta_buf_putc(out, '/')) || (rc = delta_buf_append(out, p + i, j - i)))
+      if ((rc = buf_putc(out, '/')) || (rc = buf_append(out, p + i, j - i)))
         return rc;
     }
     i = j;
   }
-  if (out->len == 0 && (rc = delta_buf_putc(out, '/'))) return rc;
-  return delta_buf_putc(out, '\0');
+  if (out->len == 0 && (rc = buf_putc(out, '/'))) return rc;
+  return buf_putc(out, '\0');
 }
 
 int delta_storage_open(delta_storage **out, const char *location) {
   delta_buf path = DELTA_BUF_INIT, raw = DELTA_BUF_INIT, uri = DELTA_BUF_INIT;
   void *impl = NULL;
   int rc;
-  if (!out) return delta_error_set(DELTA_EINVAL, "delta_storage_open: NULL out");
+  if (!out) return err_set(DELTA_EINVAL, "delta_storage_open: NULL out");
   *out = NULL;
   if (!location || !*location)
-    return delta_error_set(DELTA_EINVAL, "delta_storage_open: empty location");
+    return err_set(DELTA_EINVAL, "delta_storage_open: empty location");
 
   size_t sl = location_scheme(location);
   if (sl) {
     if (!(sl == 4 && strncasecmp(location, "file", 4) == 0)) {
-      rc = delta_error_set(DELTA_EUNSUPPORTED, "unsupported storage scheme '%.*s' in '%s'",
+      rc = err_set(DELTA_EUNSUPPORTED, "unsupported storage scheme '%.*s' in '%s'",
                            (int)sl, location, location);
       goto done;
     }
@@ -140,37 +140,37 @@ int delta_storage_open(delta_storage **out, const char *location) {
       const char *host = p + 2, *slash = strchr(host, '/');
       size_t hl = slash ? (size_t)(slash - host) : strlen(host);
       if (hl && !(hl == 9 && strncasecmp(host, "localhost", 9) == 0)) {
-        rc = delta_error_set(DELTA_EUNSUPPORTED, "file URI '%s' names host '%.*s', not this one",
+        rc = err_set(DELTA_EUNSUPPORTED, "file URI '%s' names host '%.*s', not this one",
                              location, (int)hl, host);
         goto done;
       }
       p = slash ? slash : host + hl;
     }
     if (p[0] != '/') {
-      rc = delta_error_set(DELTA_EINVAL, "file URI '%s' has no absolute path", location);
+      rc = err_set(DELTA_EINVAL, "file URI '%s' has no absolute path", location);
       goto done;
     }
     if (strpbrk(p, "?#")) {
-      rc = delta_error_set(DELTA_EINVAL, "file URI '%s' has a query or fragment", location);
+      rc = err_set(DELTA_EINVAL, "file URI '%s' has a query or fragment", location);
       goto done;
     }
-    rc = delta_path_decode(&raw, p, strlen(p));
+    rc = storage_path_decode(&raw, p, strlen(p));
     if (rc) {
-      rc = delta_error_set(DELTA_EINVAL, "file URI '%s' decodes to a NUL byte", location);
+      rc = err_set(DELTA_EINVAL, "file URI '%s' decodes to a NUL byte", location);
       goto done;
     }
   } else if (location[0] != '/') {
     /* Resolve now, so a later chdir() does not move the table. */
     char cwd[4096];
     if (!getcwd(cwd, sizeof cwd)) {
-      rc = delta_error_set(DELTA_EIO, "cannot resolve '%s': current directory unknown (%s)",
+      rc = err_set(DELTA_EIO, "cannot resolve '%s': current directory unknown (%s)",
                            location, strerror(errno));
       goto done;
     }
-    if ((rc = delta_buf_puts(&raw, cwd)) || (rc = delta_buf_putc(&raw, '/')) ||
-        (rc = delta_buf_puts(&raw, location)))
+    if ((rc = buf_puts(&raw, cwd)) || (rc = buf_putc(&raw, '/')) ||
+        (rc = buf_puts(&raw, location)))
       goto done;
-  } else if ((rc = delta_buf_puts(&raw, location))) {
+  } else if ((rc = buf_puts(&raw, location))) {
     goto done;
   }
 
@@ -180,33 +180,33 @@ int delta_storage_open(delta_storage **out, const char *location) {
   char *real = realpath((const char *)path.data, NULL);
   if (real) {
     path.len = 0;
-    rc = delta_buf_puts(&path, real);
+    rc = buf_puts(&path, real);
     free(real);
-    if (rc || (rc = delta_buf_putc(&path, '\0')) != 0) goto done;
+    if (rc || (rc = buf_putc(&path, '\0')) != 0) goto done;
   }
   const char *root = (const char *)path.data;
   struct stat st;
   if (stat(root, &st) == 0) {
     if (!S_ISDIR(st.st_mode)) {
-      rc = delta_error_set(DELTA_EINVAL, "table location '%s' is not a directory", root);
+      rc = err_set(DELTA_EINVAL, "table location '%s' is not a directory", root);
       goto done;
     }
   } else if (errno == ENOTDIR) {
-    rc = delta_error_set(DELTA_EINVAL, "table location '%s' lies under a file", root);
+    rc = err_set(DELTA_EINVAL, "table location '%s' lies under a file", root);
     goto done;
   }
   /* Anything else (ENOENT: a table about to be created; EACCES) surfaces on
    * the first operation, with the key that failed. */
 
-  if ((rc = delta_path_file_uri(&uri, root)) || (rc = delta_buf_putc(&uri, '\0'))) goto done;
-  if ((rc = delta_storage__local_new(&impl, root))) goto done;
+  if ((rc = storage_path_file_uri(&uri, root)) || (rc = buf_putc(&uri, '\0'))) goto done;
+  if ((rc = storage_local_new(&impl, root))) goto done;
   rc = delta_storage_new(out, &delta_storage__local_vtable, impl, (const char *)uri.data);
   if (rc) delta_storage__local_vtable.free(impl);
 
 done:
-  delta_buf_dispose(&path);
-  delta_buf_dispose(&raw);
-  delta_buf_dispose(&uri);
+  buf_dispose(&path);
+  buf_dispose(&raw);
+  buf_dispose(&uri);
   return rc;
 }
 
@@ -214,9 +214,9 @@ done:
 
 int delta_storage_list(delta_storage *storage, const char *dir_key, const char *start_after,
                        delta_storage_list_cb cb, void *payload) {
-  if (!storage || !cb) return delta_error_set(DELTA_EINVAL, "list: NULL argument");
+  if (!storage || !cb) return err_set(DELTA_EINVAL, "list: NULL argument");
   if (!dir_key) dir_key = "";
-  int rc = delta_path_check_key(dir_key, true);
+  int rc = storage_path_check_key(dir_key, true);
   if (rc) return rc;
   if (start_after && !*start_after) start_after = NULL;
   return storage->vt.list(storage->impl, dir_key, start_after, cb, payload);
@@ -225,15 +225,15 @@ int delta_storage_list(delta_storage *storage, const char *dir_key, const char *
 int delta_storage_read_into(delta_storage *storage, const char *key, uint64_t offset,
                             uint64_t len, delta_storage_sink *sink) {
   if (!storage || !sink || !sink->write)
-    return delta_error_set(DELTA_EINVAL, "read: NULL argument");
-  int rc = delta_path_check_key(key, false);
+    return err_set(DELTA_EINVAL, "read: NULL argument");
+  int rc = storage_path_check_key(key, false);
   if (rc) return rc;
   return storage->vt.read(storage->impl, key, offset, len, sink);
 }
 
 static int read_buf(delta_storage *storage, const char *key, uint64_t offset, uint64_t len,
                     delta_buf *out) {
-  if (!out) return delta_error_set(DELTA_EINVAL, "read: NULL buffer");
+  if (!out) return err_set(DELTA_EINVAL, "read: NULL buffer");
   size_t mark = out->len;
   buf_sink s;
   buf_sink_init(&s, out);
@@ -241,54 +241,54 @@ static int read_buf(delta_storage *storage, const char *key, uint64_t offset, ui
   if (rc) {
     out->len = mark;
     /* The buffer does not know which file it was filled from. */
-    if (rc == DELTA_ELIMIT || rc == DELTA_ENOMEM) delta_error_prefix("read '%s'", key);
+    if (rc == DELTA_ELIMIT || rc == DELTA_ENOMEM) err_prefix("read '%s'", key);
   }
   return rc;
 }
 
-int delta_storage_read(delta_storage *storage, const char *key, delta_buf *out) {
+int storage_read_all(delta_storage *storage, const char *key, delta_buf *out) {
   return read_buf(storage, key, 0, DELTA_STORAGE_TO_END, out);
 }
 
-int delta_storage_read_range(delta_storage *storage, const char *key, uint64_t offset,
+int storage_read_range(delta_storage *storage, const char *key, uint64_t offset,
                              uint64_t len, delta_buf *out) {
   return read_buf(storage, key, offset, len, out);
 }
 
 int delta_storage_head(delta_storage *storage, const char *key, delta_file_info *out) {
-  if (!storage || !out) return delta_error_set(DELTA_EINVAL, "head: NULL argument");
-  int rc = delta_path_check_key(key, false);
+  if (!storage || !out) return err_set(DELTA_EINVAL, "head: NULL argument");
+  int rc = storage_path_check_key(key, false);
   if (rc) return rc;
   return storage->vt.head(storage->impl, key, out);
 }
 
 int delta_storage_put(delta_storage *storage, const char *key, const void *data, size_t len,
                       bool overwrite) {
-  if (!storage || (!data && len)) return delta_error_set(DELTA_EINVAL, "put: NULL argument");
-  int rc = delta_path_check_key(key, false);
+  if (!storage || (!data && len)) return err_set(DELTA_EINVAL, "put: NULL argument");
+  int rc = storage_path_check_key(key, false);
   if (rc) return rc;
   if (!storage->vt.put)
-    return delta_error_set(DELTA_EUNSUPPORTED, "put '%s': storage '%s' is read-only", key,
+    return err_set(DELTA_EUNSUPPORTED, "put '%s': storage '%s' is read-only", key,
                            storage->location);
   return storage->vt.put(storage->impl, key, data ? data : "", len, overwrite);
 }
 
 int delta_storage_delete(delta_storage *storage, const char *key) {
-  if (!storage) return delta_error_set(DELTA_EINVAL, "delete: NULL argument");
-  int rc = delta_path_check_key(key, false);
+  if (!storage) return err_set(DELTA_EINVAL, "delete: NULL argument");
+  int rc = storage_path_check_key(key, false);
   if (rc) return rc;
   if (!storage->vt.remove)
-    return delta_error_set(DELTA_EUNSUPPORTED, "delete '%s': storage '%s' is read-only", key,
+    return err_set(DELTA_EUNSUPPORTED, "delete '%s': storage '%s' is read-only", key,
                            storage->location);
   return storage->vt.remove(storage->impl, key);
 }
 
 int delta_storage_remove_dir(delta_storage *storage, const char *dir_key) {
-  if (!storage) return delta_error_set(DELTA_EINVAL, "remove_dir: NULL argument");
-  int rc = delta_path_check_key(dir_key, false);
+  if (!storage) return err_set(DELTA_EINVAL, "remove_dir: NULL argument");
+  int rc = storage_path_check_key(dir_key, false);
   if (rc) return rc;
   if (!storage->vt.remove_dir)
-    return delta_error_set(DELTA_EUNSUPPORTED, "remove directory '%s': storage '%s' has no directories to remove",
+    return err_set(DELTA_EUNSUPPORTED, "remove directory '%s': storage '%s' has no directories to remove",
                            dir_key, storage->location);
   return storage->vt.remove_dir(storage->impl, dir_key);
 }
@@ -296,23 +296,23 @@ int delta_storage_remove_dir(delta_storage *storage, const char *dir_key) {
 int delta_storage_local_path_into(delta_storage *storage, const char *key,
                                   delta_storage_sink *sink) {
   if (!storage || !sink || !sink->write)
-    return delta_error_set(DELTA_EINVAL, "local_path: NULL argument");
-  int rc = delta_path_check_key(key, false);
+    return err_set(DELTA_EINVAL, "local_path: NULL argument");
+  int rc = storage_path_check_key(key, false);
   if (rc) return rc;
   if (!storage->vt.local_path)
-    return delta_error_set(DELTA_EUNSUPPORTED, "'%s': storage '%s' is not a local filesystem",
+    return err_set(DELTA_EUNSUPPORTED, "'%s': storage '%s' is not a local filesystem",
                            key, storage->location);
   return storage->vt.local_path(storage->impl, key, sink);
 }
 
-int delta_storage_local_path(delta_storage *storage, const char *key, delta_buf *out) {
-  if (!out) return delta_error_set(DELTA_EINVAL, "local_path: NULL buffer");
+int storage_local_path(delta_storage *storage, const char *key, delta_buf *out) {
+  if (!out) return err_set(DELTA_EINVAL, "local_path: NULL buffer");
   size_t mark = out->len;
   buf_sink s;
   buf_sink_init(&s, out);
   int rc;
   if ((rc = delta_storage_local_path_into(storage, key, &s.sink)) != 0) goto done;
-  if ((rc = delta_buf_putc(out, '\0')) != 0) goto done;
+  if ((rc = buf_putc(out, '\0')) != 0) goto done;
   out->len--; /* the NUL stays behind the end */
 done:
   if (rc) out->len = mark;

@@ -55,14 +55,14 @@ static const char col_v2[] =
 
 /* delta.deletedFileRetentionDuration in ms (default a week). */
 static int64_t retention_ms(const delta_snapshot *s) {
-  return table_interval_ms(delta_snapshot_config(s, "delta.deletedFileRetentionDuration"), 7LL * 86400 * 1000);
+  return table_interval_ms(snapshot_config(s, "delta.deletedFileRetentionDuration"), 7LL * 86400 * 1000);
 }
 
 /* `name` for the compact schema text. */
 static int put_name(delta_buf *b, const char *name) {
   if (strchr(name, '`'))
-    return delta_error_set(DELTA_EUNSUPPORTED, "column %s: a backquote in a name cannot go into stats_parsed", name);
-  return delta_buf_printf(b, "`%s`", name);
+    return err_set(DELTA_EUNSUPPORTED, "column %s: a backquote in a name cannot go into stats_parsed", name);
+  return buf_printf(b, "`%s`", name);
 }
 
 static bool bounded(delta_type_kind k) {
@@ -103,20 +103,20 @@ static int stats_fields(const ckpt_options *co, const delta_type *st, bool top, 
     const delta_field *f = &st->fields[i];
     if (top && is_partition(co->s, f->name)) continue;
     size_t at = b->len;
-    if ((*n && (rc = delta_buf_puts(b, ", "))) || (rc = put_name(b, phys(co, f))) || (rc = delta_buf_puts(b, ": ")))
+    if ((*n && (rc = buf_puts(b, ", "))) || (rc = put_name(b, phys(co, f))) || (rc = buf_puts(b, ": ")))
       break;
     if (f->type->kind == DT_STRUCT) {
       int k = 0;
-      if ((rc = delta_buf_puts(b, "struct<")) || (rc = stats_fields(co, f->type, false, bounds, b, &k))) break;
+      if ((rc = buf_puts(b, "struct<")) || (rc = stats_fields(co, f->type, false, bounds, b, &k))) break;
       if (!k) {
         b->len = at;
         continue;
       }
-      rc = delta_buf_putc(b, '>');
+      rc = buf_putc(b, '>');
     } else if (!bounds) {
-      rc = delta_buf_puts(b, "long");
+      rc = buf_puts(b, "long");
     } else if (bounded(f->type->kind)) {
-      rc = delta_type_name(f->type, b);
+      rc = log_type_name(f->type, b);
     } else {
       b->len = at;
       continue;
@@ -129,27 +129,27 @@ static int stats_fields(const ckpt_options *co, const delta_type *st, bool top, 
 /* ", stats_parsed: struct<...>, partitionValues_parsed: struct<...>" */
 static int parsed_columns(const ckpt_options *co, delta_buf *b) {
   const delta_snapshot *s = co->s;
-  int rc = delta_buf_puts(b, ", stats_parsed: struct<numRecords: long");
+  int rc = buf_puts(b, ", stats_parsed: struct<numRecords: long");
   static const char *const sections[] = {"minValues", "maxValues", "nullCount"};
   for (int k = 0; k < 3 && !rc; k++) {
     size_t at = b->len;
     int n = 0;
-    rc = delta_buf_printf(b, ", %s: struct<", sections[k]);
+    rc = buf_printf(b, ", %s: struct<", sections[k]);
     if (!rc) rc = stats_fields(co, s->schema, true, k < 2, b, &n);
-    if (!rc) rc = n ? delta_buf_putc(b, '>') : (b->len = at, 0);
+    if (!rc) rc = n ? buf_putc(b, '>') : (b->len = at, 0);
   }
-  if (!rc) rc = delta_buf_puts(b, ", tightBounds: boolean>");
+  if (!rc) rc = buf_puts(b, ", tightBounds: boolean>");
   if (rc || s->metadata.n_partition_columns == 0) return rc;
-  rc = delta_buf_puts(b, ", partitionValues_parsed: struct<");
+  rc = buf_puts(b, ", partitionValues_parsed: struct<");
   for (int i = 0; i < s->metadata.n_partition_columns && !rc; i++) {
-    const delta_field *f = delta_schema_find(s->schema, s->metadata.partition_columns[i]);
-    if (!f) return delta_error_set(DELTA_ECORRUPT, "partition column %s is not in the schema",
+    const delta_field *f = log_schema_find(s->schema, s->metadata.partition_columns[i]);
+    if (!f) return err_set(DELTA_ECORRUPT, "partition column %s is not in the schema",
                                    s->metadata.partition_columns[i]);
-    if ((i && (rc = delta_buf_puts(b, ", "))) || (rc = put_name(b, phys(co, f))) || (rc = delta_buf_puts(b, ": ")))
+    if ((i && (rc = buf_puts(b, ", "))) || (rc = put_name(b, phys(co, f))) || (rc = buf_puts(b, ": ")))
       break;
-    rc = delta_type_name(f->type, b);
+    rc = log_type_name(f->type, b);
   }
-  return rc ? rc : delta_buf_putc(b, '>');
+  return rc ? rc : buf_putc(b, '>');
 }
 
 /* The JSON members stats_parsed and partitionValues_parsed of add `a`
@@ -157,29 +157,29 @@ static int parsed_columns(const ckpt_options *co, delta_buf *b) {
  * values typed as JSON (numbers and booleans bare) for the row builder. */
 static int parsed_members(const ckpt_options *co, const delta_add *a, delta_buf *b) {
   const delta_snapshot *s = co->s;
-  int rc = delta_buf_puts(b, ",\"stats_parsed\":");
-  if (!rc) rc = delta_buf_puts(b, a->stats && a->stats[0] == '{' ? a->stats : "null");
+  int rc = buf_puts(b, ",\"stats_parsed\":");
+  if (!rc) rc = buf_puts(b, a->stats && a->stats[0] == '{' ? a->stats : "null");
   if (rc || s->metadata.n_partition_columns == 0) return rc;
-  rc = delta_buf_puts(b, ",\"partitionValues_parsed\":{");
+  rc = buf_puts(b, ",\"partitionValues_parsed\":{");
   for (int i = 0; i < s->metadata.n_partition_columns && !rc; i++) {
-    const delta_field *f = delta_schema_find(s->schema, s->metadata.partition_columns[i]);
+    const delta_field *f = log_schema_find(s->schema, s->metadata.partition_columns[i]);
     const char *name = f ? phys(co, f) : s->metadata.partition_columns[i], *v = NULL;
     for (int k = 0; k < a->n_partition_values; k++)
       if (strcmp(a->partition_values[k].key, name) == 0) v = a->partition_values[k].value;
-    if (i) rc = delta_buf_putc(b, ',');
+    if (i) rc = buf_putc(b, ',');
     if (!rc) rc = fmt_json_string(b, (const uint8_t *)name, strlen(name));
-    if (!rc) rc = delta_buf_putc(b, ':');
+    if (!rc) rc = buf_putc(b, ':');
     if (rc) break;
     delta_type_kind k = f ? f->type->kind : DT_STRING;
     char *end = NULL;
-    if (!v || (!*v && k != DT_STRING)) rc = delta_buf_puts(b, "null");
+    if (!v || (!*v && k != DT_STRING)) rc = buf_puts(b, "null");
     else if (k == DT_BYTE || k == DT_SHORT || k == DT_INTEGER || k == DT_LONG)
-      rc = delta_buf_puts(b, (strtoll(v, &end, 10), *end == 0) ? v : "null");
+      rc = buf_puts(b, (strtoll(v, &end, 10), *end == 0) ? v : "null");
     else if (k == DT_BOOLEAN)
-      rc = delta_buf_puts(b, strcasecmp(v, "true") == 0 ? "true" : strcasecmp(v, "false") == 0 ? "false" : "null");
+      rc = buf_puts(b, strcasecmp(v, "true") == 0 ? "true" : strcasecmp(v, "false") == 0 ? "false" : "null");
     else rc = fmt_json_string(b, (const uint8_t *)v, strlen(v));
   }
-  return rc ? rc : delta_buf_putc(b, '}');
+  return rc ? rc : buf_putc(b, '}');
 }
 
 /* One checkpoint Parquet file being built: rows rendered as JSON, built
@@ -197,16 +197,16 @@ typedef struct {
   bool json;          /* a V2 checkpoint in JSON form: the rows are the lines */
 } ckpt_state;
 
-static int sink_write(void *ctx, const void *data, size_t len) { return delta_buf_append(ctx, data, len); }
+static int sink_write(void *ctx, const void *data, size_t len) { return buf_append(ctx, data, len); }
 
 static int ckpt_open(ckpt_state *cs, const char *schema_text, bool json) {
   memset(cs, 0, sizeof *cs);
   cs->json = json;
   if (json) return 0;
   int rc = schema_parse_text(schema_text, &cs->type);
-  if (!rc) rc = delta_schema_to_arrow(cs->type, &cs->schema);
+  if (!rc) rc = log_schema_to_arrow(cs->type, &cs->schema);
   if (!rc && !(rc = row_builder_init(&cs->rb, cs->type))) cs->rb_live = true;
-  if (!rc) rc = delta_json_doc_new(&cs->doc);
+  if (!rc) rc = json_doc_new(&cs->doc);
   delta_parquet_write_options o = DELTA_PARQUET_WRITE_OPTIONS_INIT;
   delta_parquet_sink sink = {sink_write, &cs->file};
   if (!rc) rc = delta_parquet_writer_open_sink(&cs->w, &sink, &cs->schema, &o);
@@ -216,11 +216,11 @@ static int ckpt_open(ckpt_state *cs, const char *schema_text, bool json) {
 static void ckpt_dispose(ckpt_state *cs) {
   delta_parquet_writer_free(cs->w);
   if (cs->rb_live) row_builder_dispose(&cs->rb);
-  delta_json_doc_free(cs->doc);
-  delta_buf_dispose(&cs->line);
-  delta_buf_dispose(&cs->file);
+  json_doc_free(cs->doc);
+  buf_dispose(&cs->line);
+  buf_dispose(&cs->file);
   if (cs->schema.release) cs->schema.release(&cs->schema);
-  delta_type_free(cs->type);
+  log_type_free(cs->type);
 }
 
 static int flush(ckpt_state *cs) {
@@ -244,32 +244,32 @@ static int add_row(ckpt_state *cs, int rc) {
   if (rc) return rc;
   if (cs->json) {
     /* one action a line, as in a commit file */
-    if ((rc = delta_buf_append(&cs->file, cs->line.data, cs->line.len)) || (rc = delta_buf_putc(&cs->file, '\n')))
+    if ((rc = buf_append(&cs->file, cs->line.data, cs->line.len)) || (rc = buf_putc(&cs->file, '\n')))
       return rc;
     cs->rows++;
-    delta_buf_reset(&cs->line);
+    buf_reset(&cs->line);
     return 0;
   }
-  if ((rc = delta_json_parse(cs->doc, (const char *)cs->line.data, cs->line.len))) return rc;
-  if ((rc = row_builder_add_json(&cs->rb, delta_json_root(cs->doc)))) return rc;
+  if ((rc = json_parse(cs->doc, (const char *)cs->line.data, cs->line.len))) return rc;
+  if ((rc = row_builder_add_json(&cs->rb, json_root(cs->doc)))) return rc;
   cs->rows++;
-  delta_buf_reset(&cs->line);
+  buf_reset(&cs->line);
   return cs->rb.rows >= BATCH_ROWS ? flush(cs) : 0;
 }
 
 /* The rendered {"add":{...}} in cs->line with the parsed members put inside. */
 static int add_parsed(const ckpt_options *co, ckpt_state *cs, const delta_add *a) {
   if (cs->line.len < 2 || memcmp(cs->line.data + cs->line.len - 2, "}}", 2) != 0)
-    return delta_error_set(DELTA_EINVAL, "internal: unexpected add JSON");
+    return err_set(DELTA_EINVAL, "internal: unexpected add JSON");
   cs->line.len -= 2;
   int rc = parsed_members(co, a, &cs->line);
-  return rc ? rc : delta_buf_puts(&cs->line, "}}");
+  return rc ? rc : buf_puts(&cs->line, "}}");
 }
 
 #define ROW(cs, call)                                                    \
   do {                                                                   \
-    delta_json_writer_init(&w, &(cs)->line, 0);                          \
-    rc = add_row((cs), (call) ? w.err : delta_json_writer_finish(&w));   \
+    json_writer_init(&w, &(cs)->line, 0);                          \
+    rc = add_row((cs), (call) ? w.err : json_writer_finish(&w));   \
   } while (0)
 
 /* The file actions: live adds and unexpired removes. */
@@ -280,8 +280,8 @@ static int file_rows(const ckpt_options *co, ckpt_state *cs, int64_t *n_adds) {
   for (int64_t i = 0; !rc && i < s->n_files; i++, (*n_adds)++) {
     delta_add a = s->files[i];
     if (!co->stats_json) a.stats = NULL;
-    delta_json_writer_init(&w, &cs->line, 0);
-    rc = action_add_json(&w, &a, false) ? w.err : delta_json_writer_finish(&w);
+    json_writer_init(&w, &cs->line, 0);
+    rc = action_add_json(&w, &a, false) ? w.err : json_writer_finish(&w);
     if (!rc && co->stats_struct) rc = add_parsed(co, cs, &s->files[i]);
     rc = add_row(cs, rc);
   }
@@ -312,38 +312,38 @@ static int table_rows(const delta_snapshot *s, ckpt_state *cs) {
 static int write_hint(delta_table *t, const delta_snapshot *s, int64_t actions, size_t bytes, int64_t n_adds,
                       const char *v2_name, int64_t mtime) {
   delta_buf prev = DELTA_BUF_INIT, hint = DELTA_BUF_INIT;
-  if (delta_storage_read(t->storage, "_delta_log/_last_checkpoint", &prev) == 0) {
+  if (storage_read_all(t->storage, "_delta_log/_last_checkpoint", &prev) == 0) {
     delta_json_doc *d = NULL;
     int64_t pv = -1;
-    if (delta_json_doc_new(&d) == 0 && delta_json_parse(d, (const char *)prev.data, prev.len) == 0)
-      delta_json_int64(delta_json_get(delta_json_root(d), "version"), &pv);
-    delta_json_doc_free(d);
-    delta_buf_dispose(&prev);
+    if (json_doc_new(&d) == 0 && json_parse(d, (const char *)prev.data, prev.len) == 0)
+      json_int64(json_get(json_root(d), "version"), &pv);
+    json_doc_free(d);
+    buf_dispose(&prev);
     if (pv > s->version) return 0;
   }
   delta_error_clear();
-  int rc = delta_buf_printf(&hint, "{\"version\":%lld,\"size\":%lld,\"sizeInBytes\":%llu,\"numOfAddFiles\":%lld",
+  int rc = buf_printf(&hint, "{\"version\":%lld,\"size\":%lld,\"sizeInBytes\":%llu,\"numOfAddFiles\":%lld",
                             (long long)s->version, (long long)actions, (unsigned long long)bytes, (long long)n_adds);
   if (!rc && v2_name)
-    rc = delta_buf_printf(&hint, ",\"v2Checkpoint\":{\"path\":\"%s\",\"sizeInBytes\":%llu,\"modificationTime\":%lld}",
+    rc = buf_printf(&hint, ",\"v2Checkpoint\":{\"path\":\"%s\",\"sizeInBytes\":%llu,\"modificationTime\":%lld}",
                           v2_name, (unsigned long long)bytes, (long long)mtime);
-  if (!rc) rc = delta_buf_puts(&hint, "}\n");
+  if (!rc) rc = buf_puts(&hint, "}\n");
   if (!rc) rc = delta_storage_put(t->storage, "_delta_log/_last_checkpoint", hint.data, hint.len, true);
-  delta_buf_dispose(&hint);
+  buf_dispose(&hint);
   return rc;
 }
 
 int checkpoint_write_snapshot(delta_table *t, const delta_snapshot *s) {
   ckpt_options co = {s, false, true, false, false};
   co.cm = table_cm_mode(s->metadata.configuration, s->metadata.n_configuration) != CM_NONE;
-  const char *sj = delta_snapshot_config(s, "delta.checkpoint.writeStatsAsJson");
+  const char *sj = snapshot_config(s, "delta.checkpoint.writeStatsAsJson");
   co.stats_json = !sj || strcasecmp(sj, "false") != 0;
   co.stats_struct = table_prop_true(s->metadata.configuration, s->metadata.n_configuration,
                                     "delta.checkpoint.writeStatsAsStruct");
   for (int i = 0; i < s->protocol.n_writer_features; i++)
     if (strcmp(s->protocol.writer_features[i], "v2Checkpoint") == 0) co.v2 = true;
   /* the spec allows a UUID-named V2 checkpoint in JSON form (sidecars stay Parquet) */
-  const char *fmt = delta_snapshot_config(s, "deltac.checkpoint.v2Format");
+  const char *fmt = snapshot_config(s, "deltac.checkpoint.v2Format");
   bool v2_json = co.v2 && fmt && strcasecmp(fmt, "json") == 0;
   ckpt_state main_cs, side_cs;
   memset(&main_cs, 0, sizeof main_cs);
@@ -351,20 +351,20 @@ int checkpoint_write_snapshot(delta_table *t, const delta_snapshot *s) {
   delta_buf text = DELTA_BUF_INIT, add_col = DELTA_BUF_INIT, key = DELTA_BUF_INIT;
   int64_t n_adds = 0, now = write_now_ms();
   char uuid[37], name[96];
-  int rc = delta_buf_puts(&add_col, col_add_open);
+  int rc = buf_puts(&add_col, col_add_open);
   if (!rc && co.stats_struct) rc = parsed_columns(&co, &add_col);
-  if (!rc) rc = delta_buf_puts(&add_col, ">,");
-  if (!rc) rc = delta_buf_puts(&add_col, col_remove);
-  if (!rc) rc = delta_buf_putc(&add_col, 0);
+  if (!rc) rc = buf_puts(&add_col, ">,");
+  if (!rc) rc = buf_puts(&add_col, col_remove);
+  if (!rc) rc = buf_putc(&add_col, 0);
   if (rc) goto done;
   /* V1: one file with everything. V2: the file actions in one sidecar
    * (when there are any), the rest and checkpointMetadata in the
    * UUID-named checkpoint. */
   bool sidecar = co.v2 && (s->n_files > 0 || s->n_tombstones > 0);
-  rc = delta_buf_printf(&text, "%s,%s%s%s", col_txn, sidecar ? "" : (const char *)add_col.data, sidecar ? "" : ",",
+  rc = buf_printf(&text, "%s,%s%s%s", col_txn, sidecar ? "" : (const char *)add_col.data, sidecar ? "" : ",",
                         col_rest);
-  if (!rc && co.v2) rc = delta_buf_printf(&text, ",%s", col_v2);
-  if (!rc) rc = delta_buf_putc(&text, 0);
+  if (!rc && co.v2) rc = buf_printf(&text, ",%s", col_v2);
+  if (!rc) rc = buf_putc(&text, 0);
   if (!rc) rc = ckpt_open(&main_cs, (const char *)text.data, v2_json);
   if (!rc) rc = table_rows(s, &main_cs);
   if (rc) goto done;
@@ -376,44 +376,44 @@ int checkpoint_write_snapshot(delta_table *t, const delta_snapshot *s) {
     if (rc) goto done;
     write_uuid(uuid);
     snprintf(name, sizeof name, "%s.parquet", uuid);
-    if ((rc = delta_buf_printf(&key, "_delta_log/_sidecars/%s", name)) || (rc = delta_buf_putc(&key, 0))) goto done;
+    if ((rc = buf_printf(&key, "_delta_log/_sidecars/%s", name)) || (rc = buf_putc(&key, 0))) goto done;
     if ((rc = delta_storage_put(t->storage, (const char *)key.data, side_cs.file.data, side_cs.file.len, false)))
       goto done;
-    ROW(&main_cs, (delta_json_write_object_begin(&w), delta_json_write_key(&w, "sidecar"),
-                   delta_json_write_object_begin(&w), delta_json_write_key(&w, "path"),
-                   delta_json_write_string(&w, name), delta_json_write_key(&w, "sizeInBytes"),
-                   delta_json_write_int64(&w, (int64_t)side_cs.file.len), delta_json_write_key(&w, "modificationTime"),
-                   delta_json_write_int64(&w, now), delta_json_write_object_end(&w), delta_json_write_object_end(&w)));
+    ROW(&main_cs, (json_write_object_begin(&w), json_write_key(&w, "sidecar"),
+                   json_write_object_begin(&w), json_write_key(&w, "path"),
+                   json_write_string(&w, name), json_write_key(&w, "sizeInBytes"),
+                   json_write_int64(&w, (int64_t)side_cs.file.len), json_write_key(&w, "modificationTime"),
+                   json_write_int64(&w, now), json_write_object_end(&w), json_write_object_end(&w)));
   } else {
     rc = file_rows(&co, &main_cs, &n_adds);
   }
   if (!rc && co.v2)
-    ROW(&main_cs, (delta_json_write_object_begin(&w), delta_json_write_key(&w, "checkpointMetadata"),
-                   delta_json_write_object_begin(&w), delta_json_write_key(&w, "version"),
-                   delta_json_write_int64(&w, s->version), delta_json_write_object_end(&w),
-                   delta_json_write_object_end(&w)));
+    ROW(&main_cs, (json_write_object_begin(&w), json_write_key(&w, "checkpointMetadata"),
+                   json_write_object_begin(&w), json_write_key(&w, "version"),
+                   json_write_int64(&w, s->version), json_write_object_end(&w),
+                   json_write_object_end(&w)));
   if (!rc) rc = ckpt_close(&main_cs);
   if (rc) goto done;
-  delta_buf_reset(&key);
+  buf_reset(&key);
   if (co.v2) {
     write_uuid(uuid);
     snprintf(name, sizeof name, "%020lld.checkpoint.%s.%s", (long long)s->version, uuid, v2_json ? "json" : "parquet");
   } else {
     snprintf(name, sizeof name, "%020lld.checkpoint.parquet", (long long)s->version);
   }
-  if ((rc = delta_buf_printf(&key, "_delta_log/%s", name)) || (rc = delta_buf_putc(&key, 0))) goto done;
+  if ((rc = buf_printf(&key, "_delta_log/%s", name)) || (rc = buf_putc(&key, 0))) goto done;
   /* a classic checkpoint of the same version may exist (another writer):
    * equal content, latest wins; UUID names never collide */
   if ((rc = delta_storage_put(t->storage, (const char *)key.data, main_cs.file.data, main_cs.file.len, true)))
     goto done;
   rc = write_hint(t, s, main_cs.rows + side_cs.rows, main_cs.file.len, n_adds, co.v2 ? name : NULL, now);
 done:
-  if (rc) delta_error_prefix("checkpoint of version %lld", (long long)s->version);
+  if (rc) err_prefix("checkpoint of version %lld", (long long)s->version);
   ckpt_dispose(&main_cs);
   ckpt_dispose(&side_cs);
-  delta_buf_dispose(&text);
-  delta_buf_dispose(&add_col);
-  delta_buf_dispose(&key);
+  buf_dispose(&text);
+  buf_dispose(&add_col);
+  buf_dispose(&key);
   return rc;
 }
 #undef ROW

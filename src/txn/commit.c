@@ -22,59 +22,59 @@ int64_t write_now_ms(void) {
 
 static int build(const commit_request *req, int64_t ict, const char *txn_id, int64_t version, int64_t hwm,
                  delta_buf *out) {
-  delta_buf_reset(out);
+  buf_reset(out);
   delta_json_writer w;
-  delta_json_writer_init(&w, out, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "commitInfo");
-  delta_json_write_object_begin(&w);
+  json_writer_init(&w, out, 0);
+  json_write_object_begin(&w);
+  json_write_key(&w, "commitInfo");
+  json_write_object_begin(&w);
   /* the spec wants inCommitTimestamp in the first action; put it first too */
   if (req->ict) {
-    delta_json_write_key(&w, "inCommitTimestamp");
-    delta_json_write_int64(&w, ict);
+    json_write_key(&w, "inCommitTimestamp");
+    json_write_int64(&w, ict);
   }
-  delta_json_write_key(&w, "timestamp");
-  delta_json_write_int64(&w, req->ict ? ict : write_now_ms());
-  delta_json_write_key(&w, "operation");
-  delta_json_write_string(&w, req->operation);
-  delta_json_write_key(&w, "operationParameters");
-  delta_json_write_raw(&w, req->params_json, strlen(req->params_json));
+  json_write_key(&w, "timestamp");
+  json_write_int64(&w, req->ict ? ict : write_now_ms());
+  json_write_key(&w, "operation");
+  json_write_string(&w, req->operation);
+  json_write_key(&w, "operationParameters");
+  json_write_raw(&w, req->params_json, strlen(req->params_json));
   if (req->read_version >= 0) {
-    delta_json_write_key(&w, "readVersion");
-    delta_json_write_int64(&w, req->read_version);
+    json_write_key(&w, "readVersion");
+    json_write_int64(&w, req->read_version);
   }
-  delta_json_write_key(&w, "isolationLevel");
-  delta_json_write_string(&w, "Serializable");
-  delta_json_write_key(&w, "isBlindAppend");
-  delta_json_write_bool(&w, req->blind_append);
+  json_write_key(&w, "isolationLevel");
+  json_write_string(&w, "Serializable");
+  json_write_key(&w, "isBlindAppend");
+  json_write_bool(&w, req->blind_append);
   if (req->metrics_json) {
-    delta_json_write_key(&w, "operationMetrics");
-    delta_json_write_raw(&w, req->metrics_json, strlen(req->metrics_json));
+    json_write_key(&w, "operationMetrics");
+    json_write_raw(&w, req->metrics_json, strlen(req->metrics_json));
   }
   if (req->row_tracking_enabled) {
-    delta_json_write_key(&w, "tags");
-    delta_json_write_object_begin(&w);
-    delta_json_write_key(&w, "delta.rowTracking.preserved");
-    delta_json_write_string(&w, req->row_ids_not_preserved ? "false" : "true");
-    delta_json_write_object_end(&w);
+    json_write_key(&w, "tags");
+    json_write_object_begin(&w);
+    json_write_key(&w, "delta.rowTracking.preserved");
+    json_write_string(&w, req->row_ids_not_preserved ? "false" : "true");
+    json_write_object_end(&w);
   }
-  delta_json_write_key(&w, "engineInfo");
-  delta_json_write_string(&w, "deltac/" DELTAC_VERSION);
-  delta_json_write_key(&w, "txnId");
-  delta_json_write_string(&w, txn_id);
-  delta_json_write_object_end(&w);
-  delta_json_write_object_end(&w);
+  json_write_key(&w, "engineInfo");
+  json_write_string(&w, "deltac/" DELTAC_VERSION);
+  json_write_key(&w, "txnId");
+  json_write_string(&w, txn_id);
+  json_write_object_end(&w);
+  json_write_object_end(&w);
   int rc;
-  if ((rc = delta_json_writer_finish(&w)) != 0)
+  if ((rc = json_writer_finish(&w)) != 0)
     return rc;
-  if ((rc = delta_buf_putc(out, '\n')) != 0)
+  if ((rc = buf_putc(out, '\n')) != 0)
     return rc;
   /* row ids are assigned here, where the version (and after a lost race
    * the winner's high-water mark) is known */
   if (req->row_tracking)
     return row_tracking_stamp(req->actions, req->actions_len, version, &hwm, out);
   if (req->actions_len)
-    return delta_buf_append(out, req->actions, req->actions_len);
+    return buf_append(out, req->actions, req->actions_len);
   return 0;
 }
 
@@ -96,7 +96,7 @@ static int check_action(const delta_action *a, void *payload) {
   case DELTA_ACTION_METADATA:
   case DELTA_ACTION_PROTOCOL:
     cs->conflict = DELTA_ECONFLICT;
-    delta_buf_printf(&cs->msg, req->read_version < 0 ? "the table was created concurrently (version %lld)"
+    buf_printf(&cs->msg, req->read_version < 0 ? "the table was created concurrently (version %lld)"
                                                      : "a concurrent commit (version %lld) changed the table's %s",
                      (long long)cs->version, a->kind == DELTA_ACTION_METADATA ? "metadata" : "protocol");
     break;
@@ -108,7 +108,7 @@ static int check_action(const delta_action *a, void *payload) {
     for (int64_t i = 0; i < req->n_removed; i++)
       if (strcmp(req->removed[i], a->u.remove.path) == 0) {
         cs->conflict = DELTA_ECONFLICT;
-        delta_buf_printf(&cs->msg, "a concurrent commit (version %lld) removed file %s that this transaction removes",
+        buf_printf(&cs->msg, "a concurrent commit (version %lld) removed file %s that this transaction removes",
                          (long long)cs->version, a->u.remove.path);
         break;
       }
@@ -116,7 +116,7 @@ static int check_action(const delta_action *a, void *payload) {
   case DELTA_ACTION_ADD:
     if (req->reads_table && a->u.add.data_change) {
       cs->conflict = DELTA_ECONFLICT;
-      delta_buf_printf(&cs->msg, "a concurrent commit (version %lld) added files to data this transaction replaces",
+      buf_printf(&cs->msg, "a concurrent commit (version %lld) added files to data this transaction replaces",
                        (long long)cs->version);
     }
     break;
@@ -128,12 +128,12 @@ static int check_action(const delta_action *a, void *payload) {
     break;
   case DELTA_ACTION_COMMIT_INFO: {
     delta_json_doc *d = NULL;
-    if (delta_json_doc_new(&d) == 0 && delta_json_parse(d, a->u.commit_info, strlen(a->u.commit_info)) == 0) {
+    if (json_doc_new(&d) == 0 && json_parse(d, a->u.commit_info, strlen(a->u.commit_info)) == 0) {
       int64_t t;
-      if (delta_json_int64(delta_json_get(delta_json_root(d), "inCommitTimestamp"), &t) == 0 && t > cs->winner_ict)
+      if (json_int64(json_get(json_root(d), "inCommitTimestamp"), &t) == 0 && t > cs->winner_ict)
         cs->winner_ict = t;
     }
-    delta_json_doc_free(d);
+    json_doc_free(d);
     break;
   }
   default: break;
@@ -151,14 +151,14 @@ static int check_winner(const txn_coordinator *co, int64_t version, check_state 
   int rc;
   if ((rc = co->read(co->self, version, &text)) != 0)
     goto done;
-  if ((rc = delta_json_doc_new(&doc)) != 0)
+  if ((rc = json_doc_new(&doc)) != 0)
     goto done;
   cs->version = version;
-  rc = delta_actions_parse_json(name, (const char *)text.data, text.len, &arena, doc, check_action, cs);
+  rc = log_actions_parse_json(name, (const char *)text.data, text.len, &arena, doc, check_action, cs);
 done:
-  delta_json_doc_free(doc);
-  delta_arena_dispose(&arena);
-  delta_buf_dispose(&text);
+  json_doc_free(doc);
+  log_arena_dispose(&arena);
+  buf_dispose(&text);
   return rc;
 }
 
@@ -187,7 +187,7 @@ int commit_run(const commit_request *req, commit_outcome *out) {
     }
     if (rc != DELTA_EEXISTS) break;
     if (attempt >= max) {
-      rc = delta_error_set(DELTA_ECONFLICT, "gave up after %d attempts: other writers kept winning", attempt);
+      rc = err_set(DELTA_ECONFLICT, "gave up after %d attempts: other writers kept winning", attempt);
       break;
     }
     memset(&cs, 0, sizeof cs);
@@ -196,7 +196,7 @@ int commit_run(const commit_request *req, commit_outcome *out) {
     cs.winner_hwm = -1;
     if ((rc = check_winner(co, version, &cs))) break;
     if (cs.conflict) {
-      rc = delta_error_set(DELTA_ECONFLICT, "%.*s", (int)cs.msg.len, (const char *)cs.msg.data);
+      rc = err_set(DELTA_ECONFLICT, "%.*s", (int)cs.msg.len, (const char *)cs.msg.data);
       break;
     }
     if (cs.done_by_app) {
@@ -204,12 +204,12 @@ int commit_run(const commit_request *req, commit_outcome *out) {
       out->version = version;
       break;
     }
-    delta_buf_dispose(&cs.msg);
+    buf_dispose(&cs.msg);
     last_ts = cs.winner_ict;
     if (cs.winner_hwm > hwm) hwm = cs.winner_hwm; /* our ids go above the winner's */
     version++;
   }
-  delta_buf_dispose(&cs.msg);
-  delta_buf_dispose(&bytes);
+  buf_dispose(&cs.msg);
+  buf_dispose(&bytes);
   return rc;
 }

@@ -21,8 +21,8 @@ static int storage_publish(void *self, int64_t version, const void *bytes, size_
 static int storage_read(void *self, int64_t version, delta_buf *out) {
   char key[40];
   commit_key(version, key);
-  delta_buf_reset(out);
-  return delta_storage_read(self, key, out);
+  buf_reset(out);
+  return storage_read_all(self, key, out);
 }
 
 txn_coordinator txn_coordinator_storage(delta_storage *storage) {

@@ -19,23 +19,23 @@ enum { INNER_METADATA, INNER_PROTOCOL, INNER_TXN, INNER_DOMAIN };
 static int write_inner(delta_json_writer *w, int kind, const void *x) {
   delta_buf tmp = DELTA_BUF_INIT;
   delta_json_writer aw;
-  delta_json_writer_init(&aw, &tmp, 0);
+  json_writer_init(&aw, &tmp, 0);
   int rc = kind == INNER_METADATA ? action_metadata_json(&aw, x)
            : kind == INNER_PROTOCOL ? action_protocol_json(&aw, x)
            : kind == INNER_TXN      ? action_txn_json(&aw, x)
                                     : action_domain_json(&aw, x);
-  if (!rc) rc = delta_json_writer_finish(&aw);
+  if (!rc) rc = json_writer_finish(&aw);
   delta_json_doc *doc = NULL;
-  if (!rc) rc = delta_json_doc_new(&doc);
-  if (!rc) rc = delta_json_parse(doc, (const char *)tmp.data, tmp.len);
+  if (!rc) rc = json_doc_new(&doc);
+  if (!rc) rc = json_parse(doc, (const char *)tmp.data, tmp.len);
   if (!rc) {
     const char *p;
     size_t n;
-    delta_json_raw(delta_json_first(delta_json_root(doc)), &p, &n);
-    rc = delta_json_write_raw(w, p, n);
+    json_raw(json_first(json_root(doc)), &p, &n);
+    rc = json_write_raw(w, p, n);
   }
-  delta_json_doc_free(doc);
-  delta_buf_dispose(&tmp);
+  json_doc_free(doc);
+  buf_dispose(&tmp);
   return rc;
 }
 
@@ -43,39 +43,39 @@ int crc_render(const delta_snapshot *s, delta_buf *out) {
   int64_t bytes, dvs, deleted;
   log_crc_totals(s, &bytes, &dvs, &deleted);
   delta_json_writer w;
-  delta_json_writer_init(&w, out, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "tableSizeBytes");
-  delta_json_write_int64(&w, bytes);
-  delta_json_write_key(&w, "numFiles");
-  delta_json_write_int64(&w, s->n_files);
-  delta_json_write_key(&w, "numMetadata");
-  delta_json_write_int64(&w, 1);
-  delta_json_write_key(&w, "numProtocol");
-  delta_json_write_int64(&w, 1);
+  json_writer_init(&w, out, 0);
+  json_write_object_begin(&w);
+  json_write_key(&w, "tableSizeBytes");
+  json_write_int64(&w, bytes);
+  json_write_key(&w, "numFiles");
+  json_write_int64(&w, s->n_files);
+  json_write_key(&w, "numMetadata");
+  json_write_int64(&w, 1);
+  json_write_key(&w, "numProtocol");
+  json_write_int64(&w, 1);
   if (s->ict_enabled) {
-    delta_json_write_key(&w, "inCommitTimestampOpt");
-    delta_json_write_int64(&w, s->timestamp_ms);
+    json_write_key(&w, "inCommitTimestampOpt");
+    json_write_int64(&w, s->timestamp_ms);
   }
   int rc = 0;
-  delta_json_write_key(&w, "setTransactions");
-  delta_json_write_array_begin(&w);
+  json_write_key(&w, "setTransactions");
+  json_write_array_begin(&w);
   for (int i = 0; !rc && i < s->n_txns; i++) rc = write_inner(&w, INNER_TXN, &s->txns[i]);
-  delta_json_write_array_end(&w);
-  delta_json_write_key(&w, "domainMetadata");
-  delta_json_write_array_begin(&w);
+  json_write_array_end(&w);
+  json_write_key(&w, "domainMetadata");
+  json_write_array_begin(&w);
   for (int i = 0; !rc && i < s->n_domains; i++) rc = write_inner(&w, INNER_DOMAIN, &s->domains[i]);
-  delta_json_write_array_end(&w);
-  delta_json_write_key(&w, "metadata");
+  json_write_array_end(&w);
+  json_write_key(&w, "metadata");
   if (!rc) rc = write_inner(&w, INNER_METADATA, &s->metadata);
-  delta_json_write_key(&w, "protocol");
+  json_write_key(&w, "protocol");
   if (!rc) rc = write_inner(&w, INNER_PROTOCOL, &s->protocol);
-  delta_json_write_key(&w, "numDeletedRecordsOpt");
-  delta_json_write_int64(&w, deleted);
-  delta_json_write_key(&w, "numDeletionVectorsOpt");
-  delta_json_write_int64(&w, dvs);
-  delta_json_write_object_end(&w);
-  int frc = delta_json_writer_finish(&w);
+  json_write_key(&w, "numDeletedRecordsOpt");
+  json_write_int64(&w, deleted);
+  json_write_key(&w, "numDeletionVectorsOpt");
+  json_write_int64(&w, dvs);
+  json_write_object_end(&w);
+  int frc = json_writer_finish(&w);
   return rc ? rc : frc;
 }
 
@@ -96,7 +96,7 @@ void crc_write_after_commit(delta_table *table, const delta_snapshot *read, int6
     snprintf(key + 11, sizeof key - 11, "%020lld.crc", (long long)version);
     (void)delta_storage_put(s->table->storage, key, text.data, text.len, false);
   }
-  delta_buf_dispose(&text);
+  buf_dispose(&text);
   delta_snapshot_free(s);
   delta_error_clear();
 }

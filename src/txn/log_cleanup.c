@@ -73,15 +73,15 @@ static int on_sidecar_entry(const delta_storage_entry *e, void *payload) {
   if (e->is_dir || e->name[0] == '.' || e->mtime_ms >= set->before) return 0;
   if (set->n == set->cap) {
     int cap = set->cap ? set->cap * 2 : 16;
-    char **nn = delta_realloc(set->names, (size_t)cap * sizeof *nn);
+    char **nn = mem_realloc(set->names, (size_t)cap * sizeof *nn);
     if (!nn) return DELTA_NOMEM();
     set->names = nn;
-    int64_t *ns = delta_realloc(set->sizes, (size_t)cap * sizeof *ns);
+    int64_t *ns = mem_realloc(set->sizes, (size_t)cap * sizeof *ns);
     if (!ns) return DELTA_NOMEM();
     set->sizes = ns;
     set->cap = cap;
   }
-  set->names[set->n] = delta_strdup(e->name);
+  set->names[set->n] = mem_strdup(e->name);
   if (!set->names[set->n]) return DELTA_NOMEM();
   set->sizes[set->n++] = (int64_t)e->size;
   return 0;
@@ -93,14 +93,14 @@ static int on_checkpoint_action(const delta_action *a, void *payload) {
   sidecar_set *set = payload;
   const char *base = strrchr(a->u.sidecar.path, '/') ? strrchr(a->u.sidecar.path, '/') + 1 : a->u.sidecar.path;
   delta_buf name = DELTA_BUF_INIT;
-  int rc = delta_path_decode(&name, base, strlen(base));
-  if (!rc) rc = delta_buf_putc(&name, 0);
+  int rc = storage_path_decode(&name, base, strlen(base));
+  if (!rc) rc = buf_putc(&name, 0);
   for (int i = 0; !rc && i < set->n; i++)
     if (set->names[i] && strcmp(set->names[i], (const char *)name.data) == 0) {
-      delta_free(set->names[i]);
+      mem_free(set->names[i]);
       set->names[i] = NULL;
     }
-  delta_buf_dispose(&name);
+  buf_dispose(&name);
   return rc;
 }
 
@@ -114,17 +114,17 @@ static int read_sidecar_refs(delta_storage *st, const log_entry *e, sidecar_set 
   delta_json_doc *doc = NULL;
   int rc;
   if (e->info.kind == LOG_CHECKPOINT_V2_JSON) {
-    rc = delta_json_doc_new(&doc);
-    if (!rc) rc = delta_storage_read(st, key, &buf);
-    if (!rc) rc = delta_actions_parse_json(e->name, (const char *)buf.data, buf.len, &arena, doc, on_checkpoint_action, set);
+    rc = json_doc_new(&doc);
+    if (!rc) rc = storage_read_all(st, key, &buf);
+    if (!rc) rc = log_actions_parse_json(e->name, (const char *)buf.data, buf.len, &arena, doc, on_checkpoint_action, set);
   } else {
-    rc = delta_storage_local_path(st, key, &buf);
-    if (!rc) rc = delta_checkpoint_read_parquet((const char *)buf.data, &arena, DELTA_CKPT_STATS_NONE,
+    rc = storage_local_path(st, key, &buf);
+    if (!rc) rc = log_checkpoint_read_parquet((const char *)buf.data, &arena, DELTA_CKPT_STATS_NONE,
                                                 on_checkpoint_action, set);
   }
-  delta_json_doc_free(doc);
-  delta_buf_dispose(&buf);
-  delta_arena_dispose(&arena);
+  json_doc_free(doc);
+  buf_dispose(&buf);
+  log_arena_dispose(&arena);
   return rc;
 }
 
@@ -148,17 +148,17 @@ static int cleanup_sidecars(delta_table *t, const log_listing *l, int64_t cut, i
   for (int i = 0; !rc && i < set.n; i++) {
     if (!set.names[i]) continue;
     key.len = 0;
-    rc = delta_buf_printf(&key, "_delta_log/_sidecars/%s", set.names[i]);
-    if (!rc) rc = delta_buf_putc(&key, 0);
+    rc = buf_printf(&key, "_delta_log/_sidecars/%s", set.names[i]);
+    if (!rc) rc = buf_putc(&key, 0);
     if (!rc && !o->dry_run) rc = delta_storage_delete(t->storage, (const char *)key.data);
     if (rc) break;
     result->files_deleted++;
     if (o->on_file) rc = o->on_file(o->on_file_ctx, (const char *)key.data, set.sizes[i]);
   }
-  delta_buf_dispose(&key);
-  for (int i = 0; i < set.n; i++) delta_free(set.names[i]);
-  delta_free(set.names);
-  delta_free(set.sizes);
+  buf_dispose(&key);
+  for (int i = 0; i < set.n; i++) mem_free(set.names[i]);
+  mem_free(set.names);
+  mem_free(set.sizes);
   return rc;
 }
 
@@ -168,7 +168,7 @@ int log_cleanup_run(delta_table *t, const delta_snapshot *s, const delta_log_cle
   if (!result) result = &local;
   memset(result, 0, sizeof *result);
   result->oldest_version = -1;
-  int64_t retain = table_interval_ms(delta_snapshot_config(s, "delta.logRetentionDuration"), MONTH_MS);
+  int64_t retain = table_interval_ms(snapshot_config(s, "delta.logRetentionDuration"), MONTH_MS);
   int64_t cutoff = write_now_ms() - retain;
   log_listing l;
   int rc = log_list(t->storage, &l);
@@ -189,14 +189,14 @@ int log_cleanup_run(delta_table *t, const delta_snapshot *s, const delta_log_cle
     const log_entry *e = &l.entries[i];
     if (file_version(e) >= cut) continue;
     key.len = 0;
-    rc = delta_buf_printf(&key, "_delta_log/%s", e->name);
-    if (!rc) rc = delta_buf_putc(&key, 0);
+    rc = buf_printf(&key, "_delta_log/%s", e->name);
+    if (!rc) rc = buf_putc(&key, 0);
     if (!rc && !o->dry_run) rc = delta_storage_delete(t->storage, (const char *)key.data);
     if (rc) break;
     result->files_deleted++;
     if (o->on_file) rc = o->on_file(o->on_file_ctx, (const char *)key.data, (int64_t)e->size);
   }
-  delta_buf_dispose(&key);
+  buf_dispose(&key);
   /* as the spec: no cut checkpoint, no cleanup */
   if (!rc && cut >= 0) {
     int64_t now = write_now_ms();
@@ -208,7 +208,7 @@ int log_cleanup_run(delta_table *t, const delta_snapshot *s, const delta_log_cle
 }
 
 int log_cleanup_after_checkpoint(delta_table *t, const delta_snapshot *s) {
-  const char *v = delta_snapshot_config(s, "delta.enableExpiredLogCleanup");
+  const char *v = snapshot_config(s, "delta.enableExpiredLogCleanup");
   if (v && strcasecmp(v, "false") == 0) return 0;
   delta_log_cleanup_options o = DELTA_LOG_CLEANUP_OPTIONS_INIT;
   return log_cleanup_run(t, s, &o, NULL);

@@ -29,15 +29,15 @@ bool row_tracking_enabled(const delta_protocol *p, const delta_metadata *m) {
 int64_t row_tracking_hwm_of(const char *configuration) {
   int64_t v = -1;
   delta_json_doc *d = NULL;
-  if (configuration && delta_json_doc_new(&d) == 0 &&
-      delta_json_parse(d, configuration, strlen(configuration)) == 0) {
+  if (configuration && json_doc_new(&d) == 0 &&
+      json_parse(d, configuration, strlen(configuration)) == 0) {
     /* Spark writes rowIdHighWaterMark; the spec's text says highWaterMark */
-    delta_json_val root = delta_json_root(d);
-    if (delta_json_int64(delta_json_get(root, "rowIdHighWaterMark"), &v) != 0 &&
-        delta_json_int64(delta_json_get(root, "highWaterMark"), &v) != 0)
+    delta_json_val root = json_root(d);
+    if (json_int64(json_get(root, "rowIdHighWaterMark"), &v) != 0 &&
+        json_int64(json_get(root, "highWaterMark"), &v) != 0)
       v = -1;
   }
-  delta_json_doc_free(d);
+  json_doc_free(d);
   return v;
 }
 
@@ -66,12 +66,12 @@ static int stamp_add(const char *line, size_t len, int64_t version, int64_t *hwm
   delta_arena arena = DELTA_ARENA_INIT;
   delta_json_doc *doc = NULL;
   one_add o = {0};
-  int rc = delta_json_doc_new(&doc);
-  if (!rc) rc = delta_actions_parse_json("commit", line, len, &arena, doc, take_add, &o);
-  if (!rc && !o.got) rc = delta_error_set(DELTA_EINVAL, "internal: an add line without an add");
+  int rc = json_doc_new(&doc);
+  if (!rc) rc = log_actions_parse_json("commit", line, len, &arena, doc, take_add, &o);
+  if (!rc && !o.got) rc = err_set(DELTA_EINVAL, "internal: an add line without an add");
   if (!rc && !o.add.has_base_row_id) {
     if (o.add.num_records < 0)
-      rc = delta_error_set(DELTA_EINVAL, "row tracking: file %s has no numRecords to assign row ids for",
+      rc = err_set(DELTA_EINVAL, "row tracking: file %s has no numRecords to assign row ids for",
                            o.add.path);
     o.add.has_base_row_id = true;
     o.add.base_row_id = *hwm + 1;
@@ -84,13 +84,13 @@ static int stamp_add(const char *line, size_t len, int64_t version, int64_t *hwm
   }
   if (!rc) {
     delta_json_writer w;
-    delta_json_writer_init(&w, out, 0);
+    json_writer_init(&w, out, 0);
     rc = action_add_json(&w, &o.add, o.add.data_change);
-    if (!rc) rc = delta_json_writer_finish(&w);
-    if (!rc) rc = delta_buf_putc(out, '\n');
+    if (!rc) rc = json_writer_finish(&w);
+    if (!rc) rc = buf_putc(out, '\n');
   }
-  delta_json_doc_free(doc);
-  delta_arena_dispose(&arena);
+  json_doc_free(doc);
+  log_arena_dispose(&arena);
   return rc;
 }
 
@@ -105,8 +105,8 @@ int row_tracking_stamp(const char *actions, size_t len, int64_t version, int64_t
     if (n >= sizeof add_head - 1 && memcmp(p, add_head, sizeof add_head - 1) == 0) {
       rc = stamp_add(p, n, version, hwm, out);
     } else if (n) {
-      rc = delta_buf_append(out, p, n);
-      if (!rc) rc = delta_buf_putc(out, '\n');
+      rc = buf_append(out, p, n);
+      if (!rc) rc = buf_putc(out, '\n');
     }
     p += n + 1;
   }
@@ -116,10 +116,10 @@ int row_tracking_stamp(const char *actions, size_t len, int64_t version, int64_t
              ROW_TRACKING_DOMAIN);
     delta_domain_metadata d = {ROW_TRACKING_DOMAIN, conf, false};
     delta_json_writer w;
-    delta_json_writer_init(&w, out, 0);
+    json_writer_init(&w, out, 0);
     rc = action_domain_json(&w, &d);
-    if (!rc) rc = delta_json_writer_finish(&w);
-    if (!rc) rc = delta_buf_putc(out, '\n');
+    if (!rc) rc = json_writer_finish(&w);
+    if (!rc) rc = buf_putc(out, '\n');
   }
   return rc;
 }
@@ -129,23 +129,23 @@ int row_tracking_write_schema(const delta_type *table, const delta_metadata *m, 
   const char *idc = table_prop(m->configuration, m->n_configuration, ROW_TRACKING_ID_COL_KEY);
   const char *vc = table_prop(m->configuration, m->n_configuration, ROW_TRACKING_VERSION_COL_KEY);
   if (!idc || !vc)
-    return delta_error_set(DELTA_ECORRUPT, "row tracking is on but the materialized column names are not set");
+    return err_set(DELTA_ECORRUPT, "row tracking is on but the materialized column names are not set");
   delta_buf j = DELTA_BUF_INIT;
   int rc = schema_to_json(table, &j);
   if (!rc && (j.len < 2 || memcmp(j.data + j.len - 2, "]}", 2) != 0))
-    rc = delta_error_set(DELTA_EINVAL, "unexpected schema JSON");
+    rc = err_set(DELTA_EINVAL, "unexpected schema JSON");
   if (!rc) {
     j.len -= 2;
     const char *names[2] = {idc, vc};
     for (int k = 0; !rc && k < 2; k++) {
-      rc = delta_buf_puts(&j, table->n_fields || k ? ",{\"name\":" : "{\"name\":");
-      if (!rc) rc = delta_json_append_string(&j, names[k], strlen(names[k]));
-      if (!rc) rc = delta_buf_puts(&j, ",\"type\":\"long\",\"nullable\":true,\"metadata\":{}}");
+      rc = buf_puts(&j, table->n_fields || k ? ",{\"name\":" : "{\"name\":");
+      if (!rc) rc = json_append_string(&j, names[k], strlen(names[k]));
+      if (!rc) rc = buf_puts(&j, ",\"type\":\"long\",\"nullable\":true,\"metadata\":{}}");
     }
-    if (!rc) rc = delta_buf_puts(&j, "]}");
+    if (!rc) rc = buf_puts(&j, "]}");
   }
-  if (!rc) rc = delta_schema_parse((const char *)j.data, j.len, out);
-  delta_buf_dispose(&j);
+  if (!rc) rc = log_schema_parse((const char *)j.data, j.len, out);
+  buf_dispose(&j);
   return rc;
 }
 

@@ -73,34 +73,34 @@ void txn_removes(txn_ctx *tx, const char *const *paths, int64_t n) {
   tx->req.n_removed = n;
 }
 
-int txn_stage(txn_ctx *tx, const char *ndjson, size_t len) { return delta_buf_append(&tx->actions, ndjson, len); }
+int txn_stage(txn_ctx *tx, const char *ndjson, size_t len) { return buf_append(&tx->actions, ndjson, len); }
 
 /* Finish the action w rendered (rc: the renderer's code) and end its line. */
 static int end_line(txn_ctx *tx, int rc, delta_json_writer *w) {
   if (rc != 0)
     return rc;
-  if ((rc = delta_json_writer_finish(w)) != 0)
+  if ((rc = json_writer_finish(w)) != 0)
     return rc;
-  return delta_buf_putc(&tx->actions, '\n');
+  return buf_putc(&tx->actions, '\n');
 }
 
 int txn_stage_add(txn_ctx *tx, const delta_add *a, bool data_change) {
   delta_json_writer w;
-  delta_json_writer_init(&w, &tx->actions, 0);
+  json_writer_init(&w, &tx->actions, 0);
   int rc = action_add_json(&w, a, data_change);
   return end_line(tx, rc, &w);
 }
 
 int txn_stage_remove(txn_ctx *tx, const delta_add *a, int64_t deletion_ts, bool data_change) {
   delta_json_writer w;
-  delta_json_writer_init(&w, &tx->actions, 0);
+  json_writer_init(&w, &tx->actions, 0);
   int rc = action_remove_of_add_json(&w, a, deletion_ts, data_change);
   return end_line(tx, rc, &w);
 }
 
 int txn_stage_metadata(txn_ctx *tx, const delta_metadata *m) {
   delta_json_writer w;
-  delta_json_writer_init(&w, &tx->actions, 0);
+  json_writer_init(&w, &tx->actions, 0);
   int rc = action_metadata_json(&w, m);
   tx->req.changes_metadata = true;
   return end_line(tx, rc, &w);
@@ -108,7 +108,7 @@ int txn_stage_metadata(txn_ctx *tx, const delta_metadata *m) {
 
 int txn_stage_protocol(txn_ctx *tx, const delta_protocol *p) {
   delta_json_writer w;
-  delta_json_writer_init(&w, &tx->actions, 0);
+  json_writer_init(&w, &tx->actions, 0);
   int rc = action_protocol_json(&w, p);
   tx->req.changes_metadata = true;
   return end_line(tx, rc, &w);
@@ -116,7 +116,7 @@ int txn_stage_protocol(txn_ctx *tx, const delta_protocol *p) {
 
 int txn_stage_domain(txn_ctx *tx, const delta_domain_metadata *d) {
   delta_json_writer w;
-  delta_json_writer_init(&w, &tx->actions, 0);
+  json_writer_init(&w, &tx->actions, 0);
   int rc = action_domain_json(&w, d);
   return end_line(tx, rc, &w);
 }
@@ -124,7 +124,7 @@ int txn_stage_domain(txn_ctx *tx, const delta_domain_metadata *d) {
 int txn_stage_app(txn_ctx *tx, const char *app_id, int64_t app_version, int64_t last_updated_ms) {
   delta_txn t = {app_id, app_version, true, last_updated_ms};
   delta_json_writer w;
-  delta_json_writer_init(&w, &tx->actions, 0);
+  json_writer_init(&w, &tx->actions, 0);
   int rc = action_txn_json(&w, &t);
   tx->req.app_id = app_id;
   tx->req.app_version = app_version;
@@ -133,7 +133,7 @@ int txn_stage_app(txn_ctx *tx, const char *app_id, int64_t app_version, int64_t 
 
 int txn_add_hook(txn_ctx *tx, const char *name, txn_hook_fn fn) {
   if (tx->n_hooks == TXN_MAX_HOOKS)
-    return delta_error_set(DELTA_EINVAL, "transaction: more than %d post-commit hooks", TXN_MAX_HOOKS);
+    return err_set(DELTA_EINVAL, "transaction: more than %d post-commit hooks", TXN_MAX_HOOKS);
   tx->hooks[tx->n_hooks].name = name;
   tx->hooks[tx->n_hooks].fn = fn;
   tx->n_hooks++;
@@ -175,7 +175,7 @@ int txn_commit_actions(txn_ctx *tx, const char *ndjson, size_t len) {
 }
 
 void txn_dispose(txn_ctx *tx) {
-  delta_buf_dispose(&tx->actions);
+  buf_dispose(&tx->actions);
   delta_snapshot_free(tx->committed);
   tx->committed = NULL;
 }

@@ -7,11 +7,11 @@
 
 #include "deltac/alloc.h"
 
-void *delta_malloc(size_t n);
-void *delta_calloc(size_t count, size_t size);
-void *delta_realloc(void *p, size_t n);
-void delta_free(void *p);
-char *delta_strdup(const char *s);
-char *delta_strndup(const char *s, size_t n);
+void *mem_malloc(size_t n);
+void *mem_calloc(size_t count, size_t size);
+void *mem_realloc(void *p, size_t n);
+void mem_free(void *p);
+char *mem_strdup(const char *s);
+char *mem_strndup(const char *s, size_t n);
 
 #endif

@@ -18,39 +18,39 @@ typedef struct {
 #define DELTA_BUF_INIT {NULL, 0, 0, 0}
 
 /* Make room for `extra` more bytes. 0 or DELTA_ENOMEM / DELTA_ELIMIT. */
-int delta_buf_grow(delta_buf *b, size_t extra);
+int buf_grow(delta_buf *b, size_t extra);
 
-static inline int delta_buf_reserve(delta_buf *b, size_t extra) {
-  return (b->cap - b->len >= extra) ? 0 : delta_buf_grow(b, extra);
+static inline int buf_reserve(delta_buf *b, size_t extra) {
+  return (b->cap - b->len >= extra) ? 0 : buf_grow(b, extra);
 }
 
-static inline int delta_buf_append(delta_buf *b, const void *p, size_t n) {
-  int rc = delta_buf_reserve(b, n);
+static inline int buf_append(delta_buf *b, const void *p, size_t n) {
+  int rc = buf_reserve(b, n);
   if (rc) return rc;
   if (n) memcpy(b->data + b->len, p, n);
   b->len += n;
   return 0;
 }
 
-static inline int delta_buf_putc(delta_buf *b, char c) {
+static inline int buf_putc(delta_buf *b, char c) {
   if (b->len == b->cap) {
-    int rc = delta_buf_grow(b, 1);
+    int rc = buf_grow(b, 1);
     if (rc) return rc;
   }
   b->data[b->len++] = (uint8_t)c;
   return 0;
 }
 
-int delta_buf_puts(delta_buf *b, const char *s);
-int delta_buf_printf(delta_buf *b, const char *fmt, ...)
+int buf_puts(delta_buf *b, const char *s);
+int buf_printf(delta_buf *b, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 
-/* Hand the bytes to the caller (who frees them with delta_free) and reset. */
-uint8_t *delta_buf_detach(delta_buf *b);
-void delta_buf_reset(delta_buf *b); /* len = 0, keep capacity */
-void delta_buf_dispose(delta_buf *b);
+/* Hand the bytes to the caller (who frees them with mem_free) and reset. */
+uint8_t *buf_detach(delta_buf *b);
+void buf_reset(delta_buf *b); /* len = 0, keep capacity */
+void buf_dispose(delta_buf *b);
 
 #endif

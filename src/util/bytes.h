@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-static inline uint32_t delta_load_le32(const void *p) {
+static inline uint32_t bytes_load_le32(const void *p) {
   uint32_t v;
   memcpy(&v, p, 4);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -14,7 +14,7 @@ static inline uint32_t delta_load_le32(const void *p) {
   return v;
 }
 
-static inline uint64_t delta_load_le64(const void *p) {
+static inline uint64_t bytes_load_le64(const void *p) {
   uint64_t v;
   memcpy(&v, p, 8);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -23,12 +23,12 @@ static inline uint64_t delta_load_le64(const void *p) {
   return v;
 }
 
-static inline uint32_t delta_load_be32(const void *p) {
+static inline uint32_t bytes_load_be32(const void *p) {
   const uint8_t *b = p;
   return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
 }
 
-static inline void delta_store_be32(void *p, uint32_t v) {
+static inline void bytes_store_be32(void *p, uint32_t v) {
   uint8_t *b = p;
   b[0] = (uint8_t)(v >> 24); b[1] = (uint8_t)(v >> 16); b[2] = (uint8_t)(v >> 8); b[3] = (uint8_t)v;
 }

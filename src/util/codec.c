@@ -26,17 +26,17 @@ int codec_supported(int codec) {
 }
 
 static int size_mismatch(const char *codec, size_t got, size_t want) {
-  return delta_error_set(DELTA_ECORRUPT, "%s page decompressed to %zu bytes, header says %zu",
+  return err_set(DELTA_ECORRUPT, "%s page decompressed to %zu bytes, header says %zu",
                          codec, got, want);
 }
 
 static int snappy(const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
   size_t len;
   if (snappy_uncompressed_length((const char *)src, n, &len) != SNAPPY_OK)
-    return delta_error_set(DELTA_ECORRUPT, "SNAPPY page has a bad length header");
+    return err_set(DELTA_ECORRUPT, "SNAPPY page has a bad length header");
   if (len != want) return size_mismatch("SNAPPY", len, want);
   if (snappy_uncompress((const char *)src, n, (char *)dst, &len) != SNAPPY_OK)
-    return delta_error_set(DELTA_ECORRUPT, "SNAPPY page does not decompress");
+    return err_set(DELTA_ECORRUPT, "SNAPPY page does not decompress");
   return 0;
 }
 
@@ -45,7 +45,7 @@ static int snappy(const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
 static int gzip(const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
   z_stream zs;
   memset(&zs, 0, sizeof zs);
-  if (inflateInit2(&zs, 15 + 32) != Z_OK) return delta_error_set(DELTA_ENOMEM, "zlib init failed");
+  if (inflateInit2(&zs, 15 + 32) != Z_OK) return err_set(DELTA_ENOMEM, "zlib init failed");
   int rc = 0;
   zs.next_in = (Bytef *)src;
   zs.next_out = dst;
@@ -60,13 +60,13 @@ static int gzip(const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
     if (z == Z_STREAM_END) {
       if (in_left == 0 || out_left == 0) break;
       if (inflateReset(&zs) != Z_OK) {
-        rc = delta_error_set(DELTA_ECORRUPT, "GZIP reset failed");
+        rc = err_set(DELTA_ECORRUPT, "GZIP reset failed");
         goto done;
       }
       continue;
     }
     if (z == Z_OK && (ai != zs.avail_in || ao != zs.avail_out)) continue;
-    rc = delta_error_set(DELTA_ECORRUPT, "GZIP page does not decompress (%s)",
+    rc = err_set(DELTA_ECORRUPT, "GZIP page does not decompress (%s)",
                          zs.msg ? zs.msg : (out_left == 0 ? "more data than the header says" : "truncated"));
     goto done;
   }
@@ -79,16 +79,16 @@ done:
 static int zstd(const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
   size_t got = ZSTD_decompress(dst, want, src, n);
   if (ZSTD_isError(got))
-    return delta_error_set(DELTA_ECORRUPT, "ZSTD page does not decompress: %s", ZSTD_getErrorName(got));
+    return err_set(DELTA_ECORRUPT, "ZSTD page does not decompress: %s", ZSTD_getErrorName(got));
   if (got != want) return size_mismatch("ZSTD", got, want);
   return 0;
 }
 
 static int lz4_raw(const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
   if (n > INT32_MAX || want > INT32_MAX)
-    return delta_error_set(DELTA_ELIMIT, "LZ4 page larger than 2 GiB");
+    return err_set(DELTA_ELIMIT, "LZ4 page larger than 2 GiB");
   int got = LZ4_decompress_safe((const char *)src, (char *)dst, (int)n, (int)want);
-  if (got < 0) return delta_error_set(DELTA_ECORRUPT, "LZ4_RAW page does not decompress");
+  if (got < 0) return err_set(DELTA_ECORRUPT, "LZ4_RAW page does not decompress");
   if ((size_t)got != want) return size_mismatch("LZ4_RAW", (size_t)got, want);
   return 0;
 }
@@ -99,7 +99,7 @@ static int lz4_raw(const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
 static bool hadoop_blocks(const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
   size_t ip = 0, op = 0;
   while (ip + 8 <= n) {
-    uint32_t usize = delta_load_be32(src + ip), csize = delta_load_be32(src + ip + 4);
+    uint32_t usize = bytes_load_be32(src + ip), csize = bytes_load_be32(src + ip + 4);
     ip += 8;
     if (csize > n - ip || usize > want - op) return false;
     int got = LZ4_decompress_safe((const char *)src + ip, (char *)dst + op, (int)csize, (int)usize);
@@ -118,7 +118,7 @@ static int lz4_hadoop(const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
 int codec_lz4_frame_decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
   LZ4F_dctx *d = NULL;
   if (LZ4F_isError(LZ4F_createDecompressionContext(&d, LZ4F_VERSION)))
-    return delta_error_set(DELTA_ENOMEM, "lz4 init failed");
+    return err_set(DELTA_ENOMEM, "lz4 init failed");
   size_t ip = 0, op = 0, hint = 1;
   int rc = 0;
   /* the frame must end (hint 0) exactly when the input and the output do */
@@ -126,17 +126,17 @@ int codec_lz4_frame_decompress(const uint8_t *src, size_t n, uint8_t *dst, size_
     size_t in_n = n - ip, out_n = want - op;
     hint = LZ4F_decompress(d, dst + op, &out_n, src + ip, &in_n, NULL);
     if (LZ4F_isError(hint)) {
-      rc = delta_error_set(DELTA_ECORRUPT, "LZ4 frame does not decompress: %s", LZ4F_getErrorName(hint));
+      rc = err_set(DELTA_ECORRUPT, "LZ4 frame does not decompress: %s", LZ4F_getErrorName(hint));
       goto done;
     }
     ip += in_n;
     op += out_n;
     if (hint != 0 && in_n == 0 && out_n == 0) {
-      rc = delta_error_set(DELTA_ECORRUPT, "LZ4 frame is truncated or larger than stated");
+      rc = err_set(DELTA_ECORRUPT, "LZ4 frame is truncated or larger than stated");
       goto done;
     }
   }
-  if (ip != n) rc = delta_error_set(DELTA_ECORRUPT, "LZ4 frame is followed by %zu stray bytes", n - ip);
+  if (ip != n) rc = err_set(DELTA_ECORRUPT, "LZ4 frame is followed by %zu stray bytes", n - ip);
   else if (op != want) rc = size_mismatch("LZ4 frame", op, want);
 done:
   LZ4F_freeDecompressionContext(d);
@@ -147,7 +147,7 @@ static int brotli(const uint8_t *src, size_t n, uint8_t *dst, size_t want) {
   size_t got = want;
   BrotliDecoderResult r = BrotliDecoderDecompress(n, src, &got, dst);
   if (r != BROTLI_DECODER_RESULT_SUCCESS)
-    return delta_error_set(DELTA_ECORRUPT, "BROTLI page does not decompress");
+    return err_set(DELTA_ECORRUPT, "BROTLI page does not decompress");
   if (got != want) return size_mismatch("BROTLI", got, want);
   return 0;
 }
@@ -164,7 +164,7 @@ int codec_decompress(int codec, const uint8_t *src, size_t n, uint8_t *dst, size
   case CODEC_LZ4_RAW: return lz4_raw(src, n, dst, want);
   case CODEC_LZ4: return lz4_hadoop(src, n, dst, want);
   case CODEC_BROTLI: return brotli(src, n, dst, want);
-  case CODEC_LZO: return delta_error_set(DELTA_EUNSUPPORTED, "LZO compression is not supported");
-  default: return delta_error_set(DELTA_EUNSUPPORTED, "unknown compression codec %d", codec);
+  case CODEC_LZO: return err_set(DELTA_EUNSUPPORTED, "LZO compression is not supported");
+  default: return err_set(DELTA_EUNSUPPORTED, "unknown compression codec %d", codec);
   }
 }

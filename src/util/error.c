@@ -36,7 +36,7 @@ const char *delta_error_name(int code) {
   }
 }
 
-int delta_error_set(int code, const char *fmt, ...) {
+int err_set(int code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(last_msg, sizeof last_msg, fmt, ap);
@@ -48,7 +48,7 @@ int delta_error_set(int code, const char *fmt, ...) {
   return code;
 }
 
-int delta_error_prefix(const char *fmt, ...) {
+int err_prefix(const char *fmt, ...) {
   char head[512], old[sizeof last_msg];
   va_list ap;
   va_start(ap, fmt);

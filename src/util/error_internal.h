@@ -11,12 +11,12 @@
 #endif
 
 /* Record `code` with a printf-style message and return `code`. */
-int delta_error_set(int code, const char *fmt, ...) DELTA_PRINTF(2, 3);
+int err_set(int code, const char *fmt, ...) DELTA_PRINTF(2, 3);
 
 /* Put context in front of the current message ("file.parquet: <old>") and
  * return the current code; used when an error crosses a layer. */
-int delta_error_prefix(const char *fmt, ...) DELTA_PRINTF(1, 2);
+int err_prefix(const char *fmt, ...) DELTA_PRINTF(1, 2);
 
-#define DELTA_NOMEM() delta_error_set(DELTA_ENOMEM, "out of memory")
+#define DELTA_NOMEM() err_set(DELTA_ENOMEM, "out of memory")
 
 #endif

@@ -8,7 +8,7 @@
 
 #include "util/error_internal.h"
 
-int64_t delta_days_from_civil(int64_t y, unsigned m, unsigned d) {
+int64_t time_days_from_civil(int64_t y, unsigned m, unsigned d) {
   y -= m <= 2;
   int64_t era = (y >= 0 ? y : y - 399) / 400;
   int64_t yoe = y - era * 400;
@@ -17,7 +17,7 @@ int64_t delta_days_from_civil(int64_t y, unsigned m, unsigned d) {
   return era * 146097 + doe - 719468;
 }
 
-void delta_civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d) {
+void time_civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d) {
   z += 719468;
   int64_t era = (z >= 0 ? z : z - 146096) / 146097;
   int64_t doe = z - era * 146097;
@@ -40,7 +40,7 @@ static int num(const char **p, int n, int *out) {
   return 0;
 }
 
-int delta_time_parse_ms(const char *s, int64_t *out) {
+int time_parse_ms(const char *s, int64_t *out) {
   /* All digits: milliseconds since the epoch. */
   const char *q = s;
   if (*q == '-') q++;
@@ -49,7 +49,7 @@ int delta_time_parse_ms(const char *s, int64_t *out) {
     return 0;
   }
   int64_t us;
-  int rc = delta_time_parse_us(s, &us);
+  int rc = time_parse_us(s, &us);
   if (rc) return rc;
   *out = us >= 0 ? us / 1000 : -((-us + 999) / 1000);
   return 0;
@@ -93,25 +93,25 @@ static bool parse_iso(const char *s, int64_t *out) {
     offset_min = sign * (oh * 60 + om);
   }
   if (*p) return false;
-  int64_t days = delta_days_from_civil(y, (unsigned)mo, (unsigned)d);
+  int64_t days = time_days_from_civil(y, (unsigned)mo, (unsigned)d);
   *out = ((days * 86400 + h * 3600 + mi * 60 + sec) - offset_min * 60) * 1000000 + frac_us;
   return true;
 }
 
-int delta_time_parse_us(const char *s, int64_t *out) {
+int time_parse_us(const char *s, int64_t *out) {
   if (!parse_iso(s, out))
-    return delta_error_set(DELTA_EINVAL, "'%s' is not a timestamp (use ISO-8601, e.g. 2024-05-01T12:00:00Z)", s);
+    return err_set(DELTA_EINVAL, "'%s' is not a timestamp (use ISO-8601, e.g. 2024-05-01T12:00:00Z)", s);
   return 0;
 }
 
-void delta_time_format_ms(int64_t ms, char *buf) {
+void time_format_ms(int64_t ms, char *buf) {
   int64_t secs = ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);
   int64_t msr = ms - secs * 1000;
   int64_t days = secs >= 0 ? secs / 86400 : -((-secs + 86399) / 86400);
   int64_t sod = secs - days * 86400;
   int64_t y;
   unsigned m, d;
-  delta_civil_from_days(days, &y, &m, &d);
+  time_civil_from_days(days, &y, &m, &d);
   sprintf(buf, "%04lld-%02u-%02uT%02d:%02d:%02d.%03dZ", (long long)y, m, d, (int)(sod / 3600), (int)(sod / 60 % 60),
           (int)(sod % 60), (int)msr);
 }

@@ -28,7 +28,7 @@ static int check_rows(delta_snapshot *s, const delta_kv *kv) {
   int rc = delta_scan_read(s, &so, &st);
   if (rc) return rc;
   if (st.get_schema(&st, &schema)) {
-    rc = delta_error_set(DELTA_EIO, "%s", st.get_last_error(&st));
+    rc = err_set(DELTA_EIO, "%s", st.get_last_error(&st));
     goto done;
   }
   /* NOT NULL is the table's already: only the new CHECK is looked at */
@@ -37,14 +37,14 @@ static int check_rows(delta_snapshot *s, const delta_kv *kv) {
   for (;;) {
     if (st.get_next(&st, &batch)) {
       const char *m = st.get_last_error(&st);
-      rc = delta_error_set(DELTA_EIO, "%s", m ? m : "reading the table failed");
+      rc = err_set(DELTA_EIO, "%s", m ? m : "reading the table failed");
       goto done;
     }
     if (!batch.release) break;
     rc = constraints_check(c, &batch);
     batch.release(&batch);
     if (rc) {
-      delta_error_prefix("existing rows");
+      err_prefix("existing rows");
       goto done;
     }
   }
@@ -66,7 +66,7 @@ static int protocol_with_checks(const delta_protocol *p, delta_arena *a, delta_p
   }
   for (int i = 0; i < p->n_writer_features; i++)
     if (strcmp(p->writer_features[i], "checkConstraints") == 0) return 0;
-  const char **wf = delta_arena_alloc(a, (size_t)(p->n_writer_features + 1) * sizeof *wf);
+  const char **wf = log_arena_alloc(a, (size_t)(p->n_writer_features + 1) * sizeof *wf);
   if (!wf) return DELTA_NOMEM();
   for (int i = 0; i < p->n_writer_features; i++) wf[i] = p->writer_features[i];
   wf[p->n_writer_features] = "checkConstraints";
@@ -86,31 +86,31 @@ static int alter(const char *location, const char *name, const char *expr, bool 
   if ((rc = txn_open(location, NULL, &t, &s)) != 0)
     goto done;
   if (!*name) {
-    rc = delta_error_set(DELTA_EINVAL, "a constraint needs a name");
+    rc = err_set(DELTA_EINVAL, "a constraint needs a name");
     goto done;
   }
-  if ((rc = delta_buf_printf(&key, "%s%s", CONSTRAINT_PREFIX, name)) || (rc = delta_buf_putc(&key, 0))) goto done;
+  if ((rc = buf_printf(&key, "%s%s", CONSTRAINT_PREFIX, name)) || (rc = buf_putc(&key, 0))) goto done;
   /* constraint names are case-insensitive in Spark */
   const delta_metadata *m = &s->metadata;
   int found = -1;
   for (int i = 0; i < m->n_configuration; i++)
     if (strcasecmp(m->configuration[i].key, (const char *)key.data) == 0) found = i;
   if (expr && found >= 0) {
-    rc = delta_error_set(DELTA_EEXISTS, "constraint %s already exists (%s)", name, m->configuration[found].value);
+    rc = err_set(DELTA_EEXISTS, "constraint %s already exists (%s)", name, m->configuration[found].value);
     goto done;
   }
   if (!expr && found < 0) {
     if (if_exists) {
       if (version_out) *version_out = -1;
     } else {
-      rc = delta_error_set(DELTA_ENOTFOUND, "the table has no constraint %s", name);
+      rc = err_set(DELTA_ENOTFOUND, "the table has no constraint %s", name);
     }
     goto done;
   }
   delta_metadata meta = *m;
   delta_protocol proto = s->protocol;
   bool new_protocol = false;
-  delta_kv *kv = delta_arena_alloc(&arena, (size_t)(m->n_configuration + 1) * sizeof *kv);
+  delta_kv *kv = log_arena_alloc(&arena, (size_t)(m->n_configuration + 1) * sizeof *kv);
   if (!kv) {
     rc = DELTA_NOMEM();
     goto done;
@@ -129,27 +129,27 @@ static int alter(const char *location, const char *name, const char *expr, bool 
   meta.n_configuration = n;
   delta_json_writer w;
   if (new_protocol) {
-    delta_json_writer_init(&w, &actions, 0);
+    json_writer_init(&w, &actions, 0);
     rc = action_protocol_json(&w, &proto);
-    if (!rc) rc = delta_json_writer_finish(&w);
-    if (!rc) rc = delta_buf_putc(&actions, '\n');
+    if (!rc) rc = json_writer_finish(&w);
+    if (!rc) rc = buf_putc(&actions, '\n');
     if (rc) goto done;
   }
-  delta_json_writer_init(&w, &actions, 0);
+  json_writer_init(&w, &actions, 0);
   rc = action_metadata_json(&w, &meta);
-  if (!rc) rc = delta_json_writer_finish(&w);
-  if (!rc) rc = delta_buf_putc(&actions, '\n');
-  delta_json_writer_init(&w, &params, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "name");
-  delta_json_write_string(&w, name);
+  if (!rc) rc = json_writer_finish(&w);
+  if (!rc) rc = buf_putc(&actions, '\n');
+  json_writer_init(&w, &params, 0);
+  json_write_object_begin(&w);
+  json_write_key(&w, "name");
+  json_write_string(&w, name);
   if (expr) {
-    delta_json_write_key(&w, "expr");
-    delta_json_write_string(&w, expr);
+    json_write_key(&w, "expr");
+    json_write_string(&w, expr);
   }
-  delta_json_write_object_end(&w);
-  if (!rc) rc = delta_json_writer_finish(&w);
-  if (!rc) rc = delta_buf_putc(&params, 0);
+  json_write_object_end(&w);
+  if (!rc) rc = json_writer_finish(&w);
+  if (!rc) rc = buf_putc(&params, 0);
   if (rc) goto done;
   txn_ctx tx;
   txn_begin(&tx, t, s, expr ? "ADD CONSTRAINT" : "DROP CONSTRAINT");
@@ -168,17 +168,17 @@ static int alter(const char *location, const char *name, const char *expr, bool 
     *version_out = tx.version;
   txn_dispose(&tx);
 done:
-  delta_buf_dispose(&key);
-  delta_buf_dispose(&actions);
-  delta_buf_dispose(&params);
-  delta_arena_dispose(&arena);
+  buf_dispose(&key);
+  buf_dispose(&actions);
+  buf_dispose(&params);
+  log_arena_dispose(&arena);
   delta_snapshot_free(s);
   delta_table_free(t);
   return rc;
 }
 
 int delta_constraint_add(const char *location, const char *name, const char *expr, int64_t *version_out) {
-  if (!expr) return delta_error_set(DELTA_EINVAL, "a CHECK constraint needs an expression");
+  if (!expr) return err_set(DELTA_EINVAL, "a CHECK constraint needs an expression");
   return alter(location, name, expr, false, version_out);
 }
 

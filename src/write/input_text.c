@@ -38,24 +38,24 @@ static int csv_record(text_stream *ts, int *n_out, bool *more) {
   *more = false;
   *n_out = 0;
   if (ts->pos >= ts->len) return 0;
-  delta_buf_reset(&ts->cellbuf);
+  buf_reset(&ts->cellbuf);
   size_t starts[4096];
   bool nulls[4096];
   int n = 0;
   const char *t = ts->text;
   size_t i = ts->pos;
   for (;;) {
-    if (n >= 4096) return delta_error_set(DELTA_ELIMIT, "CSV line %lld: more than 4096 columns", (long long)ts->line_no);
+    if (n >= 4096) return err_set(DELTA_ELIMIT, "CSV line %lld: more than 4096 columns", (long long)ts->line_no);
     starts[n] = ts->cellbuf.len;
     bool quoted = false;
     if (i < ts->len && t[i] == '"') {
       quoted = true;
       i++;
       for (;;) {
-        if (i >= ts->len) return delta_error_set(DELTA_EINVAL, "CSV line %lld: unterminated quote", (long long)ts->line_no);
+        if (i >= ts->len) return err_set(DELTA_EINVAL, "CSV line %lld: unterminated quote", (long long)ts->line_no);
         if (t[i] == '"') {
           if (i + 1 < ts->len && t[i + 1] == '"') {
-            delta_buf_putc(&ts->cellbuf, '"');
+            buf_putc(&ts->cellbuf, '"');
             i += 2;
             continue;
           }
@@ -63,10 +63,10 @@ static int csv_record(text_stream *ts, int *n_out, bool *more) {
           break;
         }
         if (t[i] == '\n') ts->line_no++;
-        delta_buf_putc(&ts->cellbuf, t[i++]);
+        buf_putc(&ts->cellbuf, t[i++]);
       }
     } else {
-      while (i < ts->len && t[i] != ',' && t[i] != '\n' && t[i] != '\r') delta_buf_putc(&ts->cellbuf, t[i++]);
+      while (i < ts->len && t[i] != ',' && t[i] != '\n' && t[i] != '\r') buf_putc(&ts->cellbuf, t[i++]);
     }
     nulls[n] = !quoted && ts->cellbuf.len == starts[n];
     n++;
@@ -76,17 +76,17 @@ static int csv_record(text_stream *ts, int *n_out, bool *more) {
     }
     if (i < ts->len && t[i] == '\r') i++;
     if (i < ts->len && t[i] == '\n') i++;
-    else if (i < ts->len) return delta_error_set(DELTA_EINVAL, "CSV line %lld: text after a closing quote", (long long)ts->line_no);
+    else if (i < ts->len) return err_set(DELTA_EINVAL, "CSV line %lld: text after a closing quote", (long long)ts->line_no);
     break;
   }
   ts->pos = i;
   ts->line_no++;
-  int rc = delta_buf_putc(&ts->cellbuf, 0);
+  int rc = buf_putc(&ts->cellbuf, 0);
   if (rc) return rc;
   if (!ts->cells || n > ts->n_header) {
     int cap = n > ts->n_header ? n : ts->n_header;
-    ts->cells = delta_realloc(ts->cells, (size_t)(cap + 1) * sizeof *ts->cells);
-    ts->lens = delta_realloc(ts->lens, (size_t)(cap + 1) * sizeof *ts->lens);
+    ts->cells = mem_realloc(ts->cells, (size_t)(cap + 1) * sizeof *ts->cells);
+    ts->lens = mem_realloc(ts->lens, (size_t)(cap + 1) * sizeof *ts->lens);
     if (!ts->cells || !ts->lens) return DELTA_NOMEM();
   }
   for (int k = 0; k < n; k++) {
@@ -125,14 +125,14 @@ static int inf_find(inf_set *s, const char *name, size_t n) {
     if (strlen(s->cols[i].name) == n && strncasecmp(s->cols[i].name, name, n) == 0) return i;
   if (s->n == s->cap) {
     int cap = s->cap ? s->cap * 2 : 16;
-    inf_col *c = delta_realloc(s->cols, (size_t)cap * sizeof *c);
+    inf_col *c = mem_realloc(s->cols, (size_t)cap * sizeof *c);
     if (!c) return DELTA_NOMEM();
     s->cols = c;
     s->cap = cap;
   }
   inf_col *c = &s->cols[s->n];
   memset(c, 0, sizeof *c);
-  c->name = delta_strndup(name, n);
+  c->name = mem_strndup(name, n);
   if (!c->name) return DELTA_NOMEM();
   return s->n++;
 }
@@ -164,7 +164,7 @@ static inf_kind text_kind(const char *s, size_t n) {
 }
 
 static delta_type *prim(delta_type_kind k) {
-  delta_type *t = delta_calloc(1, sizeof *t);
+  delta_type *t = mem_calloc(1, sizeof *t);
   if (t) t->kind = k;
   return t;
 }
@@ -172,47 +172,47 @@ static delta_type *prim(delta_type_kind k) {
 /* A Delta type for a JSON value (objects → structs, arrays → arrays). */
 static delta_type *json_type(delta_json_val v, int depth) {
   if (depth > 32) return prim(DT_STRING);
-  switch (delta_json_typeof(v)) {
+  switch (json_typeof(v)) {
   case DELTA_JSON_BOOL: return prim(DT_BOOLEAN);
   case DELTA_JSON_NUMBER: {
     int64_t i;
-    return prim(delta_json_int64(v, &i) == 0 ? DT_LONG : DT_DOUBLE);
+    return prim(json_int64(v, &i) == 0 ? DT_LONG : DT_DOUBLE);
   }
   case DELTA_JSON_OBJECT: {
     delta_type *t = prim(DT_STRUCT);
     if (!t) return NULL;
-    int n = delta_json_len(v);
-    t->fields = delta_calloc((size_t)(n ? n : 1), sizeof *t->fields);
+    int n = json_len(v);
+    t->fields = mem_calloc((size_t)(n ? n : 1), sizeof *t->fields);
     if (!t->fields) {
-      delta_free(t);
+      mem_free(t);
       return NULL;
     }
     delta_buf key = DELTA_BUF_INIT;
-    for (delta_json_val m = delta_json_first(v); delta_json_present(m); m = delta_json_next(m)) {
+    for (delta_json_val m = json_first(v); json_present(m); m = json_next(m)) {
       delta_field *f = &t->fields[t->n_fields++];
-      delta_json_key(m, &key);
-      f->name = delta_strndup(key.data ? (const char *)key.data : "", key.len);
-      f->metadata = delta_strdup("{}");
+      json_key(m, &key);
+      f->name = mem_strndup(key.data ? (const char *)key.data : "", key.len);
+      f->metadata = mem_strdup("{}");
       f->nullable = true;
       f->type = json_type(m, depth + 1);
       if (!f->name || !f->metadata || !f->type) {
-        delta_buf_dispose(&key);
-        delta_type_free(t);
+        buf_dispose(&key);
+        log_type_free(t);
         return NULL;
       }
     }
-    delta_buf_dispose(&key);
+    buf_dispose(&key);
     return t;
   }
   case DELTA_JSON_ARRAY: {
     delta_type *t = prim(DT_ARRAY);
     if (!t) return NULL;
     t->contains_null = true;
-    delta_json_val e = delta_json_first(v);
-    while (delta_json_present(e) && delta_json_typeof(e) == DELTA_JSON_NULL) e = delta_json_next(e);
-    t->element = delta_json_present(e) ? json_type(e, depth + 1) : prim(DT_STRING);
+    delta_json_val e = json_first(v);
+    while (json_present(e) && json_typeof(e) == DELTA_JSON_NULL) e = json_next(e);
+    t->element = json_present(e) ? json_type(e, depth + 1) : prim(DT_STRING);
     if (!t->element) {
-      delta_type_free(t);
+      log_type_free(t);
       return NULL;
     }
     return t;
@@ -225,14 +225,14 @@ static delta_type *json_type(delta_json_val v, int depth) {
  * the value adds no field and needs no type of its own. */
 static bool covers(const delta_type *t, delta_json_val v, int depth) {
   if (depth > 32) return true;
-  switch (delta_json_typeof(v)) {
+  switch (json_typeof(v)) {
   case DELTA_JSON_OBJECT:
     if (t->kind != DT_STRUCT) return true; /* a mismatch, reported later */
-    for (delta_json_val m = delta_json_first(v); delta_json_present(m); m = delta_json_next(m)) {
+    for (delta_json_val m = json_first(v); json_present(m); m = json_next(m)) {
       const char *k;
       size_t n;
       bool escaped = false, found = false;
-      if (delta_json_key_raw(m, &k, &n, &escaped) || escaped) return false;
+      if (json_key_raw(m, &k, &n, &escaped) || escaped) return false;
       for (int i = 0; i < t->n_fields && !found; i++)
         if (strlen(t->fields[i].name) == n && strncasecmp(t->fields[i].name, k, n) == 0) {
           found = true;
@@ -243,7 +243,7 @@ static bool covers(const delta_type *t, delta_json_val v, int depth) {
     return true;
   case DELTA_JSON_ARRAY:
     if (t->kind != DT_ARRAY) return true;
-    for (delta_json_val e = delta_json_first(v); delta_json_present(e); e = delta_json_next(e))
+    for (delta_json_val e = json_first(v); json_present(e); e = json_next(e))
       if (!covers(t->element, e, depth + 1)) return false;
     return true;
   default:
@@ -260,17 +260,17 @@ static int infer_ndjson(text_stream *ts, inf_set *s) {
     const char *nl = memchr(ts->text + pos, '\n', ts->len - pos);
     size_t end = nl ? (size_t)(nl - ts->text) : ts->len;
     if (!blank_line(ts->text + pos, end - pos)) {
-      if ((rc = delta_json_parse(ts->doc, ts->text + pos, end - pos))) {
-        delta_error_prefix("NDJSON line %lld", (long long)line);
+      if ((rc = json_parse(ts->doc, ts->text + pos, end - pos))) {
+        err_prefix("NDJSON line %lld", (long long)line);
         break;
       }
-      delta_json_val root = delta_json_root(ts->doc);
-      if (delta_json_typeof(root) != DELTA_JSON_OBJECT) {
-        rc = delta_error_set(DELTA_EINVAL, "NDJSON line %lld: not a JSON object", (long long)line);
+      delta_json_val root = json_root(ts->doc);
+      if (json_typeof(root) != DELTA_JSON_OBJECT) {
+        rc = err_set(DELTA_EINVAL, "NDJSON line %lld: not a JSON object", (long long)line);
         break;
       }
-      for (delta_json_val m = delta_json_first(root); delta_json_present(m) && !rc; m = delta_json_next(m)) {
-        if ((rc = delta_json_key(m, &key))) break;
+      for (delta_json_val m = json_first(root); json_present(m) && !rc; m = json_next(m)) {
+        if ((rc = json_key(m, &key))) break;
         int c = inf_find(s, (const char *)key.data, key.len);
         if (c < 0) {
           rc = c;
@@ -278,12 +278,12 @@ static int infer_ndjson(text_stream *ts, inf_set *s) {
         }
         inf_col *col = &s->cols[c];
         inf_kind k;
-        switch (delta_json_typeof(m)) {
+        switch (json_typeof(m)) {
         case DELTA_JSON_NULL: k = INF_NONE; break;
         case DELTA_JSON_BOOL: k = INF_BOOL; break;
         case DELTA_JSON_NUMBER: {
           int64_t i;
-          k = delta_json_int64(m, &i) == 0 ? INF_LONG : INF_DOUBLE;
+          k = json_int64(m, &i) == 0 ? INF_LONG : INF_DOUBLE;
           break;
         }
         case DELTA_JSON_OBJECT: case DELTA_JSON_ARRAY:
@@ -295,7 +295,7 @@ static int infer_ndjson(text_stream *ts, inf_set *s) {
             delta_type *t = json_type(m, 0);
             int added = 0;
             rc = t ? schema_add_fields(col->nested, t, &added) : DELTA_NOMEM();
-            delta_type_free(t);
+            log_type_free(t);
           }
           break;
         default: k = INF_STRING;
@@ -306,7 +306,7 @@ static int infer_ndjson(text_stream *ts, inf_set *s) {
     pos = end + 1;
     line++;
   }
-  delta_buf_dispose(&key);
+  buf_dispose(&key);
   return rc;
 }
 
@@ -346,13 +346,13 @@ static int build_type(text_stream *ts, inf_set *s, const delta_type *table) {
   delta_type *t = prim(DT_STRUCT);
   if (!t) return DELTA_NOMEM();
   ts->type = t;
-  t->fields = delta_calloc((size_t)(s->n ? s->n : 1), sizeof *t->fields);
+  t->fields = mem_calloc((size_t)(s->n ? s->n : 1), sizeof *t->fields);
   if (!t->fields) return DELTA_NOMEM();
   for (int i = 0; i < s->n; i++) {
     delta_field *f = &t->fields[t->n_fields++];
-    const delta_field *tf = table ? delta_schema_find(table, s->cols[i].name) : NULL;
-    f->name = delta_strdup(tf ? tf->name : s->cols[i].name);
-    f->metadata = delta_strdup("{}");
+    const delta_field *tf = table ? log_schema_find(table, s->cols[i].name) : NULL;
+    f->name = mem_strdup(tf ? tf->name : s->cols[i].name);
+    f->metadata = mem_strdup("{}");
     f->nullable = true;
     if (tf) {
       /* the table's types; struct fields only the input has are added with
@@ -379,7 +379,7 @@ static int build_type(text_stream *ts, inf_set *s, const delta_type *table) {
 
 static int ts_get_schema(struct ArrowArrayStream *st, struct ArrowSchema *out) {
   text_stream *ts = st->private_data;
-  return delta_schema_to_arrow(ts->type, out) ? DELTA_EIO : 0;
+  return log_schema_to_arrow(ts->type, out) ? DELTA_EIO : 0;
 }
 
 static int fail(text_stream *ts, int rc) {
@@ -396,10 +396,10 @@ static int ts_get_next(struct ArrowArrayStream *st, struct ArrowArray *out) {
       const char *nl = memchr(ts->text + ts->pos, '\n', ts->len - ts->pos);
       size_t end = nl ? (size_t)(nl - ts->text) : ts->len;
       if (!blank_line(ts->text + ts->pos, end - ts->pos)) {
-        rc = delta_json_parse(ts->doc, ts->text + ts->pos, end - ts->pos);
-        if (!rc) rc = row_builder_add_json(&ts->rb, delta_json_root(ts->doc));
+        rc = json_parse(ts->doc, ts->text + ts->pos, end - ts->pos);
+        if (!rc) rc = row_builder_add_json(&ts->rb, json_root(ts->doc));
         if (rc) {
-          delta_error_prefix("NDJSON line %lld", (long long)ts->line_no);
+          err_prefix("NDJSON line %lld", (long long)ts->line_no);
           return fail(ts, rc);
         }
       }
@@ -413,11 +413,11 @@ static int ts_get_next(struct ArrowArrayStream *st, struct ArrowArray *out) {
       if (!more) break;
       if (n == 1 && !ts->cells[0] && ts->n_header > 1) continue;
       if (n != ts->n_header) {
-        delta_error_set(DELTA_EINVAL, "CSV line %lld: %d cells, the header has %d", (long long)line, n, ts->n_header);
+        err_set(DELTA_EINVAL, "CSV line %lld: %d cells, the header has %d", (long long)line, n, ts->n_header);
         return fail(ts, DELTA_EINVAL);
       }
       if ((rc = row_builder_add_text(&ts->rb, ts->cells, ts->lens, ts->cell_of_field))) {
-        delta_error_prefix("CSV line %lld", (long long)line);
+        err_prefix("CSV line %lld", (long long)line);
         return fail(ts, rc);
       }
     }
@@ -435,14 +435,14 @@ static const char *ts_last_error(struct ArrowArrayStream *st) {
 static void ts_free(text_stream *ts) {
   if (!ts) return;
   row_builder_dispose(&ts->rb);
-  delta_type_free(ts->type);
-  delta_json_doc_free(ts->doc);
-  delta_free(ts->text);
-  delta_free(ts->cell_of_field);
-  delta_free(ts->cells);
-  delta_free(ts->lens);
-  delta_buf_dispose(&ts->cellbuf);
-  delta_free(ts);
+  log_type_free(ts->type);
+  json_doc_free(ts->doc);
+  mem_free(ts->text);
+  mem_free(ts->cell_of_field);
+  mem_free(ts->cells);
+  mem_free(ts->lens);
+  buf_dispose(&ts->cellbuf);
+  mem_free(ts);
 }
 
 static void ts_release(struct ArrowArrayStream *st) {
@@ -454,9 +454,9 @@ static void ts_release(struct ArrowArrayStream *st) {
 int input_text_stream(char *text, size_t len, input_text_format fmt, const delta_type *table, int64_t batch_rows,
                       struct ArrowArrayStream *out) {
   memset(out, 0, sizeof *out);
-  text_stream *ts = delta_calloc(1, sizeof *ts);
+  text_stream *ts = mem_calloc(1, sizeof *ts);
   if (!ts) {
-    delta_free(text);
+    mem_free(text);
     return DELTA_NOMEM();
   }
   ts->fmt = fmt;
@@ -465,7 +465,7 @@ int input_text_stream(char *text, size_t len, input_text_format fmt, const delta
   ts->line_no = 1;
   ts->batch_rows = batch_rows > 0 ? batch_rows : 65536;
   inf_set s = {0};
-  int rc = delta_json_doc_new(&ts->doc);
+  int rc = json_doc_new(&ts->doc);
   if (rc) goto done;
   if (fmt == INPUT_NDJSON) {
     rc = infer_ndjson(ts, &s);
@@ -474,17 +474,17 @@ int input_text_stream(char *text, size_t len, input_text_format fmt, const delta
     bool more;
     if ((rc = csv_record(ts, &n, &more))) goto done;
     if (!more) {
-      rc = delta_error_set(DELTA_EINVAL, "CSV input has no header line");
+      rc = err_set(DELTA_EINVAL, "CSV input has no header line");
       goto done;
     }
     for (int i = 0; i < n && !rc; i++) {
       if (!ts->cells[i] || ts->lens[i] == 0) {
-        rc = delta_error_set(DELTA_EINVAL, "CSV header: column %d has no name", i + 1);
+        rc = err_set(DELTA_EINVAL, "CSV header: column %d has no name", i + 1);
         break;
       }
       int c = inf_find(&s, ts->cells[i], ts->lens[i]);
       if (c < 0) rc = c;
-      else if (c != i) rc = delta_error_set(DELTA_EINVAL, "CSV header: column %s appears twice", s.cols[c].name);
+      else if (c != i) rc = err_set(DELTA_EINVAL, "CSV header: column %s appears twice", s.cols[c].name);
     }
     ts->n_header = n;
     if (!rc) rc = infer_csv(ts, &s);
@@ -494,19 +494,19 @@ int input_text_stream(char *text, size_t len, input_text_format fmt, const delta
     for (int i = 0; i < table->n_fields && !rc; i++)
       if (inf_find(&s, table->fields[i].name, strlen(table->fields[i].name)) < 0) rc = DELTA_NOMEM();
   if (!rc) rc = build_type(ts, &s, table);
-  if (!rc && ts->type->n_fields == 0) rc = delta_error_set(DELTA_EINVAL, "the input has no columns");
+  if (!rc && ts->type->n_fields == 0) rc = err_set(DELTA_EINVAL, "the input has no columns");
   if (!rc) rc = row_builder_init(&ts->rb, ts->type);
   if (!rc && fmt == INPUT_CSV) {
-    ts->cell_of_field = delta_calloc((size_t)ts->n_header + 1, sizeof(int));
+    ts->cell_of_field = mem_calloc((size_t)ts->n_header + 1, sizeof(int));
     if (!ts->cell_of_field) rc = DELTA_NOMEM();
     for (int i = 0; !rc && i < ts->n_header; i++) ts->cell_of_field[i] = i; /* fields are in header order */
   }
 done:
   for (int i = 0; i < s.n; i++) {
-    delta_free(s.cols[i].name);
-    delta_type_free(s.cols[i].nested);
+    mem_free(s.cols[i].name);
+    log_type_free(s.cols[i].nested);
   }
-  delta_free(s.cols);
+  mem_free(s.cols);
   if (rc) {
     ts_free(ts);
     return rc;

@@ -15,7 +15,7 @@
 
 typedef enum { INPUT_NDJSON, INPUT_CSV } input_text_format;
 
-/* `text` is taken (freed with delta_free by the stream). `table` may be
+/* `text` is taken (freed with mem_free by the stream). `table` may be
  * NULL and is copied. */
 int input_text_stream(char *text, size_t len, input_text_format fmt, const delta_type *table, int64_t batch_rows,
                       struct ArrowArrayStream *out);

@@ -16,14 +16,14 @@
 
 int replace_where_check(const expr_node *e, const struct ArrowArray *batch, const char *predicate) {
   if (batch->length == 0) return 0;
-  uint8_t *keep = delta_malloc((size_t)batch->length);
+  uint8_t *keep = mem_malloc((size_t)batch->length);
   if (!keep) return DELTA_NOMEM();
   int rc = expr_eval_batch(e, batch, keep);
   for (int64_t i = 0; !rc && i < batch->length; i++)
     if (!keep[i])
-      rc = delta_error_set(DELTA_EINVAL, "written data does not match --replace-where %s (a batch's row %lld)",
+      rc = err_set(DELTA_EINVAL, "written data does not match --replace-where %s (a batch's row %lld)",
                            predicate, (long long)i);
-  delta_free(keep);
+  mem_free(keep);
   return rc;
 }
 
@@ -36,7 +36,7 @@ struct replace_where_cdc {
 };
 
 int replace_where_cdc_new(replace_where_cdc **out, delta_snapshot *s, const struct ArrowSchema *input) {
-  replace_where_cdc *c = *out = delta_calloc(1, sizeof *c);
+  replace_where_cdc *c = *out = mem_calloc(1, sizeof *c);
   if (!c) return DELTA_NOMEM();
   int rc;
   if ((rc = rewrite_writers_new(&c->deletes, s, true)) != 0 || !input) return rc;
@@ -59,7 +59,7 @@ void replace_where_cdc_free(replace_where_cdc *c) {
   if (!c) return;
   rewrite_writers_free(c->deletes);
   rewrite_writers_free(c->inserts);
-  delta_free(c);
+  mem_free(c);
 }
 
 typedef struct {
@@ -76,7 +76,7 @@ static int split_batch(void *ctx, const struct ArrowSchema *schema, const struct
   split_ctx *c = ctx;
   int rc = 0;
   if (!c->e && ((rc = expr_parse(c->predicate, &c->e)) || (rc = expr_bind(c->e, schema)))) return rc;
-  uint8_t *keep = delta_realloc(c->keep, (size_t)batch->length + 1);
+  uint8_t *keep = mem_realloc(c->keep, (size_t)batch->length + 1);
   if (!keep) return DELTA_NOMEM();
   c->keep = keep;
   if ((rc = expr_eval_batch(c->e, batch, keep))) return rc;
@@ -110,7 +110,7 @@ static int split_file(delta_snapshot *s, const delta_add *a, const char *predica
                       const data_write_config *cfg, replace_where_cdc *cdc, int64_t *matched, int64_t *kept) {
   split_ctx c = {predicate, NULL, NULL, dw, cfg, cdc, matched, kept};
   int rc = rewrite_read_live_rows(s, a, split_batch, &c);
-  delta_free(c.keep);
+  mem_free(c.keep);
   expr_free(c.e);
   return rc;
 }
@@ -122,12 +122,12 @@ int replace_where_apply(delta_snapshot *s, const char *predicate, const data_wri
   struct ArrowSchema logical = {0};
   data_writer *keep_dw = NULL;
   int rc = expr_parse(predicate, &pred);
-  if (!rc) rc = delta_schema_to_arrow(s->schema, &logical);
-  if (!rc && (rc = expr_bind(pred, &logical))) delta_error_prefix("--replace-where");
+  if (!rc) rc = log_schema_to_arrow(s->schema, &logical);
+  if (!rc && (rc = expr_bind(pred, &logical))) err_prefix("--replace-where");
   if (rc) goto done;
   scan_pruner pruner = {s->schema, (const char *const *)s->metadata.partition_columns,
                         s->metadata.n_partition_columns, scan_mapping_mode(s), pred};
-  out->removed = delta_calloc((size_t)s->n_files + 1, sizeof *out->removed);
+  out->removed = mem_calloc((size_t)s->n_files + 1, sizeof *out->removed);
   if (!out->removed) {
     rc = DELTA_NOMEM();
     goto done;
@@ -149,10 +149,10 @@ int replace_where_apply(delta_snapshot *s, const char *predicate, const data_wri
     matched = 0;
     if ((rc = split_file(s, a, predicate, &keep_dw, cfg, cdc, &matched, &out->rows_copied))) break;
     delta_json_writer w;
-    delta_json_writer_init(&w, actions, 0);
+    json_writer_init(&w, actions, 0);
     action_remove_of_add_json(&w, a, now, true);
-    if (!rc) rc = delta_json_writer_finish(&w);
-    if (!rc) rc = delta_buf_putc(actions, '\n');
+    if (!rc) rc = json_writer_finish(&w);
+    if (!rc) rc = buf_putc(actions, '\n');
     out->removed[out->n_removed++] = a->path;
     out->removed_bytes += a->size;
     out->rows_deleted += matched;

@@ -41,7 +41,7 @@ void replace_where_cdc_free(replace_where_cdc *c);
 
 /* Append the removes to `actions` and the rewritten rows' adds via a data
  * writer of its own (its config: `cfg`); with `cdc`, the replaced rows go
- * to it as deletes. out->removed is the caller's to delta_free. */
+ * to it as deletes. out->removed is the caller's to mem_free. */
 int replace_where_apply(delta_snapshot *s, const char *predicate, const data_write_config *cfg, int64_t now,
                         replace_where_cdc *cdc, delta_buf *actions, replace_where_outcome *out);
 

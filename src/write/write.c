@@ -55,27 +55,27 @@ typedef struct {
 static char *arena_printf_i64(delta_arena *a, int64_t v) {
   char b[24];
   snprintf(b, sizeof b, "%lld", (long long)v);
-  return delta_arena_strdup(a, b);
+  return log_arena_strdup(a, b);
 }
 
 static int schema_string(write_ctx *c) {
-  delta_buf_reset(&c->tmp);
+  buf_reset(&c->tmp);
   int rc = schema_to_json(c->schema, &c->tmp);
   if (rc) return rc;
-  c->meta.schema_string = delta_arena_strndup(&c->arena, (const char *)c->tmp.data, c->tmp.len);
+  c->meta.schema_string = log_arena_strndup(&c->arena, (const char *)c->tmp.data, c->tmp.len);
   return c->meta.schema_string ? 0 : DELTA_NOMEM();
 }
 
 /* Set (or add) one configuration entry of c->meta, copying the array. */
 static int set_config(write_ctx *c, const char *key, const char *value) {
   int n = c->meta.n_configuration;
-  delta_kv *kv = delta_arena_alloc(&c->arena, (size_t)(n + 1) * sizeof *kv);
+  delta_kv *kv = log_arena_alloc(&c->arena, (size_t)(n + 1) * sizeof *kv);
   if (!kv) return DELTA_NOMEM();
   int k = 0;
   for (int i = 0; i < n; i++)
     if (strcmp(c->meta.configuration[i].key, key) != 0) kv[k++] = c->meta.configuration[i];
-  kv[k].key = delta_arena_strdup(&c->arena, key);
-  kv[k].value = delta_arena_strdup(&c->arena, value);
+  kv[k].key = log_arena_strdup(&c->arena, key);
+  kv[k].value = log_arena_strdup(&c->arena, value);
   if (!kv[k].key || !kv[k].value) return DELTA_NOMEM();
   c->meta.configuration = kv;
   c->meta.n_configuration = k + 1;
@@ -90,25 +90,25 @@ static int setup_new_table(write_ctx *c) {
   } else if (c->in_type) {
     if (!(c->schema = schema_copy(c->in_type))) return DELTA_NOMEM();
   } else {
-    return delta_error_set(DELTA_EINVAL, "a new table needs a schema (--schema) or input data");
+    return err_set(DELTA_EINVAL, "a new table needs a schema (--schema) or input data");
   }
-  if (c->schema->n_fields == 0) return delta_error_set(DELTA_EINVAL, "a table needs at least one column");
+  if (c->schema->n_fields == 0) return err_set(DELTA_EINVAL, "a table needs at least one column");
   for (int i = 0; i < c->schema->n_fields; i++) {
     for (int j = 0; j < i; j++)
       if (strcasecmp(c->schema->fields[i].name, c->schema->fields[j].name) == 0)
-        return delta_error_set(DELTA_EINVAL, "column %s appears twice (names are case-insensitive)",
+        return err_set(DELTA_EINVAL, "column %s appears twice (names are case-insensitive)",
                                c->schema->fields[i].name);
     if (c->schema->fields[i].type->kind == DT_NULL || c->schema->fields[i].type->kind == DT_VARIANT)
-      return delta_error_set(DELTA_EUNSUPPORTED, "column %s: deltac cannot write this type", c->schema->fields[i].name);
+      return err_set(DELTA_EUNSUPPORTED, "column %s: deltac cannot write this type", c->schema->fields[i].name);
   }
   if ((rc = table_check_properties(o->property_keys, o->property_values, (int)o->n_properties))) return rc;
   delta_metadata *m = &c->meta;
   memset(m, 0, sizeof *m);
   char uuid[37];
   write_uuid(uuid);
-  m->id = delta_arena_strdup(&c->arena, uuid);
-  m->name = o->name ? delta_arena_strdup(&c->arena, o->name) : NULL;
-  m->description = o->description ? delta_arena_strdup(&c->arena, o->description) : NULL;
+  m->id = log_arena_strdup(&c->arena, uuid);
+  m->name = o->name ? log_arena_strdup(&c->arena, o->name) : NULL;
+  m->description = o->description ? log_arena_strdup(&c->arena, o->description) : NULL;
   m->format_provider = "parquet";
   m->has_created_time = true;
   m->created_time = write_now_ms();
@@ -129,23 +129,23 @@ static int setup_new_table(write_ctx *c) {
     if (!v || (rc = set_config(c, "delta.columnMapping.maxColumnId", v))) return v ? rc : DELTA_NOMEM();
   }
   /* partition columns by the schema's spelling */
-  c->partition_cols = delta_arena_alloc(&c->arena, (o->n_partition_by + 1) * sizeof(char *));
+  c->partition_cols = log_arena_alloc(&c->arena, (o->n_partition_by + 1) * sizeof(char *));
   if (!c->partition_cols) return DELTA_NOMEM();
   for (size_t i = 0; i < o->n_partition_by; i++) {
-    const delta_field *f = delta_schema_find(c->schema, o->partition_by[i]);
-    if (!f) return delta_error_set(DELTA_EINVAL, "partition column %s is not in the schema", o->partition_by[i]);
+    const delta_field *f = log_schema_find(c->schema, o->partition_by[i]);
+    if (!f) return err_set(DELTA_EINVAL, "partition column %s is not in the schema", o->partition_by[i]);
     for (size_t j = 0; j < i; j++)
       if (strcmp(c->partition_cols[j], f->name) == 0)
-        return delta_error_set(DELTA_EINVAL, "partition column %s given twice", f->name);
+        return err_set(DELTA_EINVAL, "partition column %s given twice", f->name);
     delta_type_kind k = f->type->kind;
     if (k == DT_STRUCT || k == DT_ARRAY || k == DT_MAP)
-      return delta_error_set(DELTA_EINVAL, "cannot partition on column %s: nested types cannot be partition columns",
+      return err_set(DELTA_EINVAL, "cannot partition on column %s: nested types cannot be partition columns",
                              f->name);
     c->partition_cols[i] = f->name;
   }
   c->n_partition_cols = (int)o->n_partition_by;
   if (c->n_partition_cols == c->schema->n_fields)
-    return delta_error_set(DELTA_EINVAL, "every column is a partition column; a table needs one data column");
+    return err_set(DELTA_EINVAL, "every column is a partition column; a table needs one data column");
   m->partition_columns = c->partition_cols;
   m->n_partition_columns = c->n_partition_cols;
   for (int i = 0; i < m->n_configuration; i++) {
@@ -156,9 +156,9 @@ static int setup_new_table(write_ctx *c) {
   }
   if (o->n_cluster_by) {
     if (c->n_partition_cols)
-      return delta_error_set(DELTA_EINVAL, "a table is either partitioned or clustered, not both");
+      return err_set(DELTA_EINVAL, "a table is either partitioned or clustered, not both");
     if ((rc = clustering_new_domain(c->schema, o->cluster_by, (int)o->n_cluster_by, cm != CM_NONE, &c->cluster_conf)) ||
-        (rc = delta_buf_putc(&c->cluster_conf, 0)))
+        (rc = buf_putc(&c->cluster_conf, 0)))
       return rc;
   }
   if ((rc = schema_string(c))) return rc;
@@ -171,7 +171,7 @@ static int setup_new_table(write_ctx *c) {
    * settings) is refused now rather than at the first write */
   struct ArrowSchema full = {0}, eff = {0};
   gen_columns *g = NULL;
-  if (!(rc = delta_schema_to_arrow(c->schema, &full))) rc = gen_columns_new(&g, c->schema, &c->protocol, false, &full, &eff);
+  if (!(rc = log_schema_to_arrow(c->schema, &full))) rc = gen_columns_new(&g, c->schema, &c->protocol, false, &full, &eff);
   gen_columns_free(g);
   if (eff.release) eff.release(&eff);
   if (full.release) full.release(&full);
@@ -190,7 +190,7 @@ static int setup_existing_table(write_ctx *c) {
   int rc = table_check_writable(&s->protocol, &s->metadata, s->schema);
   if (rc) return rc;
   if (o->n_properties)
-    return delta_error_set(DELTA_EINVAL, "table properties can only be given when the table is created");
+    return err_set(DELTA_EINVAL, "table properties can only be given when the table is created");
   c->meta = s->metadata;
   c->protocol = s->protocol;
   c->partition_cols = s->metadata.partition_columns;
@@ -199,7 +199,7 @@ static int setup_existing_table(write_ctx *c) {
     bool same = (int)o->n_partition_by == c->n_partition_cols;
     for (int i = 0; same && i < c->n_partition_cols; i++)
       same = strcasecmp(o->partition_by[i], c->partition_cols[i]) == 0;
-    if (!same) return delta_error_set(DELTA_EINVAL, "the table is partitioned differently; partitioning cannot change");
+    if (!same) return err_set(DELTA_EINVAL, "the table is partitioned differently; partitioning cannot change");
   }
   if (o->n_cluster_by) {
     char **have = NULL;
@@ -207,28 +207,28 @@ static int setup_existing_table(write_ctx *c) {
     if ((rc = clustering_columns(s, &have, &n_have))) return rc;
     bool same = n_have == (int)o->n_cluster_by;
     for (int i = 0; same && i < n_have; i++) same = strcasecmp(o->cluster_by[i], have[i]) == 0;
-    delta_free(have);
+    mem_free(have);
     if (!same)
-      return delta_error_set(DELTA_EINVAL, "the table is clustered differently (or not at all); --cluster-by cannot "
+      return err_set(DELTA_EINVAL, "the table is clustered differently (or not at all); --cluster-by cannot "
                                            "change it");
   }
   if (o->schema) {
     delta_type *given = NULL;
     if ((rc = schema_parse_text(o->schema, &given))) return rc;
     bool eq = schema_type_equal(given, s->schema);
-    delta_type_free(given);
-    if (!eq) return delta_error_set(DELTA_EINVAL, "--schema differs from the table's schema");
+    log_type_free(given);
+    if (!eq) return err_set(DELTA_EINVAL, "--schema differs from the table's schema");
   }
   if (o->mode == DELTA_WRITE_OVERWRITE && table_prop_true(s->metadata.configuration, s->metadata.n_configuration,
                                                           "delta.appendOnly"))
-    return delta_error_set(DELTA_EINVAL, "the table is append-only (delta.appendOnly): overwrite is not allowed");
+    return err_set(DELTA_EINVAL, "the table is append-only (delta.appendOnly): overwrite is not allowed");
   delta_type *merged = NULL;
   if (c->in_type && (rc = schema_check_input(s->schema, c->in_type, o->schema_merge, &merged))) return rc;
   if (merged) {
     c->schema = merged;
     cm_mode cm = table_cm_mode(c->meta.configuration, c->meta.n_configuration);
     if (cm != CM_NONE) {
-      const char *mx = delta_snapshot_config(s, "delta.columnMapping.maxColumnId");
+      const char *mx = snapshot_config(s, "delta.columnMapping.maxColumnId");
       int64_t max_id = mx ? strtoll(mx, NULL, 10) : 0;
       if ((rc = schema_assign_column_mapping(c->schema, &max_id))) return rc;
       char *v = arena_printf_i64(&c->arena, max_id);
@@ -243,45 +243,45 @@ static int setup_existing_table(write_ctx *c) {
 }
 
 static int line(write_ctx *c, int rc, delta_json_writer *w) {
-  if (!rc) rc = delta_json_writer_finish(w);
-  if (!rc) rc = delta_buf_putc(&c->actions, '\n');
+  if (!rc) rc = json_writer_finish(w);
+  if (!rc) rc = buf_putc(&c->actions, '\n');
   return rc;
 }
 
 static int params_json(write_ctx *c, delta_buf *out, const char *mode) {
   delta_json_writer w;
-  delta_json_writer_init(&w, out, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "mode");
-  delta_json_write_string(&w, mode);
+  json_writer_init(&w, out, 0);
+  json_write_object_begin(&w);
+  json_write_key(&w, "mode");
+  json_write_string(&w, mode);
   /* Spark writes partitionBy as a JSON array inside a string */
   delta_buf pb = DELTA_BUF_INIT;
   delta_json_writer pw;
-  delta_json_writer_init(&pw, &pb, 0);
-  delta_json_write_array_begin(&pw);
-  for (int i = 0; i < c->n_partition_cols; i++) delta_json_write_string(&pw, c->partition_cols[i]);
-  delta_json_write_array_end(&pw);
-  int rc = delta_json_writer_finish(&pw);
-  delta_json_write_key(&w, "partitionBy");
-  delta_json_write_string_n(&w, (const char *)pb.data, pb.len);
-  delta_buf_dispose(&pb);
+  json_writer_init(&pw, &pb, 0);
+  json_write_array_begin(&pw);
+  for (int i = 0; i < c->n_partition_cols; i++) json_write_string(&pw, c->partition_cols[i]);
+  json_write_array_end(&pw);
+  int rc = json_writer_finish(&pw);
+  json_write_key(&w, "partitionBy");
+  json_write_string_n(&w, (const char *)pb.data, pb.len);
+  buf_dispose(&pb);
   if (c->o->n_cluster_by) {
     /* as partitionBy: a JSON array in a string */
     delta_buf cb = DELTA_BUF_INIT;
     delta_json_writer cw;
-    delta_json_writer_init(&cw, &cb, 0);
-    delta_json_write_string_array(&cw, c->o->cluster_by, (int)c->o->n_cluster_by);
-    if (!rc) rc = delta_json_writer_finish(&cw);
-    delta_json_write_key(&w, "clusterBy");
-    delta_json_write_string_n(&w, (const char *)cb.data, cb.len);
-    delta_buf_dispose(&cb);
+    json_writer_init(&cw, &cb, 0);
+    json_write_string_array(&cw, c->o->cluster_by, (int)c->o->n_cluster_by);
+    if (!rc) rc = json_writer_finish(&cw);
+    json_write_key(&w, "clusterBy");
+    json_write_string_n(&w, (const char *)cb.data, cb.len);
+    buf_dispose(&cb);
   }
   if (c->o->replace_where) {
-    delta_json_write_key(&w, "predicate");
-    delta_json_write_string(&w, c->o->replace_where);
+    json_write_key(&w, "predicate");
+    json_write_string(&w, c->o->replace_where);
   }
-  delta_json_write_object_end(&w);
-  return rc ? rc : delta_json_writer_finish(&w);
+  json_write_object_end(&w);
+  return rc ? rc : json_writer_finish(&w);
 }
 
 /* An input stream's errno-style failure as our code (its message comes
@@ -305,9 +305,9 @@ static int write_prologue(write_ctx *c, const char *location, delta_write_result
   if ((rc = delta_table_open(&c->table, location)) != 0)
     return rc;
   if (opts->app_id && opts->app_version < 0)
-    return delta_error_set(DELTA_EINVAL, "--app-version must be >= 0");
+    return err_set(DELTA_EINVAL, "--app-version must be >= 0");
   if (opts->replace_where && opts->mode != DELTA_WRITE_OVERWRITE)
-    return delta_error_set(DELTA_EINVAL, "--replace-where needs --mode overwrite");
+    return err_set(DELTA_EINVAL, "--replace-where needs --mode overwrite");
   rc = delta_snapshot_open(&c->snap, c->table, NULL);
   if (rc == DELTA_ENOTFOUND) {
     c->snap = NULL;
@@ -317,7 +317,7 @@ static int write_prologue(write_ctx *c, const char *location, delta_write_result
   if (rc != 0)
     return rc;
   if (opts->mode == DELTA_WRITE_CREATE)
-    return delta_error_set(DELTA_EEXISTS, "table %s already exists (version %lld)", delta_table_location(c->table),
+    return err_set(DELTA_EEXISTS, "table %s already exists (version %lld)", delta_table_location(c->table),
                            (long long)c->snap->version);
   if (opts->app_id)
     for (int i = 0; i < c->snap->n_txns; i++)
@@ -387,7 +387,7 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   }
   if (!opts || opts->version != DELTA_WRITE_OPTIONS_VERSION) {
     if (data && data->release) data->release(data);
-    return delta_error_set(DELTA_EINVAL, "write options: unknown version");
+    return err_set(DELTA_EINVAL, "write options: unknown version");
   }
   write_ctx c;
   memset(&c, 0, sizeof c);
@@ -406,7 +406,7 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
     goto done;
   if (data) {
     if ((rc = data->get_schema(data, &c.in_schema))) {
-      rc = delta_error_set(DELTA_EIO, "input: %s", data->get_last_error(data) ? data->get_last_error(data) : "no schema");
+      rc = err_set(DELTA_EIO, "input: %s", data->get_last_error(data) ? data->get_last_error(data) : "no schema");
       goto done;
     }
     if ((rc = schema_from_arrow(&c.in_schema, &c.in_type))) goto done;
@@ -423,20 +423,20 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
     /* every row written must fall inside what is replaced */
     if ((rc = expr_parse(opts->replace_where, &where))) goto done;
     if ((rc = expr_bind(where, &c.in_schema))) {
-      delta_error_prefix("--replace-where");
+      err_prefix("--replace-where");
       goto done;
     }
   }
   if (opts->replace_where && c.snap &&
       table_prop_true(c.meta.configuration, c.meta.n_configuration, "delta.enableChangeDataFeed")) {
     if (c.new_metadata) {
-      rc = delta_error_set(DELTA_EUNSUPPORTED, "--replace-where with a schema change on a change-data-feed table");
+      rc = err_set(DELTA_EUNSUPPORTED, "--replace-where with a schema change on a change-data-feed table");
       goto done;
     }
     /* the change rows are the input's, before generated and identity columns are filled */
     if ((log_generated_enabled(&c.protocol) && gen_schema_has(c.schema, false)) ||
         (log_identity_enabled(&c.protocol) && gen_schema_has(c.schema, true))) {
-      rc = delta_error_set(DELTA_EUNSUPPORTED, "--replace-where on a change-data-feed table with generated or "
+      rc = err_set(DELTA_EUNSUPPORTED, "--replace-where on a change-data-feed table with generated or "
                            "identity columns is not supported yet");
       goto done;
     }
@@ -447,7 +447,7 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
     for (;;) {
       if ((rc = data->get_next(data, &batch))) {
         const char *e = data->get_last_error(data);
-        rc = delta_error_set(rc < 0 ? rc : input_errno_code(rc), "input: %s", e ? e : "read failed");
+        rc = err_set(rc < 0 ? rc : input_errno_code(rc), "input: %s", e ? e : "read failed");
         goto done;
       }
       if (!batch.release) break;
@@ -471,22 +471,22 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   /* actions after commitInfo: protocol, metaData, txn, removes, adds */
   delta_json_writer w;
   if (c.new_protocol) {
-    delta_json_writer_init(&w, &c.actions, 0);
+    json_writer_init(&w, &c.actions, 0);
     if ((rc = line(&c, action_protocol_json(&w, &c.protocol), &w))) goto done;
   }
   if (c.new_metadata) {
-    delta_json_writer_init(&w, &c.actions, 0);
+    json_writer_init(&w, &c.actions, 0);
     if ((rc = line(&c, action_metadata_json(&w, &c.meta), &w))) goto done;
   }
   if (c.cluster_conf.len) {
     delta_domain_metadata d = {CLUSTERING_DOMAIN, (const char *)c.cluster_conf.data, false};
-    delta_json_writer_init(&w, &c.actions, 0);
+    json_writer_init(&w, &c.actions, 0);
     if ((rc = line(&c, action_domain_json(&w, &d), &w))) goto done;
   }
   int64_t now = write_now_ms();
   if (opts->app_id) {
     delta_txn t = {opts->app_id, opts->app_version, true, now};
-    delta_json_writer_init(&w, &c.actions, 0);
+    json_writer_init(&w, &c.actions, 0);
     if ((rc = line(&c, action_txn_json(&w, &t), &w))) goto done;
   }
   int64_t removed_rows = 0, removed_bytes = 0;
@@ -498,14 +498,14 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
     removed_bytes = rw.removed_bytes;
     removed_rows = rw.rows_deleted;
   } else if (opts->mode == DELTA_WRITE_OVERWRITE && c.snap) {
-    removed = delta_calloc((size_t)c.snap->n_files + 1, sizeof *removed);
+    removed = mem_calloc((size_t)c.snap->n_files + 1, sizeof *removed);
     if (!removed) {
       rc = DELTA_NOMEM();
       goto done;
     }
     for (int64_t i = 0; i < c.snap->n_files; i++) {
       const delta_add *a = &c.snap->files[i];
-      delta_json_writer_init(&w, &c.actions, 0);
+      json_writer_init(&w, &c.actions, 0);
       if ((rc = line(&c, action_remove_of_add_json(&w, a, now, true), &w))) goto done;
       removed[n_removed++] = a->path;
       if (a->num_records > 0) removed_rows += a->num_records;
@@ -520,18 +520,18 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   if ((rc = params_json(&c, &params, mode_name))) goto done;
   int64_t files = dw ? data_writer_files(dw) : 0, rows = dw ? data_writer_rows(dw) : 0,
           bytes = dw ? data_writer_bytes(dw) : 0;
-  rc = delta_buf_printf(&metrics, "{\"numFiles\":\"%lld\",\"numOutputRows\":\"%lld\",\"numOutputBytes\":\"%lld\"",
+  rc = buf_printf(&metrics, "{\"numFiles\":\"%lld\",\"numOutputRows\":\"%lld\",\"numOutputBytes\":\"%lld\"",
                         (long long)files, (long long)rows, (long long)bytes);
   if (!rc && n_removed)
-    rc = delta_buf_printf(&metrics, ",\"numRemovedFiles\":\"%lld\",\"numRemovedBytes\":\"%lld\"", (long long)n_removed,
+    rc = buf_printf(&metrics, ",\"numRemovedFiles\":\"%lld\",\"numRemovedBytes\":\"%lld\"", (long long)n_removed,
                           (long long)removed_bytes);
   if (!rc && opts->replace_where)
-    rc = delta_buf_printf(&metrics, ",\"numDeletedRows\":\"%lld\",\"numCopiedRows\":\"%lld\"", (long long)removed_rows,
+    rc = buf_printf(&metrics, ",\"numDeletedRows\":\"%lld\",\"numCopiedRows\":\"%lld\"", (long long)removed_rows,
                           (long long)rw.rows_copied);
-  if (!rc && cdc) rc = delta_buf_printf(&metrics, ",\"numAddedChangeFiles\":\"%lld\"", (long long)cdc_files);
-  if (!rc) rc = delta_buf_puts(&metrics, "}");
-  if (!rc) rc = delta_buf_putc(&params, 0);
-  if (!rc) rc = delta_buf_putc(&metrics, 0);
+  if (!rc && cdc) rc = buf_printf(&metrics, ",\"numAddedChangeFiles\":\"%lld\"", (long long)cdc_files);
+  if (!rc) rc = buf_puts(&metrics, "}");
+  if (!rc) rc = buf_putc(&params, 0);
+  if (!rc) rc = buf_putc(&metrics, 0);
   if (rc) goto done;
   if ((rc = commit_write(&c, (const char *)params.data, (const char *)metrics.data, removed, n_removed,
                          data != NULL && c.snap == NULL, opts->replace_where && rw.rows_copied > 0, result)))
@@ -548,17 +548,17 @@ done:
   data_writer_free(dw);
   replace_where_cdc_free(cdc);
   expr_free(where);
-  delta_free(rw.removed);
-  delta_free(removed);
-  delta_buf_dispose(&params);
-  delta_buf_dispose(&metrics);
-  delta_buf_dispose(&c.actions);
-  delta_buf_dispose(&c.tmp);
-  delta_buf_dispose(&c.cluster_conf);
+  mem_free(rw.removed);
+  mem_free(removed);
+  buf_dispose(&params);
+  buf_dispose(&metrics);
+  buf_dispose(&c.actions);
+  buf_dispose(&c.tmp);
+  buf_dispose(&c.cluster_conf);
   if (c.in_schema.release) c.in_schema.release(&c.in_schema);
-  delta_type_free(c.in_type);
-  delta_type_free(c.schema);
-  delta_arena_dispose(&c.arena);
+  log_type_free(c.in_type);
+  log_type_free(c.schema);
+  log_arena_dispose(&c.arena);
   delta_snapshot_free(c.snap);
   delta_table_free(c.table);
   return rc;

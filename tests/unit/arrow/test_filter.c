@@ -18,9 +18,9 @@ static void render_row(delta_buf *out, const arrow_type *t, const struct ArrowAr
   out->len = 0;
   for (int c = 0; c < t->n_children; c++) {
     arrow_value_json(out, t->children[c], batch->children[c], batch->offset + row);
-    delta_buf_putc(out, '|');
+    buf_putc(out, '|');
   }
-  delta_buf_putc(out, '\0');
+  buf_putc(out, '\0');
 }
 
 static void check_filter(const struct ArrowSchema *schema, const arrow_type *t, const struct ArrowArray *batch,
@@ -42,8 +42,8 @@ static void check_filter(const struct ArrowSchema *schema, const arrow_type *t, 
       fprintf(stderr, "row %lld:\n  %s\n  %s\n", (long long)i, (const char *)a.data, (const char *)b.data);
   }
   CHECK_EQ_INT(mismatches, 0);
-  delta_buf_dispose(&a);
-  delta_buf_dispose(&b);
+  buf_dispose(&a);
+  buf_dispose(&b);
   f.release(&f);
 }
 
@@ -61,8 +61,8 @@ static void check_take(const struct ArrowSchema *schema, const arrow_type *t, co
   for (int k = 0; k < M; k++) {
     if (refs[k].chunk < 0) { /* every column null */
       a.len = 0;
-      for (int c = 0; c < t->n_children; c++) delta_buf_puts(&a, "null|");
-      delta_buf_putc(&a, '\0');
+      for (int c = 0; c < t->n_children; c++) buf_puts(&a, "null|");
+      buf_putc(&a, '\0');
     } else {
       render_row(&a, t, in[refs[k].chunk], refs[k].row);
     }
@@ -71,8 +71,8 @@ static void check_take(const struct ArrowSchema *schema, const arrow_type *t, co
       fprintf(stderr, "take %d:\n  %s\n  %s\n", k, (const char *)a.data, (const char *)b.data);
   }
   CHECK_EQ_INT(mismatches, 0);
-  delta_buf_dispose(&a);
-  delta_buf_dispose(&b);
+  buf_dispose(&a);
+  buf_dispose(&b);
   out.release(&out);
 }
 

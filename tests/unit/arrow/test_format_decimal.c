@@ -9,9 +9,9 @@
 #include "util/buf.h"
 
 static const char *print(const uint8_t *p, int w, int scale, delta_buf *b) {
-  delta_buf_reset(b);
+  buf_reset(b);
   if (fmt_decimal(b, p, w, scale) != 0) return "error";
-  delta_buf_putc(b, 0);
+  buf_putc(b, 0);
   return (const char *)b->data;
 }
 
@@ -32,6 +32,6 @@ int main(void) {
   CHECK_STR(print(v, 64, 2, &b), "error");
   CHECK_STR(print(v, 6, 2, &b), "error");
   delta_error_clear();
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
   TEST_MAIN_END();
 }

@@ -20,12 +20,12 @@
 #include "log/schema_build.h"
 #include "test.h"
 
-static int sink_buf(void *ctx, const void *data, size_t len) { return delta_buf_append(ctx, data, len); }
+static int sink_buf(void *ctx, const void *data, size_t len) { return buf_append(ctx, data, len); }
 
 /* Drops the continuation marker of each message prefix: pre-0.15 framing. */
 static int sink_legacy(void *ctx, const void *data, size_t len) {
-  if (len == 8 && memcmp(data, "\xff\xff\xff\xff", 4) == 0) return delta_buf_append(ctx, (const uint8_t *)data + 4, 4);
-  return delta_buf_append(ctx, data, len);
+  if (len == 8 && memcmp(data, "\xff\xff\xff\xff", 4) == 0) return buf_append(ctx, (const uint8_t *)data + 4, 4);
+  return buf_append(ctx, data, len);
 }
 
 /* Render every batch of `st` as NDJSON; also checks alignment. */
@@ -89,9 +89,9 @@ static struct ArrowArrayStream source(void) {
   struct ArrowArrayStream st;
   delta_type *t = NULL;
   CHECK(schema_parse_text(SCHEMA, &t) == 0);
-  char *text = delta_strdup(ROWS);
+  char *text = mem_strdup(ROWS);
   CHECK(input_text_stream(text, strlen(text), INPUT_NDJSON, t, 2, &st) == 0);
-  delta_type_free(t);
+  log_type_free(t);
   return st;
 }
 
@@ -147,7 +147,7 @@ static void test_round_trip(delta_buf *ipc) {
     free(got);
     back.release(&back);
   }
-  delta_buf_dispose(&legacy);
+  buf_dispose(&legacy);
   free(want);
 }
 
@@ -200,6 +200,6 @@ int main(void) {
   delta_buf ipc = DELTA_BUF_INIT;
   test_round_trip(&ipc);
   test_damage(&ipc);
-  delta_buf_dispose(&ipc);
+  buf_dispose(&ipc);
   TEST_MAIN_END();
 }

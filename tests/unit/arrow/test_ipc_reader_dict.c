@@ -60,25 +60,25 @@ static void rb_buf(rbatch *b, const void *data, size_t len) {
   int64_t start = (int64_t)b->body.len;
   if (len && b->codec != NONE) {
     int64_t ulen = b->raw_next ? -1 : b->claim_next ? b->claim_next : (int64_t)len + (b->lie_next ? 1 : 0);
-    delta_buf_append(&b->body, &ulen, 8);
+    buf_append(&b->body, &ulen, 8);
     if (b->raw_next) {
-      delta_buf_append(&b->body, data, len);
+      buf_append(&b->body, data, len);
     } else {
       size_t cap = b->codec == ZSTD ? ZSTD_compressBound(len) : LZ4F_compressFrameBound(len, NULL);
       void *out = malloc(cap);
       size_t n = b->codec == ZSTD ? ZSTD_compress(out, cap, data, len, 3) : LZ4F_compressFrame(out, cap, data, len, NULL);
       CHECK(b->codec == ZSTD ? !ZSTD_isError(n) : !LZ4F_isError(n));
-      delta_buf_append(&b->body, out, n);
+      buf_append(&b->body, out, n);
       free(out);
     }
     b->raw_next = b->lie_next = 0;
     b->claim_next = 0;
   } else if (len) {
-    delta_buf_append(&b->body, data, len);
+    buf_append(&b->body, data, len);
   }
   b->bufs[b->n_bufs][0] = start;
   b->bufs[b->n_bufs++][1] = (int64_t)b->body.len - start;
-  while (b->body.len % 8) delta_buf_putc(&b->body, 0);
+  while (b->body.len % 8) buf_putc(&b->body, 0);
 }
 
 static void rb_bits(rbatch *b, const char *valid) { /* "1101": validity of each row; NULL: no nulls */
@@ -137,9 +137,9 @@ static void emit(delta_buf *out, fb_builder *f, uint8_t type, fb_ref header, con
   size_t len;
   CHECK(fb_finish(f, msg, &data, &len) == 0);
   uint32_t pre[2] = {0xFFFFFFFFu, (uint32_t)len};
-  delta_buf_append(out, pre, 8);
-  delta_buf_append(out, data, len);
-  if (body && body->len) delta_buf_append(out, body->data, body->len);
+  buf_append(out, pre, 8);
+  buf_append(out, data, len);
+  if (body && body->len) buf_append(out, body->data, body->len);
   fb_reset(f);
 }
 
@@ -148,7 +148,7 @@ static void emit_batch(delta_buf *out, rbatch *b, int64_t length) {
   fb_init(&f);
   emit(out, &f, 3, rb_table(&f, b, length), &b->body);
   fb_dispose(&f);
-  delta_buf_dispose(&b->body);
+  buf_dispose(&b->body);
 }
 
 static void emit_dict(delta_buf *out, rbatch *b, int64_t id, int64_t length, int delta) {
@@ -161,7 +161,7 @@ static void emit_dict(delta_buf *out, rbatch *b, int64_t id, int64_t length, int
   fb_add_bool(&f, 2, delta);
   emit(out, &f, 2, fb_table_end(&f), &b->body);
   fb_dispose(&f);
-  delta_buf_dispose(&b->body);
+  buf_dispose(&b->body);
 }
 
 /* Field helpers: type ids of Schema.fbs. */
@@ -259,7 +259,7 @@ static void batch(delta_buf *out, int codec, const int8_t c[3], const char *c_va
   emit_batch(out, &b, 3);
 }
 
-static void eos(delta_buf *out) { delta_buf_append(out, "\xff\xff\xff\xff\0\0\0\0", 8); }
+static void eos(delta_buf *out) { buf_append(out, "\xff\xff\xff\xff\0\0\0\0", 8); }
 
 static const char *const AB[] = {"a", "b"}, *const C[] = {"c"}, *const Z[] = {"zz"}, *const XY[] = {"x", "y"};
 static const int64_t D[] = {10, 20, 30};
@@ -352,7 +352,7 @@ static void test_good(int codec) {
   CHECK_EQ_INT(rc, 0);
   if (rc) {
     fprintf(stderr, "codec %d: %s\n", codec, delta_error_last());
-    delta_buf_dispose(&s);
+    buf_dispose(&s);
     return;
   }
   struct ArrowSchema schema;
@@ -410,7 +410,7 @@ static void test_good(int codec) {
   }
   free(copy);
   CHECK_EQ_INT(bad, 0);
-  delta_buf_dispose(&s);
+  buf_dispose(&s);
 }
 
 /* A stream whose last batch (or message) is bad: the good batches read,
@@ -486,7 +486,7 @@ static void test_bad(void) {
   good_stream(&s, ZSTD);
   s.len -= 30;
   expect_late_error(&s, "arrow ipc: malformed stream: truncated message");
-  delta_buf_dispose(&s);
+  buf_dispose(&s);
 }
 
 /* Value types the take kernel gathers specially: a fixed-size list
@@ -548,7 +548,7 @@ static void test_more_types(void) {
     free(got);
     st.release(&st);
   }
-  delta_buf_dispose(&s);
+  buf_dispose(&s);
 }
 
 static int64_t table_version(const char *path) {
@@ -580,7 +580,7 @@ static void test_write_fails_late(void) {
   CHECK_EQ_INT(delta_write(table, &st, &o, NULL), DELTA_ECORRUPT);
   CHECK(strstr(delta_error_last(), "arrow ipc: malformed stream") != NULL);
   CHECK_EQ_INT(table_version(table), 0);
-  delta_buf_dispose(&s);
+  buf_dispose(&s);
   char cmd[400];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", root);

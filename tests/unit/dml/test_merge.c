@@ -29,7 +29,7 @@ static int64_t latest(const char *loc) {
 static int merge_with(const char *tbl, const char *src, const char *on, const delta_merge_clause *cl, int n,
                       bool schema_merge, unsigned version, delta_merge_result *r) {
   size_t len = strlen(src);
-  char *text = delta_malloc(len + 1);
+  char *text = mem_malloc(len + 1);
   memcpy(text, src, len + 1);
   struct ArrowArrayStream st = {0};
   CHECK_EQ_INT(input_text_stream(text, len, INPUT_NDJSON, NULL, 0, &st), 0);
@@ -49,7 +49,7 @@ static int merge_with(const char *tbl, const char *src, const char *on, const de
 static int merge(const char *tbl, const char *src, const delta_merge_clause *cl, int n, int64_t read_version,
                  delta_merge_result *r) {
   size_t len = strlen(src);
-  char *text = delta_malloc(len + 1);
+  char *text = mem_malloc(len + 1);
   memcpy(text, src, len + 1);
   struct ArrowArrayStream st = {0};
   CHECK_EQ_INT(input_text_stream(text, len, INPUT_NDJSON, NULL, 0, &st), 0);

@@ -34,23 +34,23 @@ static void test_z85(void) {
   /* ZeroMQ RFC 32's test vector. */
   static const uint8_t hello[8] = {0x86, 0x4F, 0xD2, 0x6F, 0xB5, 0x59, 0xF7, 0x5B};
   delta_buf b = DELTA_BUF_INIT;
-  CHECK_EQ_INT(delta_z85_encode(&b, hello, 8), 0);
+  CHECK_EQ_INT(dv_z85_encode(&b, hello, 8), 0);
   CHECK_EQ_INT(b.len, 10);
   CHECK(b.len == 10 && memcmp(b.data, "HelloWorld", 10) == 0);
-  delta_buf_reset(&b);
-  CHECK_EQ_INT(delta_z85_decode(&b, "HelloWorld", 10), 0);
+  buf_reset(&b);
+  CHECK_EQ_INT(dv_z85_decode(&b, "HelloWorld", 10), 0);
   CHECK(b.len == 8 && memcmp(b.data, hello, 8) == 0);
 
   /* Extremes of a group: 0 and 0xFFFFFFFF. */
   static const uint8_t ff[4] = {0xFF, 0xFF, 0xFF, 0xFF}, zero[4] = {0};
-  delta_buf_reset(&b);
-  CHECK_EQ_INT(delta_z85_encode(&b, ff, 4), 0);
+  buf_reset(&b);
+  CHECK_EQ_INT(dv_z85_encode(&b, ff, 4), 0);
   CHECK(b.len == 5 && memcmp(b.data, "%nSc0", 5) == 0);
-  delta_buf_reset(&b);
-  CHECK_EQ_INT(delta_z85_encode(&b, zero, 4), 0);
+  buf_reset(&b);
+  CHECK_EQ_INT(dv_z85_encode(&b, zero, 4), 0);
   CHECK(b.len == 5 && memcmp(b.data, "00000", 5) == 0);
-  delta_buf_reset(&b);
-  CHECK_EQ_INT(delta_z85_decode(&b, "%nSc0", 5), 0);
+  buf_reset(&b);
+  CHECK_EQ_INT(dv_z85_decode(&b, "%nSc0", 5), 0);
   CHECK(b.len == 4 && memcmp(b.data, ff, 4) == 0);
 
   /* Invalid inputs: bad length, characters outside the alphabet (including
@@ -58,28 +58,28 @@ static void test_z85(void) {
   const char *bad[] = {"Hello", "HelloWorl", "Hell\"", "Hel\\o", "He lo", "Hell,", "Hell~",
                        "%nSc1", "#####", "Hell\x80", "Hell;", "Hell_", "Hell`", "Hell|"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-    delta_buf_reset(&b);
+    buf_reset(&b);
     size_t len = i == 0 ? 4 : strlen(bad[i]); /* "Hell" = 4 chars: not a multiple of 5 */
-    CHECK_EQ_INT(delta_z85_decode(&b, bad[i], len), DELTA_ECORRUPT);
+    CHECK_EQ_INT(dv_z85_decode(&b, bad[i], len), DELTA_ECORRUPT);
     CHECK_EQ_INT(b.len, 0);
   }
-  delta_buf_reset(&b);
-  CHECK_EQ_INT(delta_z85_decode(&b, "Hell\0", 5), DELTA_ECORRUPT);
+  buf_reset(&b);
+  CHECK_EQ_INT(dv_z85_decode(&b, "Hell\0", 5), DELTA_ECORRUPT);
   CHECK(strstr(delta_error_last(), "Z85") != NULL);
 
   /* The Rust z85 crate's padded tail: "##093" is the 2 bytes 03 00. */
-  delta_buf_reset(&b);
-  CHECK_EQ_INT(delta_z85_decode(&b, "HelloWorld##093", 15), 0);
+  buf_reset(&b);
+  CHECK_EQ_INT(dv_z85_decode(&b, "HelloWorld##093", 15), 0);
   CHECK(b.len == 10 && memcmp(b.data, hello, 8) == 0 && b.data[8] == 3 && b.data[9] == 0);
-  delta_buf_reset(&b);
-  CHECK_EQ_INT(delta_z85_decode(&b, "###3j", 5), DELTA_ECORRUPT); /* 3 * 85 + 19 > 255 */
-  delta_buf_reset(&b);
-  CHECK_EQ_INT(delta_z85_decode(&b, "###30", 5), 0);
+  buf_reset(&b);
+  CHECK_EQ_INT(dv_z85_decode(&b, "###3j", 5), DELTA_ECORRUPT); /* 3 * 85 + 19 > 255 */
+  buf_reset(&b);
+  CHECK_EQ_INT(dv_z85_decode(&b, "###30", 5), 0);
   CHECK(b.len == 1 && b.data[0] == 255);
   const char *bad_tail[] = {"###31", "####0", "#####", "##093HelloWorld", "#%nSc"};
   for (size_t i = 0; i < sizeof bad_tail / sizeof *bad_tail; i++) {
-    delta_buf_reset(&b);
-    CHECK_EQ_INT(delta_z85_decode(&b, bad_tail[i], strlen(bad_tail[i])), DELTA_ECORRUPT);
+    buf_reset(&b);
+    CHECK_EQ_INT(dv_z85_decode(&b, bad_tail[i], strlen(bad_tail[i])), DELTA_ECORRUPT);
     CHECK_EQ_INT(b.len, 0);
   }
 
@@ -89,22 +89,22 @@ static void test_z85(void) {
     size_t n = (size_t)(rnd() % 16) * 4;
     for (size_t i = 0; i < n; i++) raw[i] = (uint8_t)rnd();
     delta_buf enc = DELTA_BUF_INIT, dec = DELTA_BUF_INIT;
-    CHECK_EQ_INT(delta_z85_encode(&enc, raw, n), 0);
+    CHECK_EQ_INT(dv_z85_encode(&enc, raw, n), 0);
     CHECK_EQ_INT(enc.len, n / 4 * 5);
-    CHECK_EQ_INT(delta_z85_decode(&dec, (char *)enc.data, enc.len), 0);
+    CHECK_EQ_INT(dv_z85_decode(&dec, (char *)enc.data, enc.len), 0);
     CHECK(dec.len == n && (n == 0 || memcmp(dec.data, raw, n) == 0));
-    delta_buf_dispose(&enc);
-    delta_buf_dispose(&dec);
+    buf_dispose(&enc);
+    buf_dispose(&dec);
   }
   /* A partial group is zero-padded. */
-  delta_buf_reset(&b);
-  CHECK_EQ_INT(delta_z85_encode(&b, hello, 6), 0);
+  buf_reset(&b);
+  CHECK_EQ_INT(dv_z85_encode(&b, hello, 6), 0);
   CHECK_EQ_INT(b.len, 10);
   delta_buf dec = DELTA_BUF_INIT;
-  CHECK_EQ_INT(delta_z85_decode(&dec, (char *)b.data, b.len), 0);
+  CHECK_EQ_INT(dv_z85_decode(&dec, (char *)b.data, b.len), 0);
   CHECK(dec.len == 8 && memcmp(dec.data, hello, 6) == 0 && dec.data[6] == 0 && dec.data[7] == 0);
-  delta_buf_dispose(&dec);
-  delta_buf_dispose(&b);
+  buf_dispose(&dec);
+  buf_dispose(&b);
 }
 
 /* ------------------------------------------------------------ bitmap64 */
@@ -119,7 +119,7 @@ typedef struct {
 static int iter_cb(uint64_t row, void *payload) {
   iter_state *st = payload;
   if (st->count && row <= st->prev) st->ascending = 0;
-  if (!delta_bitmap64_contains(st->b, row)) st->ascending = 0;
+  if (!dv_bitmap64_contains(st->b, row)) st->ascending = 0;
   st->prev = row;
   st->count++;
   return 0;
@@ -128,17 +128,17 @@ static int iter_cb(uint64_t row, void *payload) {
 /* Check mask/keep/bits/count_range on [start, start + n) against contains. */
 static void check_window(const delta_bitmap64 *b, uint64_t start, uint64_t n) {
   uint8_t *m = malloc(n + 1), *k = malloc(n + 1), *bits = malloc(n / 8 + 2);
-  CHECK_EQ_INT(delta_bitmap64_mask(b, start, n, m), 0);
-  CHECK_EQ_INT(delta_bitmap64_keep(b, start, n, k), 0);
-  CHECK_EQ_INT(delta_bitmap64_mask_bits(b, start, n, bits), 0);
+  CHECK_EQ_INT(dv_bitmap64_mask(b, start, n, m), 0);
+  CHECK_EQ_INT(dv_bitmap64_keep(b, start, n, k), 0);
+  CHECK_EQ_INT(dv_bitmap64_mask_bits(b, start, n, bits), 0);
   uint64_t bad = 0, count = 0;
   for (uint64_t i = 0; i < n; i++) {
-    int c = delta_bitmap64_contains(b, start + i);
+    int c = dv_bitmap64_contains(b, start + i);
     count += c;
     if (m[i] != c || k[i] != !c || ((bits[i / 8] >> (i % 8)) & 1) != c) bad++;
   }
   CHECK_EQ_INT(bad, 0);
-  CHECK_EQ_INT(delta_bitmap64_count_range(b, start, n), count);
+  CHECK_EQ_INT(dv_bitmap64_count_range(b, start, n), count);
   free(m);
   free(k);
   free(bits);
@@ -146,30 +146,30 @@ static void check_window(const delta_bitmap64 *b, uint64_t start, uint64_t n) {
 
 static delta_bitmap64 *random_bitmap(int kind) {
   delta_bitmap64 *b = NULL;
-  if (delta_bitmap64_new(&b)) return NULL;
+  if (dv_bitmap64_new(&b)) return NULL;
   uint64_t buckets[] = {0, 1, 7, 0x7FFFFFFFull};
   int nb = 1 + (int)(rnd() % 4);
   for (int j = 0; j < nb; j++) {
     uint64_t base = buckets[rnd() % 4] << 32;
     switch ((kind + j) % 4) {
     case 0: /* sparse: array containers */
-      for (int i = 0; i < 300; i++) delta_bitmap64_add(b, base + rnd() % 5000000);
+      for (int i = 0; i < 300; i++) dv_bitmap64_add(b, base + rnd() % 5000000);
       break;
     case 1: /* dense: bitset containers */
-      for (int i = 0; i < 20000; i++) delta_bitmap64_add(b, base + rnd() % 70000);
+      for (int i = 0; i < 20000; i++) dv_bitmap64_add(b, base + rnd() % 70000);
       break;
     case 2: /* ranges: run containers after optimize, one crossing 2^32 */
-      delta_bitmap64_add_range(b, base + 1000, base + 200000);
-      delta_bitmap64_add_range(b, base + 0xFFFFFF00ull, base + 0x100000100ull);
+      dv_bitmap64_add_range(b, base + 1000, base + 200000);
+      dv_bitmap64_add_range(b, base + 0xFFFFFF00ull, base + 0x100000100ull);
       break;
     default: /* container edges */
-      delta_bitmap64_add(b, base + 0xFFFF);
-      delta_bitmap64_add(b, base + 0x10000);
-      delta_bitmap64_add(b, base + 0xFFFFFFFFull);
+      dv_bitmap64_add(b, base + 0xFFFF);
+      dv_bitmap64_add(b, base + 0x10000);
+      dv_bitmap64_add(b, base + 0xFFFFFFFFull);
       break;
     }
   }
-  if (kind % 2) delta_bitmap64_optimize(b);
+  if (kind % 2) dv_bitmap64_optimize(b);
   return b;
 }
 
@@ -179,16 +179,16 @@ static void test_bitmap_roundtrip(void) {
     CHECK(b != NULL);
     if (!b) continue;
     delta_buf ser = DELTA_BUF_INIT;
-    CHECK_EQ_INT(delta_bitmap64_serialize(b, &ser), 0);
-    CHECK_EQ_INT(ser.len, delta_bitmap64_serialized_size(b));
-    CHECK_EQ_INT(delta_bitmap64_deserialize(&c, ser.data, ser.len, "test"), 0);
-    CHECK(delta_bitmap64_equals(b, c));
-    CHECK_EQ_INT(delta_bitmap64_cardinality(b), delta_bitmap64_cardinality(c));
+    CHECK_EQ_INT(dv_bitmap64_serialize(b, &ser), 0);
+    CHECK_EQ_INT(ser.len, dv_bitmap64_serialized_size(b));
+    CHECK_EQ_INT(dv_bitmap64_deserialize(&c, ser.data, ser.len, "test"), 0);
+    CHECK(dv_bitmap64_equals(b, c));
+    CHECK_EQ_INT(dv_bitmap64_cardinality(b), dv_bitmap64_cardinality(c));
     /* Iteration: ascending, all members, as many as the cardinality. */
     iter_state st = {0, 0, 1, c};
-    CHECK_EQ_INT(delta_bitmap64_iterate(c, iter_cb, &st), 0);
+    CHECK_EQ_INT(dv_bitmap64_iterate(c, iter_cb, &st), 0);
     CHECK(st.ascending);
-    CHECK_EQ_INT(st.count, delta_bitmap64_cardinality(c));
+    CHECK_EQ_INT(st.count, dv_bitmap64_cardinality(c));
     /* Masks over windows at interesting places and at random. */
     uint64_t starts[] = {0, 990, 0xFFFF - 3, 0xFFFFFF80ull, (1ull << 32) - 5, (7ull << 32) + 12345,
                          (0x7FFFFFFFull << 32) + 0xFFFFFF00ull};
@@ -199,58 +199,58 @@ static void test_bitmap_roundtrip(void) {
     }
     /* A round trip through the serialized form of c gives the same bytes. */
     delta_buf ser2 = DELTA_BUF_INIT;
-    CHECK_EQ_INT(delta_bitmap64_serialize(c, &ser2), 0);
+    CHECK_EQ_INT(dv_bitmap64_serialize(c, &ser2), 0);
     CHECK(ser.len == ser2.len && memcmp(ser.data, ser2.data, ser.len) == 0);
     /* andnot: b \ c is empty; c \ (empty) is c. */
     delta_bitmap64 *d = NULL, *e = NULL, *empty = NULL;
-    CHECK_EQ_INT(delta_bitmap64_andnot(b, c, &d), 0);
-    CHECK_EQ_INT(delta_bitmap64_cardinality(d), 0);
-    CHECK_EQ_INT(delta_bitmap64_new(&empty), 0);
-    CHECK_EQ_INT(delta_bitmap64_andnot(c, empty, &e), 0);
-    CHECK(delta_bitmap64_equals(c, e));
-    delta_bitmap64_free(d);
-    delta_bitmap64_free(e);
-    delta_bitmap64_free(empty);
-    delta_buf_dispose(&ser);
-    delta_buf_dispose(&ser2);
-    delta_bitmap64_free(b);
-    delta_bitmap64_free(c);
+    CHECK_EQ_INT(dv_bitmap64_andnot(b, c, &d), 0);
+    CHECK_EQ_INT(dv_bitmap64_cardinality(d), 0);
+    CHECK_EQ_INT(dv_bitmap64_new(&empty), 0);
+    CHECK_EQ_INT(dv_bitmap64_andnot(c, empty, &e), 0);
+    CHECK(dv_bitmap64_equals(c, e));
+    dv_bitmap64_free(d);
+    dv_bitmap64_free(e);
+    dv_bitmap64_free(empty);
+    buf_dispose(&ser);
+    buf_dispose(&ser2);
+    dv_bitmap64_free(b);
+    dv_bitmap64_free(c);
   }
 
   /* andnot of overlapping sets; limits and edge cases. */
   delta_bitmap64 *a = NULL, *b = NULL, *d = NULL;
-  delta_bitmap64_new(&a);
-  delta_bitmap64_new(&b);
-  delta_bitmap64_add_range(a, 0, 100);
-  delta_bitmap64_add_range(b, 50, 150);
-  CHECK_EQ_INT(delta_bitmap64_andnot(a, b, &d), 0);
-  CHECK_EQ_INT(delta_bitmap64_cardinality(d), 50);
-  CHECK(delta_bitmap64_contains(d, 49) && !delta_bitmap64_contains(d, 50));
-  CHECK_EQ_INT(delta_bitmap64_add(a, DELTA_BITMAP64_MAX_ROW + 1), DELTA_EINVAL);
-  CHECK_EQ_INT(delta_bitmap64_add(a, DELTA_BITMAP64_MAX_ROW), 0);
-  CHECK(delta_bitmap64_contains(a, DELTA_BITMAP64_MAX_ROW));
-  CHECK(!delta_bitmap64_contains(a, UINT64_MAX));
+  dv_bitmap64_new(&a);
+  dv_bitmap64_new(&b);
+  dv_bitmap64_add_range(a, 0, 100);
+  dv_bitmap64_add_range(b, 50, 150);
+  CHECK_EQ_INT(dv_bitmap64_andnot(a, b, &d), 0);
+  CHECK_EQ_INT(dv_bitmap64_cardinality(d), 50);
+  CHECK(dv_bitmap64_contains(d, 49) && !dv_bitmap64_contains(d, 50));
+  CHECK_EQ_INT(dv_bitmap64_add(a, DELTA_BITMAP64_MAX_ROW + 1), DELTA_EINVAL);
+  CHECK_EQ_INT(dv_bitmap64_add(a, DELTA_BITMAP64_MAX_ROW), 0);
+  CHECK(dv_bitmap64_contains(a, DELTA_BITMAP64_MAX_ROW));
+  CHECK(!dv_bitmap64_contains(a, UINT64_MAX));
   uint8_t m[4];
-  CHECK_EQ_INT(delta_bitmap64_mask(a, UINT64_MAX - 1, 4, m), DELTA_EINVAL);
-  CHECK_EQ_INT(delta_bitmap64_mask(NULL, 0, 4, m), 0);
+  CHECK_EQ_INT(dv_bitmap64_mask(a, UINT64_MAX - 1, 4, m), DELTA_EINVAL);
+  CHECK_EQ_INT(dv_bitmap64_mask(NULL, 0, 4, m), 0);
   CHECK(m[0] == 0 && m[3] == 0);
-  CHECK_EQ_INT(delta_bitmap64_mask(a, 98, 4, m), 0);
+  CHECK_EQ_INT(dv_bitmap64_mask(a, 98, 4, m), 0);
   CHECK(m[0] == 1 && m[1] == 1 && m[2] == 0 && m[3] == 0);
   check_window(a, DELTA_BITMAP64_MAX_ROW - 10, 11);
   /* An empty bitmap serializes to magic + zero buckets and back. */
   delta_bitmap64 *empty = NULL, *back = NULL;
-  delta_bitmap64_new(&empty);
+  dv_bitmap64_new(&empty);
   delta_buf ser = DELTA_BUF_INIT;
-  CHECK_EQ_INT(delta_bitmap64_serialize(empty, &ser), 0);
+  CHECK_EQ_INT(dv_bitmap64_serialize(empty, &ser), 0);
   CHECK_EQ_INT(ser.len, 12);
-  CHECK_EQ_INT(delta_bitmap64_deserialize(&back, ser.data, ser.len, "t"), 0);
-  CHECK_EQ_INT(delta_bitmap64_cardinality(back), 0);
-  delta_buf_dispose(&ser);
-  delta_bitmap64_free(back);
-  delta_bitmap64_free(empty);
-  delta_bitmap64_free(a);
-  delta_bitmap64_free(b);
-  delta_bitmap64_free(d);
+  CHECK_EQ_INT(dv_bitmap64_deserialize(&back, ser.data, ser.len, "t"), 0);
+  CHECK_EQ_INT(dv_bitmap64_cardinality(back), 0);
+  buf_dispose(&ser);
+  dv_bitmap64_free(back);
+  dv_bitmap64_free(empty);
+  dv_bitmap64_free(a);
+  dv_bitmap64_free(b);
+  dv_bitmap64_free(d);
 }
 
 /* ------------------------------------------------------------- corrupt */
@@ -261,13 +261,13 @@ static void put_le32(uint8_t *p, uint32_t v) {
 
 static int deser_rc(const uint8_t *p, size_t n) {
   delta_bitmap64 *b = NULL;
-  int rc = delta_bitmap64_deserialize(&b, p, n, "corrupt test");
+  int rc = dv_bitmap64_deserialize(&b, p, n, "corrupt test");
   if (rc == 0) {
     /* Accepted input must behave: iterate and mask without trouble. */
     iter_state st = {0, 0, 1, b};
-    delta_bitmap64_iterate(b, iter_cb, &st);
-    if (!st.ascending || st.count != delta_bitmap64_cardinality(b)) rc = -100;
-    delta_bitmap64_free(b);
+    dv_bitmap64_iterate(b, iter_cb, &st);
+    if (!st.ascending || st.count != dv_bitmap64_cardinality(b)) rc = -100;
+    dv_bitmap64_free(b);
   } else {
     CHECK(b == NULL);
   }
@@ -276,13 +276,13 @@ static int deser_rc(const uint8_t *p, size_t n) {
 
 static void test_corrupt_bitmaps(void) {
   delta_bitmap64 *b = NULL;
-  delta_bitmap64_new(&b);
-  delta_bitmap64_add(b, 3);
-  delta_bitmap64_add(b, 70000);
-  delta_bitmap64_add_range(b, (2ull << 32) + 10, (2ull << 32) + 5000);
-  delta_bitmap64_optimize(b);
+  dv_bitmap64_new(&b);
+  dv_bitmap64_add(b, 3);
+  dv_bitmap64_add(b, 70000);
+  dv_bitmap64_add_range(b, (2ull << 32) + 10, (2ull << 32) + 5000);
+  dv_bitmap64_optimize(b);
   delta_buf ser = DELTA_BUF_INIT;
-  CHECK_EQ_INT(delta_bitmap64_serialize(b, &ser), 0);
+  CHECK_EQ_INT(dv_bitmap64_serialize(b, &ser), 0);
   CHECK_EQ_INT(deser_rc(ser.data, ser.len), 0);
 
   /* Every truncation, and one extra byte. */
@@ -383,8 +383,8 @@ static void test_corrupt_bitmaps(void) {
   CHECK_EQ_INT(deser_rc(bs, bl), 0);
   free(bs);
 
-  delta_buf_dispose(&ser);
-  delta_bitmap64_free(b);
+  buf_dispose(&ser);
+  dv_bitmap64_free(b);
 }
 
 /* ------------------------------------------------------------- descriptors */
@@ -402,10 +402,10 @@ static void test_spec_examples(void) {
   dv.size_in_bytes = 40;
   dv.cardinality = 6;
   delta_dv_bitmap *b = NULL;
-  CHECK_EQ_INT(delta_dv_load(NULL, &dv, &b), 0);
-  CHECK_EQ_INT(delta_dv_bitmap_cardinality(b), 6);
+  CHECK_EQ_INT(dv_load(NULL, &dv, &b), 0);
+  CHECK_EQ_INT(dv_bitmap_cardinality(b), 6);
   uint8_t del[32];
-  CHECK_EQ_INT(delta_dv_bitmap_mask(b, 0, 32, del), 0);
+  CHECK_EQ_INT(dv_bitmap_mask(b, 0, 32, del), 0);
   char got[64] = "";
   for (int i = 0; i < 32; i++)
     if (del[i]) snprintf(got + strlen(got), sizeof got - strlen(got), "%d,", i);
@@ -415,53 +415,53 @@ static void test_spec_examples(void) {
   delta_buf z = DELTA_BUF_INIT;
   int32_t size = 0;
   int64_t card = 0;
-  CHECK_EQ_INT(delta_dv_encode_inline(b, &z, &size, &card), 0);
+  CHECK_EQ_INT(dv_encode_inline(b, &z, &size, &card), 0);
   CHECK_EQ_INT(size, 44);
   CHECK_EQ_INT(card, 6);
-  CHECK(delta_buf_putc(&z, 0) == 0);
+  CHECK(buf_putc(&z, 0) == 0);
   delta_dv again = dv;
   again.path_or_inline = (char *)z.data;
   again.size_in_bytes = size;
   delta_dv_bitmap *b2 = NULL;
-  CHECK_EQ_INT(delta_dv_load(NULL, &again, &b2), 0);
-  CHECK(delta_bitmap64_equals(b, b2));
+  CHECK_EQ_INT(dv_load(NULL, &again, &b2), 0);
+  CHECK(dv_bitmap64_equals(b, b2));
   /* The same bitmap in the little-endian native layout Delta Spark writes. */
   delta_buf ser = DELTA_BUF_INIT, nat = DELTA_BUF_INIT;
-  CHECK_EQ_INT(delta_bitmap64_serialize(b, &ser), 0);
+  CHECK_EQ_INT(dv_bitmap64_serialize(b, &ser), 0);
   uint8_t hdr[12];
   put_le32_(hdr, DELTA_BITMAP64_MAGIC_NATIVE);
   put_le32_(hdr + 4, 1);
   put_le32_(hdr + 8, (uint32_t)(ser.len - 16));
-  delta_buf_append(&nat, hdr, 12);
-  delta_buf_append(&nat, ser.data + 16, ser.len - 16);
+  buf_append(&nat, hdr, 12);
+  buf_append(&nat, ser.data + 16, ser.len - 16);
   delta_bitmap64 *b3 = NULL;
-  CHECK_EQ_INT(delta_bitmap64_deserialize(&b3, nat.data, nat.len, "native"), 0);
-  CHECK(delta_bitmap64_equals(b, b3));
-  delta_bitmap64_free(b3);
+  CHECK_EQ_INT(dv_bitmap64_deserialize(&b3, nat.data, nat.len, "native"), 0);
+  CHECK(dv_bitmap64_equals(b, b3));
+  dv_bitmap64_free(b3);
   b3 = NULL;
   nat.data[8]++; /* size field off by one */
-  CHECK_EQ_INT(delta_bitmap64_deserialize(&b3, nat.data, nat.len, "native"), DELTA_ECORRUPT);
-  delta_buf_dispose(&ser);
-  delta_buf_dispose(&nat);
-  delta_bitmap64_free(b3);
-  delta_dv_bitmap_free(b2);
-  delta_buf_dispose(&z);
-  delta_dv_bitmap_free(b);
+  CHECK_EQ_INT(dv_bitmap64_deserialize(&b3, nat.data, nat.len, "native"), DELTA_ECORRUPT);
+  buf_dispose(&ser);
+  buf_dispose(&nat);
+  dv_bitmap64_free(b3);
+  dv_bitmap_free(b2);
+  buf_dispose(&z);
+  dv_bitmap_free(b);
 
   /* Wrong cardinality, wrong size, bad Z85 → ECORRUPT. */
   dv.cardinality = 5;
-  CHECK_EQ_INT(delta_dv_load(NULL, &dv, &b), DELTA_ECORRUPT);
+  CHECK_EQ_INT(dv_load(NULL, &dv, &b), DELTA_ECORRUPT);
   CHECK(strstr(delta_error_last(), "inline deletion vector") != NULL);
   dv.cardinality = 6;
   dv.size_in_bytes = 36;
-  CHECK_EQ_INT(delta_dv_load(NULL, &dv, &b), DELTA_ECORRUPT);
+  CHECK_EQ_INT(dv_load(NULL, &dv, &b), DELTA_ECORRUPT);
   dv.size_in_bytes = 39; /* within the padding: the bitmap is then 1 byte short */
-  CHECK_EQ_INT(delta_dv_load(NULL, &dv, &b), DELTA_ECORRUPT);
+  CHECK_EQ_INT(dv_load(NULL, &dv, &b), DELTA_ECORRUPT);
   dv.size_in_bytes = 40;
   dv.path_or_inline = "wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{~";
-  CHECK_EQ_INT(delta_dv_load(NULL, &dv, &b), DELTA_ECORRUPT);
+  CHECK_EQ_INT(dv_load(NULL, &dv, &b), DELTA_ECORRUPT);
   dv.path_or_inline = "wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{";
-  CHECK_EQ_INT(delta_dv_load(NULL, &dv, &b), DELTA_ECORRUPT);
+  CHECK_EQ_INT(dv_load(NULL, &dv, &b), DELTA_ECORRUPT);
   CHECK(b == NULL);
 
   /* JSON example 1 ('u' with random prefix "ab"). */
@@ -471,38 +471,38 @@ static void test_spec_examples(void) {
   u.path_or_inline = "ab^-aqEH.-t@S}K{vb[*k^";
   delta_buf key = DELTA_BUF_INIT;
   delta_path_kind kind;
-  CHECK_EQ_INT(delta_dv_file_key(&u, "s3://mytable", &kind, &key), 0);
-  CHECK(delta_buf_putc(&key, 0) == 0);
+  CHECK_EQ_INT(dv_file_key(&u, "s3://mytable", &kind, &key), 0);
+  CHECK(buf_putc(&key, 0) == 0);
   CHECK_STR((char *)key.data, "ab/deletion_vector_d2c639aa-8816-431a-aaf6-d3fe2512ff61.bin");
   CHECK_EQ_INT(kind, DELTA_PATH_KEY);
   /* ... and its writer-side inverse. */
   static const uint8_t uuid[16] = {0xd2, 0xc6, 0x39, 0xaa, 0x88, 0x16, 0x43, 0x1a,
                                    0xaa, 0xf6, 0xd3, 0xfe, 0x25, 0x12, 0xff, 0x61};
-  delta_buf_reset(&key);
-  CHECK_EQ_INT(delta_dv_uuid_path("ab", uuid, &key), 0);
-  CHECK(delta_buf_putc(&key, 0) == 0);
+  buf_reset(&key);
+  CHECK_EQ_INT(dv_uuid_path("ab", uuid, &key), 0);
+  CHECK(buf_putc(&key, 0) == 0);
   CHECK_STR((char *)key.data, u.path_or_inline);
   /* No prefix; a prefix that climbs out; a short or non-Z85 UUID. */
   u.path_or_inline = "^-aqEH.-t@S}K{vb[*k^";
-  delta_buf_reset(&key);
-  CHECK_EQ_INT(delta_dv_file_key(&u, "", &kind, &key), 0);
-  CHECK(delta_buf_putc(&key, 0) == 0);
+  buf_reset(&key);
+  CHECK_EQ_INT(dv_file_key(&u, "", &kind, &key), 0);
+  CHECK(buf_putc(&key, 0) == 0);
   CHECK_STR((char *)key.data, "deletion_vector_d2c639aa-8816-431a-aaf6-d3fe2512ff61.bin");
   const char *bad_u[] = {"../^-aqEH.-t@S}K{vb[*k^", "/x^-aqEH.-t@S}K{vb[*k^", "-aqEH.-t@S}K{vb[*k^",
                          "ab^-aqEH.-t@S}K{vb[*k~"};
   for (size_t i = 0; i < sizeof bad_u / sizeof *bad_u; i++) {
     u.path_or_inline = bad_u[i];
-    delta_buf_reset(&key);
-    CHECK_EQ_INT(delta_dv_file_key(&u, "", &kind, &key), DELTA_ECORRUPT);
+    buf_reset(&key);
+    CHECK_EQ_INT(dv_file_key(&u, "", &kind, &key), DELTA_ECORRUPT);
   }
   delta_dv x = u;
   x.storage_type = 'x';
-  CHECK_EQ_INT(delta_dv_file_key(&x, "", &kind, &key), DELTA_ECORRUPT);
+  CHECK_EQ_INT(dv_file_key(&x, "", &kind, &key), DELTA_ECORRUPT);
   x.storage_type = 'i';
-  CHECK_EQ_INT(delta_dv_file_key(&x, "", &kind, &key), DELTA_EINVAL);
+  CHECK_EQ_INT(dv_file_key(&x, "", &kind, &key), DELTA_EINVAL);
   delta_dv none = {0};
-  CHECK_EQ_INT(delta_dv_load(NULL, &none, &b), DELTA_EINVAL);
-  delta_buf_dispose(&key);
+  CHECK_EQ_INT(dv_load(NULL, &none, &b), DELTA_EINVAL);
+  buf_dispose(&key);
 }
 
 /* ---------------------------------------------------------------- DV files */
@@ -522,17 +522,17 @@ static void test_dv_files(void) {
 
   /* Two DVs in one file, as a writer appends them. */
   delta_bitmap64 *b1 = NULL, *b2 = NULL;
-  delta_bitmap64_new(&b1);
-  delta_bitmap64_new(&b2);
-  delta_bitmap64_add(b1, 0);
-  delta_bitmap64_add(b1, 9);
-  delta_bitmap64_add_range(b2, 100, 5000);
-  delta_bitmap64_add(b2, 5ull << 32);
-  delta_bitmap64_optimize(b2);
+  dv_bitmap64_new(&b1);
+  dv_bitmap64_new(&b2);
+  dv_bitmap64_add(b1, 0);
+  dv_bitmap64_add(b1, 9);
+  dv_bitmap64_add_range(b2, 100, 5000);
+  dv_bitmap64_add(b2, 5ull << 32);
+  dv_bitmap64_optimize(b2);
   delta_buf file = DELTA_BUF_INIT;
   int32_t off1, size1, off2, size2;
-  CHECK_EQ_INT(delta_dv_file_append(&file, b1, &off1, &size1), 0);
-  CHECK_EQ_INT(delta_dv_file_append(&file, b2, &off2, &size2), 0);
+  CHECK_EQ_INT(dv_file_append(&file, b1, &off1, &size1), 0);
+  CHECK_EQ_INT(dv_file_append(&file, b2, &off2, &size2), 0);
   CHECK_EQ_INT(off1, 1);
   CHECK_EQ_INT(off2, 1 + 4 + size1 + 4);
   CHECK_EQ_INT(file.data[0], 1);
@@ -540,8 +540,8 @@ static void test_dv_files(void) {
   static const uint8_t uuid[16] = {0x61, 0xd1, 0x6c, 0x75, 0x69, 0x94, 0x46, 0xb7,
                                    0xa1, 0x5c, 0x8b, 0x53, 0x88, 0x85, 0x2e, 0x50};
   delta_buf path = DELTA_BUF_INIT;
-  CHECK_EQ_INT(delta_dv_uuid_path("zz", uuid, &path), 0);
-  delta_buf_putc(&path, 0);
+  CHECK_EQ_INT(dv_uuid_path("zz", uuid, &path), 0);
+  buf_putc(&path, 0);
   const char *fkey = "zz/deletion_vector_61d16c75-6994-46b7-a15c-8b5388852e50.bin";
   CHECK_EQ_INT(write_file(s, fkey, &file), 0);
 
@@ -554,91 +554,91 @@ static void test_dv_files(void) {
   dv.size_in_bytes = size1;
   dv.cardinality = 2;
   delta_dv_bitmap *got = NULL;
-  CHECK_EQ_INT(delta_dv_load(s, &dv, &got), 0);
-  CHECK(delta_bitmap64_equals(got, b1));
-  CHECK(delta_dv_bitmap_contains(got, 9) && !delta_dv_bitmap_contains(got, 8));
-  delta_dv_bitmap_free(got);
+  CHECK_EQ_INT(dv_load(s, &dv, &got), 0);
+  CHECK(dv_bitmap64_equals(got, b1));
+  CHECK(dv_bitmap_contains(got, 9) && !dv_bitmap_contains(got, 8));
+  dv_bitmap_free(got);
   /* Absent offset means the first DV. */
   dv.has_offset = false;
-  CHECK_EQ_INT(delta_dv_load(s, &dv, &got), 0);
-  delta_dv_bitmap_free(got);
+  CHECK_EQ_INT(dv_load(s, &dv, &got), 0);
+  dv_bitmap_free(got);
   /* The second DV. */
   dv.has_offset = true;
   dv.offset = off2;
   dv.size_in_bytes = size2;
   dv.cardinality = 4901;
-  CHECK_EQ_INT(delta_dv_load(s, &dv, &got), 0);
-  CHECK(delta_bitmap64_equals(got, b2));
-  delta_dv_bitmap_free(got);
+  CHECK_EQ_INT(dv_load(s, &dv, &got), 0);
+  CHECK(dv_bitmap64_equals(got, b2));
+  dv_bitmap_free(got);
   /* The same through a 'p' path (absolute URI inside the table). */
   delta_buf uri = DELTA_BUF_INIT;
   char abs[512];
   snprintf(abs, sizeof abs, "%s/%s", dir, fkey);
-  CHECK_EQ_INT(delta_path_file_uri(&uri, abs), 0);
-  delta_buf_putc(&uri, 0);
+  CHECK_EQ_INT(storage_path_file_uri(&uri, abs), 0);
+  buf_putc(&uri, 0);
   delta_dv p = dv;
   p.storage_type = 'p';
   p.path_or_inline = (char *)uri.data;
-  CHECK_EQ_INT(delta_dv_load(s, &p, &got), 0);
-  CHECK(delta_bitmap64_equals(got, b2));
-  delta_dv_bitmap_free(got);
+  CHECK_EQ_INT(dv_load(s, &p, &got), 0);
+  CHECK(dv_bitmap64_equals(got, b2));
+  dv_bitmap_free(got);
   /* A 'p' file outside the table is read from where it is (here: absent). */
   p.path_or_inline = "file:///elsewhere/deletion_vector_x.bin";
-  CHECK_EQ_INT(delta_dv_load(s, &p, &got), DELTA_ENOTFOUND);
+  CHECK_EQ_INT(dv_load(s, &p, &got), DELTA_ENOTFOUND);
   CHECK(strstr(delta_error_last(), "deletion_vector_x.bin") != NULL);
 
   /* Wrong size in the descriptor; wrong cardinality; offset past the end. */
   dv.size_in_bytes = size2 - 1;
-  CHECK_EQ_INT(delta_dv_load(s, &dv, &got), DELTA_ECORRUPT);
+  CHECK_EQ_INT(dv_load(s, &dv, &got), DELTA_ECORRUPT);
   CHECK(strstr(delta_error_last(), fkey) != NULL);
   dv.size_in_bytes = size2;
   dv.cardinality = 4900;
-  CHECK_EQ_INT(delta_dv_load(s, &dv, &got), DELTA_ECORRUPT);
+  CHECK_EQ_INT(dv_load(s, &dv, &got), DELTA_ECORRUPT);
   dv.cardinality = 4901;
   dv.offset = 5000;
-  CHECK_EQ_INT(delta_dv_load(s, &dv, &got), DELTA_ECORRUPT);
+  CHECK_EQ_INT(dv_load(s, &dv, &got), DELTA_ECORRUPT);
   dv.offset = off2;
 
   /* CRC mismatch: flip one bitmap byte. */
   delta_buf bad = DELTA_BUF_INIT;
-  delta_buf_append(&bad, file.data, file.len);
+  buf_append(&bad, file.data, file.len);
   bad.data[off2 + 4 + 13] ^= 0x40;
   CHECK_EQ_INT(write_file(s, fkey, &bad), 0);
-  CHECK_EQ_INT(delta_dv_load(s, &dv, &got), DELTA_ECORRUPT);
+  CHECK_EQ_INT(dv_load(s, &dv, &got), DELTA_ECORRUPT);
   CHECK(strstr(delta_error_last(), "CRC") != NULL && strstr(delta_error_last(), fkey) != NULL);
   /* Size field disagreeing with the descriptor. */
-  delta_buf_reset(&bad);
-  delta_buf_append(&bad, file.data, file.len);
+  buf_reset(&bad);
+  buf_append(&bad, file.data, file.len);
   bad.data[off2 + 3] ^= 1;
   CHECK_EQ_INT(write_file(s, fkey, &bad), 0);
-  CHECK_EQ_INT(delta_dv_load(s, &dv, &got), DELTA_ECORRUPT);
+  CHECK_EQ_INT(dv_load(s, &dv, &got), DELTA_ECORRUPT);
   /* Truncated file (every length): ECORRUPT, never a crash. */
   int bad_trunc = 0;
   for (size_t n = 1; n < file.len; n += 3) {
-    delta_buf_reset(&bad);
-    delta_buf_append(&bad, file.data, n);
+    buf_reset(&bad);
+    buf_append(&bad, file.data, n);
     write_file(s, fkey, &bad);
-    if (delta_dv_load(s, &dv, &got) != DELTA_ECORRUPT) bad_trunc++;
+    if (dv_load(s, &dv, &got) != DELTA_ECORRUPT) bad_trunc++;
   }
   CHECK_EQ_INT(bad_trunc, 0);
   /* Unknown version byte. */
-  delta_buf_reset(&bad);
-  delta_buf_append(&bad, file.data, file.len);
+  buf_reset(&bad);
+  buf_append(&bad, file.data, file.len);
   bad.data[0] = 2;
   CHECK_EQ_INT(write_file(s, fkey, &bad), 0);
-  CHECK_EQ_INT(delta_dv_load(s, &dv, &got), DELTA_EUNSUPPORTED);
+  CHECK_EQ_INT(dv_load(s, &dv, &got), DELTA_EUNSUPPORTED);
   /* Missing file. */
   CHECK_EQ_INT(delta_storage_delete(s, fkey), 0);
-  CHECK_EQ_INT(delta_dv_load(s, &dv, &got), DELTA_ENOTFOUND);
+  CHECK_EQ_INT(dv_load(s, &dv, &got), DELTA_ENOTFOUND);
   CHECK(strstr(delta_error_last(), fkey) != NULL);
   CHECK(got == NULL);
 
-  delta_buf_dispose(&bad);
-  delta_buf_dispose(&uri);
-  delta_buf_dispose(&path);
-  delta_buf_dispose(&file);
-  delta_bitmap64_free(b1);
-  delta_bitmap64_free(b2);
+  buf_dispose(&bad);
+  buf_dispose(&uri);
+  buf_dispose(&path);
+  buf_dispose(&file);
+  dv_bitmap64_free(b1);
+  dv_bitmap64_free(b2);
   delta_storage_free(s);
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
@@ -662,34 +662,34 @@ static void check_dv_json(delta_storage *s, const char *table_dir, const char *t
   delta_dv dv = {0};
   int64_t v;
   dv.present = true;
-  if (delta_json_string(delta_json_get(jdv, "storageType"), &type) || type.len != 1 ||
-      delta_json_string(delta_json_get(jdv, "pathOrInlineDv"), &pod)) {
+  if (json_string(json_get(jdv, "storageType"), &type) || type.len != 1 ||
+      json_string(json_get(jdv, "pathOrInlineDv"), &pod)) {
     CHECK(!"bad deletionVector JSON");
     goto done;
   }
   dv.storage_type = (char)type.data[0];
   dv.path_or_inline = (char *)pod.data;
-  delta_json_val off = delta_json_get(jdv, "offset");
-  if (delta_json_typeof(off) == DELTA_JSON_NUMBER && delta_json_int64(off, &v) == 0) {
+  delta_json_val off = json_get(jdv, "offset");
+  if (json_typeof(off) == DELTA_JSON_NUMBER && json_int64(off, &v) == 0) {
     dv.has_offset = true;
     dv.offset = (int32_t)v;
   }
-  CHECK_EQ_INT(delta_json_int64(delta_json_get(jdv, "sizeInBytes"), &v), 0);
+  CHECK_EQ_INT(json_int64(json_get(jdv, "sizeInBytes"), &v), 0);
   dv.size_in_bytes = (int32_t)v;
-  CHECK_EQ_INT(delta_json_int64(delta_json_get(jdv, "cardinality"), &dv.cardinality), 0);
+  CHECK_EQ_INT(json_int64(json_get(jdv, "cardinality"), &dv.cardinality), 0);
   if (strncmp(dv.path_or_inline, SPECIAL_PLACEHOLDER, strlen(SPECIAL_PLACEHOLDER)) == 0) {
     char folder[1100], *real = realpath(table_dir, NULL); /* writers record canonical paths */
     snprintf(folder, sizeof folder, "%s/folder&with%%special char", real ? real : table_dir);
     free(real);
-    delta_path_file_uri(&fixed, folder);
-    delta_buf_puts(&fixed, dv.path_or_inline + strlen(SPECIAL_PLACEHOLDER));
-    delta_buf_putc(&fixed, 0);
+    storage_path_file_uri(&fixed, folder);
+    buf_puts(&fixed, dv.path_or_inline + strlen(SPECIAL_PLACEHOLDER));
+    buf_putc(&fixed, 0);
     dv.path_or_inline = (char *)fixed.data;
   }
   delta_dv_bitmap *b = NULL;
-  int rc = delta_dv_load(s, &dv, &b);
+  int rc = dv_load(s, &dv, &b);
   if (rc == 0) {
-    CHECK_EQ_INT(delta_dv_bitmap_cardinality(b), dv.cardinality);
+    CHECK_EQ_INT(dv_bitmap_cardinality(b), dv.cardinality);
     st->loaded++;
     st->by_type[dv.storage_type == 'u' ? 0 : dv.storage_type == 'i' ? 1 : 2]++;
   } else if (rc == DELTA_ENOTFOUND && strstr(table, "gigantic")) {
@@ -699,11 +699,11 @@ static void check_dv_json(delta_storage *s, const char *table_dir, const char *t
     fprintf(stderr, "%s: %s\n", table, delta_error_last());
     st->failed++;
   }
-  delta_dv_bitmap_free(b);
+  dv_bitmap_free(b);
 done:
-  delta_buf_dispose(&type);
-  delta_buf_dispose(&pod);
-  delta_buf_dispose(&fixed);
+  buf_dispose(&type);
+  buf_dispose(&pod);
+  buf_dispose(&fixed);
 }
 
 static void scan_table(const char *tables, const char *table, table_stats *st) {
@@ -714,7 +714,7 @@ static void scan_table(const char *tables, const char *table, table_stats *st) {
   if (!d) return;
   delta_storage *s = NULL;
   delta_json_doc *doc = NULL;
-  if (delta_storage_open(&s, dir) || delta_json_doc_new(&doc)) goto done;
+  if (delta_storage_open(&s, dir) || json_doc_new(&doc)) goto done;
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
     size_t n = strlen(e->d_name);
@@ -729,12 +729,12 @@ static void scan_table(const char *tables, const char *table, table_stats *st) {
     while ((len = getline(&line, &cap, f)) > 0) {
       if (!strstr(line, "\"deletionVector\":{")) continue;
       while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) len--;
-      if (delta_json_parse(doc, line, (size_t)len)) continue;
-      delta_json_val root = delta_json_root(doc);
+      if (json_parse(doc, line, (size_t)len)) continue;
+      delta_json_val root = json_root(doc);
       const char *kinds[] = {"add", "remove"};
       for (int k = 0; k < 2; k++) {
-        delta_json_val jdv = delta_json_get(delta_json_get(root, kinds[k]), "deletionVector");
-        if (delta_json_typeof(jdv) == DELTA_JSON_OBJECT) check_dv_json(s, dir, table, jdv, st);
+        delta_json_val jdv = json_get(json_get(root, kinds[k]), "deletionVector");
+        if (json_typeof(jdv) == DELTA_JSON_OBJECT) check_dv_json(s, dir, table, jdv, st);
       }
     }
     free(line);
@@ -742,7 +742,7 @@ static void scan_table(const char *tables, const char *table, table_stats *st) {
   }
 done:
   closedir(d);
-  delta_json_doc_free(doc);
+  json_doc_free(doc);
   delta_storage_free(s);
 }
 
@@ -782,9 +782,9 @@ static void test_dv_small(const char *shared) {
   dv.size_in_bytes = 36;
   dv.cardinality = 2;
   delta_dv_bitmap *b = NULL;
-  CHECK_EQ_INT(delta_dv_load(s, &dv, &b), 0);
+  CHECK_EQ_INT(dv_load(s, &dv, &b), 0);
   uint8_t del[10];
-  CHECK_EQ_INT(delta_dv_bitmap_mask(b, 0, 10, del), 0);
+  CHECK_EQ_INT(dv_bitmap_mask(b, 0, 10, del), 0);
   CHECK(del[0] == 1 && del[9] == 1);
   int others = 0;
   for (int i = 1; i < 9; i++) others += del[i];
@@ -817,7 +817,7 @@ static void test_dv_small(const char *shared) {
     if (f) fclose(f);
     CHECK_STR(kept, expected);
   }
-  delta_dv_bitmap_free(b);
+  dv_bitmap_free(b);
   delta_storage_free(s);
 }
 

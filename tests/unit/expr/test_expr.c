@@ -19,9 +19,9 @@ static const char *reprint(const char *text) {
   if (expr_parse(text, &e)) return delta_error_last();
   delta_buf b = DELTA_BUF_INIT;
   expr_to_text(e, &b);
-  delta_buf_putc(&b, 0);
+  buf_putc(&b, 0);
   snprintf(printed, sizeof printed, "%s", (const char *)b.data);
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
   expr_free(e);
   return printed;
 }

@@ -101,7 +101,7 @@ static void typed_tests(void) {
   delta_type *schema = NULL;
   CHECK_EQ_INT(schema_parse_text("id long, amt decimal(10,2), big decimal(38,10), d date, ts timestamp, "
                                  "tn timestamp_ntz, n int, s string", &schema), 0);
-  char *text = delta_malloc(strlen(json) + 1);
+  char *text = mem_malloc(strlen(json) + 1);
   memcpy(text, json, strlen(json) + 1);
   struct ArrowArrayStream st;
   CHECK_EQ_INT(input_text_stream(text, strlen(json), INPUT_NDJSON, schema, 0, &st), 0);
@@ -213,12 +213,12 @@ static void typed_tests(void) {
   typed_batch.release(&typed_batch);
   typed_schema.release(&typed_schema);
   st.release(&st);
-  delta_type_free(schema);
+  log_type_free(schema);
 }
 
 int main(void) {
   const char *json = "{\"a\":1,\"b\":\"x\"}\n{\"a\":2,\"b\":null}\n{\"a\":null,\"b\":\"z\"}\n";
-  char *text = delta_malloc(strlen(json) + 1);
+  char *text = mem_malloc(strlen(json) + 1);
   memcpy(text, json, strlen(json) + 1);
   struct ArrowArrayStream st;
   CHECK_EQ_INT(input_text_stream(text, strlen(json), INPUT_NDJSON, NULL, 0, &st), 0);

@@ -33,17 +33,17 @@ static void eval(const char *text, const char *fmt, char *out, size_t cap) {
   delta_buf b = DELTA_BUF_INIT;
   for (int64_t i = 0; i < a.length; i++) {
     bool is_null;
-    if (i) delta_buf_putc(&b, '|');
+    if (i) buf_putc(&b, '|');
     size_t at = b.len;
     log_partition_value_text(fmt, &a, i, &b, &is_null);
     if (is_null) {
       b.len = at;
-      delta_buf_puts(&b, "NULL");
+      buf_puts(&b, "NULL");
     }
   }
-  delta_buf_putc(&b, 0);
+  buf_putc(&b, 0);
   snprintf(out, cap, "%s", (const char *)b.data);
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
   a.release(&a);
 }
 
@@ -78,7 +78,7 @@ int main(void) {
   const char *json = "{\"s\":\"2024-03-05 10:11:12.5\",\"n\":\"Alice\",\"k\":7}\n"
                      "{\"s\":\"1969-12-31T23:59:59.25Z\",\"n\":\"b\\u00e9ta\",\"k\":-3}\n"
                      "{\"s\":\"not a date\",\"n\":null,\"k\":null}\n";
-  char *text = delta_malloc(strlen(json) + 1);
+  char *text = mem_malloc(strlen(json) + 1);
   memcpy(text, json, strlen(json) + 1);
   struct ArrowArrayStream st;
   CHECK_EQ_INT(input_text_stream(text, strlen(json), INPUT_NDJSON, NULL, 0, &st), 0);

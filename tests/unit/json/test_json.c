@@ -15,7 +15,7 @@
 
 static delta_json_doc *doc;
 
-static int parse(const char *s) { return delta_json_parse(doc, s, strlen(s)); }
+static int parse(const char *s) { return json_parse(doc, s, strlen(s)); }
 
 /* ------------------------------------------------------------ grammar */
 
@@ -106,20 +106,20 @@ static void test_invalid(void) {
     int rc = parse(bad[i].text);
     CHECK_EQ_INT(rc, DELTA_ECORRUPT);
     CHECK_STR(delta_error_last(), bad[i].msg);
-    CHECK_EQ_INT(delta_json_typeof(delta_json_root(doc)), DELTA_JSON_ABSENT);
+    CHECK_EQ_INT(json_typeof(json_root(doc)), DELTA_JSON_ABSENT);
   }
   /* Bytes after the value, a NUL included, are an error; the length is what
    * counts, not a terminator. */
-  CHECK_EQ_INT(delta_json_parse(doc, "[1]\0", 4), DELTA_ECORRUPT);
+  CHECK_EQ_INT(json_parse(doc, "[1]\0", 4), DELTA_ECORRUPT);
   CHECK_STR(delta_error_last(), "invalid JSON at byte 3: NUL byte after the value");
-  CHECK_EQ_INT(delta_json_parse(doc, "[\"a\0\"]", 6), DELTA_ECORRUPT);
+  CHECK_EQ_INT(json_parse(doc, "[\"a\0\"]", 6), DELTA_ECORRUPT);
   CHECK_STR(delta_error_last(), "invalid JSON at byte 3: control character in string (must be escaped)");
-  CHECK_EQ_INT(delta_json_parse(doc, "[1]xyz", 3), 0);
-  CHECK_EQ_INT(delta_json_parse(doc, "12345", 2), 0); /* the text "12" */
+  CHECK_EQ_INT(json_parse(doc, "[1]xyz", 3), 0);
+  CHECK_EQ_INT(json_parse(doc, "12345", 2), 0); /* the text "12" */
   int64_t v = 0;
-  CHECK_EQ_INT(delta_json_int64(delta_json_root(doc), &v), 0);
+  CHECK_EQ_INT(json_int64(json_root(doc), &v), 0);
   CHECK_EQ_INT(v, 12);
-  CHECK_EQ_INT(delta_json_parse(doc, NULL, 0), DELTA_ECORRUPT);
+  CHECK_EQ_INT(json_parse(doc, NULL, 0), DELTA_ECORRUPT);
 }
 
 static void test_depth(void) {
@@ -133,24 +133,24 @@ static void test_depth(void) {
     }
     buf[k++] = '1';
     for (int i = depth - 1; i >= 0; i--) buf[k++] = i % 2 ? ']' : '}';
-    int rc = delta_json_parse(doc, buf, k);
+    int rc = json_parse(doc, buf, k);
     CHECK_EQ_INT(rc, depth <= DELTA_JSON_MAX_DEPTH ? 0 : DELTA_ECORRUPT);
     if (depth > DELTA_JSON_MAX_DEPTH) CHECK(strstr(delta_error_last(), "nesting deeper than 128 levels"));
   }
   /* Far deeper input fails at the limit, without work beyond it. */
   size_t n = 1 << 20;
-  char *deep = delta_malloc(n);
+  char *deep = mem_malloc(n);
   memset(deep, '[', n);
-  CHECK_EQ_INT(delta_json_parse(doc, deep, n), DELTA_ECORRUPT);
+  CHECK_EQ_INT(json_parse(doc, deep, n), DELTA_ECORRUPT);
   CHECK_STR(delta_error_last(), "invalid JSON at byte 128: nesting deeper than 128 levels");
   /* Long flat input is linear: a million empty objects. */
   size_t m = 0;
   deep[m++] = '[';
   while (m + 4 < n) deep[m++] = '{', deep[m++] = '}', deep[m++] = ',';
   deep[m - 1] = ']';
-  CHECK_EQ_INT(delta_json_parse(doc, deep, m), 0);
-  CHECK_EQ_INT(delta_json_len(delta_json_root(doc)), (int)((m - 1) / 3));
-  delta_free(deep);
+  CHECK_EQ_INT(json_parse(doc, deep, m), 0);
+  CHECK_EQ_INT(json_len(json_root(doc)), (int)((m - 1) / 3));
+  mem_free(deep);
 }
 
 /* ------------------------------------------------------------ values */
@@ -165,91 +165,91 @@ static const char sample_add[] =
 static void test_delta_action(void) {
   delta_buf b = DELTA_BUF_INIT;
   CHECK_EQ_INT(parse(sample_add), 0);
-  delta_json_val root = delta_json_root(doc);
-  CHECK_EQ_INT(delta_json_typeof(root), DELTA_JSON_OBJECT);
-  CHECK_EQ_INT(delta_json_len(root), 1);
-  delta_json_val add = delta_json_get(root, "add");
-  CHECK_EQ_INT(delta_json_typeof(add), DELTA_JSON_OBJECT);
-  CHECK_EQ_INT(delta_json_len(add), 8);
-  CHECK_EQ_INT(delta_json_typeof(delta_json_get(root, "remove")), DELTA_JSON_ABSENT);
-  CHECK(delta_json_string_eq(delta_json_get(add, "path"), "x=1/a%20b.parquet"));
+  delta_json_val root = json_root(doc);
+  CHECK_EQ_INT(json_typeof(root), DELTA_JSON_OBJECT);
+  CHECK_EQ_INT(json_len(root), 1);
+  delta_json_val add = json_get(root, "add");
+  CHECK_EQ_INT(json_typeof(add), DELTA_JSON_OBJECT);
+  CHECK_EQ_INT(json_len(add), 8);
+  CHECK_EQ_INT(json_typeof(json_get(root, "remove")), DELTA_JSON_ABSENT);
+  CHECK(json_string_eq(json_get(add, "path"), "x=1/a%20b.parquet"));
   int64_t size = 0, mt = 0;
-  CHECK_EQ_INT(delta_json_int64(delta_json_get(add, "size"), &size), 0);
+  CHECK_EQ_INT(json_int64(json_get(add, "size"), &size), 0);
   CHECK_EQ_INT(size, 123);
-  CHECK_EQ_INT(delta_json_int64(delta_json_get(add, "modificationTime"), &mt), 0);
+  CHECK_EQ_INT(json_int64(json_get(add, "modificationTime"), &mt), 0);
   CHECK_EQ_INT(mt, 1600000000000LL);
   bool dc = false;
-  CHECK_EQ_INT(delta_json_bool(delta_json_get(add, "dataChange"), &dc), 0);
+  CHECK_EQ_INT(json_bool(json_get(add, "dataChange"), &dc), 0);
   CHECK(dc);
-  delta_json_val pv = delta_json_get(add, "partitionValues");
-  CHECK_EQ_INT(delta_json_len(pv), 2);
-  delta_json_val m = delta_json_first(pv);
-  CHECK_EQ_INT(delta_json_key(m, &b), 0);
+  delta_json_val pv = json_get(add, "partitionValues");
+  CHECK_EQ_INT(json_len(pv), 2);
+  delta_json_val m = json_first(pv);
+  CHECK_EQ_INT(json_key(m, &b), 0);
   CHECK_STR((char *)b.data, "x");
-  CHECK(delta_json_string_eq(m, "1"));
-  m = delta_json_next(m);
-  CHECK_EQ_INT(delta_json_key(m, &b), 0);
+  CHECK(json_string_eq(m, "1"));
+  m = json_next(m);
+  CHECK_EQ_INT(json_key(m, &b), 0);
   CHECK_STR((char *)b.data, "y");
-  CHECK_EQ_INT(delta_json_typeof(m), DELTA_JSON_NULL);
-  CHECK_EQ_INT(delta_json_typeof(delta_json_next(m)), DELTA_JSON_ABSENT);
+  CHECK_EQ_INT(json_typeof(m), DELTA_JSON_NULL);
+  CHECK_EQ_INT(json_typeof(json_next(m)), DELTA_JSON_ABSENT);
 
   /* stats: JSON inside a JSON string, parsed from the unescaped copy. */
-  CHECK_EQ_INT(delta_json_string(delta_json_get(add, "stats"), &b), 0);
+  CHECK_EQ_INT(json_string(json_get(add, "stats"), &b), 0);
   CHECK_STR((char *)b.data, "{\"numRecords\":3,\"minValues\":{\"a\":1.5},\"nullCount\":{\"a\":0}}");
   delta_json_doc *stats = NULL;
-  CHECK_EQ_INT(delta_json_doc_new(&stats), 0);
-  CHECK_EQ_INT(delta_json_parse(stats, (char *)b.data, b.len), 0);
+  CHECK_EQ_INT(json_doc_new(&stats), 0);
+  CHECK_EQ_INT(json_parse(stats, (char *)b.data, b.len), 0);
   int64_t nr = 0;
-  CHECK_EQ_INT(delta_json_int64(delta_json_get(delta_json_root(stats), "numRecords"), &nr), 0);
+  CHECK_EQ_INT(json_int64(json_get(json_root(stats), "numRecords"), &nr), 0);
   CHECK_EQ_INT(nr, 3);
   double mn = 0;
-  CHECK_EQ_INT(delta_json_double(delta_json_get(delta_json_get(delta_json_root(stats), "minValues"), "a"), &mn), 0);
+  CHECK_EQ_INT(json_double(json_get(json_get(json_root(stats), "minValues"), "a"), &mn), 0);
   CHECK(mn == 1.5);
-  delta_json_doc_free(stats);
+  json_doc_free(stats);
 
   /* Nested object kept as text; iteration skips over nested values. */
   const char *p;
   size_t n;
-  delta_json_val dv = delta_json_get(add, "deletionVector");
-  delta_json_raw(dv, &p, &n);
+  delta_json_val dv = json_get(add, "deletionVector");
+  json_raw(dv, &p, &n);
   CHECK(n > 2 && p[0] == '{' && p[n - 1] == '}');
-  CHECK(delta_json_string_eq(delta_json_get(dv, "pathOrInlineDv"), "ab^-aqEH.-t@S}K{vb[*k^"));
-  delta_json_raw(delta_json_get(add, "path"), &p, &n);
+  CHECK(json_string_eq(json_get(dv, "pathOrInlineDv"), "ab^-aqEH.-t@S}K{vb[*k^"));
+  json_raw(json_get(add, "path"), &p, &n);
   CHECK_EQ_INT(n, strlen("\"x=1/a%20b.parquet\""));
   CHECK(memcmp(p, "\"x=1/a%20b.parquet\"", n) == 0);
-  delta_json_raw(delta_json_get(add, "nope"), &p, &n);
+  json_raw(json_get(add, "nope"), &p, &n);
   CHECK(p == NULL && n == 0);
   int count = 0;
   const char *keys[] = {"path", "partitionValues", "size", "modificationTime", "dataChange", "stats",
                         "deletionVector", "tags"};
-  for (delta_json_val v = delta_json_first(add); delta_json_present(v); v = delta_json_next(v)) {
-    CHECK_EQ_INT(delta_json_key(v, &b), 0);
+  for (delta_json_val v = json_first(add); json_present(v); v = json_next(v)) {
+    CHECK_EQ_INT(json_key(v, &b), 0);
     if (count < 8) CHECK_STR((char *)b.data, keys[count]);
     count++;
   }
   CHECK_EQ_INT(count, 8);
   /* The root has no siblings; a top-level value is no member. */
-  CHECK_EQ_INT(delta_json_typeof(delta_json_next(root)), DELTA_JSON_ABSENT);
-  CHECK_EQ_INT(delta_json_key(root, &b), DELTA_EINVAL);
+  CHECK_EQ_INT(json_typeof(json_next(root)), DELTA_JSON_ABSENT);
+  CHECK_EQ_INT(json_key(root, &b), DELTA_EINVAL);
 
   /* Wrong types are corrupt data, with a one-line reason. */
   int64_t i64;
-  CHECK_EQ_INT(delta_json_int64(delta_json_get(add, "path"), &i64), DELTA_ECORRUPT);
+  CHECK_EQ_INT(json_int64(json_get(add, "path"), &i64), DELTA_ECORRUPT);
   CHECK_STR(delta_error_last(), "expected number, got string");
-  CHECK_EQ_INT(delta_json_string(delta_json_get(add, "nope"), &b), DELTA_ECORRUPT);
+  CHECK_EQ_INT(json_string(json_get(add, "nope"), &b), DELTA_ECORRUPT);
   CHECK_STR(delta_error_last(), "expected string, got nothing");
-  CHECK_EQ_INT(delta_json_bool(delta_json_get(add, "size"), &dc), DELTA_ECORRUPT);
+  CHECK_EQ_INT(json_bool(json_get(add, "size"), &dc), DELTA_ECORRUPT);
   CHECK_STR(delta_error_last(), "expected boolean, got number");
-  CHECK(!delta_json_string_eq(delta_json_get(add, "size"), "123"));
-  CHECK_EQ_INT(delta_json_len(delta_json_get(add, "size")), 0);
-  CHECK_EQ_INT(delta_json_typeof(delta_json_first(delta_json_get(add, "size"))), DELTA_JSON_ABSENT);
-  CHECK_EQ_INT(delta_json_typeof(delta_json_get(delta_json_get(add, "size"), "x")), DELTA_JSON_ABSENT);
+  CHECK(!json_string_eq(json_get(add, "size"), "123"));
+  CHECK_EQ_INT(json_len(json_get(add, "size")), 0);
+  CHECK_EQ_INT(json_typeof(json_first(json_get(add, "size"))), DELTA_JSON_ABSENT);
+  CHECK_EQ_INT(json_typeof(json_get(json_get(add, "size"), "x")), DELTA_JSON_ABSENT);
 
   /* A failed parse empties the document: old values become absent. */
   delta_json_val old = add;
   CHECK_EQ_INT(parse("{"), DELTA_ECORRUPT);
-  CHECK_EQ_INT(delta_json_typeof(old), DELTA_JSON_ABSENT);
-  delta_buf_dispose(&b);
+  CHECK_EQ_INT(json_typeof(old), DELTA_JSON_ABSENT);
+  buf_dispose(&b);
 }
 
 /* Every proper prefix of a Delta action line is invalid (and safe to read:
@@ -258,76 +258,76 @@ static void test_truncated(void) {
   size_t len = strlen(sample_add);
   int ok = 0;
   for (size_t n = 0; n < len; n++) {
-    char *c = delta_malloc(n ? n : 1);
+    char *c = mem_malloc(n ? n : 1);
     memcpy(c, sample_add, n);
-    int rc = delta_json_parse(doc, c, n);
+    int rc = json_parse(doc, c, n);
     if (rc == DELTA_ECORRUPT && strstr(delta_error_last(), "invalid JSON at byte ")) ok++;
-    delta_free(c);
+    mem_free(c);
   }
   CHECK_EQ_INT(ok, (int)len);
-  char *c = delta_malloc(len);
+  char *c = mem_malloc(len);
   memcpy(c, sample_add, len);
-  CHECK_EQ_INT(delta_json_parse(doc, c, len), 0);
-  delta_free(c);
+  CHECK_EQ_INT(json_parse(doc, c, len), 0);
+  mem_free(c);
 }
 
 static void test_strings(void) {
   delta_buf b = DELTA_BUF_INIT;
   CHECK_EQ_INT(parse("[\"a\\nb\\t\\\"\\\\\\/\\b\\f\\r\", \"\\u00e9\\u20AC\\ud83d\\ude00\", \"\\u0000x\", \"plain\"]"), 0);
-  delta_json_val v = delta_json_first(delta_json_root(doc));
-  CHECK_EQ_INT(delta_json_string(v, &b), 0);
+  delta_json_val v = json_first(json_root(doc));
+  CHECK_EQ_INT(json_string(v, &b), 0);
   CHECK_STR((char *)b.data, "a\nb\t\"\\/\b\f\r");
   CHECK_EQ_INT(b.len, 10);
-  CHECK(delta_json_string_eq(v, "a\nb\t\"\\/\b\f\r"));
-  CHECK(!delta_json_string_eq(v, "a\nb\t\"\\/\b\f"));
-  CHECK(!delta_json_string_eq(v, "a\nb\t\"\\/\b\f\rx"));
+  CHECK(json_string_eq(v, "a\nb\t\"\\/\b\f\r"));
+  CHECK(!json_string_eq(v, "a\nb\t\"\\/\b\f"));
+  CHECK(!json_string_eq(v, "a\nb\t\"\\/\b\f\rx"));
   const char *p;
   size_t n;
   bool esc = false;
-  CHECK_EQ_INT(delta_json_string_raw(v, &p, &n, &esc), 0);
+  CHECK_EQ_INT(json_string_raw(v, &p, &n, &esc), 0);
   CHECK(esc && n == 18);
-  v = delta_json_next(v);
-  CHECK_EQ_INT(delta_json_string(v, &b), 0);
+  v = json_next(v);
+  CHECK_EQ_INT(json_string(v, &b), 0);
   CHECK_STR((char *)b.data, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
-  CHECK(delta_json_string_eq(v, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"));
-  v = delta_json_next(v);
-  CHECK_EQ_INT(delta_json_string(v, &b), 0);
+  CHECK(json_string_eq(v, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"));
+  v = json_next(v);
+  CHECK_EQ_INT(json_string(v, &b), 0);
   CHECK_EQ_INT(b.len, 2); /* U+0000 is kept; the NUL terminator is extra */
   CHECK(b.data[0] == 0 && b.data[1] == 'x' && b.data[2] == 0);
-  v = delta_json_next(v);
-  CHECK_EQ_INT(delta_json_string_raw(v, &p, &n, &esc), 0);
+  v = json_next(v);
+  CHECK_EQ_INT(json_string_raw(v, &p, &n, &esc), 0);
   CHECK(!esc && n == 5 && memcmp(p, "plain", 5) == 0);
-  CHECK_EQ_INT(delta_json_typeof(delta_json_next(v)), DELTA_JSON_ABSENT);
+  CHECK_EQ_INT(json_typeof(json_next(v)), DELTA_JSON_ABSENT);
 
   /* Keys are compared after unescaping, whatever the caller's bytes. */
   CHECK_EQ_INT(parse("{\"a\\u0062\":1,\"a\\\\b\":2,\"k\\\"\":3,\"\":4}"), 0);
-  delta_json_val r = delta_json_root(doc);
+  delta_json_val r = json_root(doc);
   int64_t i = 0;
-  CHECK_EQ_INT(delta_json_int64(delta_json_get(r, "ab"), &i), 0);
+  CHECK_EQ_INT(json_int64(json_get(r, "ab"), &i), 0);
   CHECK_EQ_INT(i, 1);
-  CHECK_EQ_INT(delta_json_int64(delta_json_get(r, "a\\b"), &i), 0);
+  CHECK_EQ_INT(json_int64(json_get(r, "a\\b"), &i), 0);
   CHECK_EQ_INT(i, 2);
-  CHECK_EQ_INT(delta_json_typeof(delta_json_get(r, "a\\\\b")), DELTA_JSON_ABSENT);
-  CHECK_EQ_INT(delta_json_typeof(delta_json_get(r, "a\\u0062")), DELTA_JSON_ABSENT);
-  CHECK_EQ_INT(delta_json_int64(delta_json_get(r, "k\""), &i), 0);
+  CHECK_EQ_INT(json_typeof(json_get(r, "a\\\\b")), DELTA_JSON_ABSENT);
+  CHECK_EQ_INT(json_typeof(json_get(r, "a\\u0062")), DELTA_JSON_ABSENT);
+  CHECK_EQ_INT(json_int64(json_get(r, "k\""), &i), 0);
   CHECK_EQ_INT(i, 3);
-  CHECK_EQ_INT(delta_json_int64(delta_json_get(r, ""), &i), 0);
+  CHECK_EQ_INT(json_int64(json_get(r, ""), &i), 0);
   CHECK_EQ_INT(i, 4);
-  CHECK_EQ_INT(delta_json_key(delta_json_get(r, "ab"), &b), 0);
+  CHECK_EQ_INT(json_key(json_get(r, "ab"), &b), 0);
   CHECK_STR((char *)b.data, "ab");
-  CHECK_EQ_INT(delta_json_key_raw(delta_json_get(r, "ab"), &p, &n, &esc), 0);
+  CHECK_EQ_INT(json_key_raw(json_get(r, "ab"), &p, &n, &esc), 0);
   CHECK(esc && n == 7 && memcmp(p, "a\\u0062", 7) == 0);
 
   /* Duplicate keys: all are kept for iteration, get() returns the first. */
   CHECK_EQ_INT(parse("{\"a\":1,\"b\":[1,2,{\"a\":9}],\"a\":2}"), 0);
-  r = delta_json_root(doc);
-  CHECK_EQ_INT(delta_json_len(r), 3);
-  CHECK_EQ_INT(delta_json_int64(delta_json_get(r, "a"), &i), 0);
+  r = json_root(doc);
+  CHECK_EQ_INT(json_len(r), 3);
+  CHECK_EQ_INT(json_int64(json_get(r, "a"), &i), 0);
   CHECK_EQ_INT(i, 1);
-  delta_json_val last = delta_json_next(delta_json_next(delta_json_first(r)));
-  CHECK_EQ_INT(delta_json_int64(last, &i), 0);
+  delta_json_val last = json_next(json_next(json_first(r)));
+  CHECK_EQ_INT(json_int64(last, &i), 0);
   CHECK_EQ_INT(i, 2);
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
 }
 
 static void test_numbers(void) {
@@ -351,16 +351,16 @@ static void test_numbers(void) {
   for (size_t k = 0; k < sizeof ints / sizeof *ints; k++) {
     int64_t v = 42;
     CHECK_EQ_INT(parse(ints[k].text), 0);
-    int rc = delta_json_int64(delta_json_root(doc), &v);
+    int rc = json_int64(json_root(doc), &v);
     CHECK_EQ_INT(rc, ints[k].rc);
     if (!rc) CHECK_EQ_INT(v, ints[k].v);
   }
   CHECK_EQ_INT(parse("1.5"), 0);
   int64_t v;
-  CHECK_EQ_INT(delta_json_int64(delta_json_root(doc), &v), DELTA_ECORRUPT);
+  CHECK_EQ_INT(json_int64(json_root(doc), &v), DELTA_ECORRUPT);
   CHECK_STR(delta_error_last(), "expected an integer, got: 1.5");
   CHECK_EQ_INT(parse("9223372036854775808"), 0);
-  CHECK_EQ_INT(delta_json_int64(delta_json_root(doc), &v), DELTA_ECORRUPT);
+  CHECK_EQ_INT(json_int64(json_root(doc), &v), DELTA_ECORRUPT);
   CHECK_STR(delta_error_last(), "integer out of range: 9223372036854775808");
 
   /* Doubles: correctly rounded, compared with strtod (fast and slow paths). */
@@ -373,25 +373,25 @@ static void test_numbers(void) {
   for (size_t k = 0; k < sizeof dbl / sizeof *dbl; k++) {
     double d = 42;
     CHECK_EQ_INT(parse(dbl[k]), 0);
-    CHECK_EQ_INT(delta_json_double(delta_json_root(doc), &d), 0);
+    CHECK_EQ_INT(json_double(json_root(doc), &d), 0);
     double want = strtod(dbl[k], NULL);
     CHECK(memcmp(&d, &want, sizeof d) == 0);
     if (memcmp(&d, &want, sizeof d)) fprintf(stderr, "  %s: got %.17g want %.17g\n", dbl[k], d, want);
   }
   double d;
   CHECK_EQ_INT(parse("-0"), 0);
-  CHECK_EQ_INT(delta_json_double(delta_json_root(doc), &d), 0);
+  CHECK_EQ_INT(json_double(json_root(doc), &d), 0);
   CHECK(d == 0 && signbit(d));
   CHECK_EQ_INT(parse("1e400"), 0);
-  CHECK_EQ_INT(delta_json_double(delta_json_root(doc), &d), DELTA_ECORRUPT);
+  CHECK_EQ_INT(json_double(json_root(doc), &d), DELTA_ECORRUPT);
   CHECK_STR(delta_error_last(), "number out of range for a double: 1e400");
   CHECK_EQ_INT(parse("-1e99999999999999999999"), 0);
-  CHECK_EQ_INT(delta_json_double(delta_json_root(doc), &d), DELTA_ECORRUPT);
+  CHECK_EQ_INT(json_double(json_root(doc), &d), DELTA_ECORRUPT);
   CHECK_EQ_INT(parse("1e-99999999999999999999"), 0);
-  CHECK_EQ_INT(delta_json_double(delta_json_root(doc), &d), 0);
+  CHECK_EQ_INT(json_double(json_root(doc), &d), 0);
   CHECK(d == 0);
   CHECK_EQ_INT(parse("\"1\""), 0);
-  CHECK_EQ_INT(delta_json_double(delta_json_root(doc), &d), DELTA_ECORRUPT);
+  CHECK_EQ_INT(json_double(json_root(doc), &d), DELTA_ECORRUPT);
 }
 
 /* ------------------------------------------------------------ writer */
@@ -399,119 +399,119 @@ static void test_numbers(void) {
 static void test_writer(void) {
   delta_buf b = DELTA_BUF_INIT;
   delta_json_writer w;
-  delta_json_writer_init(&w, &b, 0);
-  delta_json_write_object_begin(&w);
-  delta_json_write_key(&w, "s");
-  delta_json_write_string(&w, "q\"b\\n\n\x01\x1f\x7f \xc3\xa9/");
-  delta_json_write_key(&w, "i");
-  delta_json_write_array_begin(&w);
-  delta_json_write_int64(&w, INT64_MIN);
-  delta_json_write_int64(&w, INT64_MAX);
-  delta_json_write_int64(&w, 0);
-  delta_json_write_uint64(&w, UINT64_MAX);
-  delta_json_write_array_end(&w);
-  delta_json_write_key(&w, "e");
-  delta_json_write_object_begin(&w);
-  delta_json_write_object_end(&w);
-  delta_json_write_key(&w, "a");
-  delta_json_write_array_begin(&w);
-  delta_json_write_array_end(&w);
-  delta_json_write_key(&w, "b");
-  delta_json_write_bool(&w, true);
-  delta_json_write_key(&w, "c");
-  delta_json_write_bool(&w, false);
-  delta_json_write_key(&w, "n");
-  delta_json_write_null(&w);
-  delta_json_write_key(&w, "r");
-  delta_json_write_raw(&w, "{\"x\":[1]}", 9);
-  delta_json_write_key(&w, "k\n");
-  delta_json_write_double(&w, 0.5);
-  delta_json_write_object_end(&w);
-  CHECK_EQ_INT(delta_json_writer_finish(&w), 0);
-  CHECK_EQ_INT(delta_buf_putc(&b, 0), 0);
+  json_writer_init(&w, &b, 0);
+  json_write_object_begin(&w);
+  json_write_key(&w, "s");
+  json_write_string(&w, "q\"b\\n\n\x01\x1f\x7f \xc3\xa9/");
+  json_write_key(&w, "i");
+  json_write_array_begin(&w);
+  json_write_int64(&w, INT64_MIN);
+  json_write_int64(&w, INT64_MAX);
+  json_write_int64(&w, 0);
+  json_write_uint64(&w, UINT64_MAX);
+  json_write_array_end(&w);
+  json_write_key(&w, "e");
+  json_write_object_begin(&w);
+  json_write_object_end(&w);
+  json_write_key(&w, "a");
+  json_write_array_begin(&w);
+  json_write_array_end(&w);
+  json_write_key(&w, "b");
+  json_write_bool(&w, true);
+  json_write_key(&w, "c");
+  json_write_bool(&w, false);
+  json_write_key(&w, "n");
+  json_write_null(&w);
+  json_write_key(&w, "r");
+  json_write_raw(&w, "{\"x\":[1]}", 9);
+  json_write_key(&w, "k\n");
+  json_write_double(&w, 0.5);
+  json_write_object_end(&w);
+  CHECK_EQ_INT(json_writer_finish(&w), 0);
+  CHECK_EQ_INT(buf_putc(&b, 0), 0);
   CHECK_STR((char *)b.data,
             "{\"s\":\"q\\\"b\\\\n\\n\\u0001\\u001f\x7f \xc3\xa9/\",\"i\":[-9223372036854775808,"
             "9223372036854775807,0,18446744073709551615],\"e\":{},\"a\":[],\"b\":true,\"c\":false,"
             "\"n\":null,\"r\":{\"x\":[1]},\"k\\n\":0.5}");
 
   /* Round trip through the reader. */
-  CHECK_EQ_INT(delta_json_parse(doc, (char *)b.data, b.len - 1), 0);
+  CHECK_EQ_INT(json_parse(doc, (char *)b.data, b.len - 1), 0);
   delta_buf s = DELTA_BUF_INIT;
-  CHECK_EQ_INT(delta_json_string(delta_json_get(delta_json_root(doc), "s"), &s), 0);
+  CHECK_EQ_INT(json_string(json_get(json_root(doc), "s"), &s), 0);
   CHECK_STR((char *)s.data, "q\"b\\n\n\x01\x1f\x7f \xc3\xa9/");
   int64_t i;
-  CHECK_EQ_INT(delta_json_int64(delta_json_first(delta_json_get(delta_json_root(doc), "i")), &i), 0);
+  CHECK_EQ_INT(json_int64(json_first(json_get(json_root(doc), "i")), &i), 0);
   CHECK(i == INT64_MIN);
 
   /* Every control character and byte survives a write and read. */
   char all[255];
   for (int c = 1; c < 256; c++) all[c - 1] = (char)c;
   for (int c = 0x80; c < 256; c++) all[c - 1] = 'x'; /* keep it valid UTF-8 */
-  delta_buf_reset(&b);
-  CHECK_EQ_INT(delta_json_append_string(&b, all, sizeof all), 0);
-  CHECK_EQ_INT(delta_json_parse(doc, (char *)b.data, b.len), 0);
-  CHECK_EQ_INT(delta_json_string(delta_json_root(doc), &s), 0);
+  buf_reset(&b);
+  CHECK_EQ_INT(json_append_string(&b, all, sizeof all), 0);
+  CHECK_EQ_INT(json_parse(doc, (char *)b.data, b.len), 0);
+  CHECK_EQ_INT(json_string(json_root(doc), &s), 0);
   CHECK(s.len == sizeof all && memcmp(s.data, all, sizeof all) == 0);
 
   /* Misuse is DELTA_EINVAL and sticky. */
-  delta_buf_reset(&b);
-  delta_json_writer_init(&w, &b, 0);
-  delta_json_write_object_begin(&w);
-  CHECK_EQ_INT(delta_json_write_int64(&w, 1), DELTA_EINVAL);
+  buf_reset(&b);
+  json_writer_init(&w, &b, 0);
+  json_write_object_begin(&w);
+  CHECK_EQ_INT(json_write_int64(&w, 1), DELTA_EINVAL);
   CHECK_STR(delta_error_last(), "JSON writer: object value without a key");
-  CHECK_EQ_INT(delta_json_write_key(&w, "a"), DELTA_EINVAL);
-  CHECK_EQ_INT(delta_json_writer_finish(&w), DELTA_EINVAL);
+  CHECK_EQ_INT(json_write_key(&w, "a"), DELTA_EINVAL);
+  CHECK_EQ_INT(json_writer_finish(&w), DELTA_EINVAL);
   static const char *why[] = {"key outside an object", "array end without a matching begin",
                               "a second top-level value", "document is incomplete", "key without a value",
                               "two keys in a row"};
   for (int k = 0; k < 6; k++) {
-    delta_buf_reset(&b);
-    delta_json_writer_init(&w, &b, 0);
+    buf_reset(&b);
+    json_writer_init(&w, &b, 0);
     int rc = 0;
     switch (k) {
-    case 0: delta_json_write_array_begin(&w); rc = delta_json_write_key(&w, "x"); break;
-    case 1: delta_json_write_object_begin(&w); rc = delta_json_write_array_end(&w); break;
-    case 2: delta_json_write_null(&w); rc = delta_json_write_null(&w); break;
-    case 3: delta_json_write_array_begin(&w); rc = delta_json_writer_finish(&w); break;
-    case 4: delta_json_write_object_begin(&w); delta_json_write_key(&w, "x"); rc = delta_json_write_object_end(&w); break;
-    case 5: delta_json_write_object_begin(&w); delta_json_write_key(&w, "x"); rc = delta_json_write_key(&w, "y"); break;
+    case 0: json_write_array_begin(&w); rc = json_write_key(&w, "x"); break;
+    case 1: json_write_object_begin(&w); rc = json_write_array_end(&w); break;
+    case 2: json_write_null(&w); rc = json_write_null(&w); break;
+    case 3: json_write_array_begin(&w); rc = json_writer_finish(&w); break;
+    case 4: json_write_object_begin(&w); json_write_key(&w, "x"); rc = json_write_object_end(&w); break;
+    case 5: json_write_object_begin(&w); json_write_key(&w, "x"); rc = json_write_key(&w, "y"); break;
     }
     CHECK_EQ_INT(rc, DELTA_EINVAL);
     char msg[80];
     snprintf(msg, sizeof msg, "JSON writer: %s", why[k]);
     CHECK_STR(delta_error_last(), msg);
   }
-  delta_json_writer_init(&w, &b, 0);
+  json_writer_init(&w, &b, 0);
   int rc = 0;
-  for (int k = 0; k <= DELTA_JSON_WRITER_MAX_DEPTH && !rc; k++) rc = delta_json_write_array_begin(&w);
+  for (int k = 0; k <= DELTA_JSON_WRITER_MAX_DEPTH && !rc; k++) rc = json_write_array_begin(&w);
   CHECK_EQ_INT(rc, DELTA_ELIMIT);
 
   /* Non-finite doubles: an error, or null when asked. */
-  delta_buf_reset(&b);
-  delta_json_writer_init(&w, &b, 0);
-  CHECK_EQ_INT(delta_json_write_double(&w, NAN), DELTA_EINVAL);
+  buf_reset(&b);
+  json_writer_init(&w, &b, 0);
+  CHECK_EQ_INT(json_write_double(&w, NAN), DELTA_EINVAL);
   CHECK_STR(delta_error_last(), "JSON writer: NaN is not a JSON number");
-  delta_buf_reset(&b);
-  delta_json_writer_init(&w, &b, DELTA_JSON_WRITE_NONFINITE_NULL);
-  delta_json_write_array_begin(&w);
-  delta_json_write_double(&w, INFINITY);
-  delta_json_write_double(&w, -INFINITY);
-  delta_json_write_double(&w, NAN);
-  delta_json_write_array_end(&w);
-  CHECK_EQ_INT(delta_json_writer_finish(&w), 0);
+  buf_reset(&b);
+  json_writer_init(&w, &b, DELTA_JSON_WRITE_NONFINITE_NULL);
+  json_write_array_begin(&w);
+  json_write_double(&w, INFINITY);
+  json_write_double(&w, -INFINITY);
+  json_write_double(&w, NAN);
+  json_write_array_end(&w);
+  CHECK_EQ_INT(json_writer_finish(&w), 0);
   CHECK(b.len == 16 && memcmp(b.data, "[null,null,null]", 16) == 0);
-  delta_buf_dispose(&s);
-  delta_buf_dispose(&b);
+  buf_dispose(&s);
+  buf_dispose(&b);
 }
 
 static void check_double_text(double v, const char *want) {
   delta_buf b = DELTA_BUF_INIT;
   delta_json_writer w;
-  delta_json_writer_init(&w, &b, 0);
-  CHECK_EQ_INT(delta_json_write_double(&w, v), 0);
-  delta_buf_putc(&b, 0);
+  json_writer_init(&w, &b, 0);
+  CHECK_EQ_INT(json_write_double(&w, v), 0);
+  buf_putc(&b, 0);
   CHECK_STR((char *)b.data, want);
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
 }
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
@@ -548,17 +548,17 @@ static void test_writer_doubles(void) {
     memcpy(&v, &bits, sizeof v);
     if (!isfinite(v)) continue;
     if (k % 4 == 0) v = (double)(int64_t)(bits >> 20) / 1000.0; /* human-looking values */
-    delta_buf_reset(&b);
+    buf_reset(&b);
     delta_json_writer w;
-    delta_json_writer_init(&w, &b, 0);
+    json_writer_init(&w, &b, 0);
     double back = 0;
     total++;
-    if (delta_json_write_double(&w, v) == 0 && delta_json_parse(doc, (char *)b.data, b.len) == 0 &&
-        delta_json_double(delta_json_root(doc), &back) == 0 && memcmp(&back, &v, sizeof v) == 0)
+    if (json_write_double(&w, v) == 0 && json_parse(doc, (char *)b.data, b.len) == 0 &&
+        json_double(json_root(doc), &back) == 0 && memcmp(&back, &v, sizeof v) == 0)
       same++;
   }
   CHECK_EQ_INT(same, total);
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
 }
 
 /* ------------------------------------------------------------ real Delta logs */
@@ -589,9 +589,9 @@ static bool deliberately_corrupt(const char *path, const char *name) {
 
 /* A JSON string that itself holds JSON (stats, schemaString) must parse. */
 static void check_nested(log_stats *st, delta_json_val v, int *counter, const char *path, int line) {
-  if (delta_json_typeof(v) != DELTA_JSON_STRING) return;
-  CHECK_EQ_INT(delta_json_string(v, &st->str), 0);
-  int rc = delta_json_parse(st->inner, (char *)st->str.data, st->str.len);
+  if (json_typeof(v) != DELTA_JSON_STRING) return;
+  CHECK_EQ_INT(json_string(v, &st->str), 0);
+  int rc = json_parse(st->inner, (char *)st->str.data, st->str.len);
   if (rc) fprintf(stderr, "%s:%d: nested JSON: %s\n", path, line, delta_error_last());
   CHECK_EQ_INT(rc, 0);
   (*counter)++;
@@ -603,7 +603,7 @@ static int check_log_file(log_stats *st, const char *path, const char *name) {
   fseek(f, 0, SEEK_END);
   long sz = ftell(f);
   fseek(f, 0, SEEK_SET);
-  char *data = delta_malloc((size_t)sz + 1);
+  char *data = mem_malloc((size_t)sz + 1);
   size_t got = fread(data, 1, (size_t)sz, f);
   fclose(f);
   bool corrupt_expected = deliberately_corrupt(path, name);
@@ -620,28 +620,28 @@ static int check_log_file(log_stats *st, const char *path, const char *name) {
       if (data[k] != ' ' && data[k] != '\r' && data[k] != '\t') blank = false;
     if (!blank) {
       st->lines++;
-      if (delta_json_parse(doc, data + pos, len) != 0) {
+      if (json_parse(doc, data + pos, len) != 0) {
         failed++;
         if (!corrupt_expected) fprintf(stderr, "%s:%d: %s\n", path, line, delta_error_last());
       } else if (!corrupt_expected) {
-        delta_json_val root = delta_json_root(doc);
-        CHECK_EQ_INT(delta_json_typeof(root), DELTA_JSON_OBJECT);
-        delta_json_val add = delta_json_get(root, "add");
-        if (delta_json_present(add)) {
+        delta_json_val root = json_root(doc);
+        CHECK_EQ_INT(json_typeof(root), DELTA_JSON_OBJECT);
+        delta_json_val add = json_get(root, "add");
+        if (json_present(add)) {
           int64_t size, mt;
           st->actions++;
-          CHECK_EQ_INT(delta_json_string(delta_json_get(add, "path"), &st->str), 0);
-          CHECK_EQ_INT(delta_json_int64(delta_json_get(add, "size"), &size), 0);
-          CHECK_EQ_INT(delta_json_int64(delta_json_get(add, "modificationTime"), &mt), 0);
-          check_nested(st, delta_json_get(add, "stats"), &st->stats, path, line);
+          CHECK_EQ_INT(json_string(json_get(add, "path"), &st->str), 0);
+          CHECK_EQ_INT(json_int64(json_get(add, "size"), &size), 0);
+          CHECK_EQ_INT(json_int64(json_get(add, "modificationTime"), &mt), 0);
+          check_nested(st, json_get(add, "stats"), &st->stats, path, line);
         }
-        delta_json_val md = delta_json_get(root, "metaData");
-        if (delta_json_present(md)) check_nested(st, delta_json_get(md, "schemaString"), &st->schemas, path, line);
+        delta_json_val md = json_get(root, "metaData");
+        if (json_present(md)) check_nested(st, json_get(md, "schemaString"), &st->schemas, path, line);
       }
     }
     pos = end + 1;
   }
-  delta_free(data);
+  mem_free(data);
   st->files++;
   if (corrupt_expected) {
     CHECK(failed > 0);
@@ -689,18 +689,18 @@ static void test_conformance_logs(void) {
   snprintf(root, sizeof root, "%s/conformance/tables", shared);
   log_stats st = {0};
   st.str = (delta_buf)DELTA_BUF_INIT;
-  CHECK_EQ_INT(delta_json_doc_new(&st.inner), 0);
+  CHECK_EQ_INT(json_doc_new(&st.inner), 0);
   walk(&st, root, false);
   printf("conformance logs: %d files, %d lines, %d add actions (%d stats), %d schemas, %d known non-JSON files rejected\n",
          st.files, st.lines, st.actions, st.stats, st.schemas, st.bad_files);
   CHECK(st.files > 1000);
   CHECK(st.lines > 5000);
-  delta_json_doc_free(st.inner);
-  delta_buf_dispose(&st.str);
+  json_doc_free(st.inner);
+  buf_dispose(&st.str);
 }
 
 int main(void) {
-  if (delta_json_doc_new(&doc) != 0) return 1;
+  if (json_doc_new(&doc) != 0) return 1;
   test_valid();
   test_invalid();
   test_depth();
@@ -711,6 +711,6 @@ int main(void) {
   test_writer();
   test_writer_doubles();
   test_conformance_logs();
-  delta_json_doc_free(doc);
+  json_doc_free(doc);
   TEST_MAIN_END();
 }

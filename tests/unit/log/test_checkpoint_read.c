@@ -1,5 +1,5 @@
 /*
- * delta_checkpoint_read_parquet over every Parquet checkpoint and sidecar of
+ * log_checkpoint_read_parquet over every Parquet checkpoint and sidecar of
  * the shared conformance tables: each must read (or, for the deliberately
  * broken ones listed below, fail cleanly with DELTA_ECORRUPT); action counts
  * are checked against _last_checkpoint's "size", classic checkpoints must
@@ -284,33 +284,33 @@ static int read_one(const char *table, const char *dir, const char *name, counts
   delta_arena arena = DELTA_ARENA_INIT;
   counts c = {0};
   c.keep_paths = true;
-  int rc = delta_checkpoint_read_parquet(path, &arena, true, count_cb, &c);
+  int rc = log_checkpoint_read_parquet(path, &arena, true, count_cb, &c);
   const expected_failure *xf = find_expected_failure(table, name);
   if (xf) {
     CHECK_EQ_INT(rc, DELTA_ECORRUPT);
     if (rc != DELTA_ECORRUPT) fprintf(stderr, "  %s/%s should fail (%s)\n", table, name, xf->why);
     else n_files_failed_as_expected++;
-    delta_arena_dispose(&arena);
+    log_arena_dispose(&arena);
     counts_free(&c);
     return rc ? rc : -1;
   }
   if (rc != 0) fprintf(stderr, "%s/%s: rc %d: %s\n", table, name, rc, delta_error_last());
   CHECK_EQ_INT(rc, 0);
-  delta_arena_dispose(&arena);
+  log_arena_dispose(&arena);
   if (rc != 0) {
     counts_free(&c);
     return rc;
   }
   {
     counts d = {0};
-    int rc2 = delta_checkpoint_read_parquet(path, &arena, false, count_cb, &d);
+    int rc2 = log_checkpoint_read_parquet(path, &arena, false, count_cb, &d);
     CHECK_EQ_INT(rc2, 0);
     CHECK_EQ_INT(d.total, c.total);
     CHECK_EQ_INT(d.n[DELTA_ACTION_ADD], c.n[DELTA_ACTION_ADD]);
     CHECK_EQ_INT(d.with_stats, 0);
     CHECK_EQ_INT(d.with_dv, c.with_dv);
     counts_free(&d);
-    delta_arena_dispose(&arena);
+    log_arena_dispose(&arena);
     n_files_read++;
     n_actions_total += c.total;
   }
@@ -416,13 +416,13 @@ static void check_table(const char *tables, const char *table) {
       if (!file_exists(sp)) continue;
       delta_arena arena = DELTA_ARENA_INIT;
       counts sc = {0};
-      int rc = delta_checkpoint_read_parquet(sp, &arena, false, count_cb, &sc);
+      int rc = log_checkpoint_read_parquet(sp, &arena, false, count_cb, &sc);
       CHECK_EQ_INT(rc, 0);
       /* Sidecars hold file actions only. */
       CHECK_EQ_INT(sc.total, sc.n[DELTA_ACTION_ADD] + sc.n[DELTA_ACTION_REMOVE]);
       sidecar_actions[i] += sc.total;
       counts_free(&sc);
-      delta_arena_dispose(&arena);
+      log_arena_dispose(&arena);
     }
     /* Spot check: every add of the commit the checkpoint was taken at is live. */
     if (!multi_part && c.n_sidecars == 0) {
@@ -517,17 +517,17 @@ static void test_dv_unique_id(void) {
   dv.path_or_inline = "ab^-aqEH.-t@S}K{vb[*k^";
   dv.has_offset = true;
   dv.offset = 1;
-  CHECK_EQ_INT(delta_dv_unique_id(&arena, &dv), 0);
+  CHECK_EQ_INT(log_dv_unique_id(&arena, &dv), 0);
   CHECK_STR(dv.unique_id, "uab^-aqEH.-t@S}K{vb[*k^@1");
   dv.storage_type = 'i';
   dv.path_or_inline = "wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L";
   dv.has_offset = false;
-  CHECK_EQ_INT(delta_dv_unique_id(&arena, &dv), 0);
+  CHECK_EQ_INT(log_dv_unique_id(&arena, &dv), 0);
   CHECK_STR(dv.unique_id, "iwi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L");
   dv.present = false;
-  CHECK_EQ_INT(delta_dv_unique_id(&arena, &dv), 0);
+  CHECK_EQ_INT(log_dv_unique_id(&arena, &dv), 0);
   CHECK(dv.unique_id == NULL);
-  delta_arena_dispose(&arena);
+  log_arena_dispose(&arena);
 }
 
 /* Every action of a file, kept while the arena lives. */
@@ -550,7 +550,7 @@ static int capture(const char *table, const char *file, delta_arena *arena, capt
   char path[4096];
   snprintf(path, sizeof path, "%s/conformance/tables/%s/_delta_log/%s", shared_dir(), table, file);
   memset(out, 0, sizeof *out);
-  int rc = delta_checkpoint_read_parquet(path, arena, true, capture_cb, out);
+  int rc = log_checkpoint_read_parquet(path, arena, true, capture_cb, out);
   if (rc) fprintf(stderr, "%s: %s\n", path, delta_error_last());
   CHECK_EQ_INT(rc, 0);
   return rc;
@@ -710,7 +710,7 @@ static void test_values(void) {
     CHECK(r != NULL && r->u.remove.extended_file_metadata && !r->u.remove.data_change);
     free(c.v);
   }
-  delta_arena_dispose(&arena);
+  log_arena_dispose(&arena);
 }
 
 /* The golden tables named *corrupt* / *checkpoint-missing-*: their
@@ -752,7 +752,7 @@ static void test_deliberately_incomplete(void) {
       CHECK_EQ_INT(nm, cases[i].metadatas);
       free(c.v);
     }
-    delta_arena_dispose(&arena);
+    log_arena_dispose(&arena);
   }
 }
 
@@ -767,7 +767,7 @@ static void test_row_groups(void) {
   for (int mode = 0; mode < 3; mode++) {
     delta_arena arena = DELTA_ARENA_INIT;
     captured c = {0};
-    int rc = delta_checkpoint_read_parquet(path, &arena, mode, capture_cb, &c);
+    int rc = log_checkpoint_read_parquet(path, &arena, mode, capture_cb, &c);
     if (rc) fprintf(stderr, "%s: %s\n", path, delta_error_last());
     CHECK_EQ_INT(rc, 0);
     CHECK_EQ_INT(c.n, 8200);
@@ -827,7 +827,7 @@ static void test_row_groups(void) {
         same++;
     CHECK(same > 4000);
     free(c.v);
-    delta_arena_dispose(&arena);
+    log_arena_dispose(&arena);
   }
 }
 
@@ -842,10 +842,10 @@ static void test_stop_and_errors(void) {
            "00000000000000000010.checkpoint.parquet", shared_dir());
   delta_arena arena = DELTA_ARENA_INIT;
   int n = 0;
-  CHECK_EQ_INT(delta_checkpoint_read_parquet(path, &arena, true, stop_cb, &n), 42);
+  CHECK_EQ_INT(log_checkpoint_read_parquet(path, &arena, true, stop_cb, &n), 42);
   CHECK_EQ_INT(n, 3);
   counts c = {0};
-  CHECK_EQ_INT(delta_checkpoint_read_parquet("/nonexistent/x.checkpoint.parquet", &arena, true, count_cb, &c),
+  CHECK_EQ_INT(log_checkpoint_read_parquet("/nonexistent/x.checkpoint.parquet", &arena, true, count_cb, &c),
                delta_error_last_code());
   CHECK(delta_error_last_code() != 0);
   CHECK(strstr(delta_error_last(), "checkpoint") != NULL);
@@ -877,7 +877,7 @@ static void test_stop_and_errors(void) {
     fwrite(buf, 1, l, fp);
     fclose(fp);
     memset(&c, 0, sizeof c);
-    int rc = delta_checkpoint_read_parquet(tmp, &arena, true, count_cb, &c);
+    int rc = log_checkpoint_read_parquet(tmp, &arena, true, count_cb, &c);
     counts_free(&c);
     if (round < 40) CHECK_EQ_INT(rc, DELTA_ECORRUPT);
     if (rc) n_fail++;
@@ -886,7 +886,7 @@ static void test_stop_and_errors(void) {
   }
   remove(tmp);
   printf("damaged copies: %d of 300 failed (%d DELTA_ECORRUPT), none crashed\n", n_fail, n_corrupt);
-  delta_arena_dispose(&arena);
+  log_arena_dispose(&arena);
 }
 
 int main(void) {

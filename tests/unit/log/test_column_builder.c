@@ -10,8 +10,8 @@
 #include "log/schema_build.h"
 
 static int add(row_builder *rb, delta_json_doc *d, const char *json) {
-  int rc = delta_json_parse(d, json, strlen(json));
-  return rc ? rc : row_builder_add_json(rb, delta_json_root(d));
+  int rc = json_parse(d, json, strlen(json));
+  return rc ? rc : row_builder_add_json(rb, json_root(d));
 }
 
 static void test_json(void) {
@@ -21,7 +21,7 @@ static void test_json(void) {
                                  "m map<string, string>", &t), 0);
   row_builder rb;
   delta_json_doc *d = NULL;
-  delta_json_doc_new(&d);
+  json_doc_new(&d);
   CHECK_EQ_INT(row_builder_init(&rb, t), 0);
   CHECK_EQ_INT(add(&rb, d, "{\"l\":-5,\"i\":7,\"b\":-128,\"f\":\"NaN\",\"bo\":true,\"s\":\"x\\u00e9\",\"bin\":\"AAH/\","
                            "\"d\":\"1970-01-02\",\"ts\":\"1970-01-01T00:00:01.5Z\",\"dec\":-12.5,\"a\":[1,null,3],"
@@ -66,8 +66,8 @@ static void test_json(void) {
   CHECK_EQ_INT(add(&rb, d, "{\"s\":5}"), DELTA_EINVAL);
   CHECK(strstr(delta_error_last(), "column s: expected a string, got number") != NULL);
   row_builder_dispose(&rb);
-  delta_json_doc_free(d);
-  delta_type_free(t);
+  json_doc_free(d);
+  log_type_free(t);
 }
 
 static void test_text(void) {
@@ -92,7 +92,7 @@ static void test_text(void) {
   CHECK_EQ_INT(row_builder_add_text(&rb, cells3, lens, map), DELTA_EINVAL);
   CHECK(strstr(delta_error_last(), "column a: null in a non-nullable column") != NULL);
   row_builder_dispose(&rb);
-  delta_type_free(t);
+  log_type_free(t);
   __int128 v;
   CHECK_EQ_INT(cb_parse_decimal("-0.5", 4, 3, 2, &v), 0);
   CHECK(v == -50);

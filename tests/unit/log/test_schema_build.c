@@ -13,9 +13,9 @@ static char *json_of(const char *text) {
   if (schema_parse_text(text, &t)) return NULL;
   delta_buf b = DELTA_BUF_INIT;
   schema_to_json(t, &b);
-  delta_buf_putc(&b, 0);
-  delta_type_free(t);
-  return (char *)delta_buf_detach(&b);
+  buf_putc(&b, 0);
+  log_type_free(t);
+  return (char *)buf_detach(&b);
 }
 
 static void test_compact(void) {
@@ -31,13 +31,13 @@ static void test_compact(void) {
                "\"fields\":[{\"name\":\"x\",\"type\":\"double\",\"nullable\":true,\"metadata\":{}},"
                "{\"name\":\"y\",\"type\":\"timestamp_ntz\",\"nullable\":true,\"metadata\":{}}]},"
                "\"valueContainsNull\":true},\"nullable\":true,\"metadata\":{}}]}");
-  delta_free(j);
+  mem_free(j);
   /* JSON in, JSON out: metadata kept */
   const char *in = "{\"type\":\"struct\",\"fields\":[{\"name\":\"c\",\"type\":\"string\",\"nullable\":true,"
                    "\"metadata\":{\"comment\":\"hi\"}}]}";
   j = json_of(in);
   CHECK_STR(j, in);
-  delta_free(j);
+  mem_free(j);
   delta_type *t = NULL;
   CHECK_EQ_INT(schema_parse_text("a integr", &t), DELTA_EINVAL);
   CHECK(strstr(delta_error_last(), "unknown type") != NULL);
@@ -63,40 +63,40 @@ static void test_column_mapping(void) {
   delta_buf b = DELTA_BUF_INIT;
   CHECK_EQ_INT(schema_to_json(t, &b), 0);
   delta_type *u = NULL;
-  CHECK_EQ_INT(delta_schema_parse((const char *)b.data, b.len, &u), 0);
+  CHECK_EQ_INT(log_schema_parse((const char *)b.data, b.len, &u), 0);
   CHECK_EQ_INT(u->fields[1].type->fields[1].type->element->fields[0].field_id, 5);
   CHECK_STR(u->fields[0].physical_name, t->fields[0].physical_name);
   /* assigning again changes nothing */
   CHECK_EQ_INT(schema_assign_column_mapping(u, &max), 0);
   CHECK_EQ_INT(max, 5);
-  delta_buf_dispose(&b);
-  delta_type_free(t);
-  delta_type_free(u);
+  buf_dispose(&b);
+  log_type_free(t);
+  log_type_free(u);
 }
 
 static void test_arrow_and_checks(void) {
   delta_type *t = NULL, *in = NULL, *merged = NULL;
   CHECK_EQ_INT(schema_parse_text("id long, ts timestamp, n timestamp_ntz, d decimal(9,3), m map<string,int>", &t), 0);
   struct ArrowSchema as;
-  CHECK_EQ_INT(delta_schema_to_arrow(t, &as), 0);
+  CHECK_EQ_INT(log_schema_to_arrow(t, &as), 0);
   CHECK_EQ_INT(schema_from_arrow(&as, &in), 0);
   CHECK(schema_type_equal(t, in));
   as.release(&as);
   CHECK_EQ_INT(schema_check_input(t, in, false, &merged), 0);
   CHECK(merged == NULL);
-  delta_type_free(in);
+  log_type_free(in);
   /* a new column: refused, or merged as nullable */
   CHECK_EQ_INT(schema_parse_text("ID long, extra string not null", &in), 0);
   CHECK_EQ_INT(schema_check_input(t, in, false, &merged), DELTA_EINVAL);
   CHECK(strstr(delta_error_last(), "input column extra is not in the table") != NULL);
   CHECK_EQ_INT(schema_check_input(t, in, true, &merged), 0);
   CHECK(merged && merged->n_fields == 6 && strcmp(merged->fields[5].name, "extra") == 0 && merged->fields[5].nullable);
-  delta_type_free(merged);
-  delta_type_free(in);
+  log_type_free(merged);
+  log_type_free(in);
   CHECK_EQ_INT(schema_parse_text("id string", &in), 0);
   CHECK_EQ_INT(schema_check_input(t, in, true, &merged), DELTA_EINVAL);
   CHECK(strstr(delta_error_last(), "column id is long in the table but string in the input") != NULL);
-  delta_type_free(in);
+  log_type_free(in);
   /* safe widenings are accepted as input */
   delta_type *to = NULL, *from = NULL;
   CHECK_EQ_INT(schema_parse_text("a long, b double, c short, d double, e int", &to), 0);
@@ -107,8 +107,8 @@ static void test_arrow_and_checks(void) {
   CHECK(schema_safe_widening(to->fields[3].type, from->fields[3].type));
   CHECK(!schema_safe_widening(to->fields[4].type, from->fields[4].type));
   CHECK(!schema_safe_widening(to->fields[3].type, from->fields[4].type)); /* long -> double loses digits */
-  delta_type_free(to);
-  delta_type_free(from);
+  log_type_free(to);
+  log_type_free(from);
   /* Arrow types without a Delta type */
   struct ArrowSchema u;
   arrow_schema_new(&u, "+s", "", 0, 1);
@@ -116,7 +116,7 @@ static void test_arrow_and_checks(void) {
   CHECK_EQ_INT(schema_from_arrow(&u, &in), DELTA_EUNSUPPORTED);
   CHECK(strstr(delta_error_last(), "column big") != NULL);
   u.release(&u);
-  delta_type_free(t);
+  log_type_free(t);
 }
 
 int main(void) {

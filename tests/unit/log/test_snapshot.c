@@ -250,9 +250,9 @@ static void test_checkpoints_agree_with_commits(void) {
     for (int i = 0; i < l.n; i++) has_cp |= l.entries[i].info.kind != LOG_COMMIT && l.entries[i].info.kind != LOG_CRC &&
                                             l.entries[i].info.kind != LOG_COMPACTION;
     /* Only tables with every commit from 0 can be replayed without checkpoints. */
-    if (has_cp && l.earliest_commit == 0 && commits == l.latest + 1 && delta_snapshot_load(t, &l, l.latest, INT64_MAX, &a) == 0 &&
+    if (has_cp && l.earliest_commit == 0 && commits == l.latest + 1 && snapshot_load(t, &l, l.latest, INT64_MAX, &a) == 0 &&
         a->cp_version >= 0) {
-      int rc = delta_snapshot_load(t, &l, l.latest, -1, &b);
+      int rc = snapshot_load(t, &l, l.latest, -1, &b);
       if (rc) fprintf(stderr, "table %s: commits alone: %s\n", e->d_name, delta_error_last());
       CHECK_EQ_INT(rc, 0);
       if (!rc) {
@@ -334,7 +334,7 @@ static void test_num_records(void) {
       {"", -1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-    CHECK_EQ_INT(delta_stats_num_records(cases[i].s, strlen(cases[i].s)), cases[i].want);
+    CHECK_EQ_INT(log_stats_num_records(cases[i].s, strlen(cases[i].s)), cases[i].want);
   /* A snapshot that keeps only record counts agrees with the full one. */
   const char *sh = getenv("DELTAC_SHARED");
   char path[512];

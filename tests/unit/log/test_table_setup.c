@@ -26,8 +26,8 @@ static void proto(const char *schema, const char *k1, const char *v1, const char
   for (int i = 0; i < p.n_writer_features; i++) strcat(strcat(got, i ? "," : ""), p.writer_features[i]);
   CHECK_STR(got, wf);
   CHECK(p.has_writer_features == (p.min_writer_version == 7));
-  delta_arena_dispose(&a);
-  delta_type_free(t);
+  log_arena_dispose(&a);
+  log_type_free(t);
 }
 
 int main(void) {
@@ -66,8 +66,8 @@ int main(void) {
     delta_protocol lp = {3, 7, NULL, 0, true, lf, 2, true};
     CHECK_EQ_INT(table_check_writable(&lp, &(delta_metadata){0}, t), DELTA_EUNSUPPORTED);
     CHECK(strstr(delta_error_last(), "preview") != NULL);
-    delta_arena_dispose(&a);
-    delta_type_free(t);
+    log_arena_dispose(&a);
+    log_type_free(t);
   }
   const char *k[] = {"delta.checkpointInterval", "user.thing", "delta.appendOnly"};
   const char *v[] = {"10", "anything", "TRUE"};
@@ -102,18 +102,18 @@ int main(void) {
   CHECK_EQ_INT(table_check_writable(&p, &m, t), DELTA_ECORRUPT);
   m.configuration = NULL;
   m.n_configuration = 0;
-  delta_type_free(t);
+  log_type_free(t);
   CHECK_EQ_INT(schema_parse_text("{\"type\":\"struct\",\"fields\":[{\"name\":\"g\",\"type\":\"integer\",\"nullable\":true,"
                                  "\"metadata\":{\"delta.generationExpression\":\"1\"}}]}", &t), 0);
   /* top-level generated columns are written (gen_columns.h); nested ones are not */
   CHECK_EQ_INT(table_check_writable(&p, &m, t), 0);
-  delta_type_free(t);
+  log_type_free(t);
   CHECK_EQ_INT(schema_parse_text("{\"type\":\"struct\",\"fields\":[{\"name\":\"s\",\"type\":{\"type\":\"struct\","
                                  "\"fields\":[{\"name\":\"g\",\"type\":\"long\",\"nullable\":true,\"metadata\":"
                                  "{\"delta.identity.start\":1}}]},\"nullable\":true,\"metadata\":{}}]}", &t), 0);
   CHECK_EQ_INT(table_check_writable(&p, &m, t), DELTA_EUNSUPPORTED);
   CHECK(strstr(delta_error_last(), "column s has a nested generated or identity column") != NULL);
-  delta_type_free(t);
+  log_type_free(t);
   /* the protocol a new table gets: writer 4 for generated, 6 for identity
    * columns; with table features, both listed */
   delta_arena ga = DELTA_ARENA_INIT;
@@ -124,7 +124,7 @@ int main(void) {
   CHECK_EQ_INT(table_derive_protocol(t, NULL, 0, &ga, &gp), 0);
   CHECK_EQ_INT(gp.min_writer_version, 4);
   CHECK(!gp.has_writer_features);
-  delta_type_free(t);
+  log_type_free(t);
   CHECK_EQ_INT(schema_parse_text("{\"type\":\"struct\",\"fields\":[{\"name\":\"i\",\"type\":\"long\",\"nullable\":true,"
                                  "\"metadata\":{\"delta.identity.start\":1,\"delta.identity.step\":1}},"
                                  "{\"name\":\"g\",\"type\":\"long\",\"nullable\":true,"
@@ -138,7 +138,7 @@ int main(void) {
   for (int i = 0; i < gp.n_writer_features; i++)
     found += strcmp(gp.writer_features[i], "generatedColumns") == 0 || strcmp(gp.writer_features[i], "identityColumns") == 0;
   CHECK_EQ_INT(found, 2);
-  delta_type_free(t);
-  delta_arena_dispose(&ga);
+  log_type_free(t);
+  log_arena_dispose(&ga);
   TEST_MAIN_END();
 }

@@ -610,12 +610,12 @@ static int check_builder(pq_binary_builder *b, char **strs, const size_t *lens, 
 static void builder_init(pq_binary_builder *b) {
   memset(b, 0, sizeof *b);
   int32_t z = 0;
-  delta_buf_append(&b->offsets, &z, 4);
+  buf_append(&b->offsets, &z, 4);
 }
 
 static void builder_free(pq_binary_builder *b) {
-  delta_buf_dispose(&b->offsets);
-  delta_buf_dispose(&b->data);
+  buf_dispose(&b->offsets);
+  buf_dispose(&b->data);
 }
 
 static void test_byte_arrays_roundtrip(void) {

@@ -110,17 +110,17 @@ static struct ArrowArray *strings(int64_t n, int every, bool unique) {
     o[i] = (int32_t)b.len;
     if (i % 4 == 0) continue;
     if (i % 97 == 5) {
-      for (int k = 0; k < 300; k++) delta_buf_putc(&b, (char)('a' + (i + k) % 26));
+      for (int k = 0; k < 300; k++) buf_putc(&b, (char)('a' + (i + k) % 26));
     } else if (unique) {
-      delta_buf_printf(&b, "u%lld-é", (long long)i);
+      buf_printf(&b, "u%lld-é", (long long)i);
     } else {
-      delta_buf_printf(&b, "w%lld", (long long)(i % 37));
+      buf_printf(&b, "w%lld", (long long)(i % 37));
     }
   }
   o[n] = (int32_t)b.len;
   uint8_t *data = P(b.len);
   if (b.len) memcpy(data, b.data, b.len);
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
   a->buffers[1] = o;
   a->buffers[2] = data;
   set_validity(a, every);
@@ -238,7 +238,7 @@ static struct ArrowArray *make_batch(int64_t n, int every) {
 
 /* ---- writing to memory, reading back as NDJSON ---- */
 
-static int mem_write(void *ctx, const void *p, size_t n) { return delta_buf_append(ctx, p, n); }
+static int mem_write(void *ctx, const void *p, size_t n) { return buf_append(ctx, p, n); }
 
 static char *render_batch(const struct ArrowSchema *s, const struct ArrowArray *b) {
   char *text = NULL;
@@ -336,7 +336,7 @@ static int roundtrip(const struct ArrowSchema *s, const struct ArrowArray *b, in
   }
   free(want);
   free(got);
-  delta_buf_dispose(&file);
+  buf_dispose(&file);
   return ok;
 }
 
@@ -454,7 +454,7 @@ static void test_result_stats(void) {
     delta_parquet_free(f);
   }
   delta_parquet_write_result_free(r);
-  delta_buf_dispose(&file);
+  buf_dispose(&file);
   arrow_schema_release(&s);
   pool_free();
 }
@@ -517,7 +517,7 @@ static void test_truncation(void) {
     /* the caller's stats are exact */
     CHECK(r && r->columns[0].max.v.bytes.len == 8);
     delta_parquet_write_result_free(r);
-    delta_buf_dispose(&file);
+    buf_dispose(&file);
   }
   {
     /* UTF-8: never cut a character; a multi-byte last character is dropped
@@ -530,7 +530,7 @@ static void test_truncation(void) {
     /* min "ab€€" (0x62 < 0xE2) -> "ab"; max "a€€" -> "a€" -> "a" -> "b" */
     CHECK(mn.ptr && mn.len == 2 && memcmp(mn.ptr, "ab", 2) == 0);
     CHECK(mx.ptr && mx.len == 1 && memcmp(mx.ptr, "b", 1) == 0);
-    delta_buf_dispose(&file);
+    buf_dispose(&file);
   }
   {
     /* A value equal to the limit is exact; 0x7F rolls over to U+0080. */
@@ -541,7 +541,7 @@ static void test_truncation(void) {
     file_bounds(&file, &mn, &mx, &mne, &mxe);
     CHECK(mn.ptr && mn.len == 4 && memcmp(mn.ptr, "abcd", 4) == 0 && mne);
     CHECK(mx.ptr && mx.len == 5 && memcmp(mx.ptr, "ab\x7f\xc2\x80", 5) == 0);
-    delta_buf_dispose(&file);
+    buf_dispose(&file);
   }
   arrow_schema_release(&s);
   {
@@ -555,7 +555,7 @@ static void test_truncation(void) {
     file_bounds(&file, &mn, &mx, &mne, &mxe);
     CHECK(mn.ptr && mn.len == 1);
     CHECK(mx.ptr == NULL);
-    delta_buf_dispose(&file);
+    buf_dispose(&file);
     arrow_schema_release(&s);
   }
   pool_free();
@@ -621,7 +621,7 @@ static void test_limits_and_encodings(void) {
   o2.page_bytes = 100;
   o2.row_group_bytes = 20000;
   CHECK(roundtrip(&s, b, 10000, &o2, "tiny pages"));
-  delta_buf_dispose(&file);
+  buf_dispose(&file);
   arrow_schema_release(&s);
   pool_free();
 }
@@ -703,7 +703,7 @@ static void test_odd_input(void) {
     CHECK(delta_parquet_writer_open_sink(&w, &sink, &s2, &o) == DELTA_EINVAL);
     arrow_schema_release(&s2);
   }
-  delta_buf_dispose(&file);
+  buf_dispose(&file);
   pool_free();
 }
 
@@ -843,7 +843,7 @@ static void test_skip(void) {
       delta_parquet_free(f);
     }
     unlink(path);
-    delta_buf_dispose(&file);
+    buf_dispose(&file);
   }
   schema.release(&schema);
   pool_free();

@@ -18,19 +18,19 @@
 static void batch_of(const delta_type *t, const char *lines, struct ArrowArray *out) {
   row_builder rb;
   delta_json_doc *d = NULL;
-  delta_json_doc_new(&d);
+  json_doc_new(&d);
   CHECK_EQ_INT(row_builder_init(&rb, t), 0);
   const char *p = lines;
   while (*p) {
     const char *nl = strchr(p, '\n');
     size_t n = nl ? (size_t)(nl - p) : strlen(p);
-    CHECK_EQ_INT(delta_json_parse(d, p, n), 0);
-    CHECK_EQ_INT(row_builder_add_json(&rb, delta_json_root(d)), 0);
+    CHECK_EQ_INT(json_parse(d, p, n), 0);
+    CHECK_EQ_INT(row_builder_add_json(&rb, json_root(d)), 0);
     p += n + (nl ? 1 : 0);
   }
   CHECK_EQ_INT(row_builder_finish(&rb, out), 0);
   row_builder_dispose(&rb);
-  delta_json_doc_free(d);
+  json_doc_free(d);
 }
 
 /* The error of checking `lines` (NDJSON of `in`) against `c`, or "" when none. */
@@ -58,11 +58,11 @@ static void nested(void) {
       "{\"name\":\"note\",\"type\":\"string\",\"nullable\":true,\"metadata\":{}}]},"
       "\"containsNull\":true},\"nullable\":true,\"metadata\":{}}]}";
   delta_type *table = NULL, *in = NULL, *partial = NULL;
-  CHECK_EQ_INT(delta_schema_parse(strict, strlen(strict), &table), 0);
+  CHECK_EQ_INT(log_schema_parse(strict, strlen(strict), &table), 0);
   CHECK_EQ_INT(schema_parse_text("id long, tags array<string>, attrs map<string, long>, "
                                  "items array<struct<qty: long, note: string>>", &in), 0);
   struct ArrowSchema s;
-  CHECK_EQ_INT(delta_schema_to_arrow(in, &s), 0);
+  CHECK_EQ_INT(log_schema_to_arrow(in, &s), 0);
   write_constraints *c = NULL;
   CHECK_EQ_INT(constraints_new(&c, table, NULL, 0, &s), 0);
   CHECK(c != NULL);
@@ -109,14 +109,14 @@ static void nested(void) {
 
   /* a struct given inside an array lacking a NOT NULL field */
   CHECK_EQ_INT(schema_parse_text("id long, items array<struct<note: string>>", &partial), 0);
-  CHECK_EQ_INT(delta_schema_to_arrow(partial, &s), 0);
+  CHECK_EQ_INT(log_schema_to_arrow(partial, &s), 0);
   CHECK_EQ_INT(constraints_new(&c, table, NULL, 0, &s), DELTA_EINVAL);
   CHECK_STR(delta_error_last(), "NOT NULL field items.element.qty is missing from the input");
   CHECK(c == NULL);
   s.release(&s);
-  delta_type_free(partial);
-  delta_type_free(table);
-  delta_type_free(in);
+  log_type_free(partial);
+  log_type_free(table);
+  log_type_free(in);
 }
 
 int main(void) {
@@ -126,7 +126,7 @@ int main(void) {
   /* the input lacks `amount` */
   CHECK_EQ_INT(schema_parse_text("id long, s struct<x: long, y: string>", &input), 0);
   struct ArrowSchema in_schema;
-  CHECK_EQ_INT(delta_schema_to_arrow(input, &in_schema), 0);
+  CHECK_EQ_INT(log_schema_to_arrow(input, &in_schema), 0);
   delta_kv config[] = {{"delta.constraints.pos", "amount > 0"}, {"delta.constraints.small", "id < 10"},
                        {"other", "x"}};
   write_constraints *c = NULL;
@@ -153,7 +153,7 @@ int main(void) {
 
   /* with the column present, FALSE violates */
   struct ArrowSchema full;
-  CHECK_EQ_INT(delta_schema_to_arrow(table, &full), 0);
+  CHECK_EQ_INT(log_schema_to_arrow(table, &full), 0);
   CHECK_EQ_INT(constraints_new(&c, table, config, 1, &full), 0);
   batch_of(table, "{\"id\":1,\"amount\":5}\n{\"id\":2,\"amount\":null}\n{\"id\":3,\"amount\":-5}", &b);
   CHECK_EQ_INT(constraints_check(c, &b), DELTA_EINVAL);
@@ -165,7 +165,7 @@ int main(void) {
   delta_type *plain = NULL;
   CHECK_EQ_INT(schema_parse_text("a long", &plain), 0);
   struct ArrowSchema ps;
-  CHECK_EQ_INT(delta_schema_to_arrow(plain, &ps), 0);
+  CHECK_EQ_INT(log_schema_to_arrow(plain, &ps), 0);
   c = (write_constraints *)&ps; /* overwritten */
   CHECK_EQ_INT(constraints_new(&c, plain, config + 2, 1, &ps), 0);
   CHECK(c == NULL);
@@ -185,8 +185,8 @@ int main(void) {
   ps.release(&ps);
   full.release(&full);
   in_schema.release(&in_schema);
-  delta_type_free(plain);
-  delta_type_free(table);
-  delta_type_free(input);
+  log_type_free(plain);
+  log_type_free(table);
+  log_type_free(input);
   TEST_MAIN_END();
 }

@@ -10,21 +10,21 @@
 static void test_stats(void) {
   delta_buf b = DELTA_BUF_INIT;
   CHECK_EQ_INT(rewrite_stats_loose("{\"numRecords\":3}", &b), 0);
-  CHECK_EQ_INT(delta_buf_putc(&b, 0), 0);
+  CHECK_EQ_INT(buf_putc(&b, 0), 0);
   CHECK_STR((const char *)b.data, "{\"tightBounds\":false,\"numRecords\":3}");
-  delta_buf_reset(&b);
+  buf_reset(&b);
   CHECK_EQ_INT(rewrite_stats_loose("{\"numRecords\":3,\"tightBounds\":true}", &b), 0);
-  CHECK_EQ_INT(delta_buf_putc(&b, 0), 0);
+  CHECK_EQ_INT(buf_putc(&b, 0), 0);
   CHECK_STR((const char *)b.data, "{\"numRecords\":3,\"tightBounds\":false}");
-  delta_buf_reset(&b);
+  buf_reset(&b);
   CHECK_EQ_INT(rewrite_stats_loose("{}", &b), 0);
-  CHECK_EQ_INT(delta_buf_putc(&b, 0), 0);
+  CHECK_EQ_INT(buf_putc(&b, 0), 0);
   CHECK_STR((const char *)b.data, "{\"tightBounds\":false}");
-  delta_buf_reset(&b);
+  buf_reset(&b);
   /* no stats: nothing */
   CHECK_EQ_INT(rewrite_stats_loose(NULL, &b), 0);
   CHECK_EQ_INT(b.len, 0);
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
 }
 
 static delta_add file_a(void) {
@@ -41,16 +41,16 @@ static void test_add_with_dv(void) {
   delta_add a = file_a();
   delta_bitmap64 *fresh = NULL, *old = NULL;
   delta_buf dv_file = DELTA_BUF_INIT, dv_path = DELTA_BUF_INIT, actions = DELTA_BUF_INIT;
-  CHECK_EQ_INT(delta_bitmap64_new(&fresh), 0);
-  CHECK_EQ_INT(delta_bitmap64_new(&old), 0);
-  CHECK_EQ_INT(delta_bitmap64_add(fresh, 3), 0);
-  CHECK_EQ_INT(delta_bitmap64_add(old, 1), 0);
-  CHECK_EQ_INT(delta_buf_puts(&dv_path, "deletion_vector_test.bin"), 0);
+  CHECK_EQ_INT(dv_bitmap64_new(&fresh), 0);
+  CHECK_EQ_INT(dv_bitmap64_new(&old), 0);
+  CHECK_EQ_INT(dv_bitmap64_add(fresh, 3), 0);
+  CHECK_EQ_INT(dv_bitmap64_add(old, 1), 0);
+  CHECK_EQ_INT(buf_puts(&dv_path, "deletion_vector_test.bin"), 0);
   /* two rows: small, inline in the log; the old DV's row is kept */
   CHECK_EQ_INT(rewrite_add_with_dv(&a, old, fresh, true, &dv_file, &dv_path, 1000, &actions), 0);
-  CHECK_EQ_INT(delta_bitmap64_cardinality(fresh), 2);
+  CHECK_EQ_INT(dv_bitmap64_cardinality(fresh), 2);
   CHECK_EQ_INT(dv_file.len, 0);
-  CHECK_EQ_INT(delta_buf_putc(&actions, 0), 0);
+  CHECK_EQ_INT(buf_putc(&actions, 0), 0);
   const char *line = (const char *)actions.data;
   CHECK(strncmp(line, "{\"add\":{", 8) == 0);
   CHECK(strstr(line, "\"storageType\":\"i\"") != NULL);
@@ -59,31 +59,31 @@ static void test_add_with_dv(void) {
   CHECK(strstr(line, "\"dataChange\":true") != NULL);
   CHECK(actions.len >= 2 && actions.data[actions.len - 2] == '\n');
   /* inline not allowed: the bitmap goes to the commit's DV file */
-  delta_buf_reset(&actions);
+  buf_reset(&actions);
   CHECK_EQ_INT(rewrite_add_with_dv(&a, NULL, fresh, false, &dv_file, &dv_path, 1000, &actions), 0);
   CHECK(dv_file.len > 0);
-  CHECK_EQ_INT(delta_buf_putc(&actions, 0), 0);
+  CHECK_EQ_INT(buf_putc(&actions, 0), 0);
   line = (const char *)actions.data;
   CHECK(strstr(line, "\"storageType\":\"u\"") != NULL);
   CHECK(strstr(line, "deletion_vector_test.bin") != NULL);
   CHECK(strstr(line, "\"offset\":") != NULL);
-  delta_bitmap64_free(fresh);
-  delta_bitmap64_free(old);
-  delta_buf_dispose(&dv_file);
-  delta_buf_dispose(&dv_path);
-  delta_buf_dispose(&actions);
+  dv_bitmap64_free(fresh);
+  dv_bitmap64_free(old);
+  buf_dispose(&dv_file);
+  buf_dispose(&dv_path);
+  buf_dispose(&actions);
 }
 
 static void test_remove(void) {
   delta_add a = file_a();
   delta_buf actions = DELTA_BUF_INIT;
   CHECK_EQ_INT(rewrite_remove_action(&actions, &a, 2000), 0);
-  CHECK_EQ_INT(delta_buf_putc(&actions, 0), 0);
+  CHECK_EQ_INT(buf_putc(&actions, 0), 0);
   const char *line = (const char *)actions.data;
   CHECK(strncmp(line, "{\"remove\":{\"path\":\"part-00000.parquet\"", 38) == 0);
   CHECK(strstr(line, "\"deletionTimestamp\":2000") != NULL);
   CHECK(strstr(line, "\"dataChange\":true") != NULL);
-  delta_buf_dispose(&actions);
+  buf_dispose(&actions);
 }
 
 int main(void) {

@@ -55,7 +55,7 @@ int main(void) {
   delta_parquet_write_result r = {100, 4, 1, 8, cols};
   delta_buf b = DELTA_BUF_INIT;
   CHECK_EQ_INT(file_stats_json(&r, &b), 0);
-  delta_buf_putc(&b, 0);
+  buf_putc(&b, 0);
   CHECK_STR((const char *)b.data,
             "{\"numRecords\":4,"
             "\"minValues\":{\"id\":-3,\"s\":{\"x\":0.5},\"t\":\"1969-12-31T23:59:59.999Z\",\"name\":\"a\\\"b\","
@@ -63,6 +63,6 @@ int main(void) {
             "\"maxValues\":{\"id\":9,\"s\":{\"x\":2.0},\"t\":\"1970-01-01T00:00:01.999Z\","
             "\"name\":\"éééééééééééééééééééééééééééééééé\xF4\x8F\xBF\xBF\",\"d\":\"2024-02-29\",\"dec\":0.07},"
             "\"nullCount\":{\"id\":0,\"s\":{\"x\":1,\"y\":0},\"t\":0,\"name\":0,\"d\":0,\"dec\":0}}");
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
   TEST_MAIN_END();
 }

@@ -18,7 +18,7 @@ static int64_t long_at(const struct ArrowArray *a, int64_t i) { return ((const i
 /* The batch of `json` rows (NDJSON, typed by `t`). */
 static void read_rows(const char *json, const delta_type *t, struct ArrowArrayStream *st, struct ArrowSchema *s,
                       struct ArrowArray *rows) {
-  char *text = delta_malloc(strlen(json) + 1);
+  char *text = mem_malloc(strlen(json) + 1);
   memcpy(text, json, strlen(json) + 1);
   CHECK_EQ_INT(input_text_stream(text, strlen(json), INPUT_NDJSON, t, 0, st), 0);
   CHECK_EQ_INT(st->get_schema(st, s), 0);
@@ -87,7 +87,7 @@ int main(void) {
   CHECK_EQ_INT(gen_identity_parse(&copy->fields[0], &gi), 0);
   CHECK_EQ_INT(gi.high_water_mark, 7);
   CHECK(strstr(copy->fields[0].metadata, "highWaterMark\":-16") == NULL);
-  delta_type_free(copy);
+  log_type_free(copy);
   gen_columns_free(g);
   eff.release(&eff);
   rows.release(&rows);
@@ -127,6 +127,6 @@ int main(void) {
   rows.release(&rows);
   in.release(&in);
   st.release(&st);
-  delta_type_free(t);
+  log_type_free(t);
   TEST_MAIN_END();
 }

@@ -95,13 +95,13 @@ static void test_rewrite(const char *bin) {
   CHECK_EQ_INT(files, 2);      /* one per partition */
   CHECK_EQ_INT(cdc_files, 2);
   CHECK(rewrite_writers_bytes(w) > 0);
-  CHECK_EQ_INT(delta_buf_putc(&actions, 0), 0);
+  CHECK_EQ_INT(buf_putc(&actions, 0), 0);
   const char *text = (const char *)actions.data;
   CHECK(strstr(text, "{\"add\":{\"path\":\"p=a/") != NULL);
   CHECK(strstr(text, "{\"cdc\":{\"path\":\"_change_data/p=a/") != NULL);
   CHECK(strstr(text, "\"dataChange\":false}}") != NULL);
 done:
-  delta_buf_dispose(&actions);
+  buf_dispose(&actions);
   rewrite_writers_free(w);
   delta_snapshot_free(s);
   delta_table_free(t);

@@ -70,7 +70,7 @@ static int put_str(delta_storage *s, const char *key, const char *text, bool ove
 static const char *read_str(delta_storage *s, const char *key, int *rc_out) {
   static char out[4096];
   delta_buf b = DELTA_BUF_INIT;
-  int rc = delta_storage_read(s, key, &b);
+  int rc = storage_read_all(s, key, &b);
   if (rc_out) *rc_out = rc;
   out[0] = '\0';
   if (!rc) {
@@ -78,7 +78,7 @@ static const char *read_str(delta_storage *s, const char *key, int *rc_out) {
     memcpy(out, b.data, n);
     out[n] = '\0';
   }
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
   return out;
 }
 
@@ -199,37 +199,37 @@ static void test_read_head(void) {
   CHECK_EQ_INT(rc, 0);
 
   delta_buf b = DELTA_BUF_INIT;
-  CHECK_EQ_INT(delta_buf_append(&b, "xy", 2), 0); /* reads append */
-  CHECK_EQ_INT(delta_storage_read_range(s, "dir/f.bin", 3, 4, &b), 0);
+  CHECK_EQ_INT(buf_append(&b, "xy", 2), 0); /* reads append */
+  CHECK_EQ_INT(storage_read_range(s, "dir/f.bin", 3, 4, &b), 0);
   CHECK_EQ_INT(b.len, 6);
   CHECK(memcmp(b.data, "xy3456", 6) == 0);
   b.len = 0;
-  CHECK_EQ_INT(delta_storage_read_range(s, "dir/f.bin", 8, 100, &b), 0); /* short at EOF */
+  CHECK_EQ_INT(storage_read_range(s, "dir/f.bin", 8, 100, &b), 0); /* short at EOF */
   CHECK_EQ_INT(b.len, 2);
   CHECK(memcmp(b.data, "89", 2) == 0);
   b.len = 0;
-  CHECK_EQ_INT(delta_storage_read_range(s, "dir/f.bin", 10, 5, &b), 0); /* at the end: empty */
+  CHECK_EQ_INT(storage_read_range(s, "dir/f.bin", 10, 5, &b), 0); /* at the end: empty */
   CHECK_EQ_INT(b.len, 0);
-  CHECK_EQ_INT(delta_storage_read_range(s, "dir/f.bin", 11, 1, &b), DELTA_EINVAL);
-  CHECK_EQ_INT(delta_storage_read_range(s, "dir/f.bin", 2, 0, &b), 0);
+  CHECK_EQ_INT(storage_read_range(s, "dir/f.bin", 11, 1, &b), DELTA_EINVAL);
+  CHECK_EQ_INT(storage_read_range(s, "dir/f.bin", 2, 0, &b), 0);
   CHECK_EQ_INT(b.len, 0);
 
   /* The buffer's limit bounds a read before anything is read; the key is
    * named and the buffer is left as it was. */
   delta_buf small = DELTA_BUF_INIT;
   small.limit = 4;
-  CHECK_EQ_INT(delta_buf_append(&small, "ab", 2), 0);
-  CHECK_EQ_INT(delta_storage_read(s, "dir/f.bin", &small), DELTA_ELIMIT);
+  CHECK_EQ_INT(buf_append(&small, "ab", 2), 0);
+  CHECK_EQ_INT(storage_read_all(s, "dir/f.bin", &small), DELTA_ELIMIT);
   CHECK(strstr(delta_error_last(), "dir/f.bin") != NULL);
   CHECK_EQ_INT(small.len, 2);
-  delta_buf_dispose(&small);
+  buf_dispose(&small);
 
   /* Missing files, directories. */
-  CHECK_EQ_INT(delta_storage_read(s, "dir/missing.json", &b), DELTA_ENOTFOUND);
+  CHECK_EQ_INT(storage_read_all(s, "dir/missing.json", &b), DELTA_ENOTFOUND);
   CHECK(strstr(delta_error_last(), "dir/missing.json") != NULL);
-  CHECK_EQ_INT(delta_storage_read(s, "nodir/missing.json", &b), DELTA_ENOTFOUND);
-  CHECK_EQ_INT(delta_storage_read(s, "dir/f.bin/under-a-file", &b), DELTA_ENOTFOUND);
-  CHECK_EQ_INT(delta_storage_read(s, "dir", &b), DELTA_ENOTFOUND);
+  CHECK_EQ_INT(storage_read_all(s, "nodir/missing.json", &b), DELTA_ENOTFOUND);
+  CHECK_EQ_INT(storage_read_all(s, "dir/f.bin/under-a-file", &b), DELTA_ENOTFOUND);
+  CHECK_EQ_INT(storage_read_all(s, "dir", &b), DELTA_ENOTFOUND);
   CHECK_EQ_INT(b.len, 0);
 
   delta_file_info fi = {0};
@@ -243,14 +243,14 @@ static void test_read_head(void) {
 
   /* A sink that is not a delta_buf gets the bytes in chunks. */
   delta_buf big = DELTA_BUF_INIT;
-  for (int i = 0; i < 300000; i++) delta_buf_putc(&big, (char)('a' + i % 26));
+  for (int i = 0; i < 300000; i++) buf_putc(&big, (char)('a' + i % 26));
   CHECK_EQ_INT(delta_storage_put(s, "big", big.data, big.len, false), 0);
   delta_buf back = DELTA_BUF_INIT;
-  CHECK_EQ_INT(delta_storage_read(s, "big", &back), 0);
+  CHECK_EQ_INT(storage_read_all(s, "big", &back), 0);
   CHECK(back.len == big.len && memcmp(back.data, big.data, big.len) == 0);
-  delta_buf_dispose(&back);
-  delta_buf_dispose(&big);
-  delta_buf_dispose(&b);
+  buf_dispose(&back);
+  buf_dispose(&big);
+  buf_dispose(&b);
   delta_storage_free(s);
 }
 
@@ -296,19 +296,19 @@ static void test_bad_keys(void) {
   delta_buf b = DELTA_BUF_INIT;
   delta_file_info fi;
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-    CHECK_EQ_INT(delta_storage_read(s, bad[i], &b), DELTA_EINVAL);
-    CHECK_EQ_INT(delta_storage_read_range(s, bad[i], 0, 1, &b), DELTA_EINVAL);
+    CHECK_EQ_INT(storage_read_all(s, bad[i], &b), DELTA_EINVAL);
+    CHECK_EQ_INT(storage_read_range(s, bad[i], 0, 1, &b), DELTA_EINVAL);
     CHECK_EQ_INT(delta_storage_head(s, bad[i], &fi), DELTA_EINVAL);
     CHECK_EQ_INT(put_str(s, bad[i], "x", false), DELTA_EINVAL);
     CHECK_EQ_INT(put_str(s, bad[i], "x", true), DELTA_EINVAL);
     CHECK_EQ_INT(delta_storage_delete(s, bad[i]), DELTA_EINVAL);
-    CHECK_EQ_INT(delta_storage_local_path(s, bad[i], &b), DELTA_EINVAL);
+    CHECK_EQ_INT(storage_local_path(s, bad[i], &b), DELTA_EINVAL);
     if (*bad[i]) {
       collected c = {0};
       CHECK_EQ_INT(delta_storage_list(s, bad[i], NULL, collect, &c), DELTA_EINVAL);
     }
   }
-  CHECK_EQ_INT(delta_storage_read(s, NULL, &b), DELTA_EINVAL);
+  CHECK_EQ_INT(storage_read_all(s, NULL, &b), DELTA_EINVAL);
   CHECK_EQ_INT(delta_storage_put(s, NULL, "x", 1, false), DELTA_EINVAL);
   /* Nothing was created next to the root. */
   char p[600];
@@ -318,7 +318,7 @@ static void test_bad_keys(void) {
   CHECK_EQ_INT(put_str(s, "..a/b..", "ok", false), 0);
   CHECK_EQ_INT(put_str(s, ".hidden", "ok", false), 0);
   CHECK_STR(read_str(s, "..a/b..", NULL), "ok");
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
   delta_storage_free(s);
 }
 
@@ -376,14 +376,14 @@ static void test_put_delete(void) {
   CHECK_EQ_INT(put_str(s, "_delta_log/_last_checkpoint", "c", false), 0);
 
   delta_buf lp = DELTA_BUF_INIT;
-  CHECK_EQ_INT(delta_buf_append(&lp, "#", 1), 0);
-  CHECK_EQ_INT(delta_storage_local_path(s, "a=1/b=2/c=3/part-0.parquet", &lp), 0);
+  CHECK_EQ_INT(buf_append(&lp, "#", 1), 0);
+  CHECK_EQ_INT(storage_local_path(s, "a=1/b=2/c=3/part-0.parquet", &lp), 0);
   char want[600];
   snprintf(want, sizeof want, "#%s/put/a=1/b=2/c=3/part-0.parquet", tmp_root);
   CHECK_STR((const char *)lp.data, want); /* NUL-terminated behind len */
   CHECK_EQ_INT(lp.len, strlen(want));
   CHECK(access((const char *)lp.data + 1, R_OK) == 0);
-  delta_buf_dispose(&lp);
+  buf_dispose(&lp);
   delta_storage_free(s);
 }
 
@@ -440,11 +440,11 @@ static void test_race_processes(void) {
         for (int i = 0; i < RACE_ROUNDS * 4; i++) {
           snprintf(key, sizeof key, "_delta_log/%020d.json", i / 4);
           b.len = 0;
-          int rc = delta_storage_read(s, key, &b), who;
+          int rc = storage_read_all(s, key, &b), who;
           if (rc == 0 && !race_check(b.data, b.len, &who)) bad_reads[0]++;
           if (rc != 0 && rc != DELTA_ENOTFOUND) bad_reads[1]++;
         }
-        delta_buf_dispose(&b);
+        buf_dispose(&b);
         _exit(0);
       }
       static uint8_t content[RACE_SIZE];
@@ -477,7 +477,7 @@ static void test_race_processes(void) {
     snprintf(key, sizeof key, "_delta_log/%020d.json", r);
     b.len = 0;
     int who = -2;
-    if (delta_storage_read(s, key, &b) == 0 && race_check(b.data, b.len, &who) && who == winner)
+    if (storage_read_all(s, key, &b) == 0 && race_check(b.data, b.len, &who) && who == winner)
       content_ok++;
   }
   CHECK_EQ_INT(one_winner, RACE_ROUNDS);
@@ -488,7 +488,7 @@ static void test_race_processes(void) {
   collected c = {0};
   CHECK_EQ_INT(delta_storage_list(s, "_delta_log", NULL, collect, &c), 0);
   CHECK_EQ_INT(c.n, RACE_ROUNDS); /* no temporaries left */
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
   munmap(results, sizeof(int) * RACE_ROUNDS * RACE_WRITERS);
   munmap(bad_reads, sizeof(int) * 2);
   delta_storage_free(s);
@@ -539,12 +539,12 @@ static void test_race_threads(void) {
     char key[64];
     snprintf(key, sizeof key, "t/%05d", r);
     b.len = 0;
-    if (wins == 1 && exists == RACE_WRITERS - 1 && delta_storage_read(s, key, &b) == 0 &&
+    if (wins == 1 && exists == RACE_WRITERS - 1 && storage_read_all(s, key, &b) == 0 &&
         race_check(b.data, b.len, &who) && who == winner)
       ok++;
   }
   CHECK_EQ_INT(ok, RACE_ROUNDS);
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
   delta_storage_free(s);
 }
 
@@ -628,9 +628,9 @@ static void test_open_forms(void) {
   CHECK_EQ_INT(delta_storage_open(&s, "file:///"), 0);
   CHECK_STR(delta_storage_location(s), "file:///");
   delta_buf lp = DELTA_BUF_INIT;
-  CHECK_EQ_INT(delta_storage_local_path(s, "tmp", &lp), 0);
+  CHECK_EQ_INT(storage_local_path(s, "tmp", &lp), 0);
   CHECK_STR((const char *)lp.data, "/tmp");
-  delta_buf_dispose(&lp);
+  buf_dispose(&lp);
   delta_storage_free(s);
   delta_storage_free(NULL);
 }
@@ -678,9 +678,9 @@ static void test_custom_backend(void) {
   CHECK_EQ_INT(delta_storage_delete(s, "k"), DELTA_EUNSUPPORTED);
   CHECK_EQ_INT(delta_storage_remove_dir(s, "k"), DELTA_EUNSUPPORTED);
   delta_buf lp = DELTA_BUF_INIT;
-  CHECK_EQ_INT(delta_storage_local_path(s, "only", &lp), DELTA_EUNSUPPORTED);
+  CHECK_EQ_INT(storage_local_path(s, "only", &lp), DELTA_EUNSUPPORTED);
   CHECK_EQ_INT(lp.len, 0);
-  delta_buf_dispose(&lp);
+  buf_dispose(&lp);
   delta_storage_free(s);
   CHECK_EQ_INT(frees, 1);
 
@@ -724,31 +724,31 @@ static void test_special_names(void) {
   for (size_t i = 0; i < sizeof values / sizeof *values; i++) {
     delta_buf key = DELTA_BUF_INIT, enc = DELTA_BUF_INIT, back = DELTA_BUF_INIT,
               val = DELTA_BUF_INIT;
-    delta_buf_puts(&key, "p=");
-    CHECK_EQ_INT(delta_path_escape_partition(&key, values[i], strlen(values[i])), 0);
-    delta_buf_puts(&key, "/part-0.parquet");
-    delta_buf_putc(&key, '\0');
+    buf_puts(&key, "p=");
+    CHECK_EQ_INT(storage_path_escape_partition(&key, values[i], strlen(values[i])), 0);
+    buf_puts(&key, "/part-0.parquet");
+    buf_putc(&key, '\0');
     key.len--;
     CHECK_EQ_INT(put_str(s, (const char *)key.data, values[i], false), 0);
-    CHECK_EQ_INT(delta_path_encode(&enc, (const char *)key.data, key.len), 0);
+    CHECK_EQ_INT(storage_path_encode(&enc, (const char *)key.data, key.len), 0);
     for (size_t j = 0; j < enc.len; j++) CHECK(enc.data[j] > 0x20 && enc.data[j] < 0x7F);
     delta_path_kind kind = 0;
-    CHECK_EQ_INT(delta_path_resolve(&kind, &back, (const char *)enc.data, enc.len,
+    CHECK_EQ_INT(storage_path_resolve(&kind, &back, (const char *)enc.data, enc.len,
                                     delta_storage_location(s)),
                  0);
     CHECK_EQ_INT(kind, DELTA_PATH_KEY);
-    delta_buf_putc(&back, '\0');
+    buf_putc(&back, '\0');
     CHECK_STR((const char *)back.data, (const char *)key.data);
     CHECK_STR(read_str(s, (const char *)back.data, NULL), values[i]);
     /* The directory name un-escapes to the value. */
     const char *dname = (const char *)key.data + 2;
     size_t dlen = (size_t)(strchr(dname, '/') - dname);
-    CHECK_EQ_INT(delta_path_unescape_partition(&val, dname, dlen), 0);
+    CHECK_EQ_INT(storage_path_unescape_partition(&val, dname, dlen), 0);
     CHECK(val.len == strlen(values[i]) && memcmp(val.data, values[i], val.len) == 0);
-    delta_buf_dispose(&key);
-    delta_buf_dispose(&enc);
-    delta_buf_dispose(&back);
-    delta_buf_dispose(&val);
+    buf_dispose(&key);
+    buf_dispose(&enc);
+    buf_dispose(&back);
+    buf_dispose(&val);
   }
   collected c = {0};
   CHECK_EQ_INT(delta_storage_list(s, "", NULL, collect, &c), 0);
@@ -774,8 +774,8 @@ static int check_table_adds(const char *table, int *adds_out) {
     char key[128];
     snprintf(key, sizeof key, "_delta_log/%s", logs.names[li]);
     delta_buf text = DELTA_BUF_INIT;
-    CHECK_EQ_INT(delta_storage_read(s, key, &text), 0);
-    delta_buf_putc(&text, '\0');
+    CHECK_EQ_INT(storage_read_all(s, key, &text), 0);
+    buf_putc(&text, '\0');
     for (char *line = (char *)text.data; line && *line;) {
       char *nl = strchr(line, '\n');
       if (nl) *nl = '\0';
@@ -788,11 +788,11 @@ static int check_table_adds(const char *table, int *adds_out) {
           delta_buf k = DELTA_BUF_INIT;
           delta_path_kind kind = 0;
           CHECK(memchr(p, '\\', (size_t)(end - p)) == NULL);
-          CHECK_EQ_INT(delta_path_resolve(&kind, &k, p, (size_t)(end - p),
+          CHECK_EQ_INT(storage_path_resolve(&kind, &k, p, (size_t)(end - p),
                                           delta_storage_location(s)),
                        0);
           CHECK_EQ_INT(kind, DELTA_PATH_KEY);
-          delta_buf_putc(&k, '\0');
+          buf_putc(&k, '\0');
           delta_file_info fi = {0};
           int hrc = delta_storage_head(s, (const char *)k.data, &fi);
           CHECK_EQ_INT(hrc, 0);
@@ -800,16 +800,16 @@ static int check_table_adds(const char *table, int *adds_out) {
           CHECK_EQ_INT(fi.size, strtoull(sz + 7, NULL, 10));
           /* And the same key through the local path. */
           delta_buf lp = DELTA_BUF_INIT;
-          CHECK_EQ_INT(delta_storage_local_path(s, (const char *)k.data, &lp), 0);
+          CHECK_EQ_INT(storage_local_path(s, (const char *)k.data, &lp), 0);
           CHECK(access((const char *)lp.data, R_OK) == 0);
-          delta_buf_dispose(&lp);
-          delta_buf_dispose(&k);
+          buf_dispose(&lp);
+          buf_dispose(&k);
           checked++;
         }
       }
       line = nl ? nl + 1 : NULL;
     }
-    delta_buf_dispose(&text);
+    buf_dispose(&text);
   }
   delta_storage_free(s);
   *adds_out = checked;
@@ -874,19 +874,19 @@ static void test_read_only(void) {
   CHECK_EQ_INT(c.n, 1);
   CHECK_STR(read_str(s, "_delta_log/00000000000000000000.json", NULL), "{\"add\":{}}\n");
   delta_buf b = DELTA_BUF_INIT;
-  CHECK_EQ_INT(delta_storage_read_range(s, "part-0.parquet", 8, 4, &b), 0);
+  CHECK_EQ_INT(storage_read_range(s, "part-0.parquet", 8, 4, &b), 0);
   CHECK(b.len == 4 && memcmp(b.data, "PAR1", 4) == 0);
   delta_file_info fi;
   CHECK_EQ_INT(delta_storage_head(s, "part-0.parquet", &fi), 0);
-  CHECK_EQ_INT(delta_storage_read(s, "_delta_log/missing.json", &b), DELTA_ENOTFOUND);
+  CHECK_EQ_INT(storage_read_all(s, "_delta_log/missing.json", &b), DELTA_ENOTFOUND);
   b.len = 0;
-  CHECK_EQ_INT(delta_storage_local_path(s, "part-0.parquet", &b), 0);
+  CHECK_EQ_INT(storage_local_path(s, "part-0.parquet", &b), 0);
   if (geteuid() != 0) {
     /* Only a non-root user is refused writing; root writes anyway. */
     CHECK_EQ_INT(put_str(s, "_delta_log/00000000000000000001.json", "{}", false), DELTA_EIO);
     CHECK(strstr(delta_error_last(), "00000000000000000001.json") != NULL);
   }
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
   delta_storage_free(s);
 
   cur_state = &after;

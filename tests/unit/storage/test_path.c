@@ -14,15 +14,15 @@ static char out_text[2048];
 /* Resolve `path` against `root`; returns the code, the text in out_text. */
 static int resolve(const char *path, const char *root, delta_path_kind *kind) {
   delta_buf b = DELTA_BUF_INIT;
-  delta_buf_append(&b, "!", 1); /* results are appended */
+  buf_append(&b, "!", 1); /* results are appended */
   *kind = 0;
-  int rc = delta_path_resolve(kind, &b, path, strlen(path), root);
+  int rc = storage_path_resolve(kind, &b, path, strlen(path), root);
   out_text[0] = '\0';
   if (b.len < 1 || b.data[0] != '!') return -100;
   if (rc && b.len != 1) return -101; /* a failure leaves out as it was */
   memcpy(out_text, b.data + 1, b.len - 1);
   out_text[b.len - 1] = '\0';
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
   return rc;
 }
 
@@ -49,54 +49,54 @@ static void check_abs(const char *path, const char *root, const char *want) {
 static void check_corrupt(const char *path, size_t len) {
   delta_buf b = DELTA_BUF_INIT;
   delta_path_kind k = 0;
-  CHECK_EQ_INT(delta_path_resolve(&k, &b, path, len, "file:///t"), DELTA_ECORRUPT);
+  CHECK_EQ_INT(storage_path_resolve(&k, &b, path, len, "file:///t"), DELTA_ECORRUPT);
   CHECK_EQ_INT(b.len, 0);
   CHECK_EQ_INT(k, 0);
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
 }
 
 static void test_check_key(void) {
   const char *good[] = {"a", "_delta_log/00000000000000000000.json", "a=1/b%3D/part.parquet",
                         "..a", "a..", ".hidden", "a b/c", "\xc3\xa9"};
   for (size_t i = 0; i < sizeof good / sizeof *good; i++)
-    CHECK_EQ_INT(delta_path_check_key(good[i], false), 0);
+    CHECK_EQ_INT(storage_path_check_key(good[i], false), 0);
   const char *bad[] = {"", "/a", "a/", "a//b", ".", "..", "a/.", "a/..", "../a", "./a", "a/./b"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-    CHECK_EQ_INT(delta_path_check_key(bad[i], false), DELTA_EINVAL);
-  CHECK_EQ_INT(delta_path_check_key("", true), 0);
-  CHECK_EQ_INT(delta_path_check_key(NULL, true), DELTA_EINVAL);
-  CHECK_EQ_INT(delta_path_check_key("a/../b", true), DELTA_EINVAL);
+    CHECK_EQ_INT(storage_path_check_key(bad[i], false), DELTA_EINVAL);
+  CHECK_EQ_INT(storage_path_check_key("", true), 0);
+  CHECK_EQ_INT(storage_path_check_key(NULL, true), DELTA_EINVAL);
+  CHECK_EQ_INT(storage_path_check_key("a/../b", true), DELTA_EINVAL);
   CHECK(strstr(delta_error_last(), "a/../b") != NULL);
 }
 
 static void test_decode_encode(void) {
   delta_buf b = DELTA_BUF_INIT;
   const char *in = "c2=+%20%253D%25250/x%2fy%zz%4%";
-  CHECK_EQ_INT(delta_path_decode(&b, in, strlen(in)), 0);
-  delta_buf_putc(&b, '\0');
+  CHECK_EQ_INT(storage_path_decode(&b, in, strlen(in)), 0);
+  buf_putc(&b, '\0');
   /* '+' stays; %25 is '%'; lower-case hex works; malformed '%' stays. */
   CHECK_STR((const char *)b.data, "c2=+ %3D%250/x/y%zz%4%");
   b.len = 0;
-  CHECK_EQ_INT(delta_path_decode(&b, "a%00b", 5), DELTA_ECORRUPT);
-  CHECK_EQ_INT(delta_path_decode(&b, "a\0b", 3), DELTA_ECORRUPT);
+  CHECK_EQ_INT(storage_path_decode(&b, "a%00b", 5), DELTA_ECORRUPT);
+  CHECK_EQ_INT(storage_path_decode(&b, "a\0b", 3), DELTA_ECORRUPT);
   CHECK_EQ_INT(b.len, 0);
 
   const char *raw = "p=a b%25c%3Dd:e/M\xc3\xbcnchen#?[]\t~!$&'()*+,;=@.parquet";
-  CHECK_EQ_INT(delta_path_encode(&b, raw, strlen(raw)), 0);
-  delta_buf_putc(&b, '\0');
+  CHECK_EQ_INT(storage_path_encode(&b, raw, strlen(raw)), 0);
+  buf_putc(&b, '\0');
   CHECK_STR((const char *)b.data,
             "p=a%20b%2525c%253Dd%3Ae/M%C3%BCnchen%23%3F%5B%5D%09~!$&'()*+,;=@.parquet");
   delta_buf back = DELTA_BUF_INIT;
-  CHECK_EQ_INT(delta_path_decode(&back, (const char *)b.data, b.len - 1), 0);
+  CHECK_EQ_INT(storage_path_decode(&back, (const char *)b.data, b.len - 1), 0);
   CHECK(back.len == strlen(raw) && memcmp(back.data, raw, back.len) == 0);
-  delta_buf_dispose(&back);
+  buf_dispose(&back);
 
   b.len = 0;
-  CHECK_EQ_INT(delta_path_file_uri(&b, "/tmp/my table/%x:y"), 0);
-  delta_buf_putc(&b, '\0');
+  CHECK_EQ_INT(storage_path_file_uri(&b, "/tmp/my table/%x:y"), 0);
+  buf_putc(&b, '\0');
   CHECK_STR((const char *)b.data, "file:///tmp/my%20table/%25x:y");
-  CHECK_EQ_INT(delta_path_file_uri(&b, "relative"), DELTA_EINVAL);
-  delta_buf_dispose(&b);
+  CHECK_EQ_INT(storage_path_file_uri(&b, "relative"), DELTA_EINVAL);
+  buf_dispose(&b);
 }
 
 static void test_resolve_relative(void) {
@@ -185,23 +185,23 @@ static void test_partition_escaping(void) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     delta_buf b = DELTA_BUF_INIT, u = DELTA_BUF_INIT;
-    CHECK_EQ_INT(delta_path_escape_partition(&b, cases[i].value, strlen(cases[i].value)), 0);
-    delta_buf_putc(&b, '\0');
+    CHECK_EQ_INT(storage_path_escape_partition(&b, cases[i].value, strlen(cases[i].value)), 0);
+    buf_putc(&b, '\0');
     CHECK_STR((const char *)b.data, cases[i].dir);
-    CHECK_EQ_INT(delta_path_unescape_partition(&u, cases[i].dir, strlen(cases[i].dir)), 0);
-    delta_buf_putc(&u, '\0');
+    CHECK_EQ_INT(storage_path_unescape_partition(&u, cases[i].dir, strlen(cases[i].dir)), 0);
+    buf_putc(&u, '\0');
     CHECK_STR((const char *)u.data, cases[i].value);
-    delta_buf_dispose(&b);
-    delta_buf_dispose(&u);
+    buf_dispose(&b);
+    buf_dispose(&u);
   }
   delta_buf u = DELTA_BUF_INIT;
-  CHECK_EQ_INT(delta_path_unescape_partition(&u, "50%%zz%4", 8), 0);
-  delta_buf_putc(&u, '\0');
+  CHECK_EQ_INT(storage_path_unescape_partition(&u, "50%%zz%4", 8), 0);
+  buf_putc(&u, '\0');
   CHECK_STR((const char *)u.data, "50%%zz%4");
-  delta_buf_dispose(&u);
+  buf_dispose(&u);
 }
 
-/* delta_path_is_plain_key: true only where resolving gives the path back. */
+/* storage_path_is_plain_key: true only where resolving gives the path back. */
 static void test_plain_key(void) {
   static const struct {
     const char *path;
@@ -226,14 +226,14 @@ static void test_plain_key(void) {
   const char *roots[] = {"file:///tmp/t", "s3://bucket/t/", NULL};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     const char *p = cases[i].path;
-    bool plain = delta_path_is_plain_key(p, strlen(p));
+    bool plain = storage_path_is_plain_key(p, strlen(p));
     CHECK(plain == cases[i].plain);
     if (plain != cases[i].plain) fprintf(stderr, "  plain key '%s'\n", p);
     if (!plain) continue;
     for (size_t r = 0; r < sizeof roots / sizeof *roots; r++) check_key(p, roots[r], p);
   }
-  CHECK(!delta_path_is_plain_key(NULL, 0));
-  CHECK(!delta_path_is_plain_key("a\0b", 3));
+  CHECK(!storage_path_is_plain_key(NULL, 0));
+  CHECK(!storage_path_is_plain_key("a\0b", 3));
 }
 
 int main(void) {

@@ -82,7 +82,7 @@ int main(void) {
   snprintf(path, sizeof path, "%s/_delta_log/00000000000000000001.checkpoint.parquet", root);
   delta_arena arena = DELTA_ARENA_INIT;
   counts c = {0};
-  CHECK_EQ_INT(delta_checkpoint_read_parquet(path, &arena, DELTA_CKPT_STATS_FULL, count, &c), 0);
+  CHECK_EQ_INT(log_checkpoint_read_parquet(path, &arena, DELTA_CKPT_STATS_FULL, count, &c), 0);
   CHECK_EQ_INT(c.adds, 2);
   CHECK_EQ_INT(c.removes, 1); /* the expired tombstone is left out */
   CHECK_EQ_INT(c.txns, 1);
@@ -90,13 +90,13 @@ int main(void) {
   CHECK_EQ_INT(c.metas, 1);
   CHECK_EQ_INT(c.protos, 1);
   CHECK(c.dv_seen && c.stats_seen && c.null_pv);
-  delta_arena_dispose(&arena);
+  log_arena_dispose(&arena);
   delta_buf hint = DELTA_BUF_INIT;
-  CHECK_EQ_INT(delta_storage_read(st, "_delta_log/_last_checkpoint", &hint), 0);
-  delta_buf_putc(&hint, 0);
+  CHECK_EQ_INT(storage_read_all(st, "_delta_log/_last_checkpoint", &hint), 0);
+  buf_putc(&hint, 0);
   CHECK(strstr((const char *)hint.data, "\"version\":1,\"size\":7,") != NULL);
   CHECK(strstr((const char *)hint.data, "\"numOfAddFiles\":2") != NULL);
-  delta_buf_dispose(&hint);
+  buf_dispose(&hint);
   /* replay from the checkpoint alone */
   CHECK_EQ_INT(delta_storage_delete(st, "_delta_log/00000000000000000000.json"), 0);
   CHECK_EQ_INT(delta_storage_delete(st, "_delta_log/00000000000000000001.json"), 0);

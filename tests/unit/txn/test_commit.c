@@ -25,7 +25,7 @@ static int write_rows(const char *table, const char *ndjson, delta_write_mode mo
   delta_snapshot *snap = NULL;
   const delta_type *schema = NULL;
   if (delta_table_open(&t, table) == 0 && delta_snapshot_open(&snap, t, NULL) == 0) schema = snap->schema;
-  char *text = delta_strdup(ndjson);
+  char *text = mem_strdup(ndjson);
   int rc = input_text_stream(text, strlen(text), INPUT_NDJSON, schema, 0, &s);
   delta_snapshot_free(snap);
   delta_table_free(t);
@@ -97,7 +97,7 @@ static void test_concurrent_delete(const char *table, delta_storage *st) {
   CHECK_EQ_INT(delta_table_open(&t, table), 0);
   CHECK_EQ_INT(delta_snapshot_open(&s, t, NULL), 0);
   int64_t v = s->version;
-  char *path = delta_strdup(s->files[0].path);
+  char *path = mem_strdup(s->files[0].path);
   delta_snapshot_free(s);
   delta_table_free(t);
   /* the winner overwrites (removes every file), we remove one of them too */
@@ -111,7 +111,7 @@ static void test_concurrent_delete(const char *table, delta_storage *st) {
   commit_outcome out;
   CHECK_EQ_INT(commit_run(&req, &out), DELTA_ECONFLICT);
   CHECK(strstr(delta_error_last(), "removed file") != NULL);
-  delta_free(path);
+  mem_free(path);
 }
 
 static void test_app_id_race(const char *table, delta_storage *st) {
@@ -153,17 +153,17 @@ static void test_ict_moves_past_winner(delta_storage *st) {
   CHECK_EQ_INT(commit_run(&req, &out), 0);
   CHECK_EQ_INT(out.version, 2);
   delta_buf b = DELTA_BUF_INIT;
-  CHECK_EQ_INT(delta_storage_read(st, "_delta_log/00000000000000000002.json", &b), 0);
+  CHECK_EQ_INT(storage_read_all(st, "_delta_log/00000000000000000002.json", &b), 0);
   delta_json_doc *d = NULL;
-  delta_json_doc_new(&d);
+  json_doc_new(&d);
   const char *nl = memchr(b.data, '\n', b.len);
   CHECK(nl != NULL);
   int64_t ict = 0;
-  if (nl && delta_json_parse(d, (const char *)b.data, (size_t)(nl - (const char *)b.data)) == 0)
-    delta_json_int64(delta_json_get(delta_json_get(delta_json_root(d), "commitInfo"), "inCommitTimestamp"), &ict);
+  if (nl && json_parse(d, (const char *)b.data, (size_t)(nl - (const char *)b.data)) == 0)
+    json_int64(json_get(json_get(json_root(d), "commitInfo"), "inCommitTimestamp"), &ict);
   CHECK_EQ_INT(ict, 4102444800001LL);
-  delta_json_doc_free(d);
-  delta_buf_dispose(&b);
+  json_doc_free(d);
+  buf_dispose(&b);
 }
 
 /* Row ids: a retry reassigns them above the winner's high-water mark and
@@ -193,14 +193,14 @@ static void test_row_ids_after_lost_race(delta_storage *st) {
   CHECK_EQ_INT(commit_run(&req, &out), 0);
   CHECK_EQ_INT(out.version, 2);
   delta_buf b = DELTA_BUF_INIT;
-  CHECK_EQ_INT(delta_storage_read(st, "_delta_log/00000000000000000002.json", &b), 0);
-  CHECK_EQ_INT(delta_buf_putc(&b, 0), 0);
+  CHECK_EQ_INT(storage_read_all(st, "_delta_log/00000000000000000002.json", &b), 0);
+  CHECK_EQ_INT(buf_putc(&b, 0), 0);
   const char *text = (const char *)b.data;
   const char *a = strstr(text, "a.parquet"), *bb = strstr(text, "b.parquet");
   CHECK(a && strstr(a, "\"baseRowId\":8,\"defaultRowCommitVersion\":2"));
   CHECK(bb && strstr(bb, "\"baseRowId\":1,\"defaultRowCommitVersion\":0"));
   CHECK(strstr(text, "rowIdHighWaterMark\\\":9") != NULL);
-  delta_buf_dispose(&b);
+  buf_dispose(&b);
 }
 
 int main(void) {

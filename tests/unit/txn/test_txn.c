@@ -27,7 +27,7 @@ static int write_rows(const char *table, const char *ndjson) {
   const delta_type *schema = NULL;
   if (delta_table_open(&t, table) == 0 && delta_snapshot_open(&snap, t, NULL) == 0) schema = snap->schema;
   delta_error_clear();
-  char *text = delta_strdup(ndjson);
+  char *text = mem_strdup(ndjson);
   int rc = input_text_stream(text, strlen(text), INPUT_NDJSON, schema, 0, &s);
   delta_snapshot_free(snap);
   delta_table_free(t);
@@ -42,8 +42,8 @@ static char *read_commit(delta_storage *st, int64_t version) {
   char key[64];
   snprintf(key, sizeof key, "_delta_log/%020lld.json", (long long)version);
   delta_buf b = DELTA_BUF_INIT;
-  if (delta_storage_read(st, key, &b) != 0 || delta_buf_putc(&b, 0) != 0) {
-    delta_buf_dispose(&b);
+  if (storage_read_all(st, key, &b) != 0 || buf_putc(&b, 0) != 0) {
+    buf_dispose(&b);
     return NULL;
   }
   return (char *)b.data;
@@ -51,8 +51,8 @@ static char *read_commit(delta_storage *st, int64_t version) {
 
 static bool exists(delta_storage *st, const char *key) {
   delta_buf b = DELTA_BUF_INIT;
-  int rc = delta_storage_read(st, key, &b);
-  delta_buf_dispose(&b);
+  int rc = storage_read_all(st, key, &b);
+  buf_dispose(&b);
   delta_error_clear();
   return rc == 0;
 }
@@ -90,7 +90,7 @@ static void test_stage_commit(const char *table) {
   CHECK(text && strstr(text, "\"operationParameters\":{\"mode\":\"Append\"}"));
   CHECK(text && strstr(text, "\"operationMetrics\":{\"numFiles\":\"1\"}"));
   CHECK(text && strstr(text, "{\"add\":{\"path\":\"staged.parquet\""));
-  delta_free(text);
+  mem_free(text);
   char crc[64];
   snprintf(crc, sizeof crc, "_delta_log/%020lld.crc", (long long)tx.version);
   CHECK(exists(t->storage, crc));
@@ -134,7 +134,7 @@ static char order[16];
 static int hook_a(txn_ctx *tx) {
   (void)tx;
   strcat(order, "a");
-  return delta_error_set(DELTA_EIO, "hook a failed");
+  return err_set(DELTA_EIO, "hook a failed");
 }
 
 static int hook_b(txn_ctx *tx) {
@@ -189,18 +189,18 @@ typedef struct {
 static int mem_publish(void *self, int64_t version, const void *bytes, size_t len) {
   memory_coordinator *m = self;
   m->publishes++;
-  if (version <= m->taken) return delta_error_set(DELTA_EEXISTS, "version %lld exists", (long long)version);
+  if (version <= m->taken) return err_set(DELTA_EEXISTS, "version %lld exists", (long long)version);
   m->published_version = version;
-  delta_buf_reset(&m->published);
-  return delta_buf_append(&m->published, bytes, len);
+  buf_reset(&m->published);
+  return buf_append(&m->published, bytes, len);
 }
 
 static int mem_read(void *self, int64_t version, delta_buf *out) {
   (void)self;
   (void)version;
   static const char winner[] = "{\"commitInfo\":{\"operation\":\"WRITE\"}}\n";
-  delta_buf_reset(out);
-  return delta_buf_append(out, winner, strlen(winner));
+  buf_reset(out);
+  return buf_append(out, winner, strlen(winner));
 }
 
 static void test_custom_coordinator(const char *table) {
@@ -220,12 +220,12 @@ static void test_custom_coordinator(const char *table) {
   CHECK_EQ_INT(tx.version, 101);
   CHECK_EQ_INT(m.publishes, 2);
   CHECK_EQ_INT(m.published_version, 101);
-  CHECK(delta_buf_putc(&m.published, 0) == 0 && strstr((const char *)m.published.data, "elsewhere.parquet"));
+  CHECK(buf_putc(&m.published, 0) == 0 && strstr((const char *)m.published.data, "elsewhere.parquet"));
   /* nothing went to the table's storage */
   char key[64];
   snprintf(key, sizeof key, "_delta_log/%020d.json", 101);
   CHECK(!exists(t->storage, key));
-  delta_buf_dispose(&m.published);
+  buf_dispose(&m.published);
   txn_dispose(&tx);
   delta_table_free(t);
 }
@@ -233,7 +233,7 @@ static void test_custom_coordinator(const char *table) {
 static int conflicts_twice(void *ctx, int round) {
   int *calls = ctx;
   (*calls)++;
-  return round < 3 ? delta_error_set(DELTA_ECONFLICT, "round %d lost", round) : 0;
+  return round < 3 ? err_set(DELTA_ECONFLICT, "round %d lost", round) : 0;
 }
 
 static void test_retry(void) {

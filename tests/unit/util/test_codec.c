@@ -44,8 +44,8 @@ static size_t compress_with(int codec, const uint8_t *in, size_t n) {
       size_t chunk = n - off < 30000 ? n - off : 30000;
       int c = LZ4_compress_default((const char *)in + off, (char *)comp + pos + 8, (int)chunk,
                                    (int)(sizeof comp - pos - 8));
-      delta_store_be32(comp + pos, (uint32_t)chunk);
-      delta_store_be32(comp + pos + 4, (uint32_t)c);
+      bytes_store_be32(comp + pos, (uint32_t)chunk);
+      bytes_store_be32(comp + pos + 4, (uint32_t)c);
       pos += 8 + (size_t)c;
       off += chunk;
     }
