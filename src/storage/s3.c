@@ -192,6 +192,9 @@ static int status_error(const char *label, http_response *resp, int code) {
   }
   delta_error_clear();
   delta_buf_dispose(&c);
+  /* A missing bucket is the store's set-up, not a missing file: callers
+   * must not read it as "no table here". */
+  if (code == DELTA_ENOTFOUND && strcmp(shown, "NoSuchBucket") == 0) code = DELTA_EIO;
   if (!*shown) snprintf(shown, sizeof shown, "%s", reason(resp->status));
   return delta_error_set(code, "%s: %ld%s%s", label, resp->status, *shown ? " " : "", shown);
 }
