@@ -115,6 +115,15 @@ static size_t on_read(char *buf, size_t size, size_t n, void *p) {
   return k;
 }
 
+/* libcurl rewinds the upload when it re-sends on a fresh connection (a
+ * kept-alive one the server had closed); without this it would give up. */
+static int on_seek(void *p, curl_off_t offset, int origin) {
+  attempt *a = p;
+  if (origin != SEEK_SET || offset < 0 || (uint64_t)offset > a->req->body_len) return CURL_SEEKFUNC_FAIL;
+  a->sent = (size_t)offset;
+  return CURL_SEEKFUNC_OK;
+}
+
 static size_t on_header(char *buf, size_t size, size_t n, void *p) {
   attempt *a = p;
   size_t len = size * n;
@@ -250,6 +259,8 @@ static int setup(http_client *c, attempt *a, struct curl_slist **hdrs, char *err
     curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
     curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
     curl_easy_setopt(h, CURLOPT_READDATA, a);
+    curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, on_seek);
+    curl_easy_setopt(h, CURLOPT_SEEKDATA, a);
     curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)req->body_len);
   } else if (strcmp(req->method, "GET") != 0) {
     curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, req->method);

@@ -39,7 +39,8 @@
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 
-#define XML_TEXT_MAX (64 * 1024) /* longest element text read from a listing */
+#define XML_TEXT_MAX (64 * 1024)     /* longest element text read from a listing */
+#define LIST_PAGE_MAX (64 << 20)     /* largest listing page accepted (S3 sends ~300 KB) */
 
 typedef struct {
   http_client *http;
@@ -409,6 +410,7 @@ static int list_prefix(s3_store *s, const char *dir, const char *start, size_t m
     if (!first) names[nq] = "continuation-token", values[nq++] = (const char *)p.token.data;
     s3_req r = {"GET", NULL, names, values, nq, {{0}}, 0, NULL, 0, NULL, label};
     http_response resp = {0};
+    resp.body.limit = LIST_PAGE_MAX;
     p.truncated = false;
     if ((rc = s3_send(s, &r, &resp)) != 0) {
       resp_dispose(&resp);
@@ -466,7 +468,7 @@ static int s3_list(void *impl, const char *dir_key, const char *start_after,
       goto done;
     }
   }
-  qsort(e.v, e.n, sizeof *e.v, entry_cmp);
+  if (e.n) qsort(e.v, e.n, sizeof *e.v, entry_cmp);
   for (size_t i = 0; i < e.n; i++) {
     if (start_after && strcmp(e.v[i].name, start_after) <= 0) continue;
     /* A file and a directory of one name are both real; the same entry

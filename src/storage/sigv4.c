@@ -69,7 +69,7 @@ int sigv4_canonical_query(delta_buf *out, const char *const *names, const char *
         (rc = encode_dup(&p[i].value, values[i] ? values[i] : "")) != 0)
       goto done;
   }
-  qsort(p, n, sizeof *p, pair_cmp);
+  if (n) qsort(p, n, sizeof *p, pair_cmp);
   for (size_t i = 0; i < n; i++) {
     if ((i && (rc = delta_buf_putc(out, '&')) != 0) || (rc = delta_buf_puts(out, p[i].name)) != 0 ||
         (rc = delta_buf_putc(out, '=')) != 0 || (rc = delta_buf_puts(out, p[i].value)) != 0)
