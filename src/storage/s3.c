@@ -785,6 +785,7 @@ int s3_open(delta_storage **out, const char *location, const storage_options *op
   if ((rc = s3_config_resolve(&s->cfg, opts)) != 0) goto fail;
   if ((rc = set_endpoint(s, location)) != 0) goto fail;
   if ((rc = http_client_new(&s->http, &s->cfg.http)) != 0) goto fail;
+  s->cfg.http.user_agent = NULL; /* borrowed from the options; the client has its copy */
   /* The location handed to the dispatcher: s3://bucket/ + the prefix
    * encoded as add.path values are, so absolute paths in the log that point
    * inside the table are recognised. */
