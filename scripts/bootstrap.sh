@@ -11,7 +11,9 @@
 #     (libFuzzer + sanitizers), valgrind, GNU time (bench peak RSS), python3
 #     (conformance runner), node + npm (DuckDB differential tests and bench),
 #     libmicrohttpd + nettle (deltac serve: HTTP, HMAC-SHA256 signed links),
-#     curl (server tests) and chromium (the web page's headless-browser test,
+#     curl (server tests), libcurl (the S3 back end), radosgw + ceph-mon +
+#     ceph-osd (a local S3 server for tests/storage, tests/servers/rgw.sh)
+#     and chromium (the web page's headless-browser test,
 #     driven by npm playwright-core). With --bench: wrk (server load test).
 #     `apt-get update` runs only when a package is missing.
 #  2. Test-only npm packages from the committed package.json/package-lock.json
@@ -38,6 +40,8 @@ APT_PACKAGES=(
   clang libclang-rt-dev
   python3 valgrind time git ca-certificates
   libmicrohttpd-dev nettle-dev curl chromium
+  libcurl4-openssl-dev
+  radosgw ceph-mon ceph-osd
 )
 [ "${1:-}" = "--bench" ] && APT_PACKAGES+=(wrk)
 

@@ -178,19 +178,42 @@ typedef struct delta_storage_vtable {
 } delta_storage_vtable;
 
 /*
- * Open the local filesystem back end at `location`, which is either
+ * Open the back end for `location`:
+ *   - s3://bucket/prefix or s3a://bucket/prefix: the S3 back end (the prefix
+ *     is percent-decoded), configured from the environment and the AWS
+ *     profile files as delta_storage_open_options describes; or
+ *   - the local filesystem back end at `location`, which is either
  *   - a plain path, absolute or relative (resolved against the current
  *     directory now, so later chdir() calls do not move the table), or
  *   - a file URI: file:///abs/path, file:/abs/path or file://localhost/abs/path,
  *     percent-decoded ("file:///tmp/my%20table" is "/tmp/my table").
  * A trailing '/' is ignored. The directory need not exist yet (put creates
  * it), but if something exists there it must be a directory (DELTA_EINVAL).
- * Other schemes (s3://, abfss://, gs://, ...) give DELTA_EUNSUPPORTED naming
+ * Other schemes (abfss://, gs://, ...) give DELTA_EUNSUPPORTED naming
  * the scheme; file URIs naming another host, or with a query or fragment,
  * give DELTA_EUNSUPPORTED / DELTA_EINVAL. Opening reads nothing and writes
  * nothing. `*out` belongs to the caller (delta_storage_free).
  */
 int delta_storage_open(delta_storage **out, const char *location);
+
+/*
+ * delta_storage_open with storage options: `n` key/value pairs named as
+ * delta-rs and object_store name them, keys matched case-insensitively:
+ *   aws_access_key_id, aws_secret_access_key, aws_session_token, aws_region,
+ *   aws_endpoint_url (alias aws_endpoint), aws_allow_http (alias allow_http),
+ *   aws_virtual_hosted_style_request, aws_profile, timeout, connect_timeout,
+ *   retry_timeout (durations: "30s", "500ms", "2m"; a bare number is
+ *   seconds), max_retries, user_agent.
+ * An unknown key or a malformed value is DELTA_EINVAL naming the key (never
+ * the value). What the options leave out comes from the environment
+ * (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION,
+ * AWS_DEFAULT_REGION, AWS_ENDPOINT_URL, AWS_ALLOW_HTTP, AWS_PROFILE), then
+ * from the profile in ~/.aws/credentials and ~/.aws/config. The local back
+ * end accepts the options and has no use for them. docs/storage.md has the
+ * details.
+ */
+int delta_storage_open_options(delta_storage **out, const char *location, const char *const *keys,
+                               const char *const *values, size_t n);
 
 /*
  * Wrap a custom back end. `vt` is copied (it may be a temporary), must have

@@ -11,7 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "storage/options.h"
 #include "storage/path.h"
+#include "storage/s3.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 
@@ -119,14 +121,40 @@ static int normalise_abs(delta_buf *out, const char *p, size_t len) {
   return buf_putc(out, '\0');
 }
 
+static int open_local(delta_storage **out, const char *location);
+
 int delta_storage_open(delta_storage **out, const char *location) {
-  delta_buf path = DELTA_BUF_INIT, raw = DELTA_BUF_INIT, uri = DELTA_BUF_INIT;
-  void *impl = NULL;
+  return delta_storage_open_options(out, location, NULL, NULL, 0);
+}
+
+int delta_storage_open_options(delta_storage **out, const char *location, const char *const *keys,
+                               const char *const *values, size_t n) {
+  storage_options opts;
   int rc;
   if (!out) return err_set(DELTA_EINVAL, "delta_storage_open: NULL out");
   *out = NULL;
   if (!location || !*location)
     return err_set(DELTA_EINVAL, "delta_storage_open: empty location");
+  if (n && (!keys || !values))
+    return err_set(DELTA_EINVAL, "delta_storage_open: NULL options");
+  /* Options are checked for every scheme, so a typo fails the same way
+   * whatever the table's location; the local back end has no use for them. */
+  if ((rc = storage_options_parse(&opts, keys, values, n)) == 0) {
+    size_t sl = location_scheme(location);
+    if ((sl == 2 && strncasecmp(location, "s3", 2) == 0) ||
+        (sl == 3 && strncasecmp(location, "s3a", 3) == 0))
+      rc = s3_open(out, location, &opts);
+    else
+      rc = open_local(out, location);
+  }
+  storage_options_dispose(&opts);
+  return rc;
+}
+
+static int open_local(delta_storage **out, const char *location) {
+  delta_buf path = DELTA_BUF_INIT, raw = DELTA_BUF_INIT, uri = DELTA_BUF_INIT;
+  void *impl = NULL;
+  int rc;
 
   size_t sl = location_scheme(location);
   if (sl) {

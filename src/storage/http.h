@@ -1,0 +1,72 @@
+/*
+ * A small HTTP client for the object-store back ends, over libcurl.
+ *
+ * One http_client per store holds a pool of reusable curl easy handles, so
+ * connections stay alive between requests; a request borrows a handle and
+ * returns it, which makes the client safe to use from several threads at
+ * once. Requests are retried with exponential backoff and jitter on
+ * connection errors and on 429, 500, 502, 503 and 504 (never on another
+ * 4xx), bounded by max_retries and retry_timeout. A 2xx body streams into
+ * the caller's sink and is checked against Content-Length; any other
+ * status's body (an S3 error document) is kept, bounded, for the caller.
+ *
+ * Messages never contain header values: headers carry the signatures and
+ * tokens. A failing request names only the caller's label (the store URI and
+ * key), never the URL's query.
+ */
+#ifndef DELTAC_STORAGE_HTTP_H
+#define DELTAC_STORAGE_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "deltac/storage.h"
+#include "util/buf.h"
+
+typedef struct {
+  long timeout_ms;          /* whole request; 0 = none */
+  long connect_timeout_ms;  /* connection set-up */
+  int max_retries;          /* retries after the first attempt */
+  long retry_timeout_ms;    /* no new attempt starts later than this after the first */
+  const char *user_agent;   /* NULL = "deltac/<version>" */
+  const char *ca_bundle;    /* NULL = AWS_CA_BUNDLE, SSL_CERT_FILE, else the system's */
+} http_config;
+
+#define HTTP_CONFIG_DEFAULT {30000, 5000, 10, 180000, NULL, NULL}
+
+typedef struct http_client http_client;
+
+int http_client_new(http_client **out, const http_config *cfg);
+void http_client_free(http_client *client);
+
+typedef struct {
+  const char *method;        /* "GET", "HEAD", "PUT", "DELETE" */
+  const char *url;           /* full URL, already encoded */
+  const char *const *headers; /* "Name: value" lines, NULL-ended; may be NULL */
+  const void *body;          /* PUT body (may be NULL when body_len is 0) */
+  size_t body_len;
+  delta_storage_sink *sink;  /* where a 2xx body goes; NULL = into resp->body */
+  const char *label;         /* what messages name, e.g. "s3://b/t/key" */
+} http_request;
+
+typedef struct {
+  long status;           /* final HTTP status (0 when no response arrived) */
+  int attempts;          /* how many times the request was sent */
+  uint64_t content_length;
+  bool has_length;
+  int64_t mtime_ms;      /* Last-Modified, ms since the epoch; 0 when absent */
+  char content_range[96]; /* the Content-Range header's value, "" when absent */
+  delta_buf body;        /* the body when no sink was given (bounded by its limit) or,
+                            for a status other than 2xx, the first 64 KiB of the body */
+} http_response;
+
+/* Send `req`, retrying as described above. Returns 0 when a response
+ * arrived (any status: the caller maps statuses to errors; a 2xx body has
+ * been delivered whole), or a negative code with the message set: DELTA_EIO
+ * for transport failures after the retries (naming req->label and curl's
+ * reason), a short body, or the sink's own code. Free resp->body with
+ * buf_dispose. */
+int http_send(http_client *client, const http_request *req, http_response *resp);
+
+#endif

@@ -1,0 +1,39 @@
+/*
+ * Storage options: the key/value settings of delta_storage_open_options,
+ * named as delta-rs and object_store name them and matched
+ * case-insensitively. Values are kept as given; the back end decides what
+ * is missing and where else to look (environment, profiles).
+ */
+#ifndef DELTAC_STORAGE_OPTIONS_H
+#define DELTAC_STORAGE_OPTIONS_H
+
+#include <stddef.h>
+
+typedef struct {
+  char *access_key_id, *secret_access_key, *session_token; /* NULL = not given */
+  char *region, *endpoint, *profile, *user_agent;
+  int allow_http;          /* -1 = not given, else 0/1 */
+  int virtual_hosted;      /* -1 = not given, else 0/1 */
+  long timeout_ms;         /* -1 = not given */
+  long connect_timeout_ms; /* -1 = not given */
+  long retry_timeout_ms;   /* -1 = not given */
+  int max_retries;         /* -1 = not given */
+} storage_options;
+
+/* Parse `n` pairs into `o` (which it initialises). An unknown key or a bad
+ * value is DELTA_EINVAL naming the key (never the value: it may be a
+ * secret). Free with storage_options_dispose, also after a failure. */
+int storage_options_parse(storage_options *o, const char *const *keys, const char *const *values,
+                          size_t n);
+void storage_options_dispose(storage_options *o);
+
+/* "true"/"false" (also 1/0, yes/no, on/off, any case) into 1/0; -1 when not
+ * a boolean. */
+int storage_parse_bool(const char *v);
+
+/* A duration: a number with an optional unit ms, s, m, h (or the words
+ * "seconds", "secs", "minutes", ...); a bare number is seconds. Returns the
+ * milliseconds, or -1 when malformed. */
+long storage_parse_duration_ms(const char *v);
+
+#endif

@@ -1,0 +1,170 @@
+/*
+ * Where the S3 back end's settings come from when the options leave them
+ * out: the environment, then the AWS shared files (~/.aws/credentials and
+ * ~/.aws/config, or AWS_SHARED_CREDENTIALS_FILE / AWS_CONFIG_FILE) for the
+ * profile named by the aws_profile option, AWS_PROFILE, or "default".
+ */
+#include "storage/s3_config.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util/alloc_internal.h"
+#include "util/error_internal.h"
+
+/* Trim blanks at both ends in place; returns the start. */
+static char *trim(char *s) {
+  while (isspace((unsigned char)*s)) s++;
+  size_t n = strlen(s);
+  while (n && isspace((unsigned char)s[n - 1])) s[--n] = '\0';
+  return s;
+}
+
+/* Value of `key` in section `section` of INI file `path` into *out (a new
+ * string); 0 when found, 1 when not (a missing file included). */
+static int ini_get(const char *path, const char *section, const char *key, char **out) {
+  FILE *f = fopen(path, "r");
+  char line[4096];
+  int in_section = 0, rc = 1;
+  if (!f) return 1;
+  while (fgets(line, sizeof line, f)) {
+    char *s = trim(line);
+    if (*s == '#' || *s == ';' || !*s) continue;
+    if (*s == '[') {
+      char *e = strchr(s, ']');
+      if (!e) continue;
+      *e = '\0';
+      in_section = strcmp(trim(s + 1), section) == 0;
+      continue;
+    }
+    if (!in_section) continue;
+    char *eq = strchr(s, '=');
+    if (!eq) continue;
+    *eq = '\0';
+    if (strcasecmp(trim(s), key) != 0) continue;
+    if (!(*out = mem_strdup(trim(eq + 1)))) {
+      rc = DELTA_NOMEM();
+      break;
+    }
+    rc = 0;
+    break;
+  }
+  /* The line may have held a secret. */
+  memset(line, 0, sizeof line);
+  fclose(f);
+  return rc;
+}
+
+static int file_path(char *buf, size_t n, const char *env, const char *name) {
+  const char *e = getenv(env);
+  if (e && *e) return snprintf(buf, n, "%s", e) < (int)n ? 0 : 1;
+  const char *home = getenv("HOME");
+  if (!home || !*home) return 1;
+  return snprintf(buf, n, "%s/.aws/%s", home, name) < (int)n ? 0 : 1;
+}
+
+/* `key` of profile `profile`: the credentials file first, then the config
+ * file (where the section is "[profile NAME]", or "[default]"). */
+int s3_profile_get(const char *profile, const char *key, char **out) {
+  char path[4096], section[512];
+  int rc;
+  if (file_path(path, sizeof path, "AWS_SHARED_CREDENTIALS_FILE", "credentials") == 0 &&
+      (rc = ini_get(path, profile, key, out)) <= 0)
+    return rc;
+  if (file_path(path, sizeof path, "AWS_CONFIG_FILE", "config") != 0) return 1;
+  if (strcmp(profile, "default") == 0) snprintf(section, sizeof section, "default");
+  else if (snprintf(section, sizeof section, "profile %s", profile) >= (int)sizeof section) return 1;
+  return ini_get(path, section, key, out);
+}
+
+/* Copy `v` into *out unless *out is set or `v` is NULL/empty. */
+static int take(char **out, const char *v) {
+  if (*out || !v || !*v) return 0;
+  return (*out = mem_strdup(v)) ? 0 : DELTA_NOMEM();
+}
+
+static int take_profile(char **out, const char *profile, const char *key) {
+  if (*out) return 0;
+  int rc = s3_profile_get(profile, key, out);
+  return rc > 0 ? 0 : rc;
+}
+
+int s3_config_resolve(s3_config *c, const storage_options *o) {
+  int rc;
+  memset(c, 0, sizeof *c);
+  c->allow_http = o->allow_http;
+  c->virtual_hosted = o->virtual_hosted;
+  if (c->allow_http < 0) {
+    const char *e = getenv("AWS_ALLOW_HTTP");
+    c->allow_http = e && storage_parse_bool(e) == 1;
+  }
+  if (c->virtual_hosted < 0) {
+    const char *e = getenv("AWS_VIRTUAL_HOSTED_STYLE_REQUEST");
+    c->virtual_hosted = e && storage_parse_bool(e) == 1;
+  }
+  if ((!o->access_key_id) != (!o->secret_access_key))
+    return err_set(DELTA_EINVAL, "storage options: give both aws_access_key_id and "
+                                         "aws_secret_access_key, or neither");
+  const char *profile = o->profile;
+  if ((rc = take(&c->profile, profile)) != 0 ||
+      (rc = take(&c->profile, getenv("AWS_PROFILE"))) != 0 || (rc = take(&c->profile, "default")) != 0)
+    return rc;
+  /* Credentials come as a set, never half from one place and half from
+   * another: options, then (unless the options name a profile) the
+   * environment, then the profile. */
+  if (o->access_key_id) {
+    if ((rc = take(&c->access_key, o->access_key_id)) != 0 ||
+        (rc = take(&c->secret_key, o->secret_access_key)) != 0 ||
+        (rc = take(&c->session_token, o->session_token)) != 0)
+      return rc;
+  } else if (!profile && getenv("AWS_ACCESS_KEY_ID") && *getenv("AWS_ACCESS_KEY_ID") &&
+             getenv("AWS_SECRET_ACCESS_KEY")) {
+    if ((rc = take(&c->access_key, getenv("AWS_ACCESS_KEY_ID"))) != 0 ||
+        (rc = take(&c->secret_key, getenv("AWS_SECRET_ACCESS_KEY"))) != 0 ||
+        (rc = take(&c->session_token, getenv("AWS_SESSION_TOKEN"))) != 0)
+      return rc;
+  } else {
+    if ((rc = take_profile(&c->access_key, c->profile, "aws_access_key_id")) != 0 ||
+        (rc = take_profile(&c->secret_key, c->profile, "aws_secret_access_key")) != 0 ||
+        (rc = take_profile(&c->session_token, c->profile, "aws_session_token")) != 0)
+      return rc;
+    if (!c->access_key != !c->secret_key)
+      return err_set(DELTA_EINVAL, "AWS profile '%s' has only half of a key pair",
+                             c->profile);
+  }
+  if ((rc = take(&c->region, o->region)) != 0 || (rc = take(&c->region, getenv("AWS_REGION"))) != 0 ||
+      (rc = take(&c->region, getenv("AWS_DEFAULT_REGION"))) != 0 ||
+      (rc = take_profile(&c->region, c->profile, "region")) != 0 ||
+      (rc = take(&c->region, "us-east-1")) != 0)
+    return rc;
+  if ((rc = take(&c->endpoint, o->endpoint)) != 0 ||
+      (rc = take(&c->endpoint, getenv("AWS_ENDPOINT_URL_S3"))) != 0 ||
+      (rc = take(&c->endpoint, getenv("AWS_ENDPOINT_URL"))) != 0 ||
+      (rc = take_profile(&c->endpoint, c->profile, "endpoint_url")) != 0)
+    return rc;
+  c->http = (http_config)HTTP_CONFIG_DEFAULT;
+  if (o->timeout_ms >= 0) c->http.timeout_ms = o->timeout_ms;
+  if (o->connect_timeout_ms >= 0) c->http.connect_timeout_ms = o->connect_timeout_ms;
+  if (o->retry_timeout_ms >= 0) c->http.retry_timeout_ms = o->retry_timeout_ms;
+  if (o->max_retries >= 0) c->http.max_retries = o->max_retries;
+  c->http.user_agent = o->user_agent;
+  return 0;
+}
+
+static void wipe_free(char *s) {
+  if (s) memset(s, 0, strlen(s));
+  mem_free(s);
+}
+
+void s3_config_dispose(s3_config *c) {
+  mem_free(c->access_key);
+  wipe_free(c->secret_key);
+  wipe_free(c->session_token);
+  mem_free(c->region);
+  mem_free(c->endpoint);
+  mem_free(c->profile);
+  memset(c, 0, sizeof *c);
+}
