@@ -61,15 +61,21 @@ static int pass1_batch(void *ctx, const struct ArrowSchema *schema, const struct
   int rc = 0;
   uint8_t *m = mem_malloc((size_t)batch->length + 1);
   if (!m) return DELTA_NOMEM();
-  if (st->pred) rc = expr_eval_batch(st->pred, batch, m);
-  else memset(m, 1, (size_t)batch->length);
-  for (int64_t i = 0; !rc && i < batch->length; i++) {
+  if (st->pred) {
+    if ((rc = expr_eval_batch(st->pred, batch, m)) != 0)
+      goto done;
+  } else {
+    memset(m, 1, (size_t)batch->length);
+  }
+  for (int64_t i = 0; i < batch->length; i++) {
     uint64_t row = (uint64_t)(st->pos + i);
     if (m[i] && !(st->old && dv_bitmap_contains(st->old, row))) {
       rc = dv_bitmap64_add(st->fresh, row);
       st->n_new++;
+      if (rc) goto done;
     }
   }
+done:
   st->pos += batch->length;
   mem_free(m);
   return rc;
@@ -85,6 +91,22 @@ typedef struct {
   dml_set *set;                 /* UPDATE: the assignments; NULL for DELETE */
 } pass2_state;
 
+/* UPDATE: the deleted rows `gone` updated into *upd and written, and
+ * (change data feed) their pre- and post-images. */
+static int update_rows(pass2_state *st, struct ArrowArray *gone, struct ArrowArray *upd) {
+  if (!gone->length) return 0;
+  data_writer *uw = NULL;
+  int rc;
+  if ((rc = dml_set_apply(st->set, gone, gone, upd)) != 0) return rc;
+  if ((rc = dml_fill_generated(st->wr, st->set, upd, true)) != 0) return rc;
+  if ((rc = rewrite_rows_updated(st->wr, upd)) != 0) return rc;
+  if ((rc = rewrite_writers_data(st->wr, &uw)) != 0) return rc;
+  if ((rc = data_writer_write(uw, upd)) != 0) return rc;
+  if (!st->wr->cdc) return 0;
+  if ((rc = rewrite_cdc_write(st->wr, gone, "update_preimage")) != 0) return rc;
+  return rewrite_cdc_write(st->wr, upd, "update_postimage");
+}
+
 static int pass2_batch(void *ctx, const struct ArrowSchema *schema, const struct ArrowArray *batch) {
   pass2_state *st = ctx;
   int64_t n = batch->length;
@@ -94,8 +116,8 @@ static int pass2_batch(void *ctx, const struct ArrowSchema *schema, const struct
     rc = DELTA_NOMEM();
     goto done;
   }
-  if ((rc = dv_bitmap64_mask(st->fresh, (uint64_t)st->pos, (uint64_t)n, del))) goto done;
-  if ((rc = dv_bitmap64_keep(st->old, (uint64_t)st->pos, (uint64_t)n, keep))) goto done;
+  if ((rc = dv_bitmap64_mask(st->fresh, (uint64_t)st->pos, (uint64_t)n, del)) != 0) goto done;
+  if ((rc = dv_bitmap64_keep(st->old, (uint64_t)st->pos, (uint64_t)n, keep)) != 0) goto done;
   /* A row the old DV already deleted is never deleted or updated again
    * (`fresh` may hold the old DV's rows too: it becomes the new DV). */
   for (int64_t i = 0; i < n; i++) {
@@ -104,7 +126,7 @@ static int pass2_batch(void *ctx, const struct ArrowSchema *schema, const struct
   }
   if (st->keep_w) {
     struct ArrowArray rest;
-    if ((rc = arrow_filter(schema, batch, keep, &rest))) goto done;
+    if ((rc = arrow_filter(schema, batch, keep, &rest)) != 0) goto done;
     st->copied += rest.length;
     rc = data_writer_write(st->keep_w, &rest);
     arrow_array_release(&rest);
@@ -112,21 +134,13 @@ static int pass2_batch(void *ctx, const struct ArrowSchema *schema, const struct
   }
   if (st->set) {
     struct ArrowArray gone, upd = {0};
-    if ((rc = arrow_filter(schema, batch, del, &gone))) goto done;
-    data_writer *uw = NULL;
-    if (gone.length && !(rc = dml_set_apply(st->set, &gone, &gone, &upd)) &&
-        !(rc = dml_fill_generated(st->wr, st->set, &upd, true)) && !(rc = rewrite_rows_updated(st->wr, &upd)) &&
-        !(rc = rewrite_writers_data(st->wr, &uw)))
-      rc = data_writer_write(uw, &upd);
-    if (!rc && gone.length && st->wr->cdc) {
-      rc = rewrite_cdc_write(st->wr, &gone, "update_preimage");
-      if (!rc) rc = rewrite_cdc_write(st->wr, &upd, "update_postimage");
-    }
+    if ((rc = arrow_filter(schema, batch, del, &gone)) != 0) goto done;
+    rc = update_rows(st, &gone, &upd);
     arrow_array_release(&upd);
     arrow_array_release(&gone);
   } else if (st->wr && st->wr->cdc) {
     struct ArrowArray gone;
-    if ((rc = arrow_filter(schema, batch, del, &gone))) goto done;
+    if ((rc = arrow_filter(schema, batch, del, &gone)) != 0) goto done;
     rc = rewrite_cdc_write(st->wr, &gone, "delete");
     arrow_array_release(&gone);
   }
@@ -142,8 +156,8 @@ static int delete_file(delete_ctx *c, const delta_add *a) {
   delta_bitmap64 *fresh = NULL;
   int rc = 0;
   int64_t t1 = -1; /* set when the file changes: the rest is rewriting */
-  if (a->dv.present && (rc = dv_load(c->s->table->storage, &a->dv, &old))) return rc;
-  if ((rc = dv_bitmap64_new(&fresh))) goto done;
+  if (a->dv.present && (rc = dv_load(c->s->table->storage, &a->dv, &old)) != 0) return rc;
+  if ((rc = dv_bitmap64_new(&fresh)) != 0) goto done;
   pass1_state p1 = {old, fresh, 0, 0, c->pred};
   int64_t t0 = dml_clock_ms();
   rc = rewrite_read_file(c->s, a, pass1_batch, &p1);
@@ -154,7 +168,7 @@ static int delete_file(delete_ctx *c, const delta_add *a) {
   int64_t live = p1.pos - (int64_t)(old ? dv_bitmap_cardinality(old) : 0);
   bool whole = p1.n_new >= live;
   c->res->rows_deleted += p1.n_new;
-  if ((rc = rewrite_remove_action(&c->actions, a, c->now))) goto done;
+  if ((rc = rewrite_remove_action(&c->actions, a, c->now)) != 0) goto done;
   c->removed[c->n_removed++] = a->path;
   c->res->files_removed++;
   c->bytes_removed += a->size;
@@ -167,7 +181,7 @@ static int delete_file(delete_ctx *c, const delta_add *a) {
     goto done;
   }
   if (c->use_dv) {
-    if ((rc = rewrite_add_with_dv(a, old, fresh, rewrite_dv_inline(c->s), &c->dv_file, &c->dv_path, c->now, &c->actions)))
+    if ((rc = rewrite_add_with_dv(a, old, fresh, rewrite_dv_inline(c->s), &c->dv_file, &c->dv_path, c->now, &c->actions)) != 0)
       goto done;
     c->res->dvs_added++;
     c->bytes_readded += a->size;
@@ -181,7 +195,7 @@ static int delete_file(delete_ctx *c, const delta_add *a) {
   }
   /* copy-on-write */
   pass2_state p2 = {old, fresh, 0, NULL, c->cdf || c->set ? c->wr : NULL, 0, c->set};
-  if ((rc = rewrite_writers_data(c->wr, &p2.keep_w))) goto done;
+  if ((rc = rewrite_writers_data(c->wr, &p2.keep_w)) != 0) goto done;
   rc = rewrite_read_file_tracked(c->wr, a, pass2_batch, &p2);
   c->res->rows_copied += p2.copied;
 done:
@@ -250,7 +264,7 @@ static int commit_dml(delete_ctx *c, delta_table *t, const char *where, int max_
   txn_removes(&tx, c->removed, c->n_removed);
   tx.req.max_attempts = max_attempts;
   rc = txn_commit_actions(&tx, (const char *)c->actions.data, c->actions.len);
-  if (!rc)
+  if (rc == 0)
     r->version = tx.version;
   txn_dispose(&tx);
 done:
@@ -281,25 +295,25 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
   }
   if ((rc = txn_open(location, &so, &t, &c.s)) != 0)
     goto done;
-  if ((rc = dml_check_table(c.s))) goto done;
-  if ((rc = log_schema_to_arrow(c.s->schema, &logical))) goto done;
+  if ((rc = dml_check_table(c.s)) != 0) goto done;
+  if ((rc = log_schema_to_arrow(c.s->schema, &logical)) != 0) goto done;
   if (where) {
-    if ((rc = expr_parse(where, &prune_pred)) || (rc = expr_bind(prune_pred, &logical))) {
+    if ((rc = expr_parse(where, &prune_pred)) != 0 || (rc = expr_bind(prune_pred, &logical)) != 0) {
       err_prefix("--where");
       goto done;
     }
-    if ((rc = expr_parse(where, &c.pred)) || (rc = expr_bind(c.pred, &logical))) goto done;
+    if ((rc = expr_parse(where, &c.pred)) != 0 || (rc = expr_bind(c.pred, &logical)) != 0) goto done;
   }
   c.use_dv = !no_dv && rewrite_dv_enabled(c.s);
   c.cdf = table_prop_true(c.s->metadata.configuration, c.s->metadata.n_configuration, "delta.enableChangeDataFeed");
   c.now = write_now_ms();
-  if ((rc = rewrite_writers_new(&c.wr, c.s, c.cdf && (!c.use_dv || set_text)))) goto done;
-  if ((rc = rewrite_writers_track_rows(c.wr))) goto done; /* rewritten rows keep their row ids */
-  if (set_text && (rc = dml_set_new(&c.set, set_text, "--set", &c.wr->logical, &c.wr->logical, NULL, false, NULL, NULL))) goto done;
+  if ((rc = rewrite_writers_new(&c.wr, c.s, c.cdf && (!c.use_dv || set_text))) != 0) goto done;
+  if ((rc = rewrite_writers_track_rows(c.wr)) != 0) goto done; /* rewritten rows keep their row ids */
+  if (set_text && (rc = dml_set_new(&c.set, set_text, "--set", &c.wr->logical, &c.wr->logical, NULL, false, NULL, NULL)) != 0) goto done;
   if (c.use_dv) {
     uint8_t uuid[16];
     dml_random_uuid(uuid);
-    if ((rc = dv_uuid_path("", uuid, &c.dv_path))) goto done;
+    if ((rc = dv_uuid_path("", uuid, &c.dv_path)) != 0) goto done;
   }
   c.removed = mem_calloc((size_t)c.s->n_files + 1, sizeof *c.removed);
   if (!c.removed) {
@@ -309,15 +323,17 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
   scan_pruner pruner = {c.s->schema, (const char *const *)c.s->metadata.partition_columns,
                         c.s->metadata.n_partition_columns, scan_mapping_mode(c.s), prune_pred};
   result->files_considered = c.s->n_files;
-  for (int64_t i = 0; i < c.s->n_files && !rc; i++) {
+  for (int64_t i = 0; i < c.s->n_files; i++) {
     const delta_add *a = &c.s->files[i];
     scan_prune_input in = {a->partition_values, a->n_partition_values, a->stats, false, NULL, 0, 0};
     int may = scan_prune_file(&pruner, &in);
-    if (may < 0) rc = may;
-    else if (!may) result->files_skipped++;
-    else rc = delete_file(&c, a);
+    if (may < 0) {
+      rc = may;
+      goto done;
+    }
+    if (!may) result->files_skipped++;
+    else if ((rc = delete_file(&c, a)) != 0) goto done;
   }
-  if (rc) goto done;
   if (result->rows_deleted == 0) {
     result->noop = true;
     result->version = c.s->version;
@@ -325,8 +341,8 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
   }
   /* files first: the DV file, the rewritten data, the change data */
   int64_t t_fin = dml_clock_ms();
-  if ((rc = rewrite_dv_file_put(t->storage, &c.dv_path, &c.dv_file))) goto done;
-  if ((rc = rewrite_writers_finish(c.wr, &c.actions, &result->files_added, &result->cdc_files))) goto done;
+  if ((rc = rewrite_dv_file_put(t->storage, &c.dv_path, &c.dv_file)) != 0) goto done;
+  if ((rc = rewrite_writers_finish(c.wr, &c.actions, &result->files_added, &result->cdc_files)) != 0) goto done;
   c.rewrite_ms += dml_clock_ms() - t_fin;
 
   rc = commit_dml(&c, t, where, max_attempts, t_start);

@@ -73,27 +73,29 @@ typedef struct {
 
 /* A struct schema named `name` with the columns of `cols`. */
 static int struct_of(struct ArrowSchema *slot, const char *name, const struct ArrowSchema *cols) {
-  int rc = arrow_schema_new(slot, "+s", name, 0, (int)cols->n_children);
-  for (int64_t i = 0; !rc && i < cols->n_children; i++) {
+  int rc;
+  if ((rc = arrow_schema_new(slot, "+s", name, 0, (int)cols->n_children)) != 0) return rc;
+  for (int64_t i = 0; i < cols->n_children; i++) {
     arrow_schema_release(slot->children[i]);
-    rc = arrow_schema_copy(slot->children[i], cols->children[i]);
+    if ((rc = arrow_schema_copy(slot->children[i], cols->children[i])) != 0) return rc;
   }
-  return rc;
+  return 0;
 }
 
 static int joined_schema(struct ArrowSchema *out, const struct ArrowSchema *t, const char *talias,
                          const struct ArrowSchema *s, const char *salias) {
-  int rc = arrow_schema_new(out, "+s", "", 0, (t && s) ? 2 : 1);
+  int rc;
+  if ((rc = arrow_schema_new(out, "+s", "", 0, (t && s) ? 2 : 1)) != 0) return rc;
   int k = 0;
-  if (!rc && t) {
+  if (t) {
     arrow_schema_release(out->children[k]);
-    rc = struct_of(out->children[k++], talias, t);
+    if ((rc = struct_of(out->children[k++], talias, t)) != 0) return rc;
   }
-  if (!rc && s) {
+  if (s) {
     arrow_schema_release(out->children[k]);
-    rc = struct_of(out->children[k], salias, s);
+    if ((rc = struct_of(out->children[k], salias, s)) != 0) return rc;
   }
-  return rc;
+  return 0;
 }
 
 /* ---------------------------------------------------------------- clauses */
@@ -132,17 +134,38 @@ static int qualify_name(void *ctx, const char *first, const char **prefix) {
 /* "`c` = `s`.`c`, ..." for the target columns the source has. */
 static int star_text(merge_ctx *c, delta_buf *out) {
   const struct ArrowSchema *l = &c->wr->logical, *src = &c->source_schema;
-  int rc = 0;
-  for (int64_t i = 0; i < l->n_children && !rc; i++) {
+  int rc;
+  for (int64_t i = 0; i < l->n_children; i++) {
     bool has = false;
     for (int64_t k = 0; k < src->n_children && !has; k++) has = strcasecmp(src->children[k]->name, l->children[i]->name) == 0;
     if (!has) continue;
-    rc = buf_printf(out, "%s`%s` = `%s`.`%s`", out->len ? ", " : "", l->children[i]->name, c->salias,
-                          l->children[i]->name);
+    if ((rc = buf_printf(out, "%s`%s` = `%s`.`%s`", out->len ? ", " : "", l->children[i]->name, c->salias,
+                         l->children[i]->name)) != 0)
+      return rc;
   }
-  if (!rc && !out->len)
-    rc = err_set(DELTA_EINVAL, "the source has none of the target's columns (for UPDATE/INSERT *)");
-  if (!rc) rc = buf_putc(out, 0);
+  if (!out->len)
+    return err_set(DELTA_EINVAL, "the source has none of the target's columns (for UPDATE/INSERT *)");
+  return buf_putc(out, 0);
+}
+
+/* Clause k's SET: its own, or (UPDATE/INSERT *) one from the columns
+ * target and source share. */
+static int clause_set(merge_ctx *c, clause *k, const char *g, const struct ArrowSchema *bind, qualifier *q) {
+  const delta_merge_clause *sp = k->spec;
+  delta_buf star = DELTA_BUF_INIT;
+  const char *text = sp->set;
+  int rc;
+  if (!text) {
+    if ((rc = star_text(c, &star)) != 0)
+      goto done;
+    text = (const char *)star.data;
+  }
+  char what[64];
+  snprintf(what, sizeof what, "%s %s", g, sp->action == DELTA_MERGE_INSERT ? "insert" : "update");
+  rc = dml_set_new(&k->set, text, what, &c->wr->logical, bind, sp->action == DELTA_MERGE_UPDATE ? c->talias : NULL,
+                   sp->action == DELTA_MERGE_INSERT, qualify_name, q);
+done:
+  buf_dispose(&star);
   return rc;
 }
 
@@ -150,8 +173,8 @@ static int clauses_setup(merge_ctx *c, const delta_merge_options *o) {
   if (!(c->cl = mem_calloc((size_t)o->n_clauses + 1, sizeof *c->cl))) return DELTA_NOMEM();
   c->n_cl = o->n_clauses;
   bool open_ended[3] = {false, false, false};
-  int rc = 0;
-  for (int i = 0; i < o->n_clauses && !rc; i++) {
+  int rc;
+  for (int i = 0; i < o->n_clauses; i++) {
     const delta_merge_clause *sp = &o->clauses[i];
     clause *k = &c->cl[i];
     k->spec = sp;
@@ -169,23 +192,16 @@ static int clauses_setup(merge_ctx *c, const delta_merge_options *o) {
     else if (sp->when == DELTA_MERGE_NOT_MATCHED) c->n_insert++;
     else c->n_nmbs++;
     qualifier q = {c, sp->when != DELTA_MERGE_NOT_MATCHED, sp->when != DELTA_MERGE_NOT_MATCHED_BY_SOURCE};
-    if (sp->condition && ((rc = expr_parse(sp->condition, &k->cond)) || (rc = expr_qualify(k->cond, qualify_name, &q)) ||
-                          (rc = expr_bind(k->cond, bind)))) {
+    if (sp->condition && ((rc = expr_parse(sp->condition, &k->cond)) != 0 || (rc = expr_qualify(k->cond, qualify_name, &q)) != 0 ||
+                          (rc = expr_bind(k->cond, bind)) != 0)) {
       err_prefix("%s condition", g);
       return rc;
     }
     if (sp->action == DELTA_MERGE_DELETE) continue;
-    delta_buf star = DELTA_BUF_INIT;
-    const char *text = sp->set;
-    if (!text && sp->when == DELTA_MERGE_NOT_MATCHED_BY_SOURCE)
+    if (!sp->set && sp->when == DELTA_MERGE_NOT_MATCHED_BY_SOURCE)
       return err_set(DELTA_EINVAL, "%s: update needs its assignments (the source has no row here)", g);
-    if (!text && !(rc = star_text(c, &star))) text = (const char *)star.data;
-    char what[64];
-    snprintf(what, sizeof what, "%s %s", g, sp->action == DELTA_MERGE_INSERT ? "insert" : "update");
-    if (!rc)
-      rc = dml_set_new(&k->set, text, what, &c->wr->logical, bind, sp->action == DELTA_MERGE_UPDATE ? c->talias : NULL,
-                       sp->action == DELTA_MERGE_INSERT, qualify_name, &q);
-    buf_dispose(&star);
+    if ((rc = clause_set(c, k, g, bind, &q)) != 0)
+      return rc;
   }
   /* several source rows per target row are fine when all they can do is
    * delete it (Spark's one exception) */
@@ -194,7 +210,7 @@ static int clauses_setup(merge_ctx *c, const delta_merge_options *o) {
       c->multi_ok = c->cl[i].spec->action == DELTA_MERGE_DELETE && !c->cl[i].cond && c->n_matched == 1;
       break;
     }
-  return rc;
+  return 0;
 }
 
 /* pick[r] = the first clause of group `when` whose condition holds for row
@@ -206,13 +222,18 @@ static int pick_clauses(merge_ctx *c, delta_merge_when when, const struct ArrowA
   uint8_t *m = mem_malloc((size_t)n + 1);
   if (!m) return DELTA_NOMEM();
   int rc = 0;
-  for (int k = 0; k < c->n_cl && !rc; k++) {
+  for (int k = 0; k < c->n_cl; k++) {
     if (c->cl[k].spec->when != when) continue;
-    if (c->cl[k].cond) rc = expr_eval_batch(c->cl[k].cond, rows, m);
-    else memset(m, 1, (size_t)n);
-    for (int64_t r = 0; r < n && !rc; r++)
+    if (c->cl[k].cond) {
+      if ((rc = expr_eval_batch(c->cl[k].cond, rows, m)) != 0)
+        goto done;
+    } else {
+      memset(m, 1, (size_t)n);
+    }
+    for (int64_t r = 0; r < n; r++)
       if (pick[r] < 0 && m[r] && (!eligible || eligible[r])) pick[r] = k;
   }
+done:
   mem_free(m);
   return rc;
 }
@@ -231,14 +252,14 @@ static int write_clause(merge_ctx *c, int k, const struct ArrowSchema *schema, c
   data_writer *dw = NULL;
   int rc = 0;
   if (hits == 0) goto done;
-  if ((rc = arrow_filter(schema, rows, m, &sel))) goto done;
+  if ((rc = arrow_filter(schema, rows, m, &sel)) != 0) goto done;
   bool insert = c->cl[k].spec->action == DELTA_MERGE_INSERT;
   const struct ArrowArray *pre = insert ? NULL : sel.children[0];
-  if ((rc = dml_set_apply(c->cl[k].set, pre, &sel, &out))) goto done;
-  if ((rc = dml_fill_generated(c->wr, c->cl[k].set, &out, !insert))) goto done;
-  if ((rc = rewrite_rows_updated(c->wr, &out))) goto done;
-  if ((rc = rewrite_writers_data(c->wr, &dw)) || (rc = data_writer_write(dw, &out))) goto done;
-  if (!insert && (rc = rewrite_cdc_write(c->wr, pre, "update_preimage"))) goto done;
+  if ((rc = dml_set_apply(c->cl[k].set, pre, &sel, &out)) != 0) goto done;
+  if ((rc = dml_fill_generated(c->wr, c->cl[k].set, &out, !insert)) != 0) goto done;
+  if ((rc = rewrite_rows_updated(c->wr, &out)) != 0) goto done;
+  if ((rc = rewrite_writers_data(c->wr, &dw)) != 0 || (rc = data_writer_write(dw, &out)) != 0) goto done;
+  if (!insert && (rc = rewrite_cdc_write(c->wr, pre, "update_preimage")) != 0) goto done;
   rc = rewrite_cdc_write(c->wr, &out, insert ? "insert" : "update_postimage");
 done:
   arrow_array_release(&sel);
@@ -289,10 +310,13 @@ static int pair_rows(merge_ctx *c, const struct ArrowSchema *schema, const struc
   arrow_row_ref *refs = mem_malloc((size_t)b->n * sizeof *refs + 1);
   if (!refs) return DELTA_NOMEM();
   for (int64_t p = 0; p < b->n; p++) refs[p] = (arrow_row_ref){0, b->pt[p]};
-  int rc = arrow_take(schema, &batch, 1, refs, b->n, &b->pt_rows);
   const struct ArrowArray *src = &c->source;
+  int rc;
+  if ((rc = arrow_take(schema, &batch, 1, refs, b->n, &b->pt_rows)) != 0)
+    goto done;
   for (int64_t p = 0; p < b->n; p++) refs[p] = (arrow_row_ref){0, b->ps[p]};
-  if (!rc) rc = arrow_take(&c->source_schema, &src, 1, refs, b->n, &b->ps_rows);
+  rc = arrow_take(&c->source_schema, &src, 1, refs, b->n, &b->ps_rows);
+done:
   mem_free(refs);
   return rc;
 }
@@ -316,15 +340,19 @@ static int merge_batch(void *ctx, const struct ArrowSchema *schema, const struct
     rc = DELTA_NOMEM();
     goto done;
   }
-  if ((rc = dv_bitmap64_keep(st->old, (uint64_t)st->pos, (uint64_t)n, b.live))) goto done;
+  if ((rc = dv_bitmap64_keep(st->old, (uint64_t)st->pos, (uint64_t)n, b.live)) != 0) goto done;
   /* 1. the pairs of equal keys, then the rest of the ON condition; with
    * no keys, every pair against the whole condition */
-  if (c->join.nested) rc = merge_nested_pairs(&c->join, c->on, schema, batch, b.live, &b.pt, &b.ps, &b.n, &b.cap);
-  for (int64_t r = 0; r < n && !rc && !c->join.nested; r++)
-    if (b.live[r]) rc = merge_join_probe(&c->join, batch, r, &b.pt, &b.ps, &b.n, &b.cap);
-  if (rc) goto done;
+  if (c->join.nested) {
+    if ((rc = merge_nested_pairs(&c->join, c->on, schema, batch, b.live, &b.pt, &b.ps, &b.n, &b.cap)) != 0)
+      goto done;
+  } else {
+    for (int64_t r = 0; r < n; r++)
+      if (b.live[r] && (rc = merge_join_probe(&c->join, batch, r, &b.pt, &b.ps, &b.n, &b.cap)) != 0)
+        goto done;
+  }
   if (b.n && c->join.residual && !c->join.nested) {
-    if ((rc = pair_rows(c, schema, batch, &b))) goto done;
+    if ((rc = pair_rows(c, schema, batch, &b)) != 0) goto done;
     uint8_t *ok = mem_malloc((size_t)b.n + 1);
     if (!ok) {
       rc = DELTA_NOMEM();
@@ -359,13 +387,13 @@ static int merge_batch(void *ctx, const struct ArrowSchema *schema, const struct
   /* 2. matched clauses per pair */
   const struct ArrowArray *jp = NULL;
   if (b.n && c->n_matched) {
-    if (!b.pt_rows.release && (rc = pair_rows(c, schema, batch, &b))) goto done;
+    if (!b.pt_rows.release && (rc = pair_rows(c, schema, batch, &b)) != 0) goto done;
     jp = merge_join_rows(&jw, &b.pt_rows, &b.ps_rows, b.n);
     if (!(b.pair_pick = mem_malloc((size_t)b.n * sizeof *b.pair_pick + 1))) {
       rc = DELTA_NOMEM();
       goto done;
     }
-    if ((rc = pick_clauses(c, DELTA_MERGE_MATCHED, jp, NULL, b.pair_pick))) goto done;
+    if ((rc = pick_clauses(c, DELTA_MERGE_MATCHED, jp, NULL, b.pair_pick)) != 0) goto done;
     for (int64_t p = 0; p < b.n; p++) {
       int k = b.pair_pick[p];
       if (k < 0) continue;
@@ -378,7 +406,7 @@ static int merge_batch(void *ctx, const struct ArrowSchema *schema, const struct
   const struct ArrowArray *tb = merge_join_rows(&jt, (struct ArrowArray *)batch, NULL, n);
   for (int64_t r = 0; r < n; r++) b.keep[r] = b.live[r] && b.mcount[r] == 0;
   if (c->n_nmbs) {
-    if ((rc = pick_clauses(c, DELTA_MERGE_NOT_MATCHED_BY_SOURCE, tb, b.keep, b.row_pick))) goto done;
+    if ((rc = pick_clauses(c, DELTA_MERGE_NOT_MATCHED_BY_SOURCE, tb, b.keep, b.row_pick)) != 0) goto done;
     for (int64_t r = 0; r < n; r++) {
       int k = b.row_pick[r];
       if (k < 0) continue;
@@ -390,37 +418,40 @@ static int merge_batch(void *ctx, const struct ArrowSchema *schema, const struct
   }
   /* 4. what changes */
   if (!st->write) {
-    for (int64_t r = 0; r < n && !rc; r++) {
+    for (int64_t r = 0; r < n; r++) {
       if (!b.del[r] && !b.upd[r]) continue;
       st->n_changed++;
       st->n_updated += b.upd[r];
       if (b.mcount[r]) (b.del[r] ? c->matched_deleted++ : c->matched_updated++);
       else (b.del[r] ? c->nmbs_deleted++ : c->nmbs_updated++);
-      rc = dv_bitmap64_add(st->fresh, (uint64_t)(st->pos + r));
+      if ((rc = dv_bitmap64_add(st->fresh, (uint64_t)(st->pos + r))) != 0)
+        goto done;
     }
     goto done;
   }
-  for (int k = 0; k < c->n_cl && !rc; k++) {
+  for (int k = 0; k < c->n_cl; k++) {
     if (c->cl[k].spec->action != DELTA_MERGE_UPDATE) continue;
     if (c->cl[k].spec->when == DELTA_MERGE_MATCHED && jp) rc = write_clause(c, k, &c->j_both, jp, b.pair_pick);
     else if (c->cl[k].spec->when == DELTA_MERGE_NOT_MATCHED_BY_SOURCE)
       rc = write_clause(c, k, &c->j_t, tb, b.row_pick);
+    if (rc) goto done;
   }
-  if (!rc && c->wr->cdc) {
+  if (c->wr->cdc) {
     struct ArrowArray gone;
-    if (!(rc = arrow_filter(schema, batch, b.del, &gone))) {
-      rc = rewrite_cdc_write(c->wr, &gone, "delete");
-      arrow_array_release(&gone);
-    }
+    if ((rc = arrow_filter(schema, batch, b.del, &gone)) != 0)
+      goto done;
+    rc = rewrite_cdc_write(c->wr, &gone, "delete");
+    arrow_array_release(&gone);
+    if (rc) goto done;
   }
-  if (!rc && st->keep_w) {
+  if (st->keep_w) {
     struct ArrowArray rest;
     for (int64_t r = 0; r < n; r++) b.keep[r] = b.live[r] && !b.del[r] && !b.upd[r];
-    if (!(rc = arrow_filter(schema, batch, b.keep, &rest))) {
-      st->copied += rest.length;
-      rc = data_writer_write(st->keep_w, &rest);
-      arrow_array_release(&rest);
-    }
+    if ((rc = arrow_filter(schema, batch, b.keep, &rest)) != 0)
+      goto done;
+    st->copied += rest.length;
+    rc = data_writer_write(st->keep_w, &rest);
+    arrow_array_release(&rest);
   }
 done:
   st->pos += n;
@@ -432,8 +463,8 @@ static int merge_file(merge_ctx *c, const delta_add *a) {
   delta_dv_bitmap *old = NULL;
   delta_bitmap64 *fresh = NULL;
   int rc = 0;
-  if (a->dv.present && (rc = dv_load(c->s->table->storage, &a->dv, &old))) return rc;
-  if ((rc = dv_bitmap64_new(&fresh))) goto done;
+  if (a->dv.present && (rc = dv_load(c->s->table->storage, &a->dv, &old)) != 0) return rc;
+  if ((rc = dv_bitmap64_new(&fresh)) != 0) goto done;
   file_state st = {c, old, fresh, 0, false, NULL, 0, 0, 0};
   int64_t t0 = dml_clock_ms();
   rc = rewrite_read_file_tracked(c->wr, a, merge_batch, &st);
@@ -442,7 +473,7 @@ static int merge_file(merge_ctx *c, const delta_add *a) {
   if (st.n_changed == 0) goto done; /* untouched */
   int64_t live = st.pos - (int64_t)(old ? dv_bitmap_cardinality(old) : 0);
   bool whole = st.n_changed >= live;
-  if ((rc = rewrite_remove_action(&c->actions, a, c->now))) goto done;
+  if ((rc = rewrite_remove_action(&c->actions, a, c->now)) != 0) goto done;
   c->removed[c->n_removed++] = a->path;
   c->res->files_removed++;
   c->bytes_removed += a->size;
@@ -452,12 +483,12 @@ static int merge_file(merge_ctx *c, const delta_add *a) {
   if (whole) {
     if (a->dv.present) c->dvs_removed++;
   } else if (c->use_dv) {
-    if ((rc = rewrite_add_with_dv(a, old, fresh, rewrite_dv_inline(c->s), &c->dv_file, &c->dv_path, c->now, &c->actions)))
+    if ((rc = rewrite_add_with_dv(a, old, fresh, rewrite_dv_inline(c->s), &c->dv_file, &c->dv_path, c->now, &c->actions)) != 0)
       goto done;
     c->res->dvs_added++;
     c->bytes_readded += a->size;
     if (a->dv.present) c->dvs_updated++;
-  } else if ((rc = rewrite_writers_data(c->wr, &st.keep_w))) {
+  } else if ((rc = rewrite_writers_data(c->wr, &st.keep_w)) != 0) {
     goto done;
   }
   /* pass 2 writes updated rows, change data and copied rows */
@@ -475,15 +506,21 @@ static int merge_inserts(merge_ctx *c) {
   int64_t n = c->source.length;
   int *pick = mem_malloc(((size_t)n + 1) * sizeof *pick);
   uint8_t *open = mem_malloc((size_t)n + 1);
-  int rc = 0;
-  if (!pick || !open) rc = DELTA_NOMEM();
-  for (int64_t r = 0; !rc && r < n; r++) open[r] = !c->src_matched[r];
+  int rc;
+  if (!pick || !open) {
+    rc = DELTA_NOMEM();
+    goto done;
+  }
+  for (int64_t r = 0; r < n; r++) open[r] = !c->src_matched[r];
   merge_joined js;
   const struct ArrowArray *rows = merge_join_rows(&js, &c->source, NULL, n);
-  if (!rc) rc = pick_clauses(c, DELTA_MERGE_NOT_MATCHED, rows, open, pick);
-  for (int64_t r = 0; !rc && r < n; r++) c->res->rows_inserted += pick[r] >= 0;
-  for (int k = 0; k < c->n_cl && !rc; k++)
-    if (c->cl[k].spec->when == DELTA_MERGE_NOT_MATCHED) rc = write_clause(c, k, &c->j_s, rows, pick);
+  if ((rc = pick_clauses(c, DELTA_MERGE_NOT_MATCHED, rows, open, pick)) != 0)
+    goto done;
+  for (int64_t r = 0; r < n; r++) c->res->rows_inserted += pick[r] >= 0;
+  for (int k = 0; k < c->n_cl; k++)
+    if (c->cl[k].spec->when == DELTA_MERGE_NOT_MATCHED && (rc = write_clause(c, k, &c->j_s, rows, pick)) != 0)
+      goto done;
+done:
   mem_free(pick);
   mem_free(open);
   return rc;
@@ -512,8 +549,11 @@ static int predicates_param(merge_ctx *c, delta_merge_when when, delta_json_writ
     json_write_object_end(&aw);
   }
   json_write_array_end(&aw);
-  int rc = json_writer_finish(&aw);
-  if (!rc) rc = json_write_string_n(w, (const char *)arr.data, arr.len);
+  int rc;
+  if ((rc = json_writer_finish(&aw)) != 0)
+    goto done;
+  rc = json_write_string_n(w, (const char *)arr.data, arr.len);
+done:
   buf_dispose(&arr);
   return rc;
 }
@@ -525,18 +565,24 @@ static int commit_merge(merge_ctx *c, delta_table *t, const delta_merge_options 
   json_writer_init(&w, &params, 0);
   json_write_object_begin(&w);
   json_write_key(&w, "predicate");
-  int rc = log_predicate_param(o->on, &w);
+  int rc;
+  if ((rc = log_predicate_param(o->on, &w)) != 0)
+    goto done;
   json_write_key(&w, "matchedPredicates");
-  if (!rc) rc = predicates_param(c, DELTA_MERGE_MATCHED, &w);
+  if ((rc = predicates_param(c, DELTA_MERGE_MATCHED, &w)) != 0)
+    goto done;
   json_write_key(&w, "notMatchedPredicates");
-  if (!rc) rc = predicates_param(c, DELTA_MERGE_NOT_MATCHED, &w);
+  if ((rc = predicates_param(c, DELTA_MERGE_NOT_MATCHED, &w)) != 0)
+    goto done;
   json_write_key(&w, "notMatchedBySourcePredicates");
-  if (!rc) rc = predicates_param(c, DELTA_MERGE_NOT_MATCHED_BY_SOURCE, &w);
+  if ((rc = predicates_param(c, DELTA_MERGE_NOT_MATCHED_BY_SOURCE, &w)) != 0)
+    goto done;
   json_write_object_end(&w);
-  if (!rc) rc = json_writer_finish(&w);
-  if (!rc) rc = buf_putc(&params, 0);
-  if (!rc)
-    rc = buf_printf(
+  if ((rc = json_writer_finish(&w)) != 0)
+    goto done;
+  if ((rc = buf_putc(&params, 0)) != 0)
+    goto done;
+  rc = buf_printf(
         &metrics,
         "{\"numSourceRows\":\"%lld\",\"numTargetRowsInserted\":\"%lld\",\"numTargetRowsUpdated\":\"%lld\","
         "\"numTargetRowsMatchedUpdated\":\"%lld\",\"numTargetRowsNotMatchedBySourceUpdated\":\"%lld\","
@@ -558,8 +604,9 @@ static int commit_merge(merge_ctx *c, delta_table *t, const delta_merge_options 
         (long long)r->files_considered, (long long)(r->files_considered - r->files_skipped),
         (long long)(rewrite_writers_bytes(c->wr) + c->bytes_readded), (long long)c->bytes_removed,
         (long long)(dml_clock_ms() - c->t_start), (long long)c->scan_ms, (long long)c->rewrite_ms);
-  if (!rc) rc = buf_putc(&metrics, 0);
   if (rc) goto done;
+  if ((rc = buf_putc(&metrics, 0)) != 0)
+    goto done;
   txn_ctx tx;
   txn_begin(&tx, t, c->s, "MERGE");
   txn_set_info(&tx, (const char *)params.data, (const char *)metrics.data);
@@ -571,7 +618,7 @@ static int commit_merge(merge_ctx *c, delta_table *t, const delta_merge_options 
   tx.req.changes_metadata = c->old_schema != NULL;
   tx.req.max_attempts = o->max_attempts;
   rc = txn_commit_actions(&tx, (const char *)c->actions.data, c->actions.len);
-  if (!rc)
+  if (rc == 0)
     r->version = tx.version;
   txn_dispose(&tx);
 done:
@@ -605,38 +652,43 @@ static int evolve_schema(merge_ctx *c, const delta_merge_options *o) {
   delta_buf schema_json = DELTA_BUF_INIT;
   delta_kv *config = NULL;
   char max_id_text[24];
-  int rc = 0;
-  if ((rc = joined_schema(&jb, c->tlogical, c->talias, &c->source_schema, c->salias)) ||
-      (rc = joined_schema(&jt, c->tlogical, c->talias, NULL, NULL)) ||
-      (rc = joined_schema(&js, NULL, NULL, &c->source_schema, c->salias)))
+  int rc;
+  if ((rc = joined_schema(&jb, c->tlogical, c->talias, &c->source_schema, c->salias)) != 0)
+    goto done;
+  if ((rc = joined_schema(&jt, c->tlogical, c->talias, NULL, NULL)) != 0)
+    goto done;
+  if ((rc = joined_schema(&js, NULL, NULL, &c->source_schema, c->salias)) != 0)
     goto done;
   /* names resolve as clauses_setup resolves them: each group sees its sides */
   qualifier qm = {c, true, true}, qi = {c, false, true}, qn = {c, true, false};
   merge_evolve_input in = {c->s->schema, c->tlogical, &c->source_schema, &jb, &jt, &js, c->talias, qualify_name,
                            {[DELTA_MERGE_MATCHED] = &qm, [DELTA_MERGE_NOT_MATCHED] = &qi,
                             [DELTA_MERGE_NOT_MATCHED_BY_SOURCE] = &qn}};
-  if ((rc = merge_evolve_schema(&in, o->clauses, o->n_clauses, &merged)) || !merged) goto done;
+  if ((rc = merge_evolve_schema(&in, o->clauses, o->n_clauses, &merged)) != 0 || !merged) goto done;
   delta_metadata m = c->s->metadata;
   if (table_cm_mode(m.configuration, m.n_configuration) != CM_NONE) {
     /* new columns get ids and physical names after the table's highest */
     const char *mx = snapshot_config(c->s, "delta.columnMapping.maxColumnId");
     int64_t max_id = mx ? strtoll(mx, NULL, 10) : 0;
-    if ((rc = schema_assign_column_mapping(merged, &max_id))) goto done;
+    if ((rc = schema_assign_column_mapping(merged, &max_id)) != 0) goto done;
     snprintf(max_id_text, sizeof max_id_text, "%lld", (long long)max_id);
     if ((rc = config_with(m.configuration, m.n_configuration, "delta.columnMapping.maxColumnId", max_id_text, &config,
-                          &m.n_configuration)))
+                          &m.n_configuration)) != 0)
       goto done;
     m.configuration = config;
   }
-  if ((rc = table_check_writable(&c->s->protocol, &m, merged))) goto done;
-  if ((rc = schema_to_json(merged, &schema_json)) || (rc = buf_putc(&schema_json, 0))) goto done;
+  if ((rc = table_check_writable(&c->s->protocol, &m, merged)) != 0) goto done;
+  if ((rc = schema_to_json(merged, &schema_json)) != 0) goto done;
+  if ((rc = buf_putc(&schema_json, 0)) != 0) goto done;
   m.schema_string = (const char *)schema_json.data;
   delta_json_writer w;
   json_writer_init(&w, &c->actions, 0);
-  rc = action_metadata_json(&w, &m);
-  if (!rc) rc = json_writer_finish(&w);
-  if (!rc) rc = buf_putc(&c->actions, '\n');
-  if (rc) goto done;
+  if ((rc = action_metadata_json(&w, &m)) != 0)
+    goto done;
+  if ((rc = json_writer_finish(&w)) != 0)
+    goto done;
+  if ((rc = buf_putc(&c->actions, '\n')) != 0)
+    goto done;
   c->old_schema = c->s->schema;
   c->s->schema = merged;
   merged = NULL;
@@ -658,19 +710,20 @@ static int scan_targets(merge_ctx *c, const struct ArrowSchema *logical) {
   /* pruning by the source's key values, unless a not-matched-by-source
    * clause needs every target row; no source row with a key: no match */
   bool prune = !c->n_nmbs, none = prune && c->join.n_keyed == 0;
-  int rc = prune ? merge_join_keysets(&c->join, logical) : 0;
-  if (!rc && prune && c->join.nested) rc = merge_nested_ranges(&c->join, c->on, &c->j_both, logical);
+  int rc;
+  if (prune && (rc = merge_join_keysets(&c->join, logical)) != 0) return rc;
+  if (prune && c->join.nested && (rc = merge_nested_ranges(&c->join, c->on, &c->j_both, logical)) != 0) return rc;
   scan_pruner pruner = {c->s->schema, (const char *const *)c->s->metadata.partition_columns,
                         c->s->metadata.n_partition_columns, scan_mapping_mode(c->s), NULL};
-  for (int64_t i = 0; i < c->s->n_files && !rc; i++) {
+  for (int64_t i = 0; i < c->s->n_files; i++) {
     const delta_add *a = &c->s->files[i];
     scan_prune_input in = {a->partition_values, a->n_partition_values, a->stats, false, NULL, 0, 0};
     int may = none ? 0 : prune ? merge_join_file_may_match(&c->join, &pruner, &in) : 1;
-    if (may < 0) rc = may;
-    else if (!may) r->files_skipped++;
-    else rc = merge_file(c, a);
+    if (may < 0) return may;
+    if (!may) r->files_skipped++;
+    else if ((rc = merge_file(c, a)) != 0) return rc;
   }
-  return rc;
+  return 0;
 }
 
 int delta_merge(const char *location, const delta_merge_options *o, delta_merge_result *result) {
@@ -704,36 +757,40 @@ int delta_merge(const char *location, const delta_merge_options *o, delta_merge_
   c.cdf = table_prop_true(c.s->metadata.configuration, c.s->metadata.n_configuration, "delta.enableChangeDataFeed");
   c.now = write_now_ms();
   c.t_start = dml_clock_ms();
-  if ((rc = merge_read_source(o->source, &c.source_schema, &c.source))) {
+  if ((rc = merge_read_source(o->source, &c.source_schema, &c.source)) != 0) {
     err_prefix("source");
     goto done;
   }
   result->source_rows = c.source.length;
-  if ((rc = log_schema_to_arrow(c.s->schema, &c.old_logical))) goto done;
+  if ((rc = log_schema_to_arrow(c.s->schema, &c.old_logical)) != 0) goto done;
   c.tlogical = &c.old_logical;
-  if (o->version >= 2 && o->schema_merge && (rc = evolve_schema(&c, o))) goto done;
-  if ((rc = rewrite_writers_new(&c.wr, c.s, c.cdf)) || (rc = rewrite_writers_track_rows(c.wr))) goto done;
+  if (o->version >= 2 && o->schema_merge && (rc = evolve_schema(&c, o)) != 0) goto done;
+  if ((rc = rewrite_writers_new(&c.wr, c.s, c.cdf)) != 0) goto done;
+  if ((rc = rewrite_writers_track_rows(c.wr)) != 0) goto done;
   c.tlogical = &c.wr->logical;
-  if ((rc = joined_schema(&c.j_both, &c.wr->logical, c.talias, &c.source_schema, c.salias)) ||
-      (rc = joined_schema(&c.j_t, &c.wr->logical, c.talias, NULL, NULL)) ||
-      (rc = joined_schema(&c.j_s, NULL, NULL, &c.source_schema, c.salias)))
+  if ((rc = joined_schema(&c.j_both, &c.wr->logical, c.talias, &c.source_schema, c.salias)) != 0)
+    goto done;
+  if ((rc = joined_schema(&c.j_t, &c.wr->logical, c.talias, NULL, NULL)) != 0)
+    goto done;
+  if ((rc = joined_schema(&c.j_s, NULL, NULL, &c.source_schema, c.salias)) != 0)
     goto done;
   qualifier q = {&c, true, true};
-  if ((rc = expr_parse(o->on, &c.on)) || (rc = expr_qualify(c.on, qualify_name, &q)) ||
-      (rc = expr_bind(c.on, &c.j_both))) {
+  if ((rc = expr_parse(o->on, &c.on)) != 0 || (rc = expr_qualify(c.on, qualify_name, &q)) != 0 ||
+      (rc = expr_bind(c.on, &c.j_both)) != 0) {
     err_prefix("--on");
     goto done;
   }
   c.join.source_schema = &c.source_schema;
   c.join.source = &c.source;
-  if ((rc = merge_join_keys(&c.join, c.on, &c.j_both)) || (rc = merge_join_build(&c.join))) goto done;
-  if ((rc = clauses_setup(&c, o))) goto done;
+  if ((rc = merge_join_keys(&c.join, c.on, &c.j_both)) != 0) goto done;
+  if ((rc = merge_join_build(&c.join)) != 0) goto done;
+  if ((rc = clauses_setup(&c, o)) != 0) goto done;
   for (int k = 0; k < c.n_cl; k++) /* source structs may be shaped unlike the target's */
     if (c.cl[k].set) dml_set_conform(c.cl[k].set, c.s->schema);
   if (c.use_dv) {
     uint8_t uuid[16];
     dml_random_uuid(uuid);
-    if ((rc = dv_uuid_path("", uuid, &c.dv_path))) goto done;
+    if ((rc = dv_uuid_path("", uuid, &c.dv_path)) != 0) goto done;
   }
   c.removed = mem_calloc((size_t)c.s->n_files + 1, sizeof *c.removed);
   c.src_matched = mem_calloc((size_t)c.source.length + 1, 1);
@@ -741,9 +798,9 @@ int delta_merge(const char *location, const delta_merge_options *o, delta_merge_
     rc = DELTA_NOMEM();
     goto done;
   }
-  if ((rc = scan_targets(&c, &c.wr->logical))) goto done;
+  if ((rc = scan_targets(&c, &c.wr->logical)) != 0) goto done;
   int64_t t0 = dml_clock_ms();
-  if (c.n_insert && (rc = merge_inserts(&c))) goto done;
+  if (c.n_insert && (rc = merge_inserts(&c)) != 0) goto done;
   result->rows_updated = c.matched_updated + c.nmbs_updated;
   result->rows_deleted = c.matched_deleted + c.nmbs_deleted;
   if (result->rows_updated + result->rows_deleted + result->rows_inserted == 0) {
@@ -751,8 +808,8 @@ int delta_merge(const char *location, const delta_merge_options *o, delta_merge_
     result->version = c.s->version;
     goto done;
   }
-  if ((rc = rewrite_dv_file_put(t->storage, &c.dv_path, &c.dv_file))) goto done;
-  if ((rc = rewrite_writers_finish(c.wr, &c.actions, &result->files_added, &result->cdc_files))) goto done;
+  if ((rc = rewrite_dv_file_put(t->storage, &c.dv_path, &c.dv_file)) != 0) goto done;
+  if ((rc = rewrite_writers_finish(c.wr, &c.actions, &result->files_added, &result->cdc_files)) != 0) goto done;
   c.rewrite_ms += dml_clock_ms() - t0;
   rc = commit_merge(&c, t, o);
 done:

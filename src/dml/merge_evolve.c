@@ -31,8 +31,11 @@ static int want_column(delta_type *want, const struct ArrowSchema *col, const ch
   struct ArrowSchema *ptr = &one;
   struct ArrowSchema wrap = {.format = "+s", .name = "", .n_children = 1, .children = &ptr};
   delta_type *t = NULL;
-  int added = 0, rc = schema_from_arrow(&wrap, &t);
-  if (!rc) rc = schema_add_fields(want, t, &added);
+  int added = 0, rc;
+  if ((rc = schema_from_arrow(&wrap, &t)) != 0)
+    goto done;
+  rc = schema_add_fields(want, t, &added);
+done:
   log_type_free(t);
   return rc;
 }
@@ -41,11 +44,13 @@ static int want_column(delta_type *want, const struct ArrowSchema *col, const ch
 static int explicit_columns(const merge_evolve_input *in, const delta_merge_clause *sp, delta_type *want) {
   char **names = NULL;
   vexpr **exprs = NULL;
-  int n = 0, rc = vexpr_parse_set(sp->set, &names, &exprs, &n);
+  int n = 0, rc;
   size_t pl = strlen(in->talias);
   const struct ArrowSchema *bind = sp->when == DELTA_MERGE_MATCHED ? in->j_both
                                    : sp->when == DELTA_MERGE_NOT_MATCHED ? in->j_s : in->j_t;
-  for (int i = 0; i < n && !rc; i++) {
+  if ((rc = vexpr_parse_set(sp->set, &names, &exprs, &n)) != 0)
+    goto done;
+  for (int i = 0; i < n; i++) {
     const char *name = names[i];
     if (sp->action == DELTA_MERGE_UPDATE && strncasecmp(name, in->talias, pl) == 0 && name[pl] == '.')
       name += pl + 1;
@@ -53,19 +58,23 @@ static int explicit_columns(const merge_evolve_input *in, const delta_merge_clau
     if (strchr(name, '.')) {
       rc = err_set(DELTA_EINVAL, "schema evolution: %s: new nested fields come only from the source's "
                                          "structs (UPDATE SET * / INSERT *)", names[i]);
-      break;
+      goto done;
     }
     const struct ArrowSchema *col;
     const char *format;
-    if ((rc = vexpr_qualify(exprs[i], in->qualify, in->qctx[sp->when])) ||
-        (rc = vexpr_natural_type(exprs[i], bind, &col, &format))) {
+    if ((rc = vexpr_qualify(exprs[i], in->qualify, in->qctx[sp->when])) != 0 ||
+        (rc = vexpr_natural_type(exprs[i], bind, &col, &format)) != 0) {
       err_prefix("schema evolution: new column %s", name);
-      break;
+      goto done;
     }
-    if (!col && !format)
+    if (!col && !format) {
       rc = err_set(DELTA_EINVAL, "schema evolution: new column %s: a NULL has no type (CAST it)", name);
-    else rc = want_column(want, col, format, name);
+      goto done;
+    }
+    if ((rc = want_column(want, col, format, name)) != 0)
+      goto done;
   }
+done:
   vexpr_set_free(names, exprs, n);
   return rc;
 }
@@ -80,9 +89,9 @@ static int check_types(const delta_type *t, const delta_type *s, delta_buf *path
       for (int k = 0; k < t->n_fields; k++) {
         if (strcasecmp(t->fields[k].name, sf->name) != 0) continue;
         path->len = at;
-        int rc = buf_printf(path, "%s%s", at ? "." : "", sf->name);
-        if (!rc) rc = check_types(t->fields[k].type, sf->type, path);
-        if (rc) return rc;
+        int rc;
+        if ((rc = buf_printf(path, "%s%s", at ? "." : "", sf->name)) != 0) return rc;
+        if ((rc = check_types(t->fields[k].type, sf->type, path)) != 0) return rc;
       }
     }
     path->len = at;
@@ -92,17 +101,23 @@ static int check_types(const delta_type *t, const delta_type *s, delta_buf *path
   if (t->kind == DT_MAP && s->kind == DT_MAP) return check_types(t->value, s->value, path);
   if (schema_type_equal(t, s) || !schema_safe_widening(s, t)) return 0;
   delta_buf tn = DELTA_BUF_INIT, sn = DELTA_BUF_INIT;
-  int rc = log_type_name(t, &tn);
-  if (!rc) rc = log_type_name(s, &sn);
-  if (!rc) rc = buf_putc(&tn, 0);
-  if (!rc) rc = buf_putc(&sn, 0);
-  if (!rc) rc = buf_putc(path, 0);
-  if (!rc)
-    rc = err_set(DELTA_EUNSUPPORTED,
+  int rc;
+  if ((rc = log_type_name(t, &tn)) != 0)
+    goto done;
+  if ((rc = log_type_name(s, &sn)) != 0)
+    goto done;
+  if ((rc = buf_putc(&tn, 0)) != 0)
+    goto done;
+  if ((rc = buf_putc(&sn, 0)) != 0)
+    goto done;
+  if ((rc = buf_putc(path, 0)) != 0)
+    goto done;
+  rc = err_set(DELTA_EUNSUPPORTED,
                          "schema evolution: column %s is %s in the table and %s in the source: widening a "
                          "column's type is not supported (CAST the source column to %s)",
                          (const char *)path->data, (const char *)tn.data, (const char *)sn.data,
                          (const char *)tn.data);
+done:
   buf_dispose(&tn);
   buf_dispose(&sn);
   return rc;
@@ -113,29 +128,38 @@ int merge_evolve_schema(const merge_evolve_input *in, const delta_merge_clause *
   delta_type *want = mem_calloc(1, sizeof *want), *src = NULL;
   if (!want) return DELTA_NOMEM();
   want->kind = DT_STRUCT;
-  int rc = 0;
+  delta_type *m = NULL;
+  int rc;
   bool star = false;
-  for (int i = 0; i < n && !rc; i++) {
+  for (int i = 0; i < n; i++) {
     if (cl[i].action == DELTA_MERGE_DELETE) continue;
     if (!cl[i].set) star = true;
-    else rc = explicit_columns(in, &cl[i], want);
+    else if ((rc = explicit_columns(in, &cl[i], want)) != 0) goto done;
   }
   /* UPDATE SET * / INSERT *: every source column, nested fields too */
-  if (!rc && star && !(rc = schema_from_arrow(in->source, &src))) {
+  if (star) {
+    if ((rc = schema_from_arrow(in->source, &src)) != 0)
+      goto done;
     delta_buf path = DELTA_BUF_INIT;
     rc = check_types(in->target, src, &path);
     buf_dispose(&path);
+    if (rc) goto done;
     int added = 0;
-    if (!rc) rc = schema_add_fields(want, src, &added);
+    if ((rc = schema_add_fields(want, src, &added)) != 0)
+      goto done;
   }
   int added = 0;
-  delta_type *m = rc ? NULL : schema_copy(in->target);
-  if (!rc && !m) rc = DELTA_NOMEM();
-  if (!rc) rc = schema_add_fields(m, want, &added);
-  if (!rc && added) {
+  if (!(m = schema_copy(in->target))) {
+    rc = DELTA_NOMEM();
+    goto done;
+  }
+  if ((rc = schema_add_fields(m, want, &added)) != 0)
+    goto done;
+  if (added) {
     *merged = m;
     m = NULL;
   }
+done:
   log_type_free(m);
   log_type_free(src);
   log_type_free(want);

@@ -205,15 +205,18 @@ const struct ArrowArray *merge_join_rows(merge_joined *j, struct ArrowArray *a, 
 }
 
 static int quoted_name(const char *name, delta_buf *out) {
-  int rc = buf_putc(out, '`');
-  for (const char *p = name; *p && !rc; p++) rc = *p == '`' ? buf_puts(out, "``") : buf_putc(out, *p);
-  if (!rc) rc = buf_putc(out, '`');
-  return rc;
+  int rc;
+  if ((rc = buf_putc(out, '`')) != 0) return rc;
+  for (const char *p = name; *p; p++)
+    if ((rc = *p == '`' ? buf_puts(out, "``") : buf_putc(out, *p)) != 0) return rc;
+  return buf_putc(out, '`');
 }
 
 int merge_read_source(struct ArrowArrayStream *in, struct ArrowSchema *schema, struct ArrowArray *out) {
   memset(out, 0, sizeof *out);
   struct ArrowArray *chunks = NULL;
+  const struct ArrowArray **ins = NULL;
+  arrow_row_ref *refs = NULL;
   int n = 0, rc = 0;
   int64_t total = 0;
   if (in->get_schema(in, schema)) {
@@ -243,17 +246,20 @@ int merge_read_source(struct ArrowArrayStream *in, struct ArrowSchema *schema, s
     total += b.length;
   }
   /* one array: source rows are addressed by a single index */
-  const struct ArrowArray **ins = mem_malloc((size_t)n * sizeof *ins + 1);
-  arrow_row_ref *refs = mem_malloc((size_t)total * sizeof *refs + 1);
-  if (!ins || !refs) rc = DELTA_NOMEM();
-  for (int c = 0, k = 0; !rc && c < n; c++) {
+  ins = mem_malloc((size_t)n * sizeof *ins + 1);
+  refs = mem_malloc((size_t)total * sizeof *refs + 1);
+  if (!ins || !refs) {
+    rc = DELTA_NOMEM();
+    goto done;
+  }
+  for (int c = 0, k = 0; c < n; c++) {
     ins[c] = &chunks[c];
     for (int64_t r = 0; r < chunks[c].length; r++) refs[k++] = (arrow_row_ref){c, r};
   }
-  if (!rc) rc = arrow_take(schema, ins, n, refs, total, out);
+  rc = arrow_take(schema, ins, n, refs, total, out);
+done:
   mem_free(ins);
   mem_free(refs);
-done:
   for (int c = 0; c < n; c++) chunks[c].release(&chunks[c]);
   mem_free(chunks);
   return rc;
@@ -265,19 +271,25 @@ static int cmp_values(const void *a, const void *b) { return value_cmp(a, b); }
  * column node scan_file_column_check takes. */
 static int key_column(const merge_key *k, const struct ArrowSchema *logical, expr_node **out) {
   delta_buf text = DELTA_BUF_INIT;
-  int rc = quoted_name(logical->children[k->t_col]->name, &text);
-  if (!rc) rc = buf_puts(&text, " IS NULL");
-  if (!rc) rc = buf_putc(&text, 0);
-  if (!rc) rc = expr_parse((const char *)text.data, out);
-  if (!rc) rc = expr_bind(*out, logical);
+  int rc;
+  if ((rc = quoted_name(logical->children[k->t_col]->name, &text)) != 0)
+    goto done;
+  if ((rc = buf_puts(&text, " IS NULL")) != 0)
+    goto done;
+  if ((rc = buf_putc(&text, 0)) != 0)
+    goto done;
+  if ((rc = expr_parse((const char *)text.data, out)) != 0)
+    goto done;
+  rc = expr_bind(*out, logical);
+done:
   buf_dispose(&text);
   return rc;
 }
 
 int merge_join_keysets(merge_join *j, const struct ArrowSchema *logical) {
   int64_t n = j->source->length;
-  int rc = 0;
-  for (int i = 0; i < j->n_keys && !rc; i++) {
+  int rc;
+  for (int i = 0; i < j->n_keys; i++) {
     merge_key *k = &j->keys[i];
     value_type t = k->t_type;
     if (t != k->s_type || !(t == VT_INT || t == VT_STRING || t == VT_DATE || t == VT_TIMESTAMP || t == VT_TIMESTAMP_NTZ))
@@ -291,9 +303,9 @@ int merge_join_keysets(merge_join *j, const struct ArrowSchema *logical) {
     for (int64_t r = 0; r < k->n_set; r++)
       if (m == 0 || value_cmp(&k->set[r], &k->set[m - 1]) != 0) k->set[m++] = k->set[r];
     k->n_set = m;
-    rc = key_column(k, logical, &k->column);
+    if ((rc = key_column(k, logical, &k->column)) != 0) return rc;
   }
-  return rc;
+  return 0;
 }
 
 /* 1 when some source value of the key lies within the file's [min, max]. */

@@ -32,13 +32,19 @@ static int flush(block *b, int64_t **pt, int64_t **ps, int64_t *n, int64_t *cap)
   struct ArrowArray tr = {0}, sr = {0};
   const struct ArrowArray *src = b->j->source;
   for (int64_t p = 0; p < b->n; p++) b->refs[p] = (arrow_row_ref){0, b->bt[p]};
-  int rc = arrow_take(b->tschema, &b->batch, 1, b->refs, b->n, &tr);
-  for (int64_t p = 0; p < b->n && !rc; p++) b->refs[p] = (arrow_row_ref){0, b->bs[p]};
-  if (!rc) rc = arrow_take(b->j->source_schema, &src, 1, b->refs, b->n, &sr);
+  int rc;
+  if ((rc = arrow_take(b->tschema, &b->batch, 1, b->refs, b->n, &tr)) != 0)
+    goto done;
+  for (int64_t p = 0; p < b->n; p++) b->refs[p] = (arrow_row_ref){0, b->bs[p]};
+  if ((rc = arrow_take(b->j->source_schema, &src, 1, b->refs, b->n, &sr)) != 0)
+    goto done;
   merge_joined jw;
-  if (!rc) rc = expr_eval_batch(b->on, merge_join_rows(&jw, &tr, &sr, b->n), b->ok);
-  for (int64_t p = 0; p < b->n && !rc; p++)
-    if (b->ok[p]) rc = merge_pairs_push(pt, ps, n, cap, b->bt[p], b->bs[p]);
+  if ((rc = expr_eval_batch(b->on, merge_join_rows(&jw, &tr, &sr, b->n), b->ok)) != 0)
+    goto done;
+  for (int64_t p = 0; p < b->n; p++)
+    if (b->ok[p] && (rc = merge_pairs_push(pt, ps, n, cap, b->bt[p], b->bs[p])) != 0)
+      goto done;
+done:
   arrow_array_release(&tr);
   arrow_array_release(&sr);
   b->n = 0;
@@ -53,16 +59,18 @@ int merge_nested_pairs(const merge_join *j, const expr_node *on, const struct Ar
   block *b = mem_malloc(sizeof *b);
   if (!b) return DELTA_NOMEM();
   *b = (block){.tschema = tschema, .batch = batch, .j = j, .on = on};
-  int rc = 0;
-  for (int64_t r = 0; r < batch->length && !rc; r++) {
+  int rc;
+  for (int64_t r = 0; r < batch->length; r++) {
     if (!live[r]) continue;
-    for (int64_t g = 0; g < ns && !rc; g++) {
+    for (int64_t g = 0; g < ns; g++) {
       b->bt[b->n] = r;
       b->bs[b->n++] = g;
-      if (b->n == NESTED_BLOCK) rc = flush(b, pairs_t, pairs_s, n, cap);
+      if (b->n == NESTED_BLOCK && (rc = flush(b, pairs_t, pairs_s, n, cap)) != 0)
+        goto done;
     }
   }
-  if (!rc) rc = flush(b, pairs_t, pairs_s, n, cap);
+  rc = flush(b, pairs_t, pairs_s, n, cap);
+done:
   mem_free(b);
   return rc;
 }
@@ -75,12 +83,20 @@ static bool prunable_type(value_type t) {
 
 static int quoted_is_null(const char *name, const struct ArrowSchema *logical, expr_node **out) {
   delta_buf text = DELTA_BUF_INIT;
-  int rc = buf_putc(&text, '`');
-  for (const char *p = name; *p && !rc; p++) rc = *p == '`' ? buf_puts(&text, "``") : buf_putc(&text, *p);
-  if (!rc) rc = buf_puts(&text, "` IS NULL");
-  if (!rc) rc = buf_putc(&text, 0);
-  if (!rc) rc = expr_parse((const char *)text.data, out);
-  if (!rc) rc = expr_bind(*out, logical);
+  int rc;
+  if ((rc = buf_putc(&text, '`')) != 0)
+    goto done;
+  for (const char *p = name; *p; p++)
+    if ((rc = *p == '`' ? buf_puts(&text, "``") : buf_putc(&text, *p)) != 0)
+      goto done;
+  if ((rc = buf_puts(&text, "` IS NULL")) != 0)
+    goto done;
+  if ((rc = buf_putc(&text, 0)) != 0)
+    goto done;
+  if ((rc = expr_parse((const char *)text.data, out)) != 0)
+    goto done;
+  rc = expr_bind(*out, logical);
+done:
   buf_dispose(&text);
   return rc;
 }
@@ -127,9 +143,10 @@ static int add_range(merge_join *j, const expr_node *e, const struct ArrowSchema
 static int collect(merge_join *j, const expr_node *e, const struct ArrowSchema *joined,
                    const struct ArrowSchema *logical) {
   if (e->kind == EX_AND) {
-    int rc = 0;
-    for (int i = 0; i < e->n_args && !rc; i++) rc = collect(j, e->args[i], joined, logical);
-    return rc;
+    int rc;
+    for (int i = 0; i < e->n_args; i++)
+      if ((rc = collect(j, e->args[i], joined, logical)) != 0) return rc;
+    return 0;
   }
   return e->kind == EX_CMP ? add_range(j, e, joined, logical) : 0;
 }

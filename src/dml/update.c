@@ -39,15 +39,21 @@ int dml_set_new(dml_set **out, const char *text, const char *what, const struct 
   *out = NULL;
   dml_set *s = mem_calloc(1, sizeof *s);
   if (!s) return DELTA_NOMEM();
-  int rc = text ? vexpr_parse_set(text, &s->names, &s->exprs, &s->n) : 0;
-  if (rc) err_prefix("%s", what);
+  int rc;
+  if (text && (rc = vexpr_parse_set(text, &s->names, &s->exprs, &s->n)) != 0) {
+    err_prefix("%s", what);
+    goto fail;
+  }
   int room = s->n + (int)logical->n_children + 1;
-  if (!rc && !(s->target = mem_calloc((size_t)room, sizeof *s->target))) rc = DELTA_NOMEM();
+  if (!(s->target = mem_calloc((size_t)room, sizeof *s->target))) {
+    rc = DELTA_NOMEM();
+    goto fail;
+  }
   s->n_columns = (int)logical->n_children;
   s->logical = logical;
   s->fill = fill_nulls;
   size_t pl = prefix ? strlen(prefix) : 0;
-  for (int i = 0; i < s->n && !rc; i++) {
+  for (int i = 0; i < s->n; i++) {
     const char *name = s->names[i];
     if (pl && strncasecmp(name, prefix, pl) == 0 && name[pl] == '.') name += pl + 1;
     int t = -1;
@@ -57,15 +63,18 @@ int dml_set_new(dml_set **out, const char *text, const char *what, const struct 
       if (strcasecmp(logical->children[c]->name, name) == 0) t = (int)c;
     if (t < 0) {
       rc = err_set(DELTA_EINVAL, "%s: no column named %s", what, s->names[i]);
-      break;
+      goto fail;
     }
     for (int j = 0; j < i; j++)
-      if (s->target[j] == t) rc = err_set(DELTA_EINVAL, "%s: column %s is assigned twice", what, name);
+      if (s->target[j] == t) {
+        rc = err_set(DELTA_EINVAL, "%s: column %s is assigned twice", what, name);
+        goto fail;
+      }
     s->target[i] = t;
   }
   s->n_user = s->n;
   /* INSERT: every column not assigned is NULL */
-  for (int c = 0; fill_nulls && !rc && c < s->n_columns; c++) {
+  for (int c = 0; fill_nulls && c < s->n_columns; c++) {
     bool set = false;
     for (int i = 0; i < s->n; i++) set = set || s->target[i] == c;
     if (set) continue;
@@ -75,26 +84,33 @@ int dml_set_new(dml_set **out, const char *text, const char *what, const struct 
     if (ne) s->exprs = ne;
     if (!nn || !ne) {
       rc = DELTA_NOMEM();
-      break;
+      goto fail;
     }
     s->names[s->n] = mem_strdup(logical->children[c]->name);
     s->exprs[s->n] = NULL;
     s->target[s->n] = c;
     s->n++;
-    if (!s->names[s->n - 1]) rc = DELTA_NOMEM();
-    else rc = vexpr_parse("NULL", &s->exprs[s->n - 1]);
+    if (!s->names[s->n - 1]) {
+      rc = DELTA_NOMEM();
+      goto fail;
+    }
+    if ((rc = vexpr_parse("NULL", &s->exprs[s->n - 1])) != 0)
+      goto fail;
   }
-  for (int i = 0; i < s->n && !rc; i++) {
+  for (int i = 0; i < s->n; i++) {
     const struct ArrowSchema *col = logical->children[s->target[i]];
-    if (qualify && (rc = vexpr_qualify(s->exprs[i], qualify, qctx))) break;
-    if ((rc = vexpr_bind(s->exprs[i], bind, col->format, col->name))) err_prefix("%s %s", what, s->names[i]);
-  }
-  if (rc) {
-    dml_set_free(s);
-    return rc;
+    if (qualify && (rc = vexpr_qualify(s->exprs[i], qualify, qctx)) != 0)
+      goto fail;
+    if ((rc = vexpr_bind(s->exprs[i], bind, col->format, col->name)) != 0) {
+      err_prefix("%s %s", what, s->names[i]);
+      goto fail;
+    }
   }
   *out = s;
   return 0;
+fail:
+  dml_set_free(s);
+  return rc;
 }
 
 int dml_set_apply(dml_set *s, const struct ArrowArray *copy, const struct ArrowArray *eval, struct ArrowArray *out) {
@@ -107,17 +123,19 @@ int dml_set_apply(dml_set *s, const struct ArrowArray *copy, const struct ArrowA
     memset(all, 1, (size_t)copy->length + 1);
     rc = arrow_filter(s->logical, copy, all, out);
     mem_free(all);
+    if (rc) goto done;
   } else {
     /* every column is assigned (fill_nulls) */
-    rc = arrow_array_new(out, 1, s->n_columns);
-    if (!rc) out->length = eval->length;
+    if ((rc = arrow_array_new(out, 1, s->n_columns)) != 0)
+      goto done;
+    out->length = eval->length;
   }
-  for (int i = 0; i < s->n && !rc; i++) {
+  for (int i = 0; i < s->n; i++) {
     struct ArrowArray v;
     const struct ArrowSchema *tcol = s->logical->children[s->target[i]];
     if (tcol->format[0] == '+' && vexpr_is_null(s->exprs[i])) rc = arrow_array_nulls(tcol, eval->length, &v);
     else rc = vexpr_eval(s->exprs[i], eval, &v);
-    if (rc) break;
+    if (rc) goto done;
     const struct ArrowSchema *have = vexpr_column_schema(s->exprs[i]);
     int t = s->target[i];
     if (s->table && have && s->logical->children[t]->format[0] == '+' && t < s->table->n_fields) {
@@ -125,14 +143,15 @@ int dml_set_apply(dml_set *s, const struct ArrowArray *copy, const struct ArrowA
        * name, the ones it lacks null (the columns may differ in shape) */
       struct ArrowArray conformed;
       if ((rc = conform_array(s->table->fields[t].type, s->logical->children[t], have, &v, MAP_NONE,
-                              s->logical->children[t]->name, &conformed)))
-        break;
+                              s->logical->children[t]->name, &conformed)) != 0)
+        goto done;
       v = conformed;
     }
     struct ArrowArray *slot = out->children[t];
     arrow_array_release(slot);
     *slot = v;
   }
+done:
   if (rc && out->release) arrow_array_release(out);
   return rc;
 }

@@ -8,7 +8,7 @@
 
 static int terminate(delta_buf *out, int rc, delta_path_kind kind) {
   if (rc) return rc;
-  if ((rc = buf_putc(out, 0))) return rc;
+  if ((rc = buf_putc(out, 0)) != 0) return rc;
   out->len--;
   return kind == DELTA_PATH_KEY ? 0 : 1;
 }
@@ -29,7 +29,7 @@ int maint_dv_key(const delta_snapshot *s, const delta_dv *dv, delta_buf *out) {
 }
 
 int maint_line_end(delta_buf *b, int rc, delta_json_writer *w) {
-  if (!rc) rc = json_writer_finish(w);
-  if (!rc) rc = buf_putc(b, '\n');
-  return rc;
+  if (rc) return rc;
+  if ((rc = json_writer_finish(w)) != 0) return rc;
+  return buf_putc(b, '\n');
 }

@@ -64,8 +64,8 @@ static int cmp_file(const void *x, const void *y) {
 /* The file's partition values in the table's column order, as one string.
  * Under column mapping the log's keys are physical names. */
 static int partition_key(const delta_snapshot *s, const delta_add *a, delta_buf *keys) {
-  int rc = 0;
-  for (int i = 0; !rc && i < s->metadata.n_partition_columns; i++) {
+  int rc;
+  for (int i = 0; i < s->metadata.n_partition_columns; i++) {
     const char *col = s->metadata.partition_columns[i], *phys = col, *v = NULL;
     for (int k = 0; k < s->schema->n_fields; k++)
       if (strcmp(s->schema->fields[k].name, col) == 0 && s->schema->fields[k].physical_name)
@@ -73,10 +73,10 @@ static int partition_key(const delta_snapshot *s, const delta_add *a, delta_buf 
     for (int k = 0; k < a->n_partition_values; k++)
       if (strcmp(a->partition_values[k].key, col) == 0 || strcmp(a->partition_values[k].key, phys) == 0)
         v = a->partition_values[k].value;
-    rc = v ? buf_printf(keys, "v%s\x1f", v) : buf_puts(keys, "n\x1f");
+    if ((rc = v ? buf_printf(keys, "v%s\x1f", v) : buf_puts(keys, "n\x1f")) != 0)
+      return rc;
   }
-  if (!rc) rc = buf_putc(keys, 0);
-  return rc;
+  return buf_putc(keys, 0);
 }
 
 /* ---- reading a file's live rows ---- */
@@ -94,20 +94,24 @@ typedef struct {
 static int live_batch(void *ctx, const struct ArrowSchema *schema, const struct ArrowArray *batch) {
   live_state *st = ctx;
   int64_t n = batch->length;
-  int rc = 0;
+  int rc;
   if (!st->dv && !st->need_copy) {
     st->pos += n;
     return st->cb(st->ctx, schema, batch, false);
   }
   uint8_t *keep = mem_malloc((size_t)n + 1);
   if (!keep) return DELTA_NOMEM();
-  rc = dv_bitmap64_keep(st->dv, (uint64_t)st->pos, (uint64_t)n, keep);
-  st->pos += n;
   struct ArrowArray rows = {0};
-  if (!rc) rc = arrow_filter(schema, batch, keep, &rows);
+  rc = dv_bitmap64_keep(st->dv, (uint64_t)st->pos, (uint64_t)n, keep);
+  st->pos += n; /* the rows are passed, kept or not */
+  if (rc) goto done;
+  if ((rc = arrow_filter(schema, batch, keep, &rows)) != 0)
+    goto done;
   mem_free(keep);
-  if (rc) return rc;
+  keep = NULL;
   rc = st->cb(st->ctx, schema, &rows, true);
+done:
+  mem_free(keep);
   if (rows.release) arrow_array_release(&rows);
   return rc;
 }
@@ -116,7 +120,7 @@ static int live_batch(void *ctx, const struct ArrowSchema *schema, const struct 
 static int read_live(opt_ctx *c, const delta_add *a, rows_cb cb, void *ctx, bool need_copy) {
   delta_dv_bitmap *dv = NULL;
   int rc = 0;
-  if (a->dv.present && (rc = dv_load(c->s->table->storage, &a->dv, &dv))) return rc;
+  if (a->dv.present && (rc = dv_load(c->s->table->storage, &a->dv, &dv)) != 0) return rc;
   live_state st = {dv, 0, cb, ctx, need_copy};
   rc = rewrite_read_file_tracked(c->wr, a, live_batch, &st); /* rows keep their row ids */
   dv_bitmap_free(dv);
@@ -145,23 +149,25 @@ static int mark_clustered(delta_buf *actions, size_t start) {
   static const char field[] = ",\"clusteringProvider\":\"" CLUSTERING_PROVIDER "\"";
   delta_buf out = DELTA_BUF_INIT;
   const char *p = (const char *)actions->data + start, *end = (const char *)actions->data + actions->len;
-  int rc = 0;
-  while (!rc && p < end) {
+  int rc;
+  while (p < end) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
     if (n < 2 || memcmp(p + n - 2, "}}", 2) != 0) {
       rc = err_set(DELTA_EINVAL, "internal: unexpected add line from the data writer");
-      break;
+      goto done;
     }
-    rc = buf_append(&out, p, n - 2);
-    if (!rc) rc = buf_append(&out, field, sizeof field - 1);
-    if (!rc) rc = buf_puts(&out, "}}\n");
+    if ((rc = buf_append(&out, p, n - 2)) != 0)
+      goto done;
+    if ((rc = buf_append(&out, field, sizeof field - 1)) != 0)
+      goto done;
+    if ((rc = buf_puts(&out, "}}\n")) != 0)
+      goto done;
     p += n + 1;
   }
-  if (!rc) {
-    actions->len = start;
-    rc = buf_append(actions, out.data, out.len);
-  }
+  actions->len = start;
+  rc = buf_append(actions, out.data, out.len);
+done:
   buf_dispose(&out);
   return rc;
 }
@@ -169,9 +175,9 @@ static int mark_clustered(delta_buf *actions, size_t start) {
 /* The add lines of a finished writer into the actions, their sizes kept. */
 static int take_adds(opt_ctx *c, data_writer *dw) {
   size_t start = c->actions.len;
-  int rc = data_writer_finish(dw, &c->actions);
-  if (rc) return rc;
-  if (c->clustered && (rc = mark_clustered(&c->actions, start))) return rc;
+  int rc;
+  if ((rc = data_writer_finish(dw, &c->actions)) != 0) return rc;
+  if (c->clustered && (rc = mark_clustered(&c->actions, start)) != 0) return rc;
   c->res->files_added += data_writer_files(dw);
   c->res->bytes_added += data_writer_bytes(dw);
   c->res->rows_written += data_writer_rows(dw);
@@ -206,10 +212,17 @@ static int compact_bin(opt_ctx *c, opt_file *files, int64_t n) {
   cfg.target_file_size = c->target;
   cfg.no_data_change = true;
   data_writer *dw = NULL;
-  int rc = data_writer_new(&dw, &cfg, &c->wr->logical);
-  for (int64_t i = 0; !rc && i < n; i++) rc = read_live(c, files[i].a, write_rows, dw, false);
-  for (int64_t i = 0; !rc && i < n; i++) rc = remove_file(c, files[i].a);
-  if (!rc) rc = take_adds(c, dw);
+  int rc;
+  if ((rc = data_writer_new(&dw, &cfg, &c->wr->logical)) != 0)
+    goto done;
+  for (int64_t i = 0; i < n; i++)
+    if ((rc = read_live(c, files[i].a, write_rows, dw, false)) != 0)
+      goto done;
+  for (int64_t i = 0; i < n; i++)
+    if ((rc = remove_file(c, files[i].a)) != 0)
+      goto done;
+  rc = take_adds(c, dw);
+done:
   data_writer_free(dw);
   return rc;
 }
@@ -217,7 +230,7 @@ static int compact_bin(opt_ctx *c, opt_file *files, int64_t n) {
 static int binpack_group(opt_ctx *c, opt_file *files, int64_t n) {
   int rc = 0;
   bool any = false;
-  for (int64_t i = 0; i < n && !rc;) {
+  for (int64_t i = 0; i < n;) {
     int64_t j = i, bytes = 0;
     bool dv = false;
     while (j < n && (j == i || bytes + files[j].a->size <= c->target)) {
@@ -226,11 +239,14 @@ static int binpack_group(opt_ctx *c, opt_file *files, int64_t n) {
       j++;
     }
     if (j - i >= 2 || dv) {
-      rc = compact_bin(c, files + i, j - i);
       any = true;
+      if ((rc = compact_bin(c, files + i, j - i)) != 0)
+        goto done;
     }
     i = j;
   }
+done:
+  /* a partition counts once it was worked on, even when that failed */
   if (any) c->res->partitions_optimized++;
   return rc;
 }
@@ -280,7 +296,7 @@ static int zorder_buckets(opt_ctx *c, const batch_list *bl, int64_t rows, int64_
     rc = DELTA_NOMEM();
     goto done;
   }
-  for (int z = 0; z < nz && !rc; z++) {
+  for (int z = 0; z < nz; z++) {
     const struct ArrowSchema *fs = c->wr->logical.children[c->zcols[z]];
     int scale = 0;
     value_type vt = value_type_of_arrow(fs->format, NULL, &scale);
@@ -293,10 +309,10 @@ static int zorder_buckets(opt_ctx *c, const batch_list *bl, int64_t rows, int64_
         col[r++] = zorder_value_key(&v);
       }
     }
-    rc = zorder_rank(col, rows, bits);
-    for (int64_t i = 0; !rc && i < rows; i++) keys[i * nz + z] = col[i];
+    if ((rc = zorder_rank(col, rows, bits)) != 0)
+      goto done;
+    for (int64_t i = 0; i < rows; i++) keys[i * nz + z] = col[i];
   }
-  if (rc) goto done;
   for (int64_t i = 0; i < rows; i++) {
     zr[i].k = zorder_interleave(keys + i * nz, nz, bits);
     zr[i].row = i;
@@ -314,18 +330,49 @@ done:
   return rc;
 }
 
+/* The rows of bucket k (those of the batches whose range holds k) into
+ * one new file; *mask is scratch space kept across calls. */
+static int write_bucket(opt_ctx *c, const batch_list *bl, const int32_t *bucket, const int32_t *bmin,
+                        const int32_t *bmax, int32_t k, const data_write_config *cfg, uint8_t **mask) {
+  data_writer *dw = NULL;
+  int rc;
+  if ((rc = data_writer_new(&dw, cfg, &c->wr->logical)) != 0)
+    return rc;
+  for (int64_t b = 0, r = 0; b < bl->n; r += bl->batches[b].length, b++) {
+    if (k < bmin[b] || k > bmax[b]) continue;
+    int64_t len = bl->batches[b].length;
+    uint8_t *m = mem_realloc(*mask, (size_t)len + 1);
+    if (!m) {
+      rc = DELTA_NOMEM();
+      goto done;
+    }
+    *mask = m;
+    for (int64_t i = 0; i < len; i++) m[i] = bucket[r + i] == k;
+    struct ArrowArray part;
+    if ((rc = arrow_filter(&c->wr->logical, &bl->batches[b], m, &part)) != 0)
+      goto done;
+    rc = data_writer_write(dw, &part);
+    arrow_array_release(&part);
+    if (rc) goto done;
+  }
+  rc = take_adds(c, dw);
+done:
+  data_writer_free(dw);
+  return rc;
+}
+
 static int zorder_group(opt_ctx *c, opt_file *files, int64_t n) {
   batch_list bl = {0};
   int32_t *bucket = NULL;
   int32_t *bmin = NULL, *bmax = NULL;
   uint8_t *mask = NULL;
   int64_t rows = 0, bytes = 0;
-  int rc = 0;
-  for (int64_t i = 0; !rc && i < n; i++) {
-    rc = read_live(c, files[i].a, keep_rows, &bl, true);
+  int rc;
+  for (int64_t i = 0; i < n; i++) {
+    if ((rc = read_live(c, files[i].a, keep_rows, &bl, true)) != 0)
+      goto done;
     bytes += files[i].a->size;
   }
-  if (rc) goto done;
   for (int64_t b = 0; b < bl.n; b++) rows += bl.batches[b].length;
   bucket = mem_malloc((size_t)rows * sizeof *bucket + 1);
   bmin = mem_malloc((size_t)bl.n * sizeof *bmin + 1);
@@ -334,7 +381,7 @@ static int zorder_group(opt_ctx *c, opt_file *files, int64_t n) {
     rc = DELTA_NOMEM();
     goto done;
   }
-  if (rows && (rc = zorder_buckets(c, &bl, rows, bytes, bucket))) goto done;
+  if (rows && (rc = zorder_buckets(c, &bl, rows, bytes, bucket)) != 0) goto done;
   int32_t n_buckets = 0;
   for (int64_t b = 0, r = 0; b < bl.n; b++) {
     bmin[b] = INT32_MAX;
@@ -348,29 +395,13 @@ static int zorder_group(opt_ctx *c, opt_file *files, int64_t n) {
   data_write_config cfg = c->wr->cfg;
   cfg.target_file_size = INT64_MAX / 4; /* one file per run of the curve */
   cfg.no_data_change = true;
-  for (int32_t k = 0; k < n_buckets && !rc; k++) {
-    data_writer *dw = NULL;
-    if ((rc = data_writer_new(&dw, &cfg, &c->wr->logical))) break;
-    for (int64_t b = 0, r = 0; b < bl.n && !rc; r += bl.batches[b].length, b++) {
-      if (k < bmin[b] || k > bmax[b]) continue;
-      int64_t len = bl.batches[b].length;
-      uint8_t *m = mem_realloc(mask, (size_t)len + 1);
-      if (!m) {
-        rc = DELTA_NOMEM();
-        break;
-      }
-      mask = m;
-      for (int64_t i = 0; i < len; i++) mask[i] = bucket[r + i] == k;
-      struct ArrowArray part;
-      if ((rc = arrow_filter(&c->wr->logical, &bl.batches[b], mask, &part))) break;
-      rc = data_writer_write(dw, &part);
-      arrow_array_release(&part);
-    }
-    if (!rc) rc = take_adds(c, dw);
-    data_writer_free(dw);
-  }
-  for (int64_t i = 0; !rc && i < n; i++) rc = remove_file(c, files[i].a);
-  if (!rc) c->res->partitions_optimized++;
+  for (int32_t k = 0; k < n_buckets; k++)
+    if ((rc = write_bucket(c, &bl, bucket, bmin, bmax, k, &cfg, &mask)) != 0)
+      goto done;
+  for (int64_t i = 0; i < n; i++)
+    if ((rc = remove_file(c, files[i].a)) != 0)
+      goto done;
+  c->res->partitions_optimized++;
 done:
   for (int64_t b = 0; b < bl.n; b++) arrow_array_release(&bl.batches[b]);
   mem_free(bl.batches);
@@ -391,35 +422,39 @@ static int cmp_i64(const void *x, const void *y) {
 static int write_commit_json(opt_ctx *c, delta_buf *params, delta_buf *metrics) {
   const delta_optimize_options *o = c->o;
   delta_json_writer w;
+  delta_buf z = DELTA_BUF_INIT, cb = DELTA_BUF_INIT;
+  int rc;
   json_writer_init(&w, params, 0);
   json_write_object_begin(&w);
   json_write_key(&w, "predicate");
-  int rc = log_predicate_param(o->where, &w);
-  delta_buf z = DELTA_BUF_INIT;
+  if ((rc = log_predicate_param(o->where, &w)) != 0)
+    goto done;
   delta_json_writer zw;
   json_writer_init(&zw, &z, 0);
   /* a clustered table's OPTIMIZE is not a Z-order one to readers of the history */
   json_write_string_array(&zw, o->zorder_by, o->zorder_by && !c->clustered ? o->n_zorder_by : 0);
-  if (!rc) rc = json_writer_finish(&zw);
+  if ((rc = json_writer_finish(&zw)) != 0)
+    goto done;
   json_write_key(&w, "zOrderBy");
-  if (!rc) rc = json_write_string_n(&w, (const char *)z.data, z.len);
-  buf_dispose(&z);
+  if ((rc = json_write_string_n(&w, (const char *)z.data, z.len)) != 0)
+    goto done;
   if (c->clustered) {
-    delta_buf cb = DELTA_BUF_INIT;
     delta_json_writer cw;
     json_writer_init(&cw, &cb, 0);
     json_write_string_array(&cw, o->zorder_by, o->n_zorder_by);
-    if (!rc) rc = json_writer_finish(&cw);
+    if ((rc = json_writer_finish(&cw)) != 0)
+      goto done;
     json_write_key(&w, "clusterBy");
-    if (!rc) rc = json_write_string_n(&w, (const char *)cb.data, cb.len);
-    buf_dispose(&cb);
+    if ((rc = json_write_string_n(&w, (const char *)cb.data, cb.len)) != 0)
+      goto done;
   }
   json_write_key(&w, "auto");
   json_write_bool(&w, false);
   json_write_object_end(&w);
-  if (!rc) rc = json_writer_finish(&w);
-  if (!rc) rc = buf_putc(params, 0);
-  if (rc) return rc;
+  if ((rc = json_writer_finish(&w)) != 0)
+    goto done;
+  if ((rc = buf_putc(params, 0)) != 0)
+    goto done;
   int64_t *sz = c->added_sizes, n = c->n_added;
   if (n) qsort(sz, (size_t)n, sizeof *sz, cmp_i64);
 #define PCT(p) (n ? sz[(n - 1) * (p) / 100] : 0)
@@ -435,7 +470,11 @@ static int write_commit_json(opt_ctx *c, delta_buf *params, delta_buf *metrics) 
                         (long long)c->res->dvs_purged, (long long)c->res->files_considered,
                         (long long)c->res->partitions_optimized);
 #undef PCT
-  if (!rc) rc = buf_putc(metrics, 0);
+  if (rc) goto done;
+  rc = buf_putc(metrics, 0);
+done:
+  buf_dispose(&z);
+  buf_dispose(&cb);
   return rc;
 }
 
@@ -498,10 +537,10 @@ int delta_optimize(const char *location, const delta_optimize_options *o, delta_
   int rc;
   if ((rc = txn_open(location, &so, &t, &c.s)) != 0)
     goto done;
-  if ((rc = rewrite_writers_new(&c.wr, c.s, false))) goto done;
-  if ((rc = rewrite_writers_track_rows(c.wr))) goto done;
+  if ((rc = rewrite_writers_new(&c.wr, c.s, false)) != 0) goto done;
+  if ((rc = rewrite_writers_track_rows(c.wr)) != 0) goto done;
   /* a clustered table is Z-ordered by its clustering columns, and only by them */
-  if (clustering_supported(&c.s->protocol) && (rc = clustering_columns(c.s, &ccols, &n_ccols))) goto done;
+  if (clustering_supported(&c.s->protocol) && (rc = clustering_columns(c.s, &ccols, &n_ccols)) != 0) goto done;
   if (n_ccols) {
     if (o->n_zorder_by) {
       rc = err_set(DELTA_EINVAL, "--zorder-by: the table is clustered (liquid clustering); OPTIMIZE clusters "
@@ -514,9 +553,9 @@ int delta_optimize(const char *location, const delta_optimize_options *o, delta_
     c.o = &clustered_opts;
     c.clustered = true;
   }
-  if ((rc = resolve_zorder(&c))) goto done;
+  if ((rc = resolve_zorder(&c)) != 0) goto done;
   c.target = target_size(c.s, o->target_file_size);
-  if (o->where && ((rc = expr_parse(o->where, &pred)) || (rc = expr_bind(pred, &c.wr->logical)))) {
+  if (o->where && ((rc = expr_parse(o->where, &pred)) != 0 || (rc = expr_bind(pred, &c.wr->logical)) != 0)) {
     err_prefix("--where");
     goto done;
   }
@@ -530,20 +569,23 @@ int delta_optimize(const char *location, const delta_optimize_options *o, delta_
   scan_pruner pruner = {c.s->schema, (const char *const *)c.s->metadata.partition_columns,
                         c.s->metadata.n_partition_columns, scan_mapping_mode(c.s), pred};
   result->files_considered = c.s->n_files;
-  for (int64_t i = 0; i < c.s->n_files && !rc; i++) {
+  for (int64_t i = 0; i < c.s->n_files; i++) {
     const delta_add *a = &c.s->files[i];
     if (!zorder && a->size >= c.target && !a->dv.present) continue;
     scan_prune_input in = {a->partition_values, a->n_partition_values, a->stats, false, NULL, 0, 0};
     int may = scan_prune_file(&pruner, &in);
-    if (may < 0) rc = may;
-    if (may <= 0) continue;
+    if (may < 0) {
+      rc = may;
+      goto done;
+    }
+    if (may == 0) continue;
     unclustered |= a->dv.present || !a->clustering_provider || strcmp(a->clustering_provider, CLUSTERING_PROVIDER) != 0;
     files[n_files].a = a;
     files[n_files].key_off = keys.len;
-    rc = partition_key(c.s, a, &keys);
+    if ((rc = partition_key(c.s, a, &keys)) != 0)
+      goto done;
     n_files++;
   }
-  if (rc) goto done;
   /* clustered files are reclustered only together with new (or changed) ones */
   if (c.clustered && !unclustered) n_files = 0;
   for (int64_t i = 0; i < n_files; i++) files[i].key = (const char *)keys.data + files[i].key_off;
@@ -554,26 +596,26 @@ int delta_optimize(const char *location, const delta_optimize_options *o, delta_
     c.prog.files_total++;
     c.prog.bytes_total += files[i].a->size;
   }
-  for (int64_t i = 0; i < n_files && !rc;) {
+  for (int64_t i = 0; i < n_files;) {
     int64_t j = i;
     while (j < n_files && strcmp(files[j].key, files[i].key) == 0) j++;
-    rc = zorder ? zorder_group(&c, files + i, j - i) : binpack_group(&c, files + i, j - i);
+    if ((rc = zorder ? zorder_group(&c, files + i, j - i) : binpack_group(&c, files + i, j - i)) != 0)
+      goto done;
     i = j;
   }
-  if (rc) goto done;
   if (c.n_removed == 0) {
     result->noop = true;
     result->version = c.s->version;
     goto done;
   }
-  if ((rc = write_commit_json(&c, &params, &metrics))) goto done;
+  if ((rc = write_commit_json(&c, &params, &metrics)) != 0) goto done;
   txn_ctx tx;
   txn_begin(&tx, t, c.s, "OPTIMIZE");
   txn_set_info(&tx, (const char *)params.data, (const char *)metrics.data);
   txn_removes(&tx, c.removed, c.n_removed);
   tx.req.max_attempts = o->max_attempts;
   rc = txn_commit_actions(&tx, (const char *)c.actions.data, c.actions.len);
-  if (!rc)
+  if (rc == 0)
     result->version = tx.version;
   txn_dispose(&tx);
 done:

@@ -32,23 +32,28 @@ static int cmp_ref(const void *x, const void *y) {
 static int refs_of(const delta_snapshot *s, delta_buf *ids, file_ref **out) {
   file_ref *r = mem_calloc((size_t)s->n_files + 1, sizeof *r);
   size_t *off = mem_calloc((size_t)s->n_files + 1, sizeof *off);
-  int rc = !r || !off ? DELTA_NOMEM() : 0;
-  for (int64_t i = 0; !rc && i < s->n_files; i++) {
+  int rc = 0;
+  if (!r || !off) {
+    rc = DELTA_NOMEM();
+    goto done;
+  }
+  for (int64_t i = 0; i < s->n_files; i++) {
     const delta_add *a = &s->files[i];
     off[i] = ids->len;
-    rc = buf_printf(ids, "%s\x1f%s", a->path, a->dv.present && a->dv.unique_id ? a->dv.unique_id : "");
-    if (!rc) rc = buf_putc(ids, 0);
+    if ((rc = buf_printf(ids, "%s\x1f%s", a->path, a->dv.present && a->dv.unique_id ? a->dv.unique_id : "")) != 0)
+      goto done;
+    if ((rc = buf_putc(ids, 0)) != 0)
+      goto done;
     r[i].a = a;
   }
-  for (int64_t i = 0; !rc && i < s->n_files; i++) r[i].id = (const char *)ids->data + off[i];
-  mem_free(off);
-  if (rc) {
-    mem_free(r);
-    return rc;
-  }
+  for (int64_t i = 0; i < s->n_files; i++) r[i].id = (const char *)ids->data + off[i];
   qsort(r, (size_t)s->n_files, sizeof *r, cmp_ref);
   *out = r;
-  return 0;
+  r = NULL; /* the caller's now */
+done:
+  mem_free(off);
+  mem_free(r);
+  return rc;
 }
 
 /* DELTA_ENOTFOUND when the file of a, or its DV file, is gone. */
@@ -71,10 +76,12 @@ static int check_present(const delta_snapshot *s, const delta_add *a, int64_t ve
 static int metadata_json(const delta_metadata *m, delta_buf *out) {
   delta_json_writer w;
   json_writer_init(&w, out, 0);
-  int rc = action_metadata_json(&w, m);
-  if (!rc) rc = json_writer_finish(&w);
-  if (!rc) rc = buf_putc(out, '\n');
-  return rc;
+  int rc;
+  if ((rc = action_metadata_json(&w, m)) != 0)
+    return rc;
+  if ((rc = json_writer_finish(&w)) != 0)
+    return rc;
+  return buf_putc(out, '\n');
 }
 
 /* commitInfo's parameters and metrics (as Spark names them) and the commit
@@ -150,27 +157,38 @@ int delta_restore(const char *location, const delta_restore_options *o, delta_re
     so.at_version = true;
     so.table_version = o->table_version;
   }
-  int rc = delta_table_open(&t, location);
-  if (!rc) rc = delta_snapshot_open(&now, t, NULL);
-  if (!rc && (rc = delta_snapshot_open(&old, t, &so))) err_prefix("the version to restore");
-  if (rc) goto done;
+  int rc;
+  if ((rc = delta_table_open(&t, location)) != 0)
+    goto done;
+  if ((rc = delta_snapshot_open(&now, t, NULL)) != 0)
+    goto done;
+  if ((rc = delta_snapshot_open(&old, t, &so)) != 0) {
+    err_prefix("the version to restore");
+    goto done;
+  }
   if ((rc = txn_check_writable(now)) != 0)
     goto done;
   result->restored_version = old->version;
-  if ((rc = refs_of(now, &ids_now, &cur)) || (rc = refs_of(old, &ids_old, &then))) goto done;
+  if ((rc = refs_of(now, &ids_now, &cur)) != 0)
+    goto done;
+  if ((rc = refs_of(old, &ids_old, &then)) != 0)
+    goto done;
   removed = mem_calloc((size_t)now->n_files + 1, sizeof *removed);
   if (!removed) {
     rc = DELTA_NOMEM();
     goto done;
   }
   int64_t ts = write_now_ms();
-  if ((rc = metadata_json(&now->metadata, &m_now)) || (rc = metadata_json(&old->metadata, &m_old))) goto done;
+  if ((rc = metadata_json(&now->metadata, &m_now)) != 0)
+    goto done;
+  if ((rc = metadata_json(&old->metadata, &m_old)) != 0)
+    goto done;
   bool meta = m_now.len != m_old.len || memcmp(m_now.data, m_old.data, m_now.len) != 0;
-  if (meta && (rc = buf_append(&actions, m_old.data, m_old.len))) goto done;
+  if (meta && (rc = buf_append(&actions, m_old.data, m_old.len)) != 0) goto done;
   /* merge the two sorted lists */
   int64_t i = 0, j = 0;
   delta_json_writer w;
-  while (!rc && (i < now->n_files || j < old->n_files)) {
+  while (i < now->n_files || j < old->n_files) {
     int c = i == now->n_files ? 1 : j == old->n_files ? -1 : strcmp(cur[i].id, then[j].id);
     if (c == 0) {
       i++;
@@ -179,19 +197,21 @@ int delta_restore(const char *location, const delta_restore_options *o, delta_re
       const delta_add *a = cur[i++].a;
       json_writer_init(&w, &actions, 0);
       rc = maint_line_end(&actions, action_remove_of_add_json(&w, a, ts, true), &w);
+      /* counted even when the line failed, as the result reports it */
       removed[n_removed++] = a->path;
       result->files_removed++;
       result->bytes_removed += a->size;
+      if (rc) goto done;
     } else { /* live then, not now: add back */
       const delta_add *a = then[j++].a;
-      if ((rc = check_present(now, a, old->version, &tmp))) break;
+      if ((rc = check_present(now, a, old->version, &tmp)) != 0) goto done;
       json_writer_init(&w, &actions, 0);
       rc = maint_line_end(&actions, action_add_json(&w, a, true), &w);
       result->files_restored++;
       result->bytes_restored += a->size;
+      if (rc) goto done;
     }
   }
-  if (rc) goto done;
   if (n_removed && table_prop_true(now->metadata.configuration, now->metadata.n_configuration, "delta.appendOnly")) {
     rc = err_set(DELTA_EINVAL, "the table is append-only (delta.appendOnly): restoring version %lld would "
                          "remove %lld files", (long long)old->version, (long long)n_removed);

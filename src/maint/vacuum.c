@@ -60,12 +60,13 @@ static bool list_has(const str_list *l, const char *key) {
 
 /* The keys of a file's path and of its DV file, when inside the table. */
 static int keep_file(const delta_snapshot *s, const char *path, const delta_dv *dv, str_list *keep, delta_buf *tmp) {
-  int rc = maint_path_key(s, path, tmp);
-  if (rc == 0) rc = list_add(keep, (const char *)tmp->data, tmp->len);
-  if (rc < 0) return rc;
-  rc = maint_dv_key(s, dv, tmp);
-  if (rc == 0) rc = list_add(keep, (const char *)tmp->data, tmp->len);
-  return rc < 0 ? rc : 0;
+  /* the key functions return 1 for a file outside the table: no key */
+  int rc;
+  if ((rc = maint_path_key(s, path, tmp)) < 0) return rc;
+  if (rc == 0 && (rc = list_add(keep, (const char *)tmp->data, tmp->len)) < 0) return rc;
+  if ((rc = maint_dv_key(s, dv, tmp)) < 0) return rc;
+  if (rc == 0 && (rc = list_add(keep, (const char *)tmp->data, tmp->len)) < 0) return rc;
+  return 0;
 }
 
 typedef struct {
@@ -126,12 +127,13 @@ static int doom(walk_ctx *w, const char *key, size_t len, int64_t size);
 
 static int walk(walk_ctx *w, const char *dir, bool *empties) {
   dir_listing d = {0};
+  delta_buf key = DELTA_BUF_INIT;
   int rc = delta_storage_list(w->s->table->storage, dir, NULL, on_entry, &d);
   if (rc == DELTA_ENOTFOUND && !*dir) rc = 0;
   w->dirs_listed++;
   *empties = true;
-  delta_buf key = DELTA_BUF_INIT;
-  for (int64_t i = 0; !rc && i < d.names.n; i++) {
+  if (rc) goto done;
+  for (int64_t i = 0; i < d.names.n; i++) {
     const char *name = d.names.v[i] + 1;
     bool is_dir = d.names.v[i][0] == 'd';
     if (hidden(w->s, name, is_dir, !*dir)) {
@@ -139,17 +141,21 @@ static int walk(walk_ctx *w, const char *dir, bool *empties) {
       continue;
     }
     key.len = 0;
-    rc = *dir ? buf_printf(&key, "%s/%s", dir, name) : buf_puts(&key, name);
-    if (!rc) rc = buf_putc(&key, 0);
-    if (rc) break;
+    if ((rc = *dir ? buf_printf(&key, "%s/%s", dir, name) : buf_puts(&key, name)) != 0)
+      goto done;
+    if ((rc = buf_putc(&key, 0)) != 0)
+      goto done;
     if (is_dir) {
       bool sub;
-      rc = walk(w, (const char *)key.data, &sub);
+      if ((rc = walk(w, (const char *)key.data, &sub)) != 0)
+        goto done;
       /* a directory changed within the window may be about to get a file */
-      if (!rc && sub && d.mtime[i] < w->cutoff)
-        rc = list_add(&w->dirs, (const char *)key.data, key.len - 1);
-      else
+      if (sub && d.mtime[i] < w->cutoff) {
+        if ((rc = list_add(&w->dirs, (const char *)key.data, key.len - 1)) != 0)
+          goto done;
+      } else {
         *empties = false;
+      }
       continue;
     }
     if (list_has(w->keep, (const char *)key.data) || d.mtime[i] >= w->cutoff) {
@@ -157,8 +163,10 @@ static int walk(walk_ctx *w, const char *dir, bool *empties) {
       *empties = false;
       continue;
     }
-    rc = doom(w, (const char *)key.data, key.len - 1, d.size[i]);
+    if ((rc = doom(w, (const char *)key.data, key.len - 1, d.size[i])) != 0)
+      goto done;
   }
+done:
   buf_dispose(&key);
   list_free(&d.names);
   mem_free(d.mtime);
@@ -188,9 +196,11 @@ static int lite_key(void *ctx, const char *key) {
  * the ones still needed, already gone, or changed within the window. */
 static int lite_collect(walk_ctx *w, int64_t *first_commit) {
   str_list cand = {0};
-  int rc = vacuum_lite_keys(w->s, w->cutoff, lite_key, &cand, first_commit);
-  if (!rc) qsort(cand.v, (size_t)cand.n, sizeof *cand.v, cmp_str);
-  for (int64_t i = 0; !rc && i < cand.n; i++) {
+  int rc;
+  if ((rc = vacuum_lite_keys(w->s, w->cutoff, lite_key, &cand, first_commit)) != 0)
+    goto done;
+  qsort(cand.v, (size_t)cand.n, sizeof *cand.v, cmp_str);
+  for (int64_t i = 0; i < cand.n; i++) {
     if (i > 0 && strcmp(cand.v[i], cand.v[i - 1]) == 0) continue;
     if (list_has(w->keep, cand.v[i])) continue;
     delta_file_info fi;
@@ -200,10 +210,11 @@ static int lite_collect(walk_ctx *w, int64_t *first_commit) {
       rc = 0;
       continue;
     }
-    if (rc) break;
+    if (rc) goto done;
     if (fi.mtime_ms >= w->cutoff) w->kept++;
-    else rc = doom(w, cand.v[i], strlen(cand.v[i]), (int64_t)fi.size);
+    else if ((rc = doom(w, cand.v[i], strlen(cand.v[i]), (int64_t)fi.size)) != 0) goto done;
   }
+done:
   list_free(&cand);
   return rc;
 }
@@ -216,9 +227,11 @@ static int log_commit(const delta_snapshot *s, int64_t after, const char *op, co
   txn_begin(&tx, s->table, s, op);
   tx.req.read_version = after;
   txn_set_info(&tx, params, metrics);
-  int rc = txn_commit(&tx);
-  if (!rc)
-    *version = tx.version;
+  int rc;
+  if ((rc = txn_commit(&tx)) != 0)
+    goto done;
+  *version = tx.version;
+done:
   txn_dispose(&tx);
   return rc;
 }
@@ -242,7 +255,7 @@ static int log_start(const delta_snapshot *s, const delta_vacuum_options *o, int
 static int remove_dirs(const delta_snapshot *s, const delta_vacuum_options *o, const str_list *dirs, int64_t *removed) {
   delta_buf key = DELTA_BUF_INIT;
   int rc = 0;
-  for (int64_t i = 0; !rc && i < dirs->n; i++) {
+  for (int64_t i = 0; i < dirs->n; i++) {
     if (!o->dry_run) {
       rc = delta_storage_remove_dir(s->table->storage, dirs->v[i]);
       if (rc == DELTA_EEXISTS) {
@@ -255,16 +268,20 @@ static int remove_dirs(const delta_snapshot *s, const delta_vacuum_options *o, c
         rc = 0;
         break;
       }
-      if (rc) break;
+      if (rc) goto done;
     }
     (*removed)++;
     if (o->version >= 2 && o->on_file) {
       key.len = 0;
-      rc = buf_printf(&key, "%s/", dirs->v[i]);
-      if (!rc) rc = buf_putc(&key, 0);
-      if (!rc) rc = o->on_file(o->on_file_ctx, (const char *)key.data, 0);
+      if ((rc = buf_printf(&key, "%s/", dirs->v[i])) != 0)
+        goto done;
+      if ((rc = buf_putc(&key, 0)) != 0)
+        goto done;
+      if ((rc = o->on_file(o->on_file_ctx, (const char *)key.data, 0)) != 0)
+        goto done;
     }
   }
+done:
   buf_dispose(&key);
   return rc;
 }
@@ -288,9 +305,11 @@ int delta_vacuum(const char *location, const delta_vacuum_options *o, delta_vacu
   delta_buf tmp = DELTA_BUF_INIT;
   walk_ctx w;
   memset(&w, 0, sizeof w);
-  int rc = delta_table_open(&t, location);
-  if (!rc) rc = delta_snapshot_open(&s, t, NULL);
-  if (rc) goto done;
+  int rc;
+  if ((rc = delta_table_open(&t, location)) != 0)
+    goto done;
+  if ((rc = delta_snapshot_open(&s, t, NULL)) != 0)
+    goto done;
   int64_t table_ms = table_interval_ms(snapshot_config(s, "delta.deletedFileRetentionDuration"), WEEK_MS);
   int64_t retain_ms = o->retain_hours >= 0 ? (int64_t)(o->retain_hours * 3600000.0) : table_ms;
   if (retain_ms < table_ms && !o->force) {
@@ -301,13 +320,15 @@ int delta_vacuum(const char *location, const delta_vacuum_options *o, delta_vacu
     goto done;
   }
   result->cutoff_ms = write_now_ms() - retain_ms;
-  for (int64_t i = 0; !rc && i < s->n_files; i++) rc = keep_file(s, s->files[i].path, &s->files[i].dv, &keep, &tmp);
-  for (int64_t i = 0; !rc && i < s->n_tombstones; i++) {
+  for (int64_t i = 0; i < s->n_files; i++)
+    if ((rc = keep_file(s, s->files[i].path, &s->files[i].dv, &keep, &tmp)) != 0)
+      goto done;
+  for (int64_t i = 0; i < s->n_tombstones; i++) {
     const delta_remove *r = &s->tombstones[i];
-    if (r->has_deletion_timestamp && r->deletion_timestamp > result->cutoff_ms)
-      rc = keep_file(s, r->path, &r->dv, &keep, &tmp);
+    if (r->has_deletion_timestamp && r->deletion_timestamp > result->cutoff_ms &&
+        (rc = keep_file(s, r->path, &r->dv, &keep, &tmp)) != 0)
+      goto done;
   }
-  if (rc) goto done;
   qsort(keep.v, (size_t)keep.n, sizeof *keep.v, cmp_str);
   w.s = s;
   w.keep = &keep;
@@ -326,20 +347,22 @@ int delta_vacuum(const char *location, const delta_vacuum_options *o, delta_vacu
   for (int64_t i = 0; i < w.doomed.n; i++) p.bytes_total += w.doomed_size[i];
   bool logged = !o->dry_run && !o->no_log_commits;
   if (logged &&
-      (rc = log_start(s, o, retain_ms, table_ms, w.doomed.n + w.dirs.n, p.bytes_total, &result->start_version)))
+      (rc = log_start(s, o, retain_ms, table_ms, w.doomed.n + w.dirs.n, p.bytes_total, &result->start_version)) != 0)
     goto done;
-  for (int64_t i = 0; !rc && i < w.doomed.n; i++) {
-    if (!o->dry_run && (rc = delta_storage_delete(t->storage, w.doomed.v[i]))) break;
+  for (int64_t i = 0; i < w.doomed.n; i++) {
+    if (!o->dry_run && (rc = delta_storage_delete(t->storage, w.doomed.v[i])) != 0) goto done;
     result->files_deleted++;
     result->bytes_deleted += w.doomed_size[i];
-    if (o->on_file && (rc = o->on_file(o->on_file_ctx, w.doomed.v[i], w.doomed_size[i]))) break;
+    if (o->on_file && (rc = o->on_file(o->on_file_ctx, w.doomed.v[i], w.doomed_size[i])) != 0) goto done;
     p.files_done++;
     p.bytes_done += w.doomed_size[i];
     maint_progress(o->progress, o->progress_ctx, &p);
   }
-  if (!rc) rc = remove_dirs(s, o, &w.dirs, &dirs_deleted);
+  rc = remove_dirs(s, o, &w.dirs, &dirs_deleted);
+  /* also after a failure: the directories removed so far */
   if (o->version >= 2) result->dirs_deleted = dirs_deleted;
-  if (!rc && logged) {
+  if (rc) goto done;
+  if (logged) {
     /* as Delta Spark logs it: directories removed count as deleted files;
      * numVacuumedDirectories is how many were listed */
     char metrics[128];

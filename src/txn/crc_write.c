@@ -20,20 +20,23 @@ static int write_inner(delta_json_writer *w, int kind, const void *x) {
   delta_buf tmp = DELTA_BUF_INIT;
   delta_json_writer aw;
   json_writer_init(&aw, &tmp, 0);
+  delta_json_doc *doc = NULL;
   int rc = kind == INNER_METADATA ? action_metadata_json(&aw, x)
            : kind == INNER_PROTOCOL ? action_protocol_json(&aw, x)
            : kind == INNER_TXN      ? action_txn_json(&aw, x)
                                     : action_domain_json(&aw, x);
-  if (!rc) rc = json_writer_finish(&aw);
-  delta_json_doc *doc = NULL;
-  if (!rc) rc = json_doc_new(&doc);
-  if (!rc) rc = json_parse(doc, (const char *)tmp.data, tmp.len);
-  if (!rc) {
-    const char *p;
-    size_t n;
-    json_raw(json_first(json_root(doc)), &p, &n);
-    rc = json_write_raw(w, p, n);
-  }
+  if (rc) goto done;
+  if ((rc = json_writer_finish(&aw)) != 0)
+    goto done;
+  if ((rc = json_doc_new(&doc)) != 0)
+    goto done;
+  if ((rc = json_parse(doc, (const char *)tmp.data, tmp.len)) != 0)
+    goto done;
+  const char *p;
+  size_t n;
+  json_raw(json_first(json_root(doc)), &p, &n);
+  rc = json_write_raw(w, p, n);
+done:
   json_doc_free(doc);
   buf_dispose(&tmp);
   return rc;
@@ -81,6 +84,7 @@ int crc_render(const delta_snapshot *s, delta_buf *out) {
 
 void crc_write_after_commit(delta_table *table, const delta_snapshot *read, int64_t version) {
   delta_snapshot *s = NULL;
+  delta_buf text = DELTA_BUF_INIT;
   int rc;
   if (read) {
     rc = delta_snapshot_update(&s, read);
@@ -90,12 +94,14 @@ void crc_write_after_commit(delta_table *table, const delta_snapshot *read, int6
     o.table_version = version;
     rc = table ? delta_snapshot_open(&s, table, &o) : DELTA_EINVAL;
   }
-  delta_buf text = DELTA_BUF_INIT;
-  if (!rc && s->version == version && !(rc = crc_render(s, &text))) {
-    char key[48] = "_delta_log/";
-    snprintf(key + 11, sizeof key - 11, "%020lld.crc", (long long)version);
-    (void)delta_storage_put(s->table->storage, key, text.data, text.len, false);
-  }
+  if (rc || s->version != version)
+    goto done;
+  if ((rc = crc_render(s, &text)) != 0)
+    goto done;
+  char key[48] = "_delta_log/";
+  snprintf(key + 11, sizeof key - 11, "%020lld.crc", (long long)version);
+  (void)delta_storage_put(s->table->storage, key, text.data, text.len, false);
+done:
   buf_dispose(&text);
   delta_snapshot_free(s);
   delta_error_clear();

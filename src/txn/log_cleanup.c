@@ -93,13 +93,17 @@ static int on_checkpoint_action(const delta_action *a, void *payload) {
   sidecar_set *set = payload;
   const char *base = strrchr(a->u.sidecar.path, '/') ? strrchr(a->u.sidecar.path, '/') + 1 : a->u.sidecar.path;
   delta_buf name = DELTA_BUF_INIT;
-  int rc = storage_path_decode(&name, base, strlen(base));
-  if (!rc) rc = buf_putc(&name, 0);
-  for (int i = 0; !rc && i < set->n; i++)
+  int rc;
+  if ((rc = storage_path_decode(&name, base, strlen(base))) != 0)
+    goto done;
+  if ((rc = buf_putc(&name, 0)) != 0)
+    goto done;
+  for (int i = 0; i < set->n; i++)
     if (set->names[i] && strcmp(set->names[i], (const char *)name.data) == 0) {
       mem_free(set->names[i]);
       set->names[i] = NULL;
     }
+done:
   buf_dispose(&name);
   return rc;
 }
@@ -114,14 +118,18 @@ static int read_sidecar_refs(delta_storage *st, const log_entry *e, sidecar_set 
   delta_json_doc *doc = NULL;
   int rc;
   if (e->info.kind == LOG_CHECKPOINT_V2_JSON) {
-    rc = json_doc_new(&doc);
-    if (!rc) rc = storage_read_all(st, key, &buf);
-    if (!rc) rc = log_actions_parse_json(e->name, (const char *)buf.data, buf.len, &arena, doc, on_checkpoint_action, set);
+    if ((rc = json_doc_new(&doc)) != 0)
+      goto done;
+    if ((rc = storage_read_all(st, key, &buf)) != 0)
+      goto done;
+    rc = log_actions_parse_json(e->name, (const char *)buf.data, buf.len, &arena, doc, on_checkpoint_action, set);
   } else {
-    rc = storage_local_path(st, key, &buf);
-    if (!rc) rc = log_checkpoint_read_parquet((const char *)buf.data, &arena, DELTA_CKPT_STATS_NONE,
-                                                on_checkpoint_action, set);
+    if ((rc = storage_local_path(st, key, &buf)) != 0)
+      goto done;
+    rc = log_checkpoint_read_parquet((const char *)buf.data, &arena, DELTA_CKPT_STATS_NONE, on_checkpoint_action,
+                                     set);
   }
+done:
   json_doc_free(doc);
   buf_dispose(&buf);
   log_arena_dispose(&arena);
@@ -134,27 +142,33 @@ static int cleanup_sidecars(delta_table *t, const log_listing *l, int64_t cut, i
                             const delta_log_cleanup_options *o, delta_log_cleanup_result *result) {
   sidecar_set set = {0};
   set.before = before;
+  delta_buf key = DELTA_BUF_INIT;
   int rc = delta_storage_list(t->storage, "_delta_log/_sidecars", NULL, on_sidecar_entry, &set);
   if (rc == DELTA_ENOTFOUND) {
     delta_error_clear();
     rc = 0;
   }
+  if (rc) goto done;
   /* only when there is something old to delete are the checkpoints read */
-  for (int i = 0; !rc && set.n && i < l->n; i++) {
+  for (int i = 0; set.n && i < l->n; i++) {
     const log_entry *e = &l->entries[i];
-    if (is_checkpoint(e->info.kind) && e->info.version >= cut) rc = read_sidecar_refs(t->storage, e, &set);
+    if (is_checkpoint(e->info.kind) && e->info.version >= cut && (rc = read_sidecar_refs(t->storage, e, &set)) != 0)
+      goto done;
   }
-  delta_buf key = DELTA_BUF_INIT;
-  for (int i = 0; !rc && i < set.n; i++) {
+  for (int i = 0; i < set.n; i++) {
     if (!set.names[i]) continue;
     key.len = 0;
-    rc = buf_printf(&key, "_delta_log/_sidecars/%s", set.names[i]);
-    if (!rc) rc = buf_putc(&key, 0);
-    if (!rc && !o->dry_run) rc = delta_storage_delete(t->storage, (const char *)key.data);
-    if (rc) break;
+    if ((rc = buf_printf(&key, "_delta_log/_sidecars/%s", set.names[i])) != 0)
+      goto done;
+    if ((rc = buf_putc(&key, 0)) != 0)
+      goto done;
+    if (!o->dry_run && (rc = delta_storage_delete(t->storage, (const char *)key.data)) != 0)
+      goto done;
     result->files_deleted++;
-    if (o->on_file) rc = o->on_file(o->on_file_ctx, (const char *)key.data, set.sizes[i]);
+    if (o->on_file && (rc = o->on_file(o->on_file_ctx, (const char *)key.data, set.sizes[i])) != 0)
+      goto done;
   }
+done:
   buf_dispose(&key);
   for (int i = 0; i < set.n; i++) mem_free(set.names[i]);
   mem_free(set.names);
@@ -171,8 +185,8 @@ int log_cleanup_run(delta_table *t, const delta_snapshot *s, const delta_log_cle
   int64_t retain = table_interval_ms(snapshot_config(s, "delta.logRetentionDuration"), MONTH_MS);
   int64_t cutoff = write_now_ms() - retain;
   log_listing l;
-  int rc = log_list(t->storage, &l);
-  if (rc) return rc;
+  int rc;
+  if ((rc = log_list(t->storage, &l)) != 0) return rc;
   /* young: the oldest version with a file newer than the cutoff */
   int64_t young = INT64_MAX, cut = -1;
   for (int i = 0; i < l.n; i++)
@@ -185,24 +199,28 @@ int log_cleanup_run(delta_table *t, const delta_snapshot *s, const delta_log_cle
   }
   result->oldest_version = cut >= 0 ? cut : l.earliest_commit;
   delta_buf key = DELTA_BUF_INIT;
-  for (int i = 0; !rc && cut > 0 && i < l.n; i++) {
+  for (int i = 0; cut > 0 && i < l.n; i++) {
     const log_entry *e = &l.entries[i];
     if (file_version(e) >= cut) continue;
     key.len = 0;
-    rc = buf_printf(&key, "_delta_log/%s", e->name);
-    if (!rc) rc = buf_putc(&key, 0);
-    if (!rc && !o->dry_run) rc = delta_storage_delete(t->storage, (const char *)key.data);
-    if (rc) break;
+    if ((rc = buf_printf(&key, "_delta_log/%s", e->name)) != 0)
+      goto done;
+    if ((rc = buf_putc(&key, 0)) != 0)
+      goto done;
+    if (!o->dry_run && (rc = delta_storage_delete(t->storage, (const char *)key.data)) != 0)
+      goto done;
     result->files_deleted++;
-    if (o->on_file) rc = o->on_file(o->on_file_ctx, (const char *)key.data, (int64_t)e->size);
+    if (o->on_file && (rc = o->on_file(o->on_file_ctx, (const char *)key.data, (int64_t)e->size)) != 0)
+      goto done;
   }
-  buf_dispose(&key);
   /* as the spec: no cut checkpoint, no cleanup */
-  if (!rc && cut >= 0) {
+  if (cut >= 0) {
     int64_t now = write_now_ms();
     int64_t day = now - now % DAY_MS - DAY_MS; /* a day before midnight UTC */
     rc = cleanup_sidecars(t, &l, cut, day < cutoff ? day : cutoff, o, result);
   }
+done:
+  buf_dispose(&key);
   log_listing_dispose(&l);
   return rc;
 }

@@ -66,29 +66,38 @@ static int stamp_add(const char *line, size_t len, int64_t version, int64_t *hwm
   delta_arena arena = DELTA_ARENA_INIT;
   delta_json_doc *doc = NULL;
   one_add o = {0};
-  int rc = json_doc_new(&doc);
-  if (!rc) rc = log_actions_parse_json("commit", line, len, &arena, doc, take_add, &o);
-  if (!rc && !o.got) rc = err_set(DELTA_EINVAL, "internal: an add line without an add");
-  if (!rc && !o.add.has_base_row_id) {
-    if (o.add.num_records < 0)
+  int rc;
+  if ((rc = json_doc_new(&doc)) != 0)
+    goto done;
+  if ((rc = log_actions_parse_json("commit", line, len, &arena, doc, take_add, &o)) != 0)
+    goto done;
+  if (!o.got) {
+    rc = err_set(DELTA_EINVAL, "internal: an add line without an add");
+    goto done;
+  }
+  if (!o.add.has_base_row_id) {
+    if (o.add.num_records < 0) {
       rc = err_set(DELTA_EINVAL, "row tracking: file %s has no numRecords to assign row ids for",
                            o.add.path);
+      goto done;
+    }
     o.add.has_base_row_id = true;
     o.add.base_row_id = *hwm + 1;
     /* an empty file still gets a (zero-width) base above the mark */
     if (o.add.num_records > 0) *hwm += o.add.num_records;
   }
-  if (!rc && !o.add.has_default_row_commit_version) {
+  if (!o.add.has_default_row_commit_version) {
     o.add.has_default_row_commit_version = true;
     o.add.default_row_commit_version = version;
   }
-  if (!rc) {
-    delta_json_writer w;
-    json_writer_init(&w, out, 0);
-    rc = action_add_json(&w, &o.add, o.add.data_change);
-    if (!rc) rc = json_writer_finish(&w);
-    if (!rc) rc = buf_putc(out, '\n');
-  }
+  delta_json_writer w;
+  json_writer_init(&w, out, 0);
+  if ((rc = action_add_json(&w, &o.add, o.add.data_change)) != 0)
+    goto done;
+  if ((rc = json_writer_finish(&w)) != 0)
+    goto done;
+  rc = buf_putc(out, '\n');
+done:
   json_doc_free(doc);
   log_arena_dispose(&arena);
   return rc;
@@ -98,30 +107,30 @@ int row_tracking_stamp(const char *actions, size_t len, int64_t version, int64_t
   static const char add_head[] = "{\"add\":";
   const char *p = actions, *end = actions + len;
   int64_t start = *hwm;
-  int rc = 0;
-  while (!rc && p < end) {
+  int rc;
+  while (p < end) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
     if (n >= sizeof add_head - 1 && memcmp(p, add_head, sizeof add_head - 1) == 0) {
-      rc = stamp_add(p, n, version, hwm, out);
+      if ((rc = stamp_add(p, n, version, hwm, out)) != 0) return rc;
     } else if (n) {
-      rc = buf_append(out, p, n);
-      if (!rc) rc = buf_putc(out, '\n');
+      if ((rc = buf_append(out, p, n)) != 0) return rc;
+      if ((rc = buf_putc(out, '\n')) != 0) return rc;
     }
     p += n + 1;
   }
-  if (!rc && *hwm != start) {
+  if (*hwm != start) {
     char conf[64];
     snprintf(conf, sizeof conf, "{\"rowIdHighWaterMark\":%lld,\"domainName\":\"%s\"}", (long long)*hwm,
              ROW_TRACKING_DOMAIN);
     delta_domain_metadata d = {ROW_TRACKING_DOMAIN, conf, false};
     delta_json_writer w;
     json_writer_init(&w, out, 0);
-    rc = action_domain_json(&w, &d);
-    if (!rc) rc = json_writer_finish(&w);
-    if (!rc) rc = buf_putc(out, '\n');
+    if ((rc = action_domain_json(&w, &d)) != 0) return rc;
+    if ((rc = json_writer_finish(&w)) != 0) return rc;
+    if ((rc = buf_putc(out, '\n')) != 0) return rc;
   }
-  return rc;
+  return 0;
 }
 
 int row_tracking_write_schema(const delta_type *table, const delta_metadata *m, delta_type **out) {
@@ -131,20 +140,27 @@ int row_tracking_write_schema(const delta_type *table, const delta_metadata *m, 
   if (!idc || !vc)
     return err_set(DELTA_ECORRUPT, "row tracking is on but the materialized column names are not set");
   delta_buf j = DELTA_BUF_INIT;
-  int rc = schema_to_json(table, &j);
-  if (!rc && (j.len < 2 || memcmp(j.data + j.len - 2, "]}", 2) != 0))
+  int rc;
+  if ((rc = schema_to_json(table, &j)) != 0)
+    goto done;
+  if (j.len < 2 || memcmp(j.data + j.len - 2, "]}", 2) != 0) {
     rc = err_set(DELTA_EINVAL, "unexpected schema JSON");
-  if (!rc) {
-    j.len -= 2;
-    const char *names[2] = {idc, vc};
-    for (int k = 0; !rc && k < 2; k++) {
-      rc = buf_puts(&j, table->n_fields || k ? ",{\"name\":" : "{\"name\":");
-      if (!rc) rc = json_append_string(&j, names[k], strlen(names[k]));
-      if (!rc) rc = buf_puts(&j, ",\"type\":\"long\",\"nullable\":true,\"metadata\":{}}");
-    }
-    if (!rc) rc = buf_puts(&j, "]}");
+    goto done;
   }
-  if (!rc) rc = log_schema_parse((const char *)j.data, j.len, out);
+  j.len -= 2;
+  const char *names[2] = {idc, vc};
+  for (int k = 0; k < 2; k++) {
+    if ((rc = buf_puts(&j, table->n_fields || k ? ",{\"name\":" : "{\"name\":")) != 0)
+      goto done;
+    if ((rc = json_append_string(&j, names[k], strlen(names[k]))) != 0)
+      goto done;
+    if ((rc = buf_puts(&j, ",\"type\":\"long\",\"nullable\":true,\"metadata\":{}}")) != 0)
+      goto done;
+  }
+  if ((rc = buf_puts(&j, "]}")) != 0)
+    goto done;
+  rc = log_schema_parse((const char *)j.data, j.len, out);
+done:
   buf_dispose(&j);
   return rc;
 }
