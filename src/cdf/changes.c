@@ -112,10 +112,11 @@ static int commit_tasks(commit_actions *c, int64_t version, int64_t ts_us, delta
   size_t n_cdc = c->cdcs.len / sizeof(delta_cdc);
   if (n_cdc) {
     const delta_cdc *cd = (const delta_cdc *)(const void *)c->cdcs.data;
-    for (size_t i = 0; !rc && i < n_cdc; i++)
-      rc = push_task(tasks, (scan_task){cd[i].path, cd[i].partition_values, cd[i].n_partition_values, NULL, NULL,
-                                        ROWS_LIVE, NULL, version, ts_us, NULL, false, false, 0, 0}, cd[i].size);
-    return rc;
+    for (size_t i = 0; i < n_cdc; i++)
+      if ((rc = push_task(tasks, (scan_task){cd[i].path, cd[i].partition_values, cd[i].n_partition_values, NULL, NULL,
+                                             ROWS_LIVE, NULL, version, ts_us, NULL, false, false, 0, 0}, cd[i].size)) != 0)
+        return rc;
+    return 0;
   }
   if (noop_merge(doc, c->commit_info)) return 0;
   const delta_add *adds = (const delta_add *)(const void *)c->adds.data;
@@ -125,33 +126,41 @@ static int commit_tasks(commit_actions *c, int64_t version, int64_t ts_us, delta
    * MERGE or DELETE rewrites thousands of files in one commit. */
   const delta_remove **sorted = mem_malloc((nr + 1) * sizeof *sorted);
   bool *paired = mem_calloc(nr + 1, sizeof *paired);
-  if (!sorted || !paired) rc = DELTA_NOMEM();
-  for (size_t j = 0; !rc && j < nr; j++) sorted[j] = &rms[j];
-  if (!rc && nr > 1) qsort(sorted, nr, sizeof *sorted, remove_path_cmp);
+  if (!sorted || !paired) {
+    rc = DELTA_NOMEM();
+    goto done;
+  }
+  for (size_t j = 0; j < nr; j++) sorted[j] = &rms[j];
+  if (nr > 1) qsort(sorted, nr, sizeof *sorted, remove_path_cmp);
   /* A path both removed and added in the commit is the same file under a
    * new deletion vector: inserted rows are in the old DV only, deleted rows
    * in the new DV only. */
-  for (size_t i = 0; !rc && i < na; i++) {
+  for (size_t i = 0; i < na; i++) {
     const delta_remove *pair = find_remove(sorted, nr, adds[i].path, rms, paired);
     if (!pair) {
-      rc = push_task(tasks, (scan_task){adds[i].path, adds[i].partition_values, adds[i].n_partition_values,
-                                        &adds[i].dv, NULL, ROWS_LIVE, "insert", version, ts_us, adds[i].stats, false, false, 0, 0}, adds[i].size);
+      if ((rc = push_task(tasks, (scan_task){adds[i].path, adds[i].partition_values, adds[i].n_partition_values,
+                                             &adds[i].dv, NULL, ROWS_LIVE, "insert", version, ts_us, adds[i].stats, false, false, 0, 0}, adds[i].size)) != 0)
+        goto done;
       continue;
     }
     /* Rows in no DV: no task, rather than a read that keeps nothing. */
-    if (pair->dv.present)
-      rc = push_task(tasks, (scan_task){adds[i].path, adds[i].partition_values, adds[i].n_partition_values,
-                                        &pair->dv, &adds[i].dv, ROWS_IN_DV, "insert", version, ts_us, adds[i].stats, false, false, 0, 0},
-                     adds[i].size);
-    if (!rc && adds[i].dv.present)
-      rc = push_task(tasks, (scan_task){adds[i].path, adds[i].partition_values, adds[i].n_partition_values,
-                                        &adds[i].dv, &pair->dv, ROWS_IN_DV, "delete", version, ts_us, adds[i].stats, false, false, 0, 0}, adds[i].size);
+    if (pair->dv.present &&
+        (rc = push_task(tasks, (scan_task){adds[i].path, adds[i].partition_values, adds[i].n_partition_values,
+                                           &pair->dv, &adds[i].dv, ROWS_IN_DV, "insert", version, ts_us, adds[i].stats, false, false, 0, 0},
+                        adds[i].size)) != 0)
+      goto done;
+    if (adds[i].dv.present &&
+        (rc = push_task(tasks, (scan_task){adds[i].path, adds[i].partition_values, adds[i].n_partition_values,
+                                           &adds[i].dv, &pair->dv, ROWS_IN_DV, "delete", version, ts_us, adds[i].stats, false, false, 0, 0}, adds[i].size)) != 0)
+      goto done;
   }
-  for (size_t j = 0; !rc && j < nr; j++)
-    if (!paired[j])
-      rc = push_task(tasks, (scan_task){rms[j].path, rms[j].partition_values, rms[j].n_partition_values, &rms[j].dv,
-                                        NULL, ROWS_LIVE, "delete", version, ts_us, rms[j].stats, false, false, 0, 0},
-                     rms[j].has_size ? rms[j].size : -1);
+  for (size_t j = 0; j < nr; j++)
+    if (!paired[j] &&
+        (rc = push_task(tasks, (scan_task){rms[j].path, rms[j].partition_values, rms[j].n_partition_values, &rms[j].dv,
+                                           NULL, ROWS_LIVE, "delete", version, ts_us, rms[j].stats, false, false, 0, 0},
+                        rms[j].has_size ? rms[j].size : -1)) != 0)
+      goto done;
+done:
   mem_free(sorted);
   mem_free(paired);
   return rc;
@@ -224,17 +233,21 @@ static int search_time(commit_times *ct, int64_t ts, bool after, int64_t *out) {
 /* start → the first commit at or after ts (latest + 1 when none). */
 static int first_at_or_after(commit_times *ct, int64_t ts, int64_t *out) {
   int64_t i;
-  int rc = search_time(ct, ts, false, &i);
-  if (!rc) *out = i < ct->n ? ct->versions[i] : ct->l->latest + 1;
-  return rc;
+  int rc;
+  if ((rc = search_time(ct, ts, false, &i)) != 0)
+    return rc;
+  *out = i < ct->n ? ct->versions[i] : ct->l->latest + 1;
+  return 0;
 }
 
 /* end → the last commit at or before ts (-1 when none). */
 static int last_at_or_before(commit_times *ct, int64_t ts, int64_t *out) {
   int64_t i;
-  int rc = search_time(ct, ts, true, &i);
-  if (!rc) *out = i > 0 ? ct->versions[i - 1] : -1;
-  return rc;
+  int rc;
+  if ((rc = search_time(ct, ts, true, &i)) != 0)
+    return rc;
+  *out = i > 0 ? ct->versions[i - 1] : -1;
+  return 0;
 }
 
 /* The versions `opts` asks for; timestamps resolved against the latest
@@ -247,10 +260,16 @@ static int resolve_range(delta_table *t, log_listing *l, const delta_changes_opt
   delta_snapshot *latest = NULL;
   commit_times ct;
   memset(&ct, 0, sizeof ct);
-  int rc = snapshot_load(t, l, l->latest, INT64_MAX, &latest);
-  if (!rc) rc = times_init(&ct, t, l, latest);
-  if (!rc && opts->start_is_timestamp) rc = first_at_or_after(&ct, opts->start_timestamp_ms, start);
-  if (!rc && opts->has_end && opts->end_is_timestamp) rc = last_at_or_before(&ct, opts->end_timestamp_ms, end);
+  int rc;
+  if ((rc = snapshot_load(t, l, l->latest, INT64_MAX, &latest)) != 0)
+    goto done;
+  if ((rc = times_init(&ct, t, l, latest)) != 0)
+    goto done;
+  if (opts->start_is_timestamp && (rc = first_at_or_after(&ct, opts->start_timestamp_ms, start)) != 0)
+    goto done;
+  if (opts->has_end && opts->end_is_timestamp && (rc = last_at_or_before(&ct, opts->end_timestamp_ms, end)) != 0)
+    goto done;
+done:
   times_dispose(&ct);
   delta_snapshot_free(latest);
   return rc;
@@ -336,16 +355,19 @@ static int load_next_commit(change_source *s) {
   s->files.len = 0;
   s->next_file = 0;
   const log_entry *e;
-  int rc = read_commit_text(s->t, &s->l, v, &s->text, &e);
-  if (!rc) rc = log_actions_parse_json(e->name, (const char *)s->text.data, s->text.len, &s->arena, s->doc, collect,
-                                         &s->c);
+  int rc;
+  if ((rc = read_commit_text(s->t, &s->l, v, &s->text, &e)) != 0)
+    return rc;
+  if ((rc = log_actions_parse_json(e->name, (const char *)s->text.data, s->text.len, &s->arena, s->doc, collect,
+                                   &s->c)) != 0)
+    return rc;
   /* The first pass checked this already; a log changed since is still caught. */
-  if (!rc && s->c.cdf_disabled)
-    rc = err_set(DELTA_EUNSUPPORTED, "change data feed is not enabled at version %lld", (long long)v);
+  if (s->c.cdf_disabled)
+    return err_set(DELTA_EUNSUPPORTED, "change data feed is not enabled at version %lld", (long long)v);
   int64_t ts_us = 0;
-  if (!rc) rc = commit_time_us(s, e, &ts_us);
-  if (!rc) rc = commit_tasks(&s->c, v, ts_us, s->doc, &s->files);
-  return rc;
+  if ((rc = commit_time_us(s, e, &ts_us)) != 0)
+    return rc;
+  return commit_tasks(&s->c, v, ts_us, s->doc, &s->files);
 }
 
 typedef struct {
@@ -409,9 +431,11 @@ static int source_next(change_source *s, const change_file **out) {
 
 static int scan_source_next(void *ctx, scan_task *task) {
   const change_file *f;
-  int rc = source_next(ctx, &f);
-  if (!rc) *task = f->task;
-  return rc;
+  int rc;
+  if ((rc = source_next(ctx, &f)) != 0)
+    return rc;
+  *task = f->task;
+  return 0;
 }
 
 static void scan_source_release(void *ctx) { source_free(ctx); }
@@ -442,25 +466,32 @@ static int check_metadata(const delta_action *a, void *payload) {
 static int check_range_enabled(change_source *s, int64_t start, const delta_snapshot *end_snap) {
   int rc = 0;
   static const char needle[] = "\"metaData\"";
-  for (int64_t v = start; !rc && v <= s->end; v++) {
+  for (int64_t v = start; v <= s->end; v++) {
     const log_entry *e;
-    rc = read_commit_text(s->t, &s->l, v, &s->text, &e);
+    if ((rc = read_commit_text(s->t, &s->l, v, &s->text, &e)) != 0)
+      goto done;
     const char *p = (const char *)s->text.data, *end = p + s->text.len;
     metadata_check m = {v, false, end_snap};
-    while (!rc && p < end) {
+    while (p < end) {
       const char *hit = memmem(p, (size_t)(end - p), needle, sizeof needle - 1);
       if (!hit) break;
       const char *line = hit;
       while (line > (const char *)s->text.data && line[-1] != '\n') line--;
       const char *nl = memchr(hit, '\n', (size_t)(end - hit));
       const char *stop = nl ? nl : end;
-      rc = log_actions_parse_json(e->name, line, (size_t)(stop - line), &s->arena, s->doc, check_metadata, &m);
+      if ((rc = log_actions_parse_json(e->name, line, (size_t)(stop - line), &s->arena, s->doc, check_metadata,
+                                       &m)) != 0)
+        goto done;
       p = stop;
     }
     log_arena_dispose(&s->arena);
-    if (!rc && m.disabled)
+    if (m.disabled) {
       rc = err_set(DELTA_EUNSUPPORTED, "change data feed is not enabled at version %lld", (long long)v);
+      goto done;
+    }
   }
+done:
+  log_arena_dispose(&s->arena); /* what a failed parse left; already empty otherwise */
   s->text.len = 0;
   return rc;
 }
@@ -479,9 +510,11 @@ static int changes_open(delta_table *t, const delta_changes_options *opts, chang
   s->t = t;
   s->prev_ms = INT64_MIN;
   delta_snapshot *end_snap = NULL;
-  int rc = log_list(t->storage, &s->l);
-  if (!rc) rc = json_doc_new(&s->doc);
-  if (rc) goto done;
+  int rc;
+  if ((rc = log_list(t->storage, &s->l)) != 0)
+    goto done;
+  if ((rc = json_doc_new(&s->doc)) != 0)
+    goto done;
   const log_listing *l = &s->l;
   int64_t start, end;
   rc = resolve_range(t, &s->l, opts, &start, &end);
@@ -533,10 +566,11 @@ static int changes_open(delta_table *t, const delta_changes_options *opts, chang
   s->ict = end_snap->ict_enabled;
   s->start = s->next_version = start;
   s->end = empty ? start - 1 : end;
-  rc = check_range_enabled(s, start, end_snap);
+  if ((rc = check_range_enabled(s, start, end_snap)) != 0)
+    goto done;
   /* File times are monotonised from the oldest commit on, so walk the
    * listing's times (no reads) up to the start. */
-  for (int64_t v = l->earliest_commit; !rc && v >= 0 && v < start; v++) {
+  for (int64_t v = l->earliest_commit; v >= 0 && v < start; v++) {
     const log_entry *e = log_find_commit(l, v);
     if (!e) continue;
     int64_t ms = e->mtime_ms;
@@ -558,18 +592,28 @@ done:
  * _commit_timestamp], for skip_commit. */
 static int bind_version_filter(change_source *s, const delta_snapshot *end_snap, const char *filter) {
   struct ArrowSchema table;
-  int rc = log_schema_to_arrow(end_snap->schema, &table);
-  if (rc) return rc;
+  int rc;
+  if ((rc = log_schema_to_arrow(end_snap->schema, &table)) != 0)
+    return rc;
   int n = (int)table.n_children;
-  rc = arrow_schema_new(&s->wide, "+s", "", 0, n + 3);
-  for (int i = 0; !rc && i < n; i++) rc = arrow_schema_copy(s->wide.children[i], table.children[i]);
-  if (!rc) rc = arrow_schema_new(s->wide.children[n], "u", "_change_type", 0, 0);
-  if (!rc) rc = arrow_schema_new(s->wide.children[n + 1], "l", "_commit_version", 0, 0);
-  if (!rc) rc = arrow_schema_new(s->wide.children[n + 2], "tsu:UTC", "_commit_timestamp", 0, 0);
+  if ((rc = arrow_schema_new(&s->wide, "+s", "", 0, n + 3)) != 0)
+    goto done;
+  for (int i = 0; i < n; i++)
+    if ((rc = arrow_schema_copy(s->wide.children[i], table.children[i])) != 0)
+      goto done;
+  if ((rc = arrow_schema_new(s->wide.children[n], "u", "_change_type", 0, 0)) != 0)
+    goto done;
+  if ((rc = arrow_schema_new(s->wide.children[n + 1], "l", "_commit_version", 0, 0)) != 0)
+    goto done;
+  if ((rc = arrow_schema_new(s->wide.children[n + 2], "tsu:UTC", "_commit_timestamp", 0, 0)) != 0)
+    goto done;
+  if ((rc = expr_parse(filter, &s->pred)) != 0)
+    goto done;
+  if ((rc = expr_bind(s->pred, &s->wide)) != 0)
+    goto done;
+done:
   table.release(&table);
   s->n_table_columns = n;
-  if (!rc) rc = expr_parse(filter, &s->pred);
-  if (!rc) rc = expr_bind(s->pred, &s->wide);
   return rc;
 }
 
@@ -633,11 +677,11 @@ int delta_changes_plan_next(delta_changes_plan *p, delta_change_file *out) {
   if (rc) return rc;
   const scan_task *t = &f->task;
   p->values.len = 0;
-  for (int i = 0; !rc && i < t->n_partition_values; i++) {
+  for (int i = 0; i < t->n_partition_values; i++) {
     delta_partition_value v = {t->partition_values[i].key, t->partition_values[i].value};
-    rc = buf_append(&p->values, &v, sizeof v);
+    if ((rc = buf_append(&p->values, &v, sizeof v)) != 0)
+      return rc;
   }
-  if (rc) return rc;
   out->version = t->version;
   out->timestamp_ms = t->timestamp_us / 1000;
   out->path = t->path;

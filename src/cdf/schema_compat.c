@@ -44,6 +44,29 @@ static const delta_field *match(const delta_type *end, const delta_field *f, col
   return NULL;
 }
 
+/* The error for a column whose type changed to one that cannot read its older rows. */
+static int type_changed(const delta_field *f, const delta_field *g, int64_t version, const char *prefix,
+                        const char *sep) {
+  delta_buf a = DELTA_BUF_INIT, b = DELTA_BUF_INIT;
+  int rc;
+  if ((rc = log_type_name(f->type, &a)) != 0)
+    goto done;
+  if ((rc = buf_putc(&a, 0)) != 0)
+    goto done;
+  if ((rc = log_type_name(g->type, &b)) != 0)
+    goto done;
+  if ((rc = buf_putc(&b, 0)) != 0)
+    goto done;
+  rc = err_set(DELTA_EUNSUPPORTED,
+               "change data feed: column %s%s%s changed type from %s (version %lld) to %s, which "
+               "cannot read its older rows", prefix, sep, f->name, (const char *)a.data,
+               (long long)version, (const char *)b.data);
+done:
+  buf_dispose(&a);
+  buf_dispose(&b);
+  return rc;
+}
+
 static int fields_compatible(const delta_type *older, const delta_type *end, column_mapping_mode mode,
                              int64_t version, const char *prefix) {
   for (int i = 0; i < older->n_fields; i++) {
@@ -71,19 +94,7 @@ static int fields_compatible(const delta_type *older, const delta_type *end, col
       int rc = fields_compatible(f->type, g->type, mode, version, path);
       if (rc) return rc;
     } else if (!widens(f->type, g->type, mode, &why)) {
-      delta_buf a = DELTA_BUF_INIT, b = DELTA_BUF_INIT;
-      int rc = log_type_name(f->type, &a);
-      if (!rc) rc = buf_putc(&a, 0);
-      if (!rc) rc = log_type_name(g->type, &b);
-      if (!rc) rc = buf_putc(&b, 0);
-      if (!rc)
-        rc = err_set(DELTA_EUNSUPPORTED,
-                             "change data feed: column %s%s%s changed type from %s (version %lld) to %s, which "
-                             "cannot read its older rows", prefix, sep, f->name, (const char *)a.data,
-                             (long long)version, (const char *)b.data);
-      buf_dispose(&a);
-      buf_dispose(&b);
-      return rc;
+      return type_changed(f, g, version, prefix, sep);
     }
   }
   return 0;

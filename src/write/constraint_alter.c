@@ -25,15 +25,17 @@ static int check_rows(delta_snapshot *s, const delta_kv *kv) {
   struct ArrowArray batch = {0};
   write_constraints *c = NULL;
   delta_scan_options so = DELTA_SCAN_OPTIONS_INIT;
-  int rc = delta_scan_read(s, &so, &st);
-  if (rc) return rc;
+  int rc;
+  if ((rc = delta_scan_read(s, &so, &st)) != 0)
+    return rc;
   if (st.get_schema(&st, &schema)) {
     rc = err_set(DELTA_EIO, "%s", st.get_last_error(&st));
     goto done;
   }
   /* NOT NULL is the table's already: only the new CHECK is looked at */
   delta_type none = {.kind = DT_STRUCT};
-  if ((rc = constraints_new(&c, &none, kv, 1, &schema))) goto done;
+  if ((rc = constraints_new(&c, &none, kv, 1, &schema)) != 0)
+    goto done;
   for (;;) {
     if (st.get_next(&st, &batch)) {
       const char *m = st.get_last_error(&st);
@@ -89,7 +91,10 @@ static int alter(const char *location, const char *name, const char *expr, bool 
     rc = err_set(DELTA_EINVAL, "a constraint needs a name");
     goto done;
   }
-  if ((rc = buf_printf(&key, "%s%s", CONSTRAINT_PREFIX, name)) || (rc = buf_putc(&key, 0))) goto done;
+  if ((rc = buf_printf(&key, "%s%s", CONSTRAINT_PREFIX, name)) != 0)
+    goto done;
+  if ((rc = buf_putc(&key, 0)) != 0)
+    goto done;
   /* constraint names are case-insensitive in Spark */
   const delta_metadata *m = &s->metadata;
   int found = -1;
@@ -121,24 +126,33 @@ static int alter(const char *location, const char *name, const char *expr, bool 
   if (expr) {
     kv[n].key = (const char *)key.data;
     kv[n].value = expr;
-    if ((rc = constraint_validate(name, expr, s->schema)) || (rc = check_rows(s, &kv[n]))) goto done;
+    if ((rc = constraint_validate(name, expr, s->schema)) != 0)
+      goto done;
+    if ((rc = check_rows(s, &kv[n])) != 0)
+      goto done;
     n++;
-    if ((rc = protocol_with_checks(&s->protocol, &arena, &proto, &new_protocol))) goto done;
+    if ((rc = protocol_with_checks(&s->protocol, &arena, &proto, &new_protocol)) != 0)
+      goto done;
   }
   meta.configuration = kv;
   meta.n_configuration = n;
   delta_json_writer w;
   if (new_protocol) {
     json_writer_init(&w, &actions, 0);
-    rc = action_protocol_json(&w, &proto);
-    if (!rc) rc = json_writer_finish(&w);
-    if (!rc) rc = buf_putc(&actions, '\n');
-    if (rc) goto done;
+    if ((rc = action_protocol_json(&w, &proto)) != 0)
+      goto done;
+    if ((rc = json_writer_finish(&w)) != 0)
+      goto done;
+    if ((rc = buf_putc(&actions, '\n')) != 0)
+      goto done;
   }
   json_writer_init(&w, &actions, 0);
-  rc = action_metadata_json(&w, &meta);
-  if (!rc) rc = json_writer_finish(&w);
-  if (!rc) rc = buf_putc(&actions, '\n');
+  if ((rc = action_metadata_json(&w, &meta)) != 0)
+    goto done;
+  if ((rc = json_writer_finish(&w)) != 0)
+    goto done;
+  if ((rc = buf_putc(&actions, '\n')) != 0)
+    goto done;
   json_writer_init(&w, &params, 0);
   json_write_object_begin(&w);
   json_write_key(&w, "name");
@@ -148,9 +162,10 @@ static int alter(const char *location, const char *name, const char *expr, bool 
     json_write_string(&w, expr);
   }
   json_write_object_end(&w);
-  if (!rc) rc = json_writer_finish(&w);
-  if (!rc) rc = buf_putc(&params, 0);
-  if (rc) goto done;
+  if ((rc = json_writer_finish(&w)) != 0)
+    goto done;
+  if ((rc = buf_putc(&params, 0)) != 0)
+    goto done;
   txn_ctx tx;
   txn_begin(&tx, t, s, expr ? "ADD CONSTRAINT" : "DROP CONSTRAINT");
   txn_set_info(&tx, (const char *)params.data, NULL);
@@ -164,9 +179,9 @@ static int alter(const char *location, const char *name, const char *expr, bool 
   tx.req.reads_table = expr != NULL;
   tx.req.changes_metadata = true;
   rc = txn_commit_actions(&tx, (const char *)actions.data, actions.len);
-  if (!rc && version_out)
+  if (rc == 0 && version_out)
     *version_out = tx.version;
-  txn_dispose(&tx);
+  txn_dispose(&tx); /* before done: tx exists only from txn_begin on */
 done:
   buf_dispose(&key);
   buf_dispose(&actions);

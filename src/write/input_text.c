@@ -256,25 +256,26 @@ static int infer_ndjson(text_stream *ts, inf_set *s) {
   int64_t line = 1;
   delta_buf key = DELTA_BUF_INIT;
   int rc = 0;
-  while (pos < ts->len && !rc) {
+  while (pos < ts->len) {
     const char *nl = memchr(ts->text + pos, '\n', ts->len - pos);
     size_t end = nl ? (size_t)(nl - ts->text) : ts->len;
     if (!blank_line(ts->text + pos, end - pos)) {
-      if ((rc = json_parse(ts->doc, ts->text + pos, end - pos))) {
+      if ((rc = json_parse(ts->doc, ts->text + pos, end - pos)) != 0) {
         err_prefix("NDJSON line %lld", (long long)line);
-        break;
+        goto done;
       }
       delta_json_val root = json_root(ts->doc);
       if (json_typeof(root) != DELTA_JSON_OBJECT) {
         rc = err_set(DELTA_EINVAL, "NDJSON line %lld: not a JSON object", (long long)line);
-        break;
+        goto done;
       }
-      for (delta_json_val m = json_first(root); json_present(m) && !rc; m = json_next(m)) {
-        if ((rc = json_key(m, &key))) break;
+      for (delta_json_val m = json_first(root); json_present(m); m = json_next(m)) {
+        if ((rc = json_key(m, &key)) != 0)
+          goto done;
         int c = inf_find(s, (const char *)key.data, key.len);
         if (c < 0) {
           rc = c;
-          break;
+          goto done;
         }
         inf_col *col = &s->cols[c];
         inf_kind k;
@@ -289,13 +290,18 @@ static int infer_ndjson(text_stream *ts, inf_set *s) {
         case DELTA_JSON_OBJECT: case DELTA_JSON_ARRAY:
           k = INF_NESTED;
           if (!col->nested) {
-            if (!(col->nested = json_type(m, 0))) rc = DELTA_NOMEM();
+            if (!(col->nested = json_type(m, 0))) {
+              rc = DELTA_NOMEM();
+              goto done;
+            }
           } else if (!covers(col->nested, m, 0)) {
             /* struct members differ between rows: the union of them all */
             delta_type *t = json_type(m, 0);
             int added = 0;
             rc = t ? schema_add_fields(col->nested, t, &added) : DELTA_NOMEM();
             log_type_free(t);
+            if (rc != 0)
+              goto done;
           }
           break;
         default: k = INF_STRING;
@@ -306,6 +312,7 @@ static int infer_ndjson(text_stream *ts, inf_set *s) {
     pos = end + 1;
     line++;
   }
+done:
   buf_dispose(&key);
   return rc;
 }
@@ -316,11 +323,16 @@ static int infer_csv(text_stream *ts, inf_set *s) {
   int n;
   bool more;
   int rc;
-  while (!(rc = csv_record(ts, &n, &more)) && more) {
+  for (;;) {
+    if ((rc = csv_record(ts, &n, &more)) != 0)
+      goto done;
+    if (!more)
+      break;
     if (n == 1 && !ts->cells[0] && ts->n_header > 1) continue; /* blank line */
     for (int i = 0; i < n && i < s->n; i++)
       if (ts->cells[i]) s->cols[i].kind = merge_kind(s->cols[i].kind, text_kind(ts->cells[i], ts->lens[i]));
   }
+done:
   ts->pos = save;
   ts->line_no = save_line;
   return rc;
@@ -387,6 +399,14 @@ static int fail(text_stream *ts, int rc) {
   return rc < 0 ? -rc : rc;
 }
 
+/* The NDJSON line from ts->pos to `end` as the next row. */
+static int add_ndjson_row(text_stream *ts, size_t end) {
+  int rc;
+  if ((rc = json_parse(ts->doc, ts->text + ts->pos, end - ts->pos)) != 0)
+    return rc;
+  return row_builder_add_json(&ts->rb, json_root(ts->doc));
+}
+
 static int ts_get_next(struct ArrowArrayStream *st, struct ArrowArray *out) {
   text_stream *ts = st->private_data;
   memset(out, 0, sizeof *out);
@@ -396,9 +416,7 @@ static int ts_get_next(struct ArrowArrayStream *st, struct ArrowArray *out) {
       const char *nl = memchr(ts->text + ts->pos, '\n', ts->len - ts->pos);
       size_t end = nl ? (size_t)(nl - ts->text) : ts->len;
       if (!blank_line(ts->text + ts->pos, end - ts->pos)) {
-        rc = json_parse(ts->doc, ts->text + ts->pos, end - ts->pos);
-        if (!rc) rc = row_builder_add_json(&ts->rb, json_root(ts->doc));
-        if (rc) {
+        if ((rc = add_ndjson_row(ts, end)) != 0) {
           err_prefix("NDJSON line %lld", (long long)ts->line_no);
           return fail(ts, rc);
         }
@@ -465,41 +483,62 @@ int input_text_stream(char *text, size_t len, input_text_format fmt, const delta
   ts->line_no = 1;
   ts->batch_rows = batch_rows > 0 ? batch_rows : 65536;
   inf_set s = {0};
-  int rc = json_doc_new(&ts->doc);
-  if (rc) goto done;
+  int rc;
+  if ((rc = json_doc_new(&ts->doc)) != 0)
+    goto done;
   if (fmt == INPUT_NDJSON) {
-    rc = infer_ndjson(ts, &s);
+    if ((rc = infer_ndjson(ts, &s)) != 0)
+      goto done;
   } else {
     int n;
     bool more;
-    if ((rc = csv_record(ts, &n, &more))) goto done;
+    if ((rc = csv_record(ts, &n, &more)) != 0)
+      goto done;
     if (!more) {
       rc = err_set(DELTA_EINVAL, "CSV input has no header line");
       goto done;
     }
-    for (int i = 0; i < n && !rc; i++) {
+    ts->n_header = n;
+    for (int i = 0; i < n; i++) {
       if (!ts->cells[i] || ts->lens[i] == 0) {
         rc = err_set(DELTA_EINVAL, "CSV header: column %d has no name", i + 1);
-        break;
+        goto done;
       }
       int c = inf_find(&s, ts->cells[i], ts->lens[i]);
-      if (c < 0) rc = c;
-      else if (c != i) rc = err_set(DELTA_EINVAL, "CSV header: column %s appears twice", s.cols[c].name);
+      if (c < 0) {
+        rc = c;
+        goto done;
+      }
+      if (c != i) {
+        rc = err_set(DELTA_EINVAL, "CSV header: column %s appears twice", s.cols[c].name);
+        goto done;
+      }
     }
-    ts->n_header = n;
-    if (!rc) rc = infer_csv(ts, &s);
+    if ((rc = infer_csv(ts, &s)) != 0)
+      goto done;
   }
   /* no rows (or only a CSV header) with a known schema: the table's columns */
-  if (!rc && s.n == 0 && table)
-    for (int i = 0; i < table->n_fields && !rc; i++)
-      if (inf_find(&s, table->fields[i].name, strlen(table->fields[i].name)) < 0) rc = DELTA_NOMEM();
-  if (!rc) rc = build_type(ts, &s, table);
-  if (!rc && ts->type->n_fields == 0) rc = err_set(DELTA_EINVAL, "the input has no columns");
-  if (!rc) rc = row_builder_init(&ts->rb, ts->type);
-  if (!rc && fmt == INPUT_CSV) {
+  if (s.n == 0 && table)
+    for (int i = 0; i < table->n_fields; i++)
+      if (inf_find(&s, table->fields[i].name, strlen(table->fields[i].name)) < 0) {
+        rc = DELTA_NOMEM();
+        goto done;
+      }
+  if ((rc = build_type(ts, &s, table)) != 0)
+    goto done;
+  if (ts->type->n_fields == 0) {
+    rc = err_set(DELTA_EINVAL, "the input has no columns");
+    goto done;
+  }
+  if ((rc = row_builder_init(&ts->rb, ts->type)) != 0)
+    goto done;
+  if (fmt == INPUT_CSV) {
     ts->cell_of_field = mem_calloc((size_t)ts->n_header + 1, sizeof(int));
-    if (!ts->cell_of_field) rc = DELTA_NOMEM();
-    for (int i = 0; !rc && i < ts->n_header; i++) ts->cell_of_field[i] = i; /* fields are in header order */
+    if (!ts->cell_of_field) {
+      rc = DELTA_NOMEM();
+      goto done;
+    }
+    for (int i = 0; i < ts->n_header; i++) ts->cell_of_field[i] = i; /* fields are in header order */
   }
 done:
   for (int i = 0; i < s.n; i++) {

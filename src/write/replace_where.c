@@ -18,11 +18,16 @@ int replace_where_check(const expr_node *e, const struct ArrowArray *batch, cons
   if (batch->length == 0) return 0;
   uint8_t *keep = mem_malloc((size_t)batch->length);
   if (!keep) return DELTA_NOMEM();
-  int rc = expr_eval_batch(e, batch, keep);
-  for (int64_t i = 0; !rc && i < batch->length; i++)
-    if (!keep[i])
+  int rc;
+  if ((rc = expr_eval_batch(e, batch, keep)) != 0)
+    goto done;
+  for (int64_t i = 0; i < batch->length; i++)
+    if (!keep[i]) {
       rc = err_set(DELTA_EINVAL, "written data does not match --replace-where %s (a batch's row %lld)",
-                           predicate, (long long)i);
+                   predicate, (long long)i);
+      goto done;
+    }
+done:
   mem_free(keep);
   return rc;
 }
@@ -121,10 +126,15 @@ int replace_where_apply(delta_snapshot *s, const char *predicate, const data_wri
   expr_node *pred = NULL;
   struct ArrowSchema logical = {0};
   data_writer *keep_dw = NULL;
-  int rc = expr_parse(predicate, &pred);
-  if (!rc) rc = log_schema_to_arrow(s->schema, &logical);
-  if (!rc && (rc = expr_bind(pred, &logical))) err_prefix("--replace-where");
-  if (rc) goto done;
+  int rc;
+  if ((rc = expr_parse(predicate, &pred)) != 0)
+    goto done;
+  if ((rc = log_schema_to_arrow(s->schema, &logical)) != 0)
+    goto done;
+  if ((rc = expr_bind(pred, &logical)) != 0) {
+    err_prefix("--replace-where");
+    goto done;
+  }
   scan_pruner pruner = {s->schema, (const char *const *)s->metadata.partition_columns,
                         s->metadata.n_partition_columns, scan_mapping_mode(s), pred};
   out->removed = mem_calloc((size_t)s->n_files + 1, sizeof *out->removed);
@@ -132,32 +142,38 @@ int replace_where_apply(delta_snapshot *s, const char *predicate, const data_wri
     rc = DELTA_NOMEM();
     goto done;
   }
-  for (int64_t i = 0; i < s->n_files && !rc; i++) {
+  for (int64_t i = 0; i < s->n_files; i++) {
     const delta_add *a = &s->files[i];
     scan_prune_input in = {a->partition_values, a->n_partition_values, a->stats, false, NULL, 0, 0};
     int may = scan_prune_file(&pruner, &in);
     if (may < 0) {
       rc = may;
-      break;
+      goto done;
     }
     if (!may) continue;
     /* count first: a file without matching rows stays and nothing of it is
      * written; one with matches is read again to copy its other rows */
     int64_t matched = 0, ignored = 0;
-    if ((rc = split_file(s, a, predicate, NULL, cfg, NULL, &matched, &ignored))) break;
+    if ((rc = split_file(s, a, predicate, NULL, cfg, NULL, &matched, &ignored)) != 0)
+      goto done;
     if (matched == 0) continue;
     matched = 0;
-    if ((rc = split_file(s, a, predicate, &keep_dw, cfg, cdc, &matched, &out->rows_copied))) break;
-    delta_json_writer w;
-    json_writer_init(&w, actions, 0);
-    action_remove_of_add_json(&w, a, now, true);
-    if (!rc) rc = json_writer_finish(&w);
-    if (!rc) rc = buf_putc(actions, '\n');
+    if ((rc = split_file(s, a, predicate, &keep_dw, cfg, cdc, &matched, &out->rows_copied)) != 0)
+      goto done;
+    /* counted before its remove action is written: a failed write still counts it */
     out->removed[out->n_removed++] = a->path;
     out->removed_bytes += a->size;
     out->rows_deleted += matched;
+    delta_json_writer w;
+    json_writer_init(&w, actions, 0);
+    action_remove_of_add_json(&w, a, now, true);
+    if ((rc = json_writer_finish(&w)) != 0)
+      goto done;
+    if ((rc = buf_putc(actions, '\n')) != 0)
+      goto done;
   }
-  if (!rc && keep_dw) rc = data_writer_finish(keep_dw, actions);
+  if (keep_dw && (rc = data_writer_finish(keep_dw, actions)) != 0)
+    goto done;
 done:
   data_writer_free(keep_dw);
   if (logical.release) logical.release(&logical);

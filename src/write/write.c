@@ -242,10 +242,13 @@ static int setup_existing_table(write_ctx *c) {
   return 0;
 }
 
+/* Ends the action `w` wrote (rc is what writing it returned) as one line of the commit. */
 static int line(write_ctx *c, int rc, delta_json_writer *w) {
-  if (!rc) rc = json_writer_finish(w);
-  if (!rc) rc = buf_putc(&c->actions, '\n');
-  return rc;
+  if (rc != 0)
+    return rc;
+  if ((rc = json_writer_finish(w)) != 0)
+    return rc;
+  return buf_putc(&c->actions, '\n');
 }
 
 static int params_json(write_ctx *c, delta_buf *out, const char *mode) {
@@ -271,7 +274,8 @@ static int params_json(write_ctx *c, delta_buf *out, const char *mode) {
     delta_json_writer cw;
     json_writer_init(&cw, &cb, 0);
     json_write_string_array(&cw, c->o->cluster_by, (int)c->o->n_cluster_by);
-    if (!rc) rc = json_writer_finish(&cw);
+    if (rc == 0) /* keeps the partitionBy failure, but cb is still written and released */
+      rc = json_writer_finish(&cw);
     json_write_key(&w, "clusterBy");
     json_write_string_n(&w, (const char *)cb.data, cb.len);
     buf_dispose(&cb);
@@ -451,11 +455,14 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
         goto done;
       }
       if (!batch.release) break;
-      rc = where ? replace_where_check(where, &batch, opts->replace_where) : 0;
-      if (!rc) rc = data_writer_write(dw, &batch);
-      if (!rc && cdc) rc = replace_where_cdc_insert(cdc, &batch);
+      /* on failure, done: releases the batch */
+      if (where && (rc = replace_where_check(where, &batch, opts->replace_where)) != 0)
+        goto done;
+      if ((rc = data_writer_write(dw, &batch)) != 0)
+        goto done;
+      if (cdc && (rc = replace_where_cdc_insert(cdc, &batch)) != 0)
+        goto done;
       batch.release(&batch);
-      if (rc) goto done;
     }
   }
 
@@ -520,19 +527,25 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   if ((rc = params_json(&c, &params, mode_name))) goto done;
   int64_t files = dw ? data_writer_files(dw) : 0, rows = dw ? data_writer_rows(dw) : 0,
           bytes = dw ? data_writer_bytes(dw) : 0;
-  rc = buf_printf(&metrics, "{\"numFiles\":\"%lld\",\"numOutputRows\":\"%lld\",\"numOutputBytes\":\"%lld\"",
-                        (long long)files, (long long)rows, (long long)bytes);
-  if (!rc && n_removed)
-    rc = buf_printf(&metrics, ",\"numRemovedFiles\":\"%lld\",\"numRemovedBytes\":\"%lld\"", (long long)n_removed,
-                          (long long)removed_bytes);
-  if (!rc && opts->replace_where)
-    rc = buf_printf(&metrics, ",\"numDeletedRows\":\"%lld\",\"numCopiedRows\":\"%lld\"", (long long)removed_rows,
-                          (long long)rw.rows_copied);
-  if (!rc && cdc) rc = buf_printf(&metrics, ",\"numAddedChangeFiles\":\"%lld\"", (long long)cdc_files);
-  if (!rc) rc = buf_puts(&metrics, "}");
-  if (!rc) rc = buf_putc(&params, 0);
-  if (!rc) rc = buf_putc(&metrics, 0);
-  if (rc) goto done;
+  if ((rc = buf_printf(&metrics, "{\"numFiles\":\"%lld\",\"numOutputRows\":\"%lld\",\"numOutputBytes\":\"%lld\"",
+                       (long long)files, (long long)rows, (long long)bytes)) != 0)
+    goto done;
+  if (n_removed &&
+      (rc = buf_printf(&metrics, ",\"numRemovedFiles\":\"%lld\",\"numRemovedBytes\":\"%lld\"", (long long)n_removed,
+                       (long long)removed_bytes)) != 0)
+    goto done;
+  if (opts->replace_where &&
+      (rc = buf_printf(&metrics, ",\"numDeletedRows\":\"%lld\",\"numCopiedRows\":\"%lld\"", (long long)removed_rows,
+                       (long long)rw.rows_copied)) != 0)
+    goto done;
+  if (cdc && (rc = buf_printf(&metrics, ",\"numAddedChangeFiles\":\"%lld\"", (long long)cdc_files)) != 0)
+    goto done;
+  if ((rc = buf_puts(&metrics, "}")) != 0)
+    goto done;
+  if ((rc = buf_putc(&params, 0)) != 0)
+    goto done;
+  if ((rc = buf_putc(&metrics, 0)) != 0)
+    goto done;
   if ((rc = commit_write(&c, (const char *)params.data, (const char *)metrics.data, removed, n_removed,
                          data != NULL && c.snap == NULL, opts->replace_where && rw.rows_copied > 0, result)))
     goto done;
