@@ -61,19 +61,38 @@ static int add_check(write_constraints *c, char *name, char *text);
 
 /* A column invariant (legacy writer 2: field metadata "delta.invariants" =
  * "{\"expression\":{\"expression\":\"x > 3\"}}"): a CHECK on that column. */
+/* The expression text of fd's invariant into `expr`; *d and `inv` are the
+ * caller's to release. */
+static int read_invariant(const delta_field *fd, delta_json_doc **d, delta_buf *inv, delta_buf *expr) {
+  int rc;
+  if ((rc = json_doc_new(d)) != 0)
+    return rc;
+  if ((rc = json_parse(*d, fd->metadata, strlen(fd->metadata))) != 0)
+    return rc;
+  if ((rc = json_string(json_get(json_root(*d), "delta.invariants"), inv)) != 0)
+    return rc;
+  if ((rc = json_parse(*d, (const char *)inv->data, inv->len)) != 0)
+    return rc;
+  return json_string(json_get(json_get(json_root(*d), "expression"), "expression"), expr);
+}
+
 static int add_invariant(write_constraints *c, const delta_field *fd, const char *path) {
   delta_json_doc *d = NULL;
   delta_buf inv = DELTA_BUF_INIT, expr = DELTA_BUF_INIT, name = DELTA_BUF_INIT;
-  int rc = json_doc_new(&d);
-  if (!rc) rc = json_parse(d, fd->metadata, strlen(fd->metadata));
-  if (!rc) rc = json_string(json_get(json_root(d), "delta.invariants"), &inv);
-  if (!rc) rc = json_parse(d, (const char *)inv.data, inv.len);
-  if (!rc) rc = json_string(json_get(json_get(json_root(d), "expression"), "expression"), &expr);
-  if (rc) rc = err_set(DELTA_EUNSUPPORTED, "column %s: cannot read its invariant", path);
-  if (!rc) rc = buf_printf(&name, "invariant of column %s", path);
-  if (!rc) rc = buf_putc(&name, 0);
-  if (!rc) rc = buf_putc(&expr, 0);
-  if (!rc) rc = add_check(c, (char *)buf_detach(&name), (char *)buf_detach(&expr));
+  int rc;
+  if (read_invariant(fd, &d, &inv, &expr) != 0) {
+    rc = err_set(DELTA_EUNSUPPORTED, "column %s: cannot read its invariant", path);
+    goto done;
+  }
+  if ((rc = buf_printf(&name, "invariant of column %s", path)) != 0)
+    goto done;
+  if ((rc = buf_putc(&name, 0)) != 0)
+    goto done;
+  if ((rc = buf_putc(&expr, 0)) != 0)
+    goto done;
+  if ((rc = add_check(c, (char *)buf_detach(&name), (char *)buf_detach(&expr))) != 0)
+    goto done;
+done:
   buf_dispose(&inv);
   buf_dispose(&expr);
   buf_dispose(&name);
@@ -141,18 +160,24 @@ static int visit_fields(write_constraints *c, walk *w, const delta_type *t, cons
        * missing inside a struct given is null in every value of it */
       if (!fd->nullable && w->depth > 0) {
         size_t at;
-        int rc = push_name(w, fd->name, &at);
-        if (!rc) rc = err_set(DELTA_EINVAL, "NOT NULL field %s is missing from the input", (const char *)w->name.data);
-        return rc;
+        int rc;
+        if ((rc = push_name(w, fd->name, &at)) != 0)
+          return rc;
+        return err_set(DELTA_EINVAL, "NOT NULL field %s is missing from the input", (const char *)w->name.data);
       }
       continue;
     }
     if (fd->metadata && strstr(fd->metadata, "\"delta.invariants\"") && w->through_fields) {
       size_t at;
-      int rc = push_name(w, fd->name, &at);
-      if (!rc) rc = add_invariant(c, fd, (const char *)w->name.data);
-      w->name.len = at;
-      if (rc) return rc;
+      int rc;
+      if ((rc = push_name(w, fd->name, &at)) != 0) {
+        w->name.len = at;
+        return rc;
+      }
+      rc = add_invariant(c, fd, (const char *)w->name.data);
+      w->name.len = at; /* the name is popped on both paths */
+      if (rc != 0)
+        return rc;
     }
     int rc = descend(c, w, (step){STEP_FIELD, k}, fd->name, fd->type, in->children[k], fd->nullable);
     if (rc) return rc;
@@ -185,9 +210,9 @@ static int visit(write_constraints *c, walk *w, const delta_type *t, const struc
     if (strcmp(f, "+m") != 0 || in->n_children != 1 || in->children[0]->n_children != 2) return 0;
     const struct ArrowSchema *e = in->children[0];
     /* keys are never null, whatever the schema says */
-    rc = descend(c, w, (step){STEP_MAP, 0}, "key", t->key, e->children[0], false);
-    if (!rc) rc = descend(c, w, (step){STEP_MAP, 1}, "value", t->value, e->children[1], t->value_contains_null);
-    return rc;
+    if ((rc = descend(c, w, (step){STEP_MAP, 0}, "key", t->key, e->children[0], false)) != 0)
+      return rc;
+    return descend(c, w, (step){STEP_MAP, 1}, "value", t->value, e->children[1], t->value_contains_null);
   }
   default:
     return 0;
@@ -211,23 +236,40 @@ static void null_missing(expr_node *e, const struct ArrowSchema *input) {
 /* NOT (text), parsed; the error names the constraint. */
 static int parse_violation(const char *name, const char *text, expr_node **out) {
   expr_node *e = NULL, *not = NULL;
-  int rc = expr_parse(text, &e);
-  if (!rc) {
-    not = mem_calloc(1, sizeof *not);
-    expr_node **args = mem_malloc(sizeof *args);
-    if (!not || !args) {
-      mem_free(not);
-      mem_free(args);
-      expr_free(e);
-      return DELTA_NOMEM();
-    }
-    not->kind = EX_NOT;
-    not->args = args;
-    not->args[0] = e;
-    not->n_args = 1;
+  int rc;
+  if ((rc = expr_parse(text, &e)) != 0) {
+    err_prefix("%s", name);
+    *out = NULL;
+    return rc;
   }
-  if (rc) err_prefix("%s", name);
+  not = mem_calloc(1, sizeof *not);
+  expr_node **args = mem_malloc(sizeof *args);
+  if (!not || !args) {
+    mem_free(not);
+    mem_free(args);
+    expr_free(e);
+    return DELTA_NOMEM();
+  }
+  not->kind = EX_NOT;
+  not->args = args;
+  not->args[0] = e;
+  not->n_args = 1;
   *out = not;
+  return 0;
+}
+
+/* The CHECK constraint a table property `kv` (pl: the prefix's length) declares. */
+static int add_config_check(write_constraints *c, const delta_kv *kv, size_t pl) {
+  delta_buf what = DELTA_BUF_INIT;
+  int rc;
+  if ((rc = buf_printf(&what, "CHECK constraint %s", kv->key + pl)) != 0)
+    goto done;
+  if ((rc = buf_putc(&what, 0)) != 0)
+    goto done;
+  if ((rc = add_check(c, (char *)buf_detach(&what), mem_strdup(kv->value))) != 0)
+    goto done;
+done:
+  buf_dispose(&what);
   return rc;
 }
 
@@ -246,22 +288,25 @@ int constraints_new(write_constraints **out, const delta_type *schema, const del
   int rc = visit_fields(c, w, schema, input);
   buf_dispose(&w->name);
   mem_free(w);
+  if (rc != 0)
+    goto fail;
   size_t pl = strlen(CONSTRAINT_PREFIX);
-  for (int i = 0; i < n_config && !rc; i++) {
+  for (int i = 0; i < n_config; i++) {
     if (strncmp(config[i].key, CONSTRAINT_PREFIX, pl) != 0) continue;
-    delta_buf what = DELTA_BUF_INIT;
-    rc = buf_printf(&what, "CHECK constraint %s", config[i].key + pl);
-    if (!rc) rc = buf_putc(&what, 0);
-    if (!rc) rc = add_check(c, (char *)buf_detach(&what), mem_strdup(config[i].value));
-    buf_dispose(&what);
+    if ((rc = add_config_check(c, &config[i], pl)) != 0)
+      goto fail;
   }
-  if (!rc && (c->n_nn || c->n_checks)) rc = arrow_type_parse(input, &c->row_type);
-  if (rc || (!c->n_nn && !c->n_checks)) {
+  if (!c->n_nn && !c->n_checks) { /* nothing to check: no object */
     constraints_free(c);
-    return rc;
+    return 0;
   }
+  if ((rc = arrow_type_parse(input, &c->row_type)) != 0)
+    goto fail;
   *out = c;
   return 0;
+fail:
+  constraints_free(c);
+  return rc;
 }
 
 /* Add a rule (taking `name` and `text`), bound to c->input. */
@@ -347,9 +392,13 @@ static const struct ArrowArray *rule_leaf(const not_null_rule *r, const struct A
 
 static int row_error(write_constraints *c, const struct ArrowArray *batch, int64_t i, const char *what) {
   delta_buf row = DELTA_BUF_INIT;
-  int rc = arrow_value_json(&row, c->row_type, batch, i);
-  if (!rc) rc = buf_putc(&row, 0);
-  if (!rc) rc = err_set(DELTA_EINVAL, "%s violated by row %s", what, (const char *)row.data);
+  int rc;
+  if ((rc = arrow_value_json(&row, c->row_type, batch, i)) != 0)
+    goto done;
+  if ((rc = buf_putc(&row, 0)) != 0)
+    goto done;
+  rc = err_set(DELTA_EINVAL, "%s violated by row %s", what, (const char *)row.data);
+done:
   buf_dispose(&row);
   return rc;
 }
@@ -357,40 +406,48 @@ static int row_error(write_constraints *c, const struct ArrowArray *batch, int64
 int constraints_check(write_constraints *c, const struct ArrowArray *batch) {
   if (!c || batch->length == 0) return 0;
   int64_t n = batch->length;
+  delta_buf what = DELTA_BUF_INIT; /* the violated constraint, for the error */
+  int rc = 0;
   for (int k = 0; k < c->n_nn; k++) {
     const not_null_rule *r = &c->nn[k];
     if (rule_leaf(r, batch)->null_count == 0) continue;
     for (int64_t i = 0; i < n; i++)
       if (nn_violated(r, 0, batch, i)) {
-        delta_buf what = DELTA_BUF_INIT;
-        int rc = buf_printf(&what, "NOT NULL constraint on %s", r->name);
-        if (!rc) rc = buf_putc(&what, 0);
-        if (!rc) rc = row_error(c, batch, i, (const char *)what.data);
-        buf_dispose(&what);
-        return rc;
+        if ((rc = buf_printf(&what, "NOT NULL constraint on %s", r->name)) != 0)
+          goto done;
+        if ((rc = buf_putc(&what, 0)) != 0)
+          goto done;
+        rc = row_error(c, batch, i, (const char *)what.data);
+        goto done;
       }
   }
-  if (!c->n_checks) return 0;
+  if (!c->n_checks)
+    goto done;
   if (n > c->cap_keep) {
     uint8_t *k = mem_realloc(c->keep, (size_t)n);
-    if (!k) return DELTA_NOMEM();
+    if (!k) {
+      rc = DELTA_NOMEM();
+      goto done;
+    }
     c->keep = k;
     c->cap_keep = n;
   }
   for (int k = 0; k < c->n_checks; k++) {
     const check_rule *r = &c->checks[k];
-    int rc = expr_eval_batch(r->violated, batch, c->keep);
-    if (rc) return rc;
+    if ((rc = expr_eval_batch(r->violated, batch, c->keep)) != 0)
+      goto done;
     const uint8_t *hit = memchr(c->keep, 1, (size_t)n);
     if (!hit) continue;
-    delta_buf what = DELTA_BUF_INIT;
-    rc = buf_printf(&what, "%s (%s)", r->name, r->text);
-    if (!rc) rc = buf_putc(&what, 0);
-    if (!rc) rc = row_error(c, batch, hit - c->keep, (const char *)what.data);
-    buf_dispose(&what);
-    return rc;
+    if ((rc = buf_printf(&what, "%s (%s)", r->name, r->text)) != 0)
+      goto done;
+    if ((rc = buf_putc(&what, 0)) != 0)
+      goto done;
+    rc = row_error(c, batch, hit - c->keep, (const char *)what.data);
+    goto done;
   }
-  return 0;
+done:
+  buf_dispose(&what);
+  return rc;
 }
 
 void constraints_free(write_constraints *c) {
@@ -416,11 +473,20 @@ int constraint_validate(const char *name, const char *text, const delta_type *sc
   struct ArrowSchema s = {0};
   expr_node *e = NULL;
   delta_buf what = DELTA_BUF_INIT;
-  int rc = buf_printf(&what, "CHECK constraint %s", name);
-  if (!rc) rc = buf_putc(&what, 0);
-  if (!rc) rc = log_schema_to_arrow(schema, &s);
-  if (!rc) rc = parse_violation((const char *)what.data, text, &e);
-  if (!rc && (rc = expr_bind(e, &s))) err_prefix("%s (%s)", (const char *)what.data, text);
+  int rc;
+  if ((rc = buf_printf(&what, "CHECK constraint %s", name)) != 0)
+    goto done;
+  if ((rc = buf_putc(&what, 0)) != 0)
+    goto done;
+  if ((rc = log_schema_to_arrow(schema, &s)) != 0)
+    goto done;
+  if ((rc = parse_violation((const char *)what.data, text, &e)) != 0)
+    goto done;
+  if ((rc = expr_bind(e, &s)) != 0) {
+    err_prefix("%s (%s)", (const char *)what.data, text);
+    goto done;
+  }
+done:
   buf_dispose(&what);
   expr_free(e);
   if (s.release) s.release(&s);

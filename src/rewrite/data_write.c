@@ -69,52 +69,67 @@ static const char *phys_name(const delta_field *f, bool cm) {
  * physical names, with field ids. */
 static int phys_schema(const struct ArrowSchema *in, const delta_type *t, const delta_field *f, bool cm,
                        const char *name, struct ArrowSchema *out) {
-  int rc = arrow_schema_new(out, in->format, f ? phys_name(f, cm) : name, in->flags, (int)in->n_children);
-  if (rc) return rc;
+  int rc;
+  if ((rc = arrow_schema_new(out, in->format, f ? phys_name(f, cm) : name, in->flags, (int)in->n_children)) != 0)
+    return rc;
   if (cm && f && f->has_field_id) {
     char id[24];
     snprintf(id, sizeof id, "%lld", (long long)f->field_id);
     const char *k = "PARQUET:field_id", *v = id;
     if ((rc = arrow_schema_set_metadata(out, &k, &v, 1))) return rc;
   }
-  for (int64_t i = 0; i < in->n_children && !rc; i++) {
+  for (int64_t i = 0; i < in->n_children; i++) {
     const struct ArrowSchema *c = in->children[i];
     const delta_field *tf = NULL;
     /* struct fields by name: the input may lack some or order them otherwise */
     for (int k = 0; t->kind == DT_STRUCT && !tf && k < t->n_fields; k++)
       if (strcasecmp(t->fields[k].name, c->name) == 0) tf = &t->fields[k];
-    if (tf)
-      rc = phys_schema(c, tf->type, tf, cm, NULL, out->children[i]);
-    else if (t->kind == DT_ARRAY)
-      rc = phys_schema(c, t->element, NULL, cm, c->name, out->children[i]);
-    else if (t->kind == DT_MAP) {
+    if (tf) {
+      if ((rc = phys_schema(c, tf->type, tf, cm, NULL, out->children[i])) != 0)
+        return rc;
+    } else if (t->kind == DT_ARRAY) {
+      if ((rc = phys_schema(c, t->element, NULL, cm, c->name, out->children[i])) != 0)
+        return rc;
+    } else if (t->kind == DT_MAP) {
       /* entries struct: key and value */
-      rc = arrow_schema_new(out->children[i], c->format, c->name, c->flags, (int)c->n_children);
-      if (!rc && c->n_children == 2) {
-        rc = phys_schema(c->children[0], t->key, NULL, cm, c->children[0]->name, out->children[i]->children[0]);
-        if (!rc)
-          rc = phys_schema(c->children[1], t->value, NULL, cm, c->children[1]->name, out->children[i]->children[1]);
+      if ((rc = arrow_schema_new(out->children[i], c->format, c->name, c->flags, (int)c->n_children)) != 0)
+        return rc;
+      if (c->n_children == 2) {
+        if ((rc = phys_schema(c->children[0], t->key, NULL, cm, c->children[0]->name,
+                              out->children[i]->children[0])) != 0)
+          return rc;
+        if ((rc = phys_schema(c->children[1], t->value, NULL, cm, c->children[1]->name,
+                              out->children[i]->children[1])) != 0)
+          return rc;
       }
-    } else
-      rc = err_set(DELTA_EINVAL, "column %s: input type does not match the table", name ? name : "?");
+    } else {
+      return err_set(DELTA_EINVAL, "column %s: input type does not match the table", name ? name : "?");
+    }
   }
-  return rc;
+  return 0;
 }
 
 /* The constraints of the table, from the configuration given or else from
  * the table's latest metadata. */
+/* The table at `location` and its latest snapshot (both the caller's to free). */
+static int open_latest(const char *location, delta_table **t, delta_snapshot **s) {
+  int rc;
+  if ((rc = delta_table_open(t, location)) != 0)
+    return rc;
+  return delta_snapshot_open(s, *t, NULL);
+}
+
 static int bind_constraints(data_writer *dw) {
   const data_write_config *cfg = &dw->cfg;
   if (cfg->has_configuration)
     return constraints_new(&dw->constraints, cfg->schema, cfg->configuration, cfg->n_configuration, &dw->input);
   delta_table *t = NULL;
   delta_snapshot *s = NULL;
-  int rc = delta_table_open(&t, delta_storage_location(cfg->storage));
-  if (!rc) rc = delta_snapshot_open(&s, t, NULL);
+  int rc = open_latest(delta_storage_location(cfg->storage), &t, &s);
   if (rc == DELTA_ENOTFOUND) {
     delta_error_clear();
     rc = constraints_new(&dw->constraints, cfg->schema, NULL, 0, &dw->input);
-  } else if (!rc) {
+  } else if (rc == 0) {
     rc = constraints_new(&dw->constraints, cfg->schema, s->metadata.configuration, s->metadata.n_configuration,
                          &dw->input);
   }
@@ -178,11 +193,12 @@ int data_writer_new(data_writer **out, const data_write_config *cfg, const struc
   }
   dw->n_data = n;
   if ((rc = arrow_schema_new(&dw->file_schema, "+s", "", 0, n))) goto fail;
-  for (int i = 0; i < n && !rc; i++) {
+  for (int i = 0; i < n; i++) {
     int f = dw->data_inputs[i];
     const struct ArrowSchema *in = input->children[dw->input_of_field[f]];
-    rc = phys_schema(in, st->fields[f].type, &st->fields[f], cfg->column_mapping, st->fields[f].name,
-                     dw->file_schema.children[i]);
+    if ((rc = phys_schema(in, st->fields[f].type, &st->fields[f], cfg->column_mapping, st->fields[f].name,
+                          dw->file_schema.children[i])) != 0)
+      goto fail;
     /* a narrower input column (schema_safe_widening) is widened as written */
     char want = 0;
     switch (st->fields[f].type->kind) {
@@ -193,33 +209,33 @@ int data_writer_new(data_writer **out, const data_write_config *cfg, const struc
     case DT_DOUBLE: want = 'g'; break;
     default: break;
     }
-    if (!rc && want && strcmp(in->format, (char[]){want, 0}) != 0) {
+    if (want && strcmp(in->format, (char[]){want, 0}) != 0) {
       if (strlen(in->format) != 1 || !strchr("csilf", in->format[0])) {
         rc = err_set(DELTA_EINVAL, "column %s: cannot write Arrow type %s into it", st->fields[f].name, in->format);
-        break;
+        goto fail;
       }
       dw->cast_to[i] = want;
       struct ArrowSchema *fs = dw->file_schema.children[i];
       struct ArrowSchema widened;
-      rc = arrow_schema_new(&widened, (char[]){want, 0}, fs->name, fs->flags, 0);
-      if (!rc && fs->metadata) {
+      if ((rc = arrow_schema_new(&widened, (char[]){want, 0}, fs->name, fs->flags, 0)) != 0)
+        goto fail;
+      if (fs->metadata) {
         int32_t len;
         const char *k = "PARQUET:field_id", *v = arrow_schema_metadata_get(fs, k, &len);
         char id[24];
         if (v) {
           snprintf(id, sizeof id, "%.*s", (int)len, v);
           const char *vv = id;
-          rc = arrow_schema_set_metadata(&widened, &k, &vv, 1);
+          if ((rc = arrow_schema_set_metadata(&widened, &k, &vv, 1)) != 0)
+            goto fail;
         }
       }
-      if (!rc) {
-        fs->release(fs);
-        *fs = widened;
-      }
+      fs->release(fs);
+      *fs = widened;
     }
   }
-  if (!rc) rc = bind_constraints(dw);
-  if (rc) goto fail;
+  if ((rc = bind_constraints(dw)) != 0)
+    goto fail;
   *out = dw;
   return 0;
 fail:
@@ -245,13 +261,19 @@ static int open_file(data_writer *dw, part_file *pf) {
   char uuid[37];
   write_uuid(uuid);
   delta_buf key = DELTA_BUF_INIT;
-  int rc = buf_printf(&key, "%spart-%05lld-%s.c000%s.parquet", pf->dir, (long long)dw->opened++, uuid,
-                            codec_ext(dw->cfg.codec));
-  if (!rc) rc = buf_putc(&key, 0);
-  if (!rc) rc = file_out_open(&pf->out, dw->cfg.storage, (const char *)key.data);
-  buf_dispose(&key);
   delta_parquet_sink sink = {file_out_write, &pf->out};
-  if (!rc) rc = delta_parquet_writer_open_sink(&pf->w, &sink, &dw->file_schema, &o);
+  int rc;
+  if ((rc = buf_printf(&key, "%spart-%05lld-%s.c000%s.parquet", pf->dir, (long long)dw->opened++, uuid,
+                       codec_ext(dw->cfg.codec))) != 0)
+    goto done;
+  if ((rc = buf_putc(&key, 0)) != 0)
+    goto done;
+  if ((rc = file_out_open(&pf->out, dw->cfg.storage, (const char *)key.data)) != 0)
+    goto done;
+  if ((rc = delta_parquet_writer_open_sink(&pf->w, &sink, &dw->file_schema, &o)) != 0)
+    goto done;
+done:
+  buf_dispose(&key);
   return rc;
 }
 
@@ -261,9 +283,12 @@ static int close_file(data_writer *dw, part_file *pf) {
   int rc = delta_parquet_writer_close(pf->w, &r);
   delta_parquet_writer_free(pf->w);
   pf->w = NULL;
-  if (!rc) rc = file_out_close(&pf->out, &dw->pending);
-  if (rc) goto done;
-  if ((rc = file_stats_json(r, &stats))) goto done;
+  if (rc != 0)
+    goto done;
+  if ((rc = file_out_close(&pf->out, &dw->pending)) != 0)
+    goto done;
+  if ((rc = file_stats_json(r, &stats)) != 0)
+    goto done;
   delta_json_writer w;
   json_writer_init(&w, &line, 0);
   json_write_object_begin(&w);
@@ -274,6 +299,8 @@ static int close_file(data_writer *dw, part_file *pf) {
   rc = storage_path_encode(&enc, pf->out.key, strlen(pf->out.key));
   json_write_string_n(&w, (const char *)enc.data, enc.len);
   buf_dispose(&enc);
+  if (rc != 0)
+    goto done;
   json_write_key(&w, "partitionValues");
   json_write_raw(&w, pf->values_json, strlen(pf->values_json));
   json_write_key(&w, "size");
@@ -286,13 +313,14 @@ static int close_file(data_writer *dw, part_file *pf) {
   json_write_string_n(&w, (const char *)stats.data, stats.len);
   json_write_object_end(&w);
   json_write_object_end(&w);
-  if (!rc) rc = json_writer_finish(&w);
-  if (!rc) rc = buf_append(&line, "\n", 1);
-  if (!rc) rc = buf_append(&dw->adds, line.data, line.len);
-  if (!rc) {
-    dw->files++;
-    dw->bytes += pf->out.size;
-  }
+  if ((rc = json_writer_finish(&w)) != 0)
+    goto done;
+  if ((rc = buf_append(&line, "\n", 1)) != 0)
+    goto done;
+  if ((rc = buf_append(&dw->adds, line.data, line.len)) != 0)
+    goto done;
+  dw->files++;
+  dw->bytes += pf->out.size;
 done:
   file_out_abort(&pf->out); /* closed: only frees */
   buf_dispose(&stats);
@@ -323,7 +351,7 @@ static int find_part(data_writer *dw, const struct ArrowArray *batch, int64_t ro
   json_writer_init(&w, &vals, 0);
   json_write_object_begin(&w);
   int rc = 0;
-  for (int p = 0; p < dw->cfg.n_partition_columns && !rc; p++) {
+  for (int p = 0; p < dw->cfg.n_partition_columns; p++) {
     int f = dw->part_fields[p];
     const delta_field *fd = &dw->cfg.schema->fields[f];
     const char *pn = phys_name(fd, dw->cfg.column_mapping);
@@ -331,31 +359,39 @@ static int find_part(data_writer *dw, const struct ArrowArray *batch, int64_t ro
     buf_reset(&v);
     if (dw->input_of_field[f] >= 0) {
       int c = dw->input_of_field[f];
-      rc = log_partition_value_text(dw->input.children[c]->format, batch->children[c], batch->offset + row, &v, &is_null);
+      if ((rc = log_partition_value_text(dw->input.children[c]->format, batch->children[c], batch->offset + row, &v,
+                                         &is_null)) != 0)
+        goto done;
     }
-    if (rc) break;
     json_write_key(&w, pn);
     /* an empty string is a null partition value too (the spec's rule) */
     if (is_null || v.len == 0) json_write_null(&w);
     else json_write_string_n(&w, (const char *)v.data, v.len);
-    rc = storage_path_escape_partition(&dir, pn, strlen(pn));
-    if (!rc) rc = buf_putc(&dir, '=');
-    if (!rc) {
-      if (is_null || v.len == 0) rc = buf_puts(&dir, DELTA_HIVE_DEFAULT_PARTITION);
-      else rc = storage_path_escape_partition(&dir, (const char *)v.data, v.len);
-    }
-    if (!rc) rc = buf_putc(&dir, '/');
+    if ((rc = storage_path_escape_partition(&dir, pn, strlen(pn))) != 0)
+      goto done;
+    if ((rc = buf_putc(&dir, '=')) != 0)
+      goto done;
+    if (is_null || v.len == 0)
+      rc = buf_puts(&dir, DELTA_HIVE_DEFAULT_PARTITION);
+    else
+      rc = storage_path_escape_partition(&dir, (const char *)v.data, v.len);
+    if (rc != 0)
+      goto done;
+    if ((rc = buf_putc(&dir, '/')) != 0)
+      goto done;
   }
   json_write_object_end(&w);
-  if (!rc) rc = json_writer_finish(&w);
-  if (!rc) rc = buf_putc(&dir, 0);
-  if (!rc) rc = buf_putc(&vals, 0);
-  if (!rc) {
-    pf->key = mem_strdup(key);
-    pf->dir = (char *)buf_detach(&dir);
-    pf->values_json = (char *)buf_detach(&vals);
-    if (!pf->key || !pf->dir || !pf->values_json) rc = DELTA_NOMEM();
-  }
+  if ((rc = json_writer_finish(&w)) != 0)
+    goto done;
+  if ((rc = buf_putc(&dir, 0)) != 0)
+    goto done;
+  if ((rc = buf_putc(&vals, 0)) != 0)
+    goto done;
+  pf->key = mem_strdup(key);
+  pf->dir = (char *)buf_detach(&dir);
+  pf->values_json = (char *)buf_detach(&vals);
+  if (!pf->key || !pf->dir || !pf->values_json) rc = DELTA_NOMEM();
+done:
   dw->n_parts++; /* counted even on failure so that free() releases it */
   buf_dispose(&dir);
   buf_dispose(&vals);
@@ -432,22 +468,24 @@ int data_writer_write(data_writer *dw, const struct ArrowArray *batch) {
   uint8_t *keep = NULL;
   char **keys = NULL;
   int n_keys = 0;
+  for (int i = 0; i < dw->n_data; i++) widened[i].release = NULL; /* done: releases them all */
   for (int i = 0; i < dw->n_data; i++) {
     int c = dw->input_of_field[dw->data_inputs[i]];
     kids[i] = batch->children[c];
-    widened[i].release = NULL;
-    if (dw->cast_to[i] && !rc) {
-      rc = widen(batch->children[c], dw->input.children[c]->format[0], dw->cast_to[i], &widened[i]);
+    if (dw->cast_to[i]) {
+      if ((rc = widen(batch->children[c], dw->input.children[c]->format[0], dw->cast_to[i], &widened[i])) != 0)
+        goto done;
       kids[i] = &widened[i];
     }
   }
-  if (rc) goto done;
   const void *bufs[1] = {NULL};
   struct ArrowArray data = {.length = batch->length, .null_count = 0, .offset = batch->offset, .n_buffers = 1,
                             .n_children = dw->n_data, .buffers = bufs, .children = kids, .release = no_release};
   if (dw->cfg.n_partition_columns == 0) {
     part_file *pf;
-    if (!(rc = find_part(dw, batch, 0, "", &pf))) rc = write_rows(dw, pf, &data);
+    if ((rc = find_part(dw, batch, 0, "", &pf)) != 0)
+      goto done;
+    rc = write_rows(dw, pf, &data);
     goto done;
   }
   /* group the rows by partition key */
@@ -457,17 +495,19 @@ int data_writer_write(data_writer *dw, const struct ArrowArray *batch) {
     rc = DELTA_NOMEM();
     goto done;
   }
-  for (int64_t r = 0; r < n && !rc; r++) {
+  for (int64_t r = 0; r < n; r++) {
     buf_reset(&dw->tmp);
-    for (int p = 0; p < dw->cfg.n_partition_columns && !rc; p++) {
+    for (int p = 0; p < dw->cfg.n_partition_columns; p++) {
       int f = dw->part_fields[p], c = dw->input_of_field[f];
       bool is_null = true;
-      if (c >= 0) rc = log_partition_value_text(dw->input.children[c]->format, batch->children[c], batch->offset + r,
-                                            &dw->tmp, &is_null);
-      if (!rc) rc = buf_putc(&dw->tmp, is_null ? '\2' : '\1');
+      if (c >= 0 && (rc = log_partition_value_text(dw->input.children[c]->format, batch->children[c],
+                                                   batch->offset + r, &dw->tmp, &is_null)) != 0)
+        goto done;
+      if ((rc = buf_putc(&dw->tmp, is_null ? '\2' : '\1')) != 0)
+        goto done;
     }
-    if (!rc) rc = buf_putc(&dw->tmp, 0);
-    if (rc) break;
+    if ((rc = buf_putc(&dw->tmp, 0)) != 0)
+      goto done;
     int g = -1;
     /* consecutive rows usually share a partition */
     if (r > 0 && strcmp(keys[group[r - 1]], (const char *)dw->tmp.data) == 0) g = group[r - 1];
@@ -477,35 +517,38 @@ int data_writer_write(data_writer *dw, const struct ArrowArray *batch) {
       char **nk = mem_realloc(keys, (size_t)(n_keys + 1) * sizeof *nk);
       if (!nk) {
         rc = DELTA_NOMEM();
-        break;
+        goto done;
       }
       keys = nk;
       keys[n_keys] = mem_strdup((const char *)dw->tmp.data);
       if (!keys[n_keys]) {
         rc = DELTA_NOMEM();
-        break;
+        goto done;
       }
       g = n_keys++;
     }
     group[r] = g;
   }
-  for (int k = 0; k < n_keys && !rc; k++) {
+  for (int k = 0; k < n_keys; k++) {
     int64_t first = -1;
     for (int64_t r = 0; r < n; r++) {
       keep[r] = group[r] == k;
       if (keep[r] && first < 0) first = r;
     }
     part_file *pf;
-    if ((rc = find_part(dw, batch, first, keys[k], &pf))) break;
+    if ((rc = find_part(dw, batch, first, keys[k], &pf)) != 0)
+      goto done;
     if (n_keys == 1) {
-      rc = write_rows(dw, pf, &data);
+      if ((rc = write_rows(dw, pf, &data)) != 0)
+        goto done;
     } else {
       struct ArrowArray sub;
-      rc = arrow_filter(&dw->file_schema, &data, keep, &sub);
-      if (!rc) {
-        rc = write_rows(dw, pf, &sub);
-        arrow_array_release(&sub);
-      }
+      if ((rc = arrow_filter(&dw->file_schema, &data, keep, &sub)) != 0)
+        goto done;
+      rc = write_rows(dw, pf, &sub);
+      arrow_array_release(&sub);
+      if (rc != 0)
+        goto done;
     }
   }
 done:
@@ -518,13 +561,13 @@ done:
 }
 
 int data_writer_finish(data_writer *dw, delta_buf *adds) {
+  int rc;
   for (int i = 0; i < dw->n_parts; i++)
-    if (dw->parts[i]->w) {
-      int rc = close_file(dw, dw->parts[i]);
-      if (rc) return rc;
-    }
-  int rc = file_out_sync(&dw->pending);
-  return rc ? rc : buf_append(adds, dw->adds.data, dw->adds.len);
+    if (dw->parts[i]->w && (rc = close_file(dw, dw->parts[i])) != 0)
+      return rc;
+  if ((rc = file_out_sync(&dw->pending)) != 0)
+    return rc;
+  return buf_append(adds, dw->adds.data, dw->adds.len);
 }
 
 void data_writer_free(data_writer *dw) {

@@ -53,18 +53,32 @@ int file_out_open(file_out *f, delta_storage *storage, const char *key) {
   char uuid[37];
   write_uuid(uuid);
   const char *slash = strrchr(f->final ? f->final : "", '/');
-  int rc = 0;
-  if (!f->final || !slash) rc = f->final ? err_set(DELTA_EINVAL, "bad data file path %s", f->final) : DELTA_NOMEM();
-  if (!rc) {
-    path.len = 0;
-    rc = buf_printf(&path, "%.*s/.%s.tmp", (int)(slash - f->final), f->final, uuid);
-    if (!rc) rc = buf_putc(&path, 0);
+  int rc;
+  if (!f->final) {
+    rc = DELTA_NOMEM();
+    goto done;
   }
-  if (!rc && !(f->tmp = mem_strdup((const char *)path.data))) rc = DELTA_NOMEM();
-  buf_dispose(&path);
-  if (!rc) rc = make_parent_dirs(f->tmp);
-  if (!rc && (f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666)) < 0)
+  if (!slash) {
+    rc = err_set(DELTA_EINVAL, "bad data file path %s", f->final);
+    goto done;
+  }
+  path.len = 0;
+  if ((rc = buf_printf(&path, "%.*s/.%s.tmp", (int)(slash - f->final), f->final, uuid)) != 0)
+    goto done;
+  if ((rc = buf_putc(&path, 0)) != 0)
+    goto done;
+  if (!(f->tmp = mem_strdup((const char *)path.data))) {
+    rc = DELTA_NOMEM();
+    goto done;
+  }
+  if ((rc = make_parent_dirs(f->tmp)) != 0)
+    goto done;
+  if ((f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666)) < 0) {
     rc = os_fail("cannot create", f->tmp);
+    goto done;
+  }
+done:
+  buf_dispose(&path);
   return rc;
 }
 
@@ -104,22 +118,24 @@ int file_out_close(file_out *f, file_out_pending *pending) {
   }
   rc = f->buf.len ? write_all(f, f->buf.data, f->buf.len) : 0;
   buf_dispose(&f->buf);
-  if (close(f->fd) != 0 && !rc) rc = os_fail("cannot write", f->tmp);
+  /* closed after a failed write too; the first failure is the one reported */
+  if (close(f->fd) != 0 && rc == 0) rc = os_fail("cannot write", f->tmp);
   f->fd = -1;
+  if (rc != 0)
+    return rc;
   /* data file names are fresh UUIDs: nothing is replaced */
-  if (!rc && rename(f->tmp, f->final) != 0) rc = os_fail("cannot rename", f->tmp);
-  if (!rc) {
-    mem_free(f->tmp);
-    f->tmp = NULL;
-    /* how many directories up to sync: the file's, the partition
-     * directories above it, the table root and the root's parent (the
-     * root may be new too) */
-    int levels = 2;
-    for (const char *k = f->key; *k; k++) levels += *k == '/';
-    rc = buf_putc(&pending->paths, (char)(levels > 120 ? 120 : levels));
-    if (!rc) rc = buf_append(&pending->paths, f->final, strlen(f->final) + 1);
-  }
-  return rc;
+  if (rename(f->tmp, f->final) != 0)
+    return os_fail("cannot rename", f->tmp);
+  mem_free(f->tmp);
+  f->tmp = NULL;
+  /* how many directories up to sync: the file's, the partition
+   * directories above it, the table root and the root's parent (the
+   * root may be new too) */
+  int levels = 2;
+  for (const char *k = f->key; *k; k++) levels += *k == '/';
+  if ((rc = buf_putc(&pending->paths, (char)(levels > 120 ? 120 : levels))) != 0)
+    return rc;
+  return buf_append(&pending->paths, f->final, strlen(f->final) + 1);
 }
 
 void file_out_abort(file_out *f) {
@@ -146,12 +162,16 @@ int file_out_sync(file_out_pending *pending) {
   int rc = 0;
   const char *p = (const char *)pending->paths.data, *end = p + pending->paths.len;
   delta_buf dirs = DELTA_BUF_INIT; /* synced already, NUL-separated */
-  while (p < end && !rc) {
+  char *dir = NULL;
+  while (p < end) {
     int levels = *p++;
-    rc = sync_path(p, O_RDONLY);
-    char *dir = rc ? NULL : mem_strdup(p);
-    if (!rc && !dir) rc = DELTA_NOMEM();
-    for (int l = 0; !rc && l < levels; l++) {
+    if ((rc = sync_path(p, O_RDONLY)) != 0)
+      goto done;
+    if (!(dir = mem_strdup(p))) {
+      rc = DELTA_NOMEM();
+      goto done;
+    }
+    for (int l = 0; l < levels; l++) {
       char *s = strrchr(dir, '/');
       if (!s) break;
       if (s == dir) s[1] = 0; /* "/" */
@@ -160,14 +180,20 @@ int file_out_sync(file_out_pending *pending) {
       for (const char *d = (const char *)dirs.data; d && d < (const char *)dirs.data + dirs.len; d += strlen(d) + 1)
         seen |= strcmp(d, dir) == 0;
       if (seen) break; /* and the ones above it too */
-      if (!(rc = buf_append(&dirs, dir, strlen(dir) + 1))) rc = sync_path(dir, O_RDONLY | O_DIRECTORY);
+      if ((rc = buf_append(&dirs, dir, strlen(dir) + 1)) != 0)
+        goto done;
+      if ((rc = sync_path(dir, O_RDONLY | O_DIRECTORY)) != 0)
+        goto done;
       if (s == dir) break;
     }
     mem_free(dir);
+    dir = NULL;
     p += strlen(p) + 1;
   }
+  buf_reset(&pending->paths);
+done:
+  mem_free(dir);
   buf_dispose(&dirs);
-  if (!rc) buf_reset(&pending->paths);
   return rc;
 }
 

@@ -68,9 +68,12 @@ static int value(delta_json_writer *w, const delta_parquet_column_result *c, con
   }
   case DELTA_PARQUET_VALUE_BYTES: {
     size_t n = utf8_prefix(v->v.bytes.data, v->v.bytes.len, DELTA_STATS_STRING_PREFIX);
-    int rc = buf_append(tmp, v->v.bytes.data, n);
-    if (!rc && is_max && n < v->v.bytes.len) rc = buf_append(tmp, "\xF4\x8F\xBF\xBF", 4);
-    return rc ? rc : json_write_string_n(w, (const char *)tmp->data, tmp->len);
+    int rc;
+    if ((rc = buf_append(tmp, v->v.bytes.data, n)) != 0)
+      return rc;
+    if (is_max && n < v->v.bytes.len && (rc = buf_append(tmp, "\xF4\x8F\xBF\xBF", 4)) != 0)
+      return rc;
+    return json_write_string_n(w, (const char *)tmp->data, tmp->len);
   }
   default: return json_write_null(w);
   }
@@ -81,8 +84,10 @@ static int value(delta_json_writer *w, const delta_parquet_column_result *c, con
 static int section(delta_json_writer *w, const delta_parquet_write_result *r, int which, delta_buf *tmp) {
   int depth = 0; /* open nested objects below the section */
   const delta_parquet_column_result *prev = NULL;
-  int rc = json_write_object_begin(w);
-  for (int i = 0; i < r->n_columns && !rc; i++) {
+  int rc;
+  if ((rc = json_write_object_begin(w)) != 0)
+    return rc;
+  for (int i = 0; i < r->n_columns; i++) {
     const delta_parquet_column_result *c = &r->columns[i];
     if (c->repeated) continue;
     if (which != 2 && !has_bounds(c)) continue;
@@ -100,10 +105,15 @@ static int section(delta_json_writer *w, const delta_parquet_write_result *r, in
     if (which == 0) rc = value(w, c, &c->min, false, tmp);
     else if (which == 1) rc = value(w, c, &c->max, true, tmp);
     else rc = json_write_int64(w, c->null_count);
+    if (rc != 0)
+      goto done;
     prev = c;
   }
-  for (; depth > 0; depth--) json_write_object_end(w);
-  return rc ? rc : json_write_object_end(w);
+done:
+  for (; depth > 0; depth--) json_write_object_end(w); /* closed after a failure too */
+  if (rc != 0)
+    return rc;
+  return json_write_object_end(w);
 }
 
 int file_stats_json(const delta_parquet_write_result *r, delta_buf *out) {

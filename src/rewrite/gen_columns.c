@@ -45,14 +45,21 @@ static int json_long(delta_json_val v, int64_t *out) {
   return json_int64(v, out) ? -1 : 0;
 }
 
+/* A new document *d holding the metadata text `md` (*d is the caller's to free). */
+static int parse_metadata(delta_json_doc **d, const char *md) {
+  int rc;
+  if ((rc = json_doc_new(d)) != 0)
+    return rc;
+  return json_parse(*d, md, strlen(md));
+}
+
 int gen_identity_parse(const delta_field *f, gen_identity *out) {
   memset(out, 0, sizeof *out);
   out->start = out->step = 1;
   const char *md = f->metadata ? f->metadata : "{}";
   delta_json_doc *d = NULL;
-  int rc = json_doc_new(&d);
-  if (!rc) rc = json_parse(d, md, strlen(md));
-  if (rc) {
+  int rc = 0; /* from here on: -1 when a value is not a number */
+  if (parse_metadata(&d, md) != 0) {
     json_doc_free(d);
     return err_set(DELTA_ECORRUPT, "identity column %s: metadata is not JSON", f->name);
   }
@@ -79,30 +86,38 @@ int gen_identity_set_hwm(delta_field *f, int64_t hwm) {
   const char *md = f->metadata ? f->metadata : "{}";
   delta_json_doc *d = NULL;
   delta_buf b = DELTA_BUF_INIT;
-  int rc = json_doc_new(&d);
-  if (!rc) rc = json_parse(d, md, strlen(md));
-  if (!rc && json_typeof(json_root(d)) != DELTA_JSON_OBJECT)
+  int rc;
+  if ((rc = parse_metadata(&d, md)) != 0)
+    goto done;
+  if (json_typeof(json_root(d)) != DELTA_JSON_OBJECT) {
     rc = err_set(DELTA_ECORRUPT, "field %s: metadata is not an object", f->name);
-  if (!rc) rc = buf_printf(&b, "{\"delta.identity.highWaterMark\":%" PRId64, hwm);
-  for (delta_json_val m = json_first(json_root(d)); !rc && json_present(m); m = json_next(m)) {
+    goto done;
+  }
+  if ((rc = buf_printf(&b, "{\"delta.identity.highWaterMark\":%" PRId64, hwm)) != 0)
+    goto done;
+  for (delta_json_val m = json_first(json_root(d)); json_present(m); m = json_next(m)) {
     const char *k, *raw;
     size_t kn, rn;
     bool esc;
-    if ((rc = json_key_raw(m, &k, &kn, &esc))) break;
+    if ((rc = json_key_raw(m, &k, &kn, &esc)) != 0)
+      goto done;
     if (kn == strlen("delta.identity.highWaterMark") && memcmp(k, "delta.identity.highWaterMark", kn) == 0) continue;
     json_raw(m, &raw, &rn);
-    rc = buf_printf(&b, ",\"%.*s\":%.*s", (int)kn, k, (int)rn, raw);
+    if ((rc = buf_printf(&b, ",\"%.*s\":%.*s", (int)kn, k, (int)rn, raw)) != 0)
+      goto done;
   }
-  if (!rc) rc = buf_puts(&b, "}");
-  if (!rc) rc = buf_putc(&b, 0);
-  json_doc_free(d);
-  if (rc) {
-    buf_dispose(&b);
-    return rc;
-  }
+  if ((rc = buf_puts(&b, "}")) != 0)
+    goto done;
+  if ((rc = buf_putc(&b, 0)) != 0)
+    goto done;
+  json_doc_free(d); /* it reads md, which is f->metadata */
+  d = NULL;
   mem_free(f->metadata);
   f->metadata = (char *)buf_detach(&b);
-  return 0;
+done:
+  json_doc_free(d);
+  buf_dispose(&b);
+  return rc;
 }
 
 /* ---------------------------------------------------------- the columns */
@@ -157,6 +172,14 @@ static int replace_child(struct ArrowSchema *parent, int64_t i, const struct Arr
   return arrow_schema_copy(parent->children[i], src);
 }
 
+/* Parse and bind c's generation expression (to g->bind). */
+static int bind_expression(gen_columns *g, gen_col *c) {
+  int rc;
+  if ((rc = vexpr_parse(c->text, &c->expr)) != 0)
+    return rc;
+  return vexpr_bind(c->expr, &g->bind, g->bind.children[c->col]->format, c->name);
+}
+
 int gen_columns_new(gen_columns **out, const delta_type *schema, const delta_protocol *protocol, bool fill,
                     const struct ArrowSchema *input, struct ArrowSchema *effective) {
   *out = NULL;
@@ -172,9 +195,11 @@ int gen_columns_new(gen_columns **out, const delta_type *schema, const delta_pro
     return DELTA_NOMEM();
   }
   g->fill = fill;
-  int rc = log_schema_to_arrow(schema, &table);
+  int rc;
   int missing = 0;
-  for (int f = 0; f < schema->n_fields && !rc; f++) {
+  if ((rc = log_schema_to_arrow(schema, &table)) != 0)
+    goto done;
+  for (int f = 0; f < schema->n_fields; f++) {
     const delta_field *fd = &schema->fields[f];
     bool is_gen = gen_on && fd->generation_expression, is_id = id_on && fd->is_identity;
     bool present = false;
@@ -195,54 +220,67 @@ int gen_columns_new(gen_columns **out, const delta_type *schema, const delta_pro
       continue;
     } else if (is_id) {
       const char *fmt = table.children[f]->format;
-      if (strlen(fmt) != 1 || !strchr("csil", fmt[0]))
+      if (strlen(fmt) != 1 || !strchr("csil", fmt[0])) {
         rc = err_set(DELTA_EUNSUPPORTED, "identity column %s: deltac fills only integer identity columns",
-                             fd->name);
-      if (!rc) rc = gen_identity_parse(fd, &c->id);
-      if (!rc && c->id.has_high_water_mark &&
-          __builtin_add_overflow(c->id.high_water_mark, c->id.step, &c->next))
+                     fd->name);
+        goto done;
+      }
+      if ((rc = gen_identity_parse(fd, &c->id)) != 0)
+        goto done;
+      if (c->id.has_high_water_mark && __builtin_add_overflow(c->id.high_water_mark, c->id.step, &c->next)) {
         rc = err_set(DELTA_EINVAL, "identity column %s: the next value overflows", fd->name);
-      if (!rc && !c->id.has_high_water_mark) c->next = c->id.start;
+        goto done;
+      }
+      if (!c->id.has_high_water_mark) c->next = c->id.start;
     } else {
       c->text = fd->generation_expression;
     }
   }
   /* the effective schema: the input's columns, then the missing ones */
-  if (!rc) rc = arrow_schema_new(effective, "+s", input->name ? input->name : "", input->flags,
-                                 (int)input->n_children + missing);
-  for (int64_t k = 0; k < input->n_children && !rc; k++) rc = replace_child(effective, k, input->children[k]);
-  for (int i = 0; i < g->n && !rc; i++) rc = replace_child(effective, g->cols[i].col, table.children[g->cols[i].field]);
-  if (!rc) rc = arrow_schema_copy(&g->input, input);
+  if ((rc = arrow_schema_new(effective, "+s", input->name ? input->name : "", input->flags,
+                             (int)input->n_children + missing)) != 0)
+    goto done;
+  for (int64_t k = 0; k < input->n_children; k++)
+    if ((rc = replace_child(effective, k, input->children[k])) != 0)
+      goto done;
+  for (int i = 0; i < g->n; i++)
+    if ((rc = replace_child(effective, g->cols[i].col, table.children[g->cols[i].field])) != 0)
+      goto done;
+  if ((rc = arrow_schema_copy(&g->input, input)) != 0)
+    goto done;
   /* expressions bind to a copy where generated columns have no usable
    * name: an expression over another generated column fails to bind
    * (Spark does not allow one either) instead of reading a column that is
    * not computed yet */
-  if (!rc) rc = arrow_schema_copy(&g->bind, effective);
-  for (int i = 0; i < g->n && !rc; i++) {
+  if ((rc = arrow_schema_copy(&g->bind, effective)) != 0)
+    goto done;
+  for (int i = 0; i < g->n; i++) {
     gen_col *c = &g->cols[i];
     if (c->identity || c->filler) continue;
     struct ArrowSchema *b = g->bind.children[c->col];
     struct ArrowSchema renamed;
-    rc = arrow_schema_new(&renamed, b->format, "\x01generated", b->flags, 0);
-    if (!rc) {
-      arrow_schema_release(b);
-      *b = renamed;
-    }
+    if ((rc = arrow_schema_new(&renamed, b->format, "\x01generated", b->flags, 0)) != 0)
+      goto done;
+    arrow_schema_release(b);
+    *b = renamed;
   }
-  for (int i = 0; i < g->n && !rc; i++) {
+  for (int i = 0; i < g->n; i++) {
     gen_col *c = &g->cols[i];
     if (c->identity || c->filler) continue;
-    rc = vexpr_parse(c->text, &c->expr);
-    if (!rc) rc = vexpr_bind(c->expr, &g->bind, g->bind.children[c->col]->format, c->name);
-    if (rc) {
+    if (bind_expression(g, c) != 0) {
       char why[512];
       snprintf(why, sizeof why, "%s", delta_error_last());
       rc = err_set(DELTA_EUNSUPPORTED, "generated column %s: deltac cannot evaluate its expression %s (%s)",
-                           c->name, c->text, why);
+                   c->name, c->text, why);
+      goto done;
     }
   }
   g->n_kids = (int)effective->n_children;
-  if (!rc && !(g->kids = mem_calloc((size_t)g->n_kids + 1, sizeof *g->kids))) rc = DELTA_NOMEM();
+  if (!(g->kids = mem_calloc((size_t)g->n_kids + 1, sizeof *g->kids))) {
+    rc = DELTA_NOMEM();
+    goto done;
+  }
+done:
   if (table.release) table.release(&table);
   if (rc) {
     gen_columns_free(g);
@@ -302,50 +340,53 @@ static int fill_identity(gen_columns *g, gen_col *c, const struct ArrowArray *ba
   const struct ArrowArray *in = c->in_col >= 0 ? batch->children[c->in_col] : NULL;
   const char *in_fmt = c->in_col >= 0 ? g->input.children[c->in_col]->format : NULL;
   value_type in_vt = in_fmt ? value_type_of_arrow(in_fmt, NULL, NULL) : VT_NULL;
-  int rc = 0;
-  for (int64_t r = 0; r < n && !rc; r++) {
+  int rc;
+  for (int64_t r = 0; r < n; r++) {
     int64_t v;
     if (assigned && update) {
       rc = err_set(DELTA_EINVAL, "identity column %s cannot be updated", c->name);
-      break;
+      goto fail;
     }
     if (in && arrow_is_valid(in, r)) {
       expr_value ev;
       value_from_array(in, in_fmt, in_vt, 0, r, &ev);
       if (in_vt != VT_INT) {
         rc = err_set(DELTA_EINVAL, "identity column %s: the input's values are not integers", c->name);
-        break;
+        goto fail;
       }
       if (assigned && !c->id.allow_explicit_insert) {
         rc = err_set(DELTA_EINVAL,
                              "identity column %s: row %" PRId64 " gives it a value (%" PRId64 "), but the column "
                              "does not allow explicit values (delta.identity.allowExplicitInsert is false)",
                              c->name, g->rows_seen + r + 1, ev.u.i);
-        break;
+        goto fail;
       }
       v = ev.u.i;
     } else {
       v = c->next;
       if (v < lo || v > hi || __builtin_add_overflow(c->next, c->id.step, &c->next)) {
         rc = err_set(DELTA_EINVAL, "identity column %s: the next value overflows the column", c->name);
-        break;
+        goto fail;
       }
       c->id.high_water_mark = v;
       c->id.has_high_water_mark = true;
       c->moved = true;
     }
-    if (v < lo || v > hi) rc = err_set(DELTA_EINVAL, "identity column %s: value %" PRId64 " does not fit", c->name, v);
+    if (v < lo || v > hi) {
+      rc = err_set(DELTA_EINVAL, "identity column %s: value %" PRId64 " does not fit", c->name, v);
+      goto fail;
+    }
     memcpy(vals + (size_t)r * (size_t)w, &v, (size_t)w); /* little-endian: the low bytes */
   }
-  if (!rc) rc = arrow_array_new(&c->computed, 2, 0);
-  if (rc) {
-    mem_free(vals);
-    return rc;
-  }
+  if ((rc = arrow_array_new(&c->computed, 2, 0)) != 0)
+    goto fail;
   c->computed.length = n;
   c->computed.null_count = 0;
-  arrow_array_set_buffer(&c->computed, 1, vals);
+  arrow_array_set_buffer(&c->computed, 1, vals); /* computed owns vals from here */
   return 0;
+fail:
+  mem_free(vals);
+  return rc;
 }
 
 /* Every supplied value must equal the computed one (null-safe); in fill
@@ -402,43 +443,50 @@ int gen_columns_apply(gen_columns *g, const struct ArrowArray *batch, const bool
   out->n_children = g->n_kids;
   out->children = g->kids;
   out->release = no_release;
-  for (int i = 0; i < g->n && !rc; i++)
+  for (int i = 0; i < g->n; i++)
     if (g->cols[i].filler) {
-      rc = arrow_array_nulls(g->bind.children[g->cols[i].col], n, &g->cols[i].computed);
-      if (!rc) g->kids[g->cols[i].col] = &g->cols[i].computed;
+      if ((rc = arrow_array_nulls(g->bind.children[g->cols[i].col], n, &g->cols[i].computed)) != 0)
+        return rc;
+      g->kids[g->cols[i].col] = &g->cols[i].computed;
     }
-  for (int i = 0; i < g->n && !rc; i++)
+  for (int i = 0; i < g->n; i++)
     if (g->cols[i].identity) {
       gen_col *c = &g->cols[i];
       /* without an assignment list every column the input has is given */
       bool given = c->in_col >= 0 && (assigned ? assigned[c->field] : !g->fill);
-      rc = fill_identity(g, c, batch, given, update);
-      if (!rc) g->kids[g->cols[i].col] = &g->cols[i].computed;
+      if ((rc = fill_identity(g, c, batch, given, update)) != 0)
+        return rc;
+      g->kids[g->cols[i].col] = &g->cols[i].computed;
     }
   /* generated columns from the (identity-filled) row; all computed before
    * any replaces its input column */
-  for (int i = 0; i < g->n && !rc; i++) {
+  for (int i = 0; i < g->n; i++) {
     gen_col *c = &g->cols[i];
     if (c->identity || c->filler) continue;
-    rc = vexpr_eval(c->expr, out, &c->computed);
-    if (rc) err_prefix("generated column %s", c->name);
+    if ((rc = vexpr_eval(c->expr, out, &c->computed)) != 0) {
+      err_prefix("generated column %s", c->name);
+      return rc;
+    }
     /* given values must match; a null is "not given", and a column left
      * out of an assignment list is recomputed */
     bool given = c->in_col >= 0 && (!assigned || assigned[c->field]);
-    if (!rc && given) rc = check_generated(g, c, batch);
+    if (given && (rc = check_generated(g, c, batch)) != 0)
+      return rc;
   }
-  for (int i = 0; i < g->n && !rc; i++)
+  for (int i = 0; i < g->n; i++)
     if (!g->cols[i].identity && !g->cols[i].filler) g->kids[g->cols[i].col] = &g->cols[i].computed;
-  if (!rc) g->rows_seen += n;
-  return rc;
+  g->rows_seen += n;
+  return 0;
 }
 
 int gen_columns_fill_in_place(gen_columns *g, struct ArrowArray *rows, const bool *assigned, bool update) {
   if (rows->offset != 0 || rows->n_children != g->n_kids)
     return err_set(DELTA_EINVAL, "internal: rows for generated columns do not match the table");
   struct ArrowArray filled;
-  int rc = gen_columns_apply(g, rows, assigned, update, &filled);
-  for (int i = 0; i < g->n && !rc; i++) {
+  int rc;
+  if ((rc = gen_columns_apply(g, rows, assigned, update, &filled)) != 0)
+    return rc;
+  for (int i = 0; i < g->n; i++) {
     gen_col *c = &g->cols[i];
     if (c->filler) continue;
     struct ArrowArray *slot = rows->children[c->col];
@@ -446,7 +494,7 @@ int gen_columns_fill_in_place(gen_columns *g, struct ArrowArray *rows, const boo
     *slot = c->computed;
     c->computed.release = NULL; /* moved */
   }
-  return rc;
+  return 0;
 }
 
 int gen_columns_update_schema(const gen_columns *g, delta_type *schema, bool *changed) {
