@@ -74,6 +74,9 @@ int merge_join_probe(const merge_join *j, const struct ArrowArray *batch, int64_
 /* For every key of a type both sides share (integers, strings, dates,
  * timestamps): the sorted distinct source values, to prune files. */
 int merge_join_keysets(merge_join *j, const struct ArrowSchema *logical);
+/* "`name` IS NULL" parsed and bound against `logical`: its args[0] is the
+ * bound column node that file pruning (scan_file_column_check) takes. */
+int merge_column_is_null(const char *name, const struct ArrowSchema *logical, expr_node **out);
 /* 0 when, for some such key, no source value lies within the file's
  * [min, max] of it (its partition value, for a partition column: an exact
  * IN-list), so the file holds no match; 1 when it may; <0 on error. */

@@ -267,12 +267,10 @@ done:
 
 static int cmp_values(const void *a, const void *b) { return value_cmp(a, b); }
 
-/* "`col` IS NULL" of a key's target column, bound: its args[0] is the
- * column node scan_file_column_check takes. */
-static int key_column(const merge_key *k, const struct ArrowSchema *logical, expr_node **out) {
+int merge_column_is_null(const char *name, const struct ArrowSchema *logical, expr_node **out) {
   delta_buf text = DELTA_BUF_INIT;
   int rc;
-  if ((rc = quoted_name(logical->children[k->t_col]->name, &text)) != 0)
+  if ((rc = quoted_name(name, &text)) != 0)
     goto done;
   if ((rc = buf_puts(&text, " IS NULL")) != 0)
     goto done;
@@ -303,7 +301,7 @@ int merge_join_keysets(merge_join *j, const struct ArrowSchema *logical) {
     for (int64_t r = 0; r < k->n_set; r++)
       if (m == 0 || value_cmp(&k->set[r], &k->set[m - 1]) != 0) k->set[m++] = k->set[r];
     k->n_set = m;
-    if ((rc = key_column(k, logical, &k->column)) != 0) return rc;
+    if ((rc = merge_column_is_null(logical->children[k->t_col]->name, logical, &k->column)) != 0) return rc;
   }
   return 0;
 }

@@ -81,26 +81,6 @@ static bool prunable_type(value_type t) {
   return t == VT_INT || t == VT_STRING || t == VT_DATE || t == VT_TIMESTAMP || t == VT_TIMESTAMP_NTZ;
 }
 
-static int quoted_is_null(const char *name, const struct ArrowSchema *logical, expr_node **out) {
-  delta_buf text = DELTA_BUF_INIT;
-  int rc;
-  if ((rc = buf_putc(&text, '`')) != 0)
-    goto done;
-  for (const char *p = name; *p; p++)
-    if ((rc = *p == '`' ? buf_puts(&text, "``") : buf_putc(&text, *p)) != 0)
-      goto done;
-  if ((rc = buf_puts(&text, "` IS NULL")) != 0)
-    goto done;
-  if ((rc = buf_putc(&text, 0)) != 0)
-    goto done;
-  if ((rc = expr_parse((const char *)text.data, out)) != 0)
-    goto done;
-  rc = expr_bind(*out, logical);
-done:
-  buf_dispose(&text);
-  return rc;
-}
-
 static int add_range(merge_join *j, const expr_node *e, const struct ArrowSchema *joined,
                      const struct ArrowSchema *logical) {
   const expr_node *a = e->args[0], *b = e->args[1];
@@ -137,7 +117,7 @@ static int add_range(merge_join *j, const expr_node *e, const struct ArrowSchema
     if (!r->any || value_cmp(&v, &r->hi) > 0) r->hi = v;
     r->any = true;
   }
-  return quoted_is_null(logical->children[a->child_index[1]]->name, logical, &r->column);
+  return merge_column_is_null(logical->children[a->child_index[1]]->name, logical, &r->column);
 }
 
 static int collect(merge_join *j, const expr_node *e, const struct ArrowSchema *joined,
