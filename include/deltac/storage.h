@@ -98,7 +98,7 @@ typedef struct delta_storage_sink {
   void *payload; /* for the sink's owner */
 } delta_storage_sink;
 
-#define DELTA_STORAGE_VTABLE_VERSION 2 /* 1: without remove_dir */
+#define DELTA_STORAGE_VTABLE_VERSION 3 /* 1: without remove_dir; 2: without upload_* */
 
 /* Read to the end of the file (read's `len`). */
 #define DELTA_STORAGE_TO_END UINT64_MAX
@@ -175,6 +175,26 @@ typedef struct delta_storage_vtable {
    * "directory" goes with its last file): callers get DELTA_EUNSUPPORTED
    * and treat it as nothing to do. */
   int (*remove_dir)(void *impl, const char *dir_key);
+
+  /* (version 3) Streaming upload: write file `key` in pieces as they are
+   * produced (a data file as it is encoded, a checkpoint part), so that a
+   * large file is never staged whole in memory. Overwrite semantics (data
+   * files and checkpoints have names no one else writes); never used for
+   * commits, which go through put-if-absent.
+   *   upload_open: start; sets *upload to the back end's state.
+   *   upload_write: append `len` bytes (any size; the back end buffers to
+   *     its part size: S3 multipart, Azure block list, GCS resumable).
+   *   upload_finish: make the file visible whole and durable; frees the
+   *     state whatever the result (on failure nothing is visible).
+   *   upload_abort: give up; nothing stays visible (an object store's
+   *     multipart upload is aborted); frees the state. Never fails.
+   * No reader sees the file before upload_finish returns 0. All four are
+   * NULL when the back end has no streaming upload: the library then buffers
+   * the file and calls put (overwrite = true) once. */
+  int (*upload_open)(void *impl, const char *key, void **upload);
+  int (*upload_write)(void *impl, void *upload, const void *data, size_t len);
+  int (*upload_finish)(void *impl, void *upload);
+  void (*upload_abort)(void *impl, void *upload);
 } delta_storage_vtable;
 
 /*
@@ -249,6 +269,16 @@ int delta_storage_delete(delta_storage *storage, const char *key);
 int delta_storage_remove_dir(delta_storage *storage, const char *dir_key);
 int delta_storage_local_path_into(delta_storage *storage, const char *key,
                                   delta_storage_sink *sink);
+
+/* A streaming upload (the vtable's upload_* members, or a buffered put when
+ * the back end has none). Open, write any number of times, then exactly one
+ * of finish (the file appears whole) or abort (nothing appears); both free
+ * the handle. A failed write leaves the handle to be aborted. */
+typedef struct delta_storage_upload delta_storage_upload;
+int delta_storage_upload_open(delta_storage *storage, const char *key, delta_storage_upload **out);
+int delta_storage_upload_write(delta_storage_upload *up, const void *data, size_t len);
+int delta_storage_upload_finish(delta_storage_upload *up);
+void delta_storage_upload_abort(delta_storage_upload *up);
 
 #ifdef __cplusplus
 }

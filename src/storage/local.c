@@ -471,8 +471,15 @@ static void local_free(void *impl) {
 }
 
 const delta_storage_vtable delta_storage__local_vtable = {
-    DELTA_STORAGE_VTABLE_VERSION, local_list, local_read,  local_head, local_put,
-    local_remove,                 local_path, local_free, local_remove_dir,
+    .version = DELTA_STORAGE_VTABLE_VERSION,
+    .list = local_list,
+    .read = local_read,
+    .head = local_head,
+    .put = local_put,
+    .remove = local_remove,
+    .local_path = local_path,
+    .free = local_free,
+    .remove_dir = local_remove_dir,
 };
 
 int storage_local_new(void **impl_out, const char *root) {

@@ -675,7 +675,13 @@ static void s3_free(void *impl) {
 }
 
 static const delta_storage_vtable S3_VTABLE = {
-    DELTA_STORAGE_VTABLE_VERSION, s3_list, s3_read, s3_head, s3_put, s3_remove, NULL, s3_free, NULL,
+    .version = DELTA_STORAGE_VTABLE_VERSION,
+    .list = s3_list,
+    .read = s3_read,
+    .head = s3_head,
+    .put = s3_put,
+    .remove = s3_remove,
+    .free = s3_free,
 };
 
 /* ---- opening ---- */

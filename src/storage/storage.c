@@ -74,8 +74,17 @@ int delta_storage_new(delta_storage **out, const delta_storage_vtable *vt, void 
    * caller's version knows and leave the rest NULL. */
   if (vt->version == 1)
     memcpy(&s->vt, vt, offsetof(delta_storage_vtable, remove_dir));
+  else if (vt->version == 2)
+    memcpy(&s->vt, vt, offsetof(delta_storage_vtable, upload_open));
   else
     s->vt = *vt;
+  /* The upload members come as a set or not at all. */
+  if (!(s->vt.upload_open && s->vt.upload_write && s->vt.upload_finish && s->vt.upload_abort) &&
+      (s->vt.upload_open || s->vt.upload_write || s->vt.upload_finish || s->vt.upload_abort)) {
+    mem_free(s->location);
+    mem_free(s);
+    return err_set(DELTA_EINVAL, "storage vtable has some upload members but not all four");
+  }
   s->impl = impl;
   *out = s;
   return 0;
@@ -345,4 +354,70 @@ int storage_local_path(delta_storage *storage, const char *key, delta_buf *out) 
 done:
   if (rc) out->len = mark;
   return rc;
+}
+
+/* ---- streaming uploads ---- */
+
+struct delta_storage_upload {
+  delta_storage *storage;
+  char *key;
+  void *state;      /* the back end's, when it streams */
+  delta_buf staged; /* the whole file, when it does not */
+};
+
+int delta_storage_upload_open(delta_storage *storage, const char *key, delta_storage_upload **out) {
+  if (!storage || !out) return err_set(DELTA_EINVAL, "upload: NULL argument");
+  *out = NULL;
+  int rc = storage_path_check_key(key, false);
+  if (rc) return rc;
+  if (!storage->vt.put)
+    return err_set(DELTA_EUNSUPPORTED, "upload '%s': storage '%s' is read-only", key,
+                   storage->location);
+  delta_storage_upload *up = mem_calloc(1, sizeof *up);
+  if (!up) return DELTA_NOMEM();
+  up->storage = storage; /* staged is zeroed: an empty delta_buf */
+  if (!(up->key = mem_strdup(key))) {
+    rc = DELTA_NOMEM();
+    goto fail;
+  }
+  if (storage->vt.upload_open &&
+      (rc = storage->vt.upload_open(storage->impl, key, &up->state)) != 0)
+    goto fail;
+  *out = up;
+  return 0;
+fail:
+  mem_free(up->key);
+  mem_free(up);
+  return rc;
+}
+
+int delta_storage_upload_write(delta_storage_upload *up, const void *data, size_t len) {
+  if (!up || (!data && len)) return err_set(DELTA_EINVAL, "upload: NULL argument");
+  if (!len) return 0;
+  if (up->storage->vt.upload_write)
+    return up->storage->vt.upload_write(up->storage->impl, up->state, data, len);
+  return buf_append(&up->staged, data, len);
+}
+
+static void upload_free(delta_storage_upload *up) {
+  buf_dispose(&up->staged);
+  mem_free(up->key);
+  mem_free(up);
+}
+
+int delta_storage_upload_finish(delta_storage_upload *up) {
+  if (!up) return err_set(DELTA_EINVAL, "upload: NULL argument");
+  delta_storage *st = up->storage;
+  int rc = st->vt.upload_finish
+               ? st->vt.upload_finish(st->impl, up->state)
+               : st->vt.put(st->impl, up->key, up->staged.data ? (const void *)up->staged.data : "",
+                            up->staged.len, true);
+  upload_free(up);
+  return rc;
+}
+
+void delta_storage_upload_abort(delta_storage_upload *up) {
+  if (!up) return;
+  if (up->storage->vt.upload_abort) up->storage->vt.upload_abort(up->storage->impl, up->state);
+  upload_free(up);
 }

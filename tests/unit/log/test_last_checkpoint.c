@@ -66,7 +66,12 @@ static delta_table *open_spied(const char *dir, spy **out) {
   if (delta_table_open(&t, dir)) return NULL;
   spy *s = calloc(1, sizeof *s);
   s->inner = t->storage;
-  delta_storage_vtable vt = {DELTA_STORAGE_VTABLE_VERSION, spy_list, spy_read, spy_head, NULL, NULL, spy_local, spy_free, NULL};
+  delta_storage_vtable vt = {.version = DELTA_STORAGE_VTABLE_VERSION,
+                             .list = spy_list,
+                             .read = spy_read,
+                             .head = spy_head,
+                             .local_path = spy_local,
+                             .free = spy_free};
   delta_storage *w;
   CHECK(delta_storage_new(&w, &vt, s, t->location) == 0);
   t->storage = w;

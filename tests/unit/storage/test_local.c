@@ -665,8 +665,11 @@ static void mem_storage_free(void *impl) {
 }
 
 static void test_custom_backend(void) {
-  delta_storage_vtable vt = {DELTA_STORAGE_VTABLE_VERSION, mem_list, mem_read, mem_head, NULL,
-                             NULL,                         NULL,     mem_storage_free, NULL};
+  delta_storage_vtable vt = {.version = DELTA_STORAGE_VTABLE_VERSION,
+                             .list = mem_list,
+                             .read = mem_read,
+                             .head = mem_head,
+                             .free = mem_storage_free};
   delta_storage *s = NULL;
   CHECK_EQ_INT(delta_storage_new(&s, &vt, NULL, "mem://x"), 0);
   vt.read = NULL; /* the handle kept its own copy */
@@ -896,6 +899,36 @@ static void test_read_only(void) {
   CHECK(strcmp(before.snapshot, after.snapshot) == 0);
 }
 
+/* Streaming uploads: written in pieces, visible only after finish, nothing
+ * after abort; an upload over an existing file replaces it. */
+static void test_upload(void) {
+  delta_storage *s = open_sub("upload");
+  delta_storage_upload *up = NULL;
+  CHECK_EQ_INT(delta_storage_upload_open(s, "p=1/part-0.parquet", &up), 0);
+  CHECK_EQ_INT(delta_storage_upload_write(up, "abc", 3), 0);
+  CHECK_EQ_INT(delta_storage_upload_write(up, NULL, 0), 0);
+  CHECK_EQ_INT(delta_storage_upload_write(up, "def", 3), 0);
+  delta_file_info fi;
+  CHECK_EQ_INT(delta_storage_head(s, "p=1/part-0.parquet", &fi), DELTA_ENOTFOUND);
+  CHECK_EQ_INT(delta_storage_upload_finish(up), 0);
+  CHECK_STR(read_str(s, "p=1/part-0.parquet", NULL), "abcdef");
+
+  CHECK_EQ_INT(delta_storage_upload_open(s, "p=1/part-0.parquet", &up), 0);
+  CHECK_EQ_INT(delta_storage_upload_write(up, "x", 1), 0);
+  CHECK_EQ_INT(delta_storage_upload_finish(up), 0);
+  CHECK_STR(read_str(s, "p=1/part-0.parquet", NULL), "x");
+
+  CHECK_EQ_INT(delta_storage_upload_open(s, "p=2/part-1.parquet", &up), 0);
+  CHECK_EQ_INT(delta_storage_upload_write(up, "lost", 4), 0);
+  delta_storage_upload_abort(up);
+  CHECK_EQ_INT(delta_storage_head(s, "p=2/part-1.parquet", &fi), DELTA_ENOTFOUND);
+  delta_storage_upload_abort(NULL);
+
+  CHECK_EQ_INT(delta_storage_upload_open(s, "../escape", &up), DELTA_EINVAL);
+  CHECK(up == NULL);
+  delta_storage_free(s);
+}
+
 int main(void) {
   snprintf(tmp_root, sizeof tmp_root, "/tmp/deltac-storage-XXXXXX");
   if (!mkdtemp(tmp_root)) {
@@ -914,6 +947,7 @@ int main(void) {
   test_special_names();
   test_real_tables();
   test_read_only();
+  test_upload();
   rm_rf(tmp_root);
   TEST_MAIN_END();
 }
