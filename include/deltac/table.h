@@ -14,6 +14,7 @@
 #define DELTAC_TABLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -23,7 +24,20 @@ extern "C" {
 typedef struct delta_table delta_table;
 typedef struct delta_snapshot delta_snapshot;
 
+/* Open the table at `location` (a path, file://, s3://, ...; see
+ * delta_storage_open). Reads nothing yet. */
 int delta_table_open(delta_table **out, const char *location);
+/* The same with storage options (credentials, endpoint, timeouts: the keys
+ * of delta_storage_open_options). The table keeps a copy of the options and
+ * uses them for every location it reaches, including absolute paths in the
+ * log that point outside the table root. */
+int delta_table_open_options(delta_table **out, const char *location, const char *const *keys,
+                             const char *const *values, size_t n);
+/* A table on an embedder's own storage. The table takes ownership of
+ * `storage` on success (freed with the table); on failure the caller keeps
+ * it. Absolute paths outside the root are opened with delta_storage_open. */
+struct delta_storage;
+int delta_table_open_storage(delta_table **out, struct delta_storage *storage);
 void delta_table_free(delta_table *t);
 /* The table root as a URI. */
 const char *delta_table_location(const delta_table *t);

@@ -16,26 +16,83 @@
 #include "util/error_internal.h"
 #include "util/time_parse.h"
 
-int delta_table_open(delta_table **out, const char *location) {
+static void free_strings(char **v, size_t n) {
+  if (!v) return;
+  for (size_t i = 0; i < n; i++) mem_free(v[i]);
+  mem_free(v);
+}
+
+static int copy_strings(char ***out, const char *const *v, size_t n) {
   *out = NULL;
+  if (!n) return 0;
+  char **c = mem_calloc(n, sizeof *c);
+  if (!c) return DELTA_NOMEM();
+  for (size_t i = 0; i < n; i++)
+    if (!(c[i] = mem_strdup(v[i] ? v[i] : ""))) {
+      free_strings(c, n);
+      return DELTA_NOMEM();
+    }
+  *out = c;
+  return 0;
+}
+
+/* A table around an open storage (owned from here on only on success). */
+static int table_new(delta_table **out, delta_storage *storage) {
   delta_table *t = mem_calloc(1, sizeof *t);
   if (!t) return DELTA_NOMEM();
-  int rc;
-  if ((rc = delta_storage_open(&t->storage, location)) != 0) goto fail;
-  if (!(t->location = mem_strdup(delta_storage_location(t->storage)))) {
-    rc = DELTA_NOMEM();
-    goto fail;
+  if (!(t->location = mem_strdup(delta_storage_location(storage)))) {
+    mem_free(t);
+    return DELTA_NOMEM();
   }
+  t->storage = storage;
+  *out = t;
+  return 0;
+}
+
+int delta_table_open_options(delta_table **out, const char *location, const char *const *keys,
+                             const char *const *values, size_t n) {
+  if (!out) return err_set(DELTA_EINVAL, "delta_table_open: NULL out");
+  *out = NULL;
+  delta_storage *st = NULL;
+  delta_table *t = NULL;
+  int rc;
+  if ((rc = delta_storage_open_options(&st, location, keys, values, n)) != 0) goto fail;
+  if ((rc = table_new(&t, st)) != 0) goto fail;
+  st = NULL;
+  if ((rc = copy_strings(&t->opt_keys, keys, n)) != 0) goto fail;
+  if ((rc = copy_strings(&t->opt_values, values, n)) != 0) goto fail;
+  t->n_opts = n;
   *out = t;
   return 0;
 fail:
+  delta_storage_free(st);
   delta_table_free(t);
   return rc;
+}
+
+int delta_table_open(delta_table **out, const char *location) {
+  return delta_table_open_options(out, location, NULL, NULL, 0);
+}
+
+int delta_table_open_storage(delta_table **out, delta_storage *storage) {
+  if (!out || !storage) return err_set(DELTA_EINVAL, "delta_table_open_storage: NULL argument");
+  *out = NULL;
+  return table_new(out, storage);
+}
+
+int table_open_other_storage(const delta_table *t, const char *location, delta_storage **out) {
+  return delta_storage_open_options(out, location, (const char *const *)t->opt_keys,
+                                    (const char *const *)t->opt_values, t->n_opts);
 }
 
 void delta_table_free(delta_table *t) {
   if (!t) return;
   delta_storage_free(t->storage);
+  free_strings(t->opt_keys, t->n_opts);
+  /* values may hold secrets: wipe before freeing */
+  for (size_t i = 0; t->opt_values && i < t->n_opts; i++)
+    if (t->opt_values[i]) explicit_bzero(t->opt_values[i], strlen(t->opt_values[i]));
+  free_strings(t->opt_values, t->n_opts);
   mem_free(t->location);
   mem_free(t);
 }

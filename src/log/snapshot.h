@@ -12,7 +12,15 @@
 struct delta_table {
   delta_storage *storage;
   char *location;
+  /* The storage options the table was opened with (copies), for opening
+   * other locations the log points to (absolute add/DV/cdc paths). */
+  char **opt_keys, **opt_values;
+  size_t n_opts;
 };
+
+/* Open storage for `location` (a URI outside the table root) with the
+ * table's own storage options. *out belongs to the caller. */
+int table_open_other_storage(const delta_table *t, const char *location, delta_storage **out);
 
 struct delta_snapshot {
   _Atomic int refs;            /* 1 + snapshots updated from this one */

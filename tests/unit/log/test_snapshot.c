@@ -359,7 +359,51 @@ static void test_num_records(void) {
   delta_table_free(t);
 }
 
+/* Opening with options: unknown keys fail naming the key (never the value),
+ * the table keeps its options for other locations, and a table can sit on an
+ * embedder's storage handle. */
+static void test_open_forms(void) {
+  const char *sh = getenv("DELTAC_SHARED");
+  char path[512];
+  snprintf(path, sizeof path, "%s/conformance/tables/kernel-rs-golden.checkpoint", sh ? sh : "../shared");
+  delta_table *t = NULL;
+  const char *bad_k[] = {"aws_region", "no_such_option"}, *bad_v[] = {"eu-west-1", "s3cr3t"};
+  CHECK(delta_table_open_options(&t, path, bad_k, bad_v, 2) == DELTA_EINVAL);
+  CHECK(t == NULL);
+  CHECK(strstr(delta_error_last(), "no_such_option") != NULL);
+  CHECK(strstr(delta_error_last(), "s3cr3t") == NULL);
+
+  const char *k[] = {"timeout"}, *v[] = {"5s"};
+  CHECK_EQ_INT(delta_table_open_options(&t, path, k, v, 1), 0);
+  if (t) {
+    CHECK_EQ_INT((int)t->n_opts, 1);
+    delta_storage *other = NULL;
+    CHECK_EQ_INT(table_open_other_storage(t, "/tmp", &other), 0);
+    delta_storage_free(other);
+    delta_snapshot *s = NULL;
+    CHECK_EQ_INT(delta_snapshot_open(&s, t, NULL), 0);
+    delta_snapshot_free(s);
+    delta_table_free(t);
+  }
+
+  delta_storage *st = NULL;
+  CHECK_EQ_INT(delta_storage_open(&st, path), 0);
+  CHECK_EQ_INT(delta_table_open_storage(&t, st), 0);
+  if (t) {
+    CHECK_STR(delta_table_location(t), delta_storage_location(st));
+    delta_snapshot *s = NULL;
+    CHECK_EQ_INT(delta_snapshot_open(&s, t, NULL), 0);
+    if (s) CHECK(delta_snapshot_version(s) >= 0);
+    delta_snapshot_free(s);
+    delta_table_free(t); /* frees st too */
+  } else {
+    delta_storage_free(st);
+  }
+  CHECK_EQ_INT(delta_table_open_storage(&t, NULL), DELTA_EINVAL);
+}
+
 int main(void) {
+  test_open_forms();
   test_num_records();
   test_incremental_update();
   test_reconciliation();
