@@ -15,6 +15,7 @@
 #include "deltac/changes.h"
 #include "deltac/storage.h"
 #include "deltac/table.h"
+#include "deltac/version.h"
 #include "deltac/write.h"
 
 #endif

@@ -6,6 +6,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/help.h"
+#include "deltac/version.h"
 #include "log/snapshot.h"
 
 static const char usage[] =
@@ -107,7 +108,7 @@ int main(int argc, char **argv) {
     return cli_help_command(stdout, usage, cmd, sub);
   }
   if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
-    printf("deltac %s\n", DELTAC_VERSION);
+    printf("deltac %s\n", delta_version());
     return 0;
   }
   if (strcmp(cmd, "--features") == 0) {
