@@ -62,13 +62,14 @@ file(RELATIVE_PATH DELTAC_CMAKE_TO_PREFIX /prefix/${DELTAC_CMAKE_DIR} /prefix)
 string(REGEX REPLACE "/$" "" DELTAC_PC_TO_PREFIX "${DELTAC_PC_TO_PREFIX}")
 string(REGEX REPLACE "/$" "" DELTAC_CMAKE_TO_PREFIX "${DELTAC_CMAKE_TO_PREFIX}")
 configure_file(cmake/deltac.pc.in ${CMAKE_BINARY_DIR}/packaging/deltac.pc @ONLY)
+configure_file(cmake/deltac-static.pc.in ${CMAKE_BINARY_DIR}/packaging/deltac-static.pc @ONLY)
 configure_file(cmake/deltacTargets.cmake.in ${CMAKE_BINARY_DIR}/packaging/deltacTargets.cmake @ONLY)
 configure_file(cmake/deltacConfig.cmake.in ${CMAKE_BINARY_DIR}/packaging/deltacConfig.cmake @ONLY)
 include(CMakePackageConfigHelpers)
 # 0.x: a new minor version may change the API, so only the same minor matches
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/packaging/deltacConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
-install(FILES ${CMAKE_BINARY_DIR}/packaging/deltac.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
+install(FILES ${CMAKE_BINARY_DIR}/packaging/deltac.pc ${CMAKE_BINARY_DIR}/packaging/deltac-static.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
 install(FILES ${CMAKE_BINARY_DIR}/packaging/deltacConfig.cmake ${CMAKE_BINARY_DIR}/packaging/deltacConfigVersion.cmake
   ${CMAKE_BINARY_DIR}/packaging/deltacTargets.cmake DESTINATION ${DELTAC_CMAKE_DIR} COMPONENT dev)
 

@@ -126,7 +126,7 @@ static int parse_int(const char *key, const char *v, int64_t lo, int64_t hi, int
 }
 
 static int set_option(serve_config *cfg, const char *key, const char *v) {
-  int64_t x;
+  int64_t x = 0;
   int rc = 0;
   if (strcmp(key, "url_expiry") == 0) return parse_int(key, v, 1, 7 * 86400, &cfg->url_expiry_s);
   if (strcmp(key, "request_timeout") == 0) return parse_int(key, v, 1, 3600, &cfg->request_timeout_s);
@@ -245,7 +245,7 @@ int serve_config_load(serve_config *cfg, int argc, char **argv) {
       mem_free(cfg->host);
       cfg->host = mem_strdup(v);
     } else if (k == 1) {
-      int64_t p;
+      int64_t p = 0;
       if ((rc = parse_int("--port", v, 0, 65535, &p)) == 0) cfg->port = (int)p;
     } else if (k == 2) {
       const char *eq = strchr(v, '=');
