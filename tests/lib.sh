@@ -2,6 +2,8 @@
 # shared tables ($T), a temp dir ($tmp, removed on exit), counters and
 # assertions. The test ends with `finish NAME`.
 set -uo pipefail
+# shellcheck source=tests/prereq.sh
+source "$(dirname "${BASH_SOURCE[0]}")/prereq.sh"
 deltac=$(realpath "${1:-build/deltac}")
 cd "$(dirname "${BASH_SOURCE[1]}")/../.."
 T=$(realpath "${DELTAC_SHARED:-../shared}/conformance/tables")
@@ -18,4 +20,4 @@ expect_error() {
     bad "deltac $*: exit $rc, stderr: $(cat "$tmp/err")"
   else ok; fi
 }
-finish() { echo "$1: $pass passed, $fail failed"; [ $fail -eq 0 ]; }
+finish() { echo "$1: $pass passed, $fail failed"; [ $fail -eq 0 ] && prereq_status; }

@@ -7,7 +7,7 @@
 # table and writes nothing.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
-command -v curl >/dev/null || { echo "skipped: curl not installed"; exit 0; }
+command -v curl >/dev/null || missing "curl not installed"
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 port=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')

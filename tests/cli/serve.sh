@@ -13,7 +13,9 @@ deltac=$(realpath "${1:-build/deltac}")
 cd "$(dirname "$0")/../.."
 root=$(pwd)
 T=$(realpath "${DELTAC_SHARED:-../shared}/conformance/tables")
-command -v curl >/dev/null || { echo "skipped: curl not installed"; exit 0; }
+# shellcheck source=tests/prereq.sh
+source tests/prereq.sh
+command -v curl >/dev/null || missing "curl not installed"
 pass=0 fail=0
 ok() { pass=$((pass+1)); }
 bad() { echo "FAIL: $*"; fail=$((fail+1)); }
@@ -127,7 +129,7 @@ EOF
   check "arrow read by apache-arrow" test "$(node "$tmp/read.mjs" "$tmp/changes.arrow")" = \
     "23 id,name,birthday,_change_type,_commit_version,_commit_timestamp 6"
 else
-  echo "note: apache-arrow not installed, Arrow read-back skipped"
+  part_missing "apache-arrow not installed, Arrow read-back not run"
 fi
 
 # errors: JSON bodies with a code, the right status
@@ -360,4 +362,4 @@ wait "$PID_dev" 2>/dev/null
 pids=()
 
 echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+[ "$fail" -eq 0 ] && prereq_status

@@ -8,9 +8,9 @@
 # BUILD/test-artifacts/serve_ui.png (its path is printed).
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
-for c in curl node; do command -v $c >/dev/null || { echo "skipped: $c not installed"; exit 0; }; done
-[ -x /usr/bin/chromium ] || [ -n "${CHROMIUM:-}" ] || { echo "skipped: chromium not installed (scripts/bootstrap.sh)"; exit 0; }
-[ -d node_modules/playwright-core ] || { echo "skipped: npm playwright-core not installed (scripts/bootstrap.sh)"; exit 0; }
+for c in curl node; do command -v $c >/dev/null || missing "$c not installed"; done
+[ -x /usr/bin/chromium ] || [ -n "${CHROMIUM:-}" ] || missing "chromium not installed (scripts/bootstrap.sh)"
+[ -d node_modules/playwright-core ] || missing "npm playwright-core not installed (scripts/bootstrap.sh)"
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 port=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')

@@ -14,7 +14,7 @@
 # against the log's own actions, and signed DV links.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
-command -v curl >/dev/null || { echo "skipped: curl not installed"; exit 0; }
+command -v curl >/dev/null || missing "curl not installed"
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 check() { local what=$1; shift; if "$@"; then ok; else bad "$what"; fi; }

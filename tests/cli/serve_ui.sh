@@ -9,7 +9,7 @@
 # page's script runs in Node against the server (serve_ui_dom.js).
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
-command -v curl >/dev/null || { echo "skipped: curl not installed"; exit 0; }
+command -v curl >/dev/null || missing "curl not installed"
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
 free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }

@@ -76,7 +76,7 @@ JSON
     if [ ! -d "$tmp/asis/_delta_log" ] || [ -z "$(ls "$tmp/asis/_delta_log")" ]; then ok; else bad "a refused stream committed"; fi
   fi
 else
-  echo "write_arrow: node or apache-arrow missing, skipping the apache-arrow cases"
+  part_missing "write_arrow: node or apache-arrow not installed, the apache-arrow cases not run"
 fi
 
 # (c) errors: no commit, one line

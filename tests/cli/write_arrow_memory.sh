@@ -7,9 +7,7 @@
 source "$(dirname "$0")/../lib.sh"
 
 if ! command -v node >/dev/null || [ ! -d node_modules/apache-arrow ] || [ ! -x /usr/bin/time ]; then
-  echo "write_arrow_memory: node, apache-arrow or /usr/bin/time missing, skipping"
-  finish write_arrow_memory
-  exit
+  missing "write_arrow_memory: node, apache-arrow or /usr/bin/time not installed (scripts/bootstrap.sh)"
 fi
 rows=2000000
 size=$(node tests/cli/write_arrow_make.mjs big $rows | wc -c)

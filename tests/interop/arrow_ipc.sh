@@ -12,10 +12,9 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
 
-if [ ! -d node_modules/apache-arrow ]; then
-  echo "skipped: apache-arrow not installed (run scripts/bootstrap.sh or npm ci)"
-  exit 0
-fi
+# shellcheck source=tests/prereq.sh
+source tests/prereq.sh
+[ -d node_modules/apache-arrow ] || missing "apache-arrow not installed (run scripts/bootstrap.sh or npm ci)"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
