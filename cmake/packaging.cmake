@@ -79,6 +79,9 @@ add_test(NAME packaging_symbols COMMAND bash tests/packaging/symbols.sh ${CMAKE_
   WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
 add_test(NAME packaging_install COMMAND bash tests/packaging/install.sh ${CMAKE_BINARY_DIR}
   WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
-set_tests_properties(packaging_symbols packaging_install PROPERTIES LABELS packaging
+# and that a test lacking a prerequisite is reported as skipped, never passed
+add_test(NAME packaging_skip_codes COMMAND bash tests/packaging/skip_codes.sh ${CMAKE_BINARY_DIR}
+  WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+set_tests_properties(packaging_symbols packaging_install packaging_skip_codes PROPERTIES LABELS packaging
   ENVIRONMENT "DELTAC_SHARED=${CMAKE_SOURCE_DIR}/../shared")
 set_tests_properties(packaging_install PROPERTIES TIMEOUT 900)
