@@ -31,7 +31,11 @@ pass=0 fail=0
 ok() { pass=$((pass+1)); }
 bad() { echo "FAIL: $*"; fail=$((fail+1)); }
 check() { local what=$1; shift; if "$@"; then ok; else bad "$what"; fi; }
-finish() { echo "packaging_install: $pass passed, $fail failed ($((SECONDS - start)) s)"; [ "$fail" -eq 0 ]; exit; }
+finish() {
+  echo "packaging_install: $pass passed, $fail failed ($((SECONDS - start)) s)"
+  [ "$fail" -eq 0 ] && prereq_status
+  exit
+}
 start=$SECONDS
 ver=$(sed -n 's/^#define DELTAC_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' include/deltac/version.h | paste -sd.)
 
@@ -91,14 +95,28 @@ static_deltac() { local libs; libs=$(ldd "$1"); [[ "$libs" != *libdeltac* ]]; }
 export PKG_CONFIG_PATH=$p/lib/pkgconfig
 check "pkg-config --modversion deltac" test "$(pkg-config --modversion deltac 2>&1)" = "$ver"
 libdir=$(pkg-config --variable=libdir deltac)
-# shellcheck disable=SC2046 # word splitting of pkg-config's flags is wanted
-if cc -o "$tmp/rt_shared" examples/read_table.c $(pkg-config --cflags --libs deltac) -Wl,-rpath,"$libdir" 2>"$tmp/log"; then
+# each installed header compiles on its own, cleanly, as C11 and as C++
+# (extern "C")
+command -v c++ >/dev/null || part_missing "c++ not installed: the headers not compiled as C++"
+bad_headers=""
+for h in deltac.h $(cd "$p/include" && ls deltac/*.h); do
+  # shellcheck disable=SC2046
+  echo "#include <$h>" | cc -std=c11 -Wall -Wextra -Wpedantic -Werror -fsyntax-only -x c $(pkg-config --cflags deltac) - \
+    >"$tmp/log" 2>&1 || bad_headers="$bad_headers $h(C): $(head -1 "$tmp/log")"
+  if command -v c++ >/dev/null; then
+    # shellcheck disable=SC2046
+    echo "#include <$h>" | c++ -Wall -Wextra -Werror -fsyntax-only -x c++ $(pkg-config --cflags deltac) - \
+      >"$tmp/log" 2>&1 || bad_headers="$bad_headers $h(C++): $(head -1 "$tmp/log")"
+  fi
+done
+check "installed headers compile alone as C11 and C++:$bad_headers" test -z "$bad_headers"
+if cc -Wall -Wextra -Werror -o "$tmp/rt_shared" examples/read_table.c $(pkg-config --cflags --libs deltac) -Wl,-rpath,"$libdir" 2>"$tmp/log"; then
   check "pkg-config shared: linked to the installed libdeltac.so.0" links_deltac "$tmp/rt_shared"
   run_example "pkg-config shared" "$tmp/rt_shared"
 else bad "cc with pkg-config (shared): $(head -5 "$tmp/log")"; fi
 # static: deltac-static.pc links libdeltac.a and the shared libraries it needs
 # shellcheck disable=SC2046
-if cc -o "$tmp/rt_static" examples/read_table.c $(pkg-config --cflags --libs deltac-static) 2>"$tmp/log"; then
+if cc -Wall -Wextra -Werror -o "$tmp/rt_static" examples/read_table.c $(pkg-config --cflags --libs deltac-static) 2>"$tmp/log"; then
   check "pkg-config static: does not load libdeltac.so" static_deltac "$tmp/rt_static"
   run_example "pkg-config static" "$tmp/rt_static"
 else bad "cc with pkg-config (static): $(head -5 "$tmp/log")"; fi
