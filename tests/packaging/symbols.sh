@@ -10,6 +10,8 @@
 set -uo pipefail
 source "$(dirname "$0")/../prereq.sh"
 if [ "${1:-}" = --installed ]; then lib=$2; else lib=${1:-build}; fi
+lib=$(realpath "$lib")
+cd "$(dirname "$0")/../.."
 command -v nm >/dev/null || missing "nm (binutils) not installed"
 pass=0 fail=0
 ok() { pass=$((pass+1)); }
