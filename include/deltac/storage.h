@@ -270,6 +270,25 @@ int delta_storage_remove_dir(delta_storage *storage, const char *dir_key);
 int delta_storage_local_path_into(delta_storage *storage, const char *key,
                                   delta_storage_sink *sink);
 
+/* Requests a handle has sent, per kind, since it was opened: what a table
+ * operation cost on an object store. On an object store every HTTP request
+ * counts (each retry and each page of a listing); `bytes` is the body
+ * received (get, list) or sent (put, upload parts). The local back end and
+ * embedders' back ends count one request per operation. Counted with
+ * atomics: reading the stats while other threads work is fine (each field is
+ * exact; the set is not one instant's snapshot). */
+typedef struct {
+  uint64_t requests, bytes;
+} delta_storage_count;
+
+typedef struct {
+  delta_storage_count list, get, head, put, del; /* get = reads; del = deletes */
+  uint64_t retries;                              /* requests sent again (included above) */
+} delta_storage_stats;
+
+/* The handle's counts so far (all zero for NULL). */
+void delta_storage_stats_get(const delta_storage *storage, delta_storage_stats *out);
+
 /* A streaming upload (the vtable's upload_* members, or a buffered put when
  * the back end has none). Open, write any number of times, then exactly one
  * of finish (the file appears whole) or abort (nothing appears); both free

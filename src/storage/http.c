@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "storage/storage_internal.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 
@@ -25,6 +26,8 @@ struct http_client {
   http_config cfg;
   char *user_agent;
   char *ca_bundle; /* NULL: libcurl's default (the system bundle) */
+  char *proxy_url; /* NULL: libcurl's default */
+  storage_counters *counters; /* NULL: nothing counted */
   pthread_mutex_t lock;
   CURL *idle[POOL_MAX];
   int n_idle;
@@ -47,12 +50,14 @@ int http_client_new(http_client **out, const http_config *cfg) {
   const char *ca = cfg->ca_bundle;
   if (!ca || !*ca) ca = getenv("AWS_CA_BUNDLE");
   if (!ca || !*ca) ca = getenv("SSL_CERT_FILE");
-  if (!(c->user_agent = mem_strdup(ua)) || (ca && *ca && !(c->ca_bundle = mem_strdup(ca)))) {
+  if (!(c->user_agent = mem_strdup(ua)) || (ca && *ca && !(c->ca_bundle = mem_strdup(ca))) ||
+      (cfg->proxy_url && *cfg->proxy_url && !(c->proxy_url = mem_strdup(cfg->proxy_url)))) {
     rc = DELTA_NOMEM();
     goto fail;
   }
   c->cfg.user_agent = c->user_agent;
   c->cfg.ca_bundle = c->ca_bundle;
+  c->cfg.proxy_url = c->proxy_url;
   if (pthread_mutex_init(&c->lock, NULL) != 0) {
     rc = err_set(DELTA_EIO, "cannot create a mutex");
     goto fail;
@@ -62,6 +67,7 @@ int http_client_new(http_client **out, const http_config *cfg) {
 fail:
   mem_free(c->user_agent);
   mem_free(c->ca_bundle);
+  mem_free(c->proxy_url);
   mem_free(c);
   return rc;
 }
@@ -72,7 +78,21 @@ void http_client_free(http_client *c) {
   pthread_mutex_destroy(&c->lock);
   mem_free(c->user_agent);
   mem_free(c->ca_bundle);
+  mem_free(c->proxy_url);
   mem_free(c);
+}
+
+void http_client_set_counters(http_client *c, struct storage_counters *counters) {
+  c->counters = counters;
+}
+
+/* The counter kind of `req`: its own, or the method's. */
+static storage_count_kind count_kind(const http_request *req, int kind) {
+  if (kind > STORAGE_COUNT_AUTO && kind < STORAGE_COUNT_KINDS) return (storage_count_kind)kind;
+  if (strcmp(req->method, "GET") == 0) return STORAGE_COUNT_GET;
+  if (strcmp(req->method, "HEAD") == 0) return STORAGE_COUNT_HEAD;
+  if (strcmp(req->method, "DELETE") == 0) return STORAGE_COUNT_DEL;
+  return STORAGE_COUNT_PUT; /* PUT, POST (uploads, token requests) */
 }
 
 /* Borrow a handle (keeping its live connections) or make a new one. */
@@ -251,6 +271,7 @@ static int setup(http_client *c, attempt *a, struct curl_slist **hdrs, char *err
   if (c->cfg.connect_timeout_ms > 0)
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->cfg.connect_timeout_ms);
   if (c->cfg.ca_bundle) curl_easy_setopt(h, CURLOPT_CAINFO, c->cfg.ca_bundle);
+  if (c->cfg.proxy_url) curl_easy_setopt(h, CURLOPT_PROXY, c->cfg.proxy_url);
   curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
   curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
   if (strcmp(req->method, "HEAD") == 0) {
@@ -262,6 +283,15 @@ static int setup(http_client *c, attempt *a, struct curl_slist **hdrs, char *err
     curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, on_seek);
     curl_easy_setopt(h, CURLOPT_SEEKDATA, a);
     curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)req->body_len);
+  } else if (strcmp(req->method, "POST") == 0) {
+    /* A form (a token request): the body through the same read callback,
+     * so that a resend rewinds it. */
+    curl_easy_setopt(h, CURLOPT_POST, 1L);
+    curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
+    curl_easy_setopt(h, CURLOPT_READDATA, a);
+    curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, on_seek);
+    curl_easy_setopt(h, CURLOPT_SEEKDATA, a);
+    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
   } else if (strcmp(req->method, "GET") != 0) {
     curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, req->method);
   }
@@ -269,6 +299,10 @@ static int setup(http_client *c, attempt *a, struct curl_slist **hdrs, char *err
 }
 
 int http_send(http_client *c, const http_request *req, http_response *resp) {
+  return http_send_as(c, req, STORAGE_COUNT_AUTO, resp);
+}
+
+int http_send_as(http_client *c, const http_request *req, int kind, http_response *resp) {
   int rc = 0;
   CURL *h = handle_get(c);
   struct curl_slist *hdrs = NULL;
@@ -287,6 +321,8 @@ int http_send(http_client *c, const http_request *req, http_response *resp) {
     resp->attempts = attempt_no;
     if ((rc = setup(c, &a, &hdrs, errbuf)) != 0) goto done;
     CURLcode e = curl_easy_perform(h);
+    storage_count(c->counters, count_kind(req, kind), a.delivered + a.sent);
+    if (attempt_no > 1) storage_count_retry(c->counters);
     if (a.sink_rc) {
       rc = a.sink_rc;
       goto done;

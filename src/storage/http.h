@@ -31,14 +31,24 @@ typedef struct {
   long retry_timeout_ms;    /* no new attempt starts later than this after the first */
   const char *user_agent;   /* NULL = "deltac/<version>" */
   const char *ca_bundle;    /* NULL = AWS_CA_BUNDLE, SSL_CERT_FILE, else the system's */
+  const char *proxy_url;    /* the proxy_url option (CURLOPT_PROXY); NULL = libcurl's
+                               default (the http_proxy/https_proxy environment) */
 } http_config;
 
-#define HTTP_CONFIG_DEFAULT {30000, 5000, 10, 180000, NULL, NULL}
+#define HTTP_CONFIG_DEFAULT {30000, 5000, 10, 180000, NULL, NULL, NULL}
 
 typedef struct http_client http_client;
 
 int http_client_new(http_client **out, const http_config *cfg);
 void http_client_free(http_client *client);
+
+/* Count every request this client sends into `counters` (a storage
+ * handle's, from storage_counters_of; see storage_internal.h): each attempt
+ * is one request of the request's kind, with the body bytes it received (a
+ * 2xx body) or sent (a PUT/POST body); each attempt after the first also
+ * counts as a retry. Call once, before the client is shared. */
+struct storage_counters;
+void http_client_set_counters(http_client *client, struct storage_counters *counters);
 
 typedef struct {
   const char *method;        /* "GET", "HEAD", "PUT", "DELETE" */
@@ -68,5 +78,10 @@ typedef struct {
  * reason), a short body, or the sink's own code. Free resp->body with
  * buf_dispose. */
 int http_send(http_client *client, const http_request *req, http_response *resp);
+
+/* http_send, counted as `kind` (a storage_count_kind, see
+ * storage_internal.h) instead of by method: listings use it with
+ * STORAGE_COUNT_LIST. */
+int http_send_as(http_client *client, const http_request *req, int kind, http_response *resp);
 
 #endif
