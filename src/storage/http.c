@@ -120,6 +120,7 @@ typedef struct {
   const http_request *req;
   http_response *resp;
   size_t sent;         /* upload position */
+  int resends;         /* libcurl sent the body again on a fresh connection */
   uint64_t delivered;  /* 2xx body bytes given to the sink or resp->body */
   bool started;        /* first body byte seen: status and length known */
   bool success;        /* 2xx */
@@ -140,6 +141,9 @@ static size_t on_read(char *buf, size_t size, size_t n, void *p) {
 static int on_seek(void *p, curl_off_t offset, int origin) {
   attempt *a = p;
   if (origin != SEEK_SET || offset < 0 || (uint64_t)offset > a->req->body_len) return CURL_SEEKFUNC_FAIL;
+  /* A rewind means the request goes out again: the first sending may have
+   * reached the server (it matters to a conditional PUT's 412). */
+  if (offset == 0 && a->sent > 0) a->resends++;
   a->sent = (size_t)offset;
   return CURL_SEEKFUNC_OK;
 }
@@ -308,19 +312,28 @@ int http_send_as(http_client *c, const http_request *req, int kind, http_respons
   struct curl_slist *hdrs = NULL;
   char errbuf[CURL_ERROR_SIZE];
   int64_t start = now_ms();
+  int resends = 0;
   memset(resp, 0, offsetof(http_response, body));
   resp->body.len = 0;
   if (!h) return DELTA_NOMEM();
   for (int attempt_no = 1;; attempt_no++) {
-    attempt a = {h, req, resp, 0, 0, false, false, 0};
+    attempt a = {h, req, resp, 0, 0, 0, false, false, 0};
     curl_slist_free_all(hdrs);
     hdrs = NULL;
     errbuf[0] = '\0';
     resp->body.len = 0;
     resp->content_range[0] = '\0';
-    resp->attempts = attempt_no;
+    resp->attempts = attempt_no + resends;
     if ((rc = setup(c, &a, &hdrs, errbuf)) != 0) goto done;
     CURLcode e = curl_easy_perform(h);
+    /* libcurl's own resends (a kept-alive connection the server had
+     * closed) count as requests and retries too. */
+    resends += a.resends;
+    resp->attempts = attempt_no + resends;
+    for (int i = 0; i < a.resends; i++) {
+      storage_count(c->counters, count_kind(req, kind), 0);
+      storage_count_retry(c->counters);
+    }
     storage_count(c->counters, count_kind(req, kind), a.delivered + a.sent);
     if (attempt_no > 1) storage_count_retry(c->counters);
     if (a.sink_rc) {

@@ -62,7 +62,8 @@ typedef struct {
 
 typedef struct {
   long status;           /* final HTTP status (0 when no response arrived) */
-  int attempts;          /* how many times the request was sent */
+  int attempts;          /* how many times the request was sent (libcurl's own
+                            resends on a fresh connection included) */
   uint64_t content_length;
   bool has_length;
   int64_t mtime_ms;      /* Last-Modified, ms since the epoch; 0 when absent */

@@ -21,6 +21,7 @@
 #include "storage/s3_config.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +107,35 @@ static int take_profile(char **out, const char *profile, const char *key) {
   if (*out) return 0;
   int rc = s3_profile_get(profile, key, out);
   return rc > 0 ? 0 : rc;
+}
+
+/* The client options from the environment, as object_store reads an S3
+ * store's settings: AWS_ + the option's name (AWS_TIMEOUT, AWS_MAX_RETRIES,
+ * AWS_PROXY_URL, ...). The options given to open win over them. */
+static int env_client_options(http_config *h) {
+  static const struct {
+    const char *env;
+    size_t off;
+  } durations[] = {{"AWS_TIMEOUT", offsetof(http_config, timeout_ms)},
+                   {"AWS_CONNECT_TIMEOUT", offsetof(http_config, connect_timeout_ms)},
+                   {"AWS_RETRY_TIMEOUT", offsetof(http_config, retry_timeout_ms)}};
+  for (size_t i = 0; i < sizeof durations / sizeof durations[0]; i++) {
+    const char *v = getenv(durations[i].env);
+    if (!v || !*v) continue;
+    long ms = storage_parse_duration_ms(v);
+    if (ms < 0) return err_set(DELTA_EINVAL, "%s: not a duration (e.g. 30s, 500ms)", durations[i].env);
+    *(long *)(void *)((char *)h + durations[i].off) = ms;
+  }
+  const char *v = getenv("AWS_MAX_RETRIES");
+  if (v && *v) {
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end || n < 0 || n > 1000) return err_set(DELTA_EINVAL, "AWS_MAX_RETRIES: not a count from 0 to 1000");
+    h->max_retries = (int)n;
+  }
+  if ((v = getenv("AWS_PROXY_URL")) && *v) h->proxy_url = v;
+  if ((v = getenv("AWS_USER_AGENT")) && *v) h->user_agent = v;
+  return 0;
 }
 
 /* aws_conditional_put and aws_s3_allow_unsafe_rename (or AWS_CONDITIONAL_PUT,
@@ -226,12 +256,13 @@ int s3_config_resolve(s3_config *c, const storage_options *o) {
       (rc = take_profile(&c->endpoint, c->profile, "endpoint_url")) != 0)
     return rc;
   c->http = (http_config)HTTP_CONFIG_DEFAULT;
+  if ((rc = env_client_options(&c->http)) != 0) return rc;
   if (o->timeout_ms >= 0) c->http.timeout_ms = o->timeout_ms;
   if (o->connect_timeout_ms >= 0) c->http.connect_timeout_ms = o->connect_timeout_ms;
   if (o->retry_timeout_ms >= 0) c->http.retry_timeout_ms = o->retry_timeout_ms;
   if (o->max_retries >= 0) c->http.max_retries = o->max_retries;
-  c->http.user_agent = o->user_agent;
-  c->http.proxy_url = o->proxy_url;
+  if (o->user_agent) c->http.user_agent = o->user_agent;
+  if (o->proxy_url) c->http.proxy_url = o->proxy_url;
   if ((rc = resolve_commit_mode(c, o)) != 0) return rc;
   return resolve_credentials(c, o);
 }
