@@ -39,7 +39,8 @@ void s3_sts_free(s3_sts *p);
 int s3_sts_get(s3_sts *p, s3_creds *out);
 
 /* Read the Credentials of an AssumeRoleWithWebIdentity response: 0, or
- * DELTA_ECORRUPT when a field is missing. *expires_ms = 0 when the
+ * DELTA_ECORRUPT when the key id or secret is missing (an empty or missing
+ * SessionToken leaves session_token NULL). *expires_ms = 0 when the
  * Expiration is absent or unreadable. */
 int s3_sts_parse(const char *doc, size_t len, s3_creds *out, int64_t *expires_ms);
 
