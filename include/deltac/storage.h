@@ -223,11 +223,15 @@ int delta_storage_open(delta_storage **out, const char *location);
  *   aws_endpoint_url (alias aws_endpoint), aws_allow_http (alias allow_http),
  *   aws_virtual_hosted_style_request, aws_profile, timeout, connect_timeout,
  *   retry_timeout (durations: "30s", "500ms", "2m"; a bare number is
- *   seconds), max_retries, user_agent.
+ *   seconds), max_retries, user_agent, proxy_url, aws_conditional_put
+ *   ("etag" or "none"), aws_s3_allow_unsafe_rename, aws_role_arn,
+ *   aws_web_identity_token_file, aws_role_session_name, aws_sts_endpoint.
  * An unknown key or a malformed value is DELTA_EINVAL naming the key (never
  * the value). What the options leave out comes from the environment
  * (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION,
- * AWS_DEFAULT_REGION, AWS_ENDPOINT_URL, AWS_ALLOW_HTTP, AWS_PROFILE), then
+ * AWS_DEFAULT_REGION, AWS_ENDPOINT_URL, AWS_ALLOW_HTTP, AWS_PROFILE, and
+ * AWS_ + any other option's name without "aws_"), a web identity
+ * (AWS_ROLE_ARN + AWS_WEB_IDENTITY_TOKEN_FILE, exchanged at STS), then
  * from the profile in ~/.aws/credentials and ~/.aws/config. The local back
  * end accepts the options and has no use for them. docs/storage.md has the
  * details.
