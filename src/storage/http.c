@@ -125,6 +125,7 @@ typedef struct {
   bool started;        /* first body byte seen: status and length known */
   bool success;        /* 2xx */
   int sink_rc;         /* the sink's refusal, returned as-is */
+  long retry_after_ms; /* the server's Retry-After (seconds form), 0 when absent */
 } attempt;
 
 static size_t on_read(char *buf, size_t size, size_t n, void *p) {
@@ -151,7 +152,16 @@ static int on_seek(void *p, curl_off_t offset, int origin) {
 static size_t on_header(char *buf, size_t size, size_t n, void *p) {
   attempt *a = p;
   size_t len = size * n;
-  static const char name[] = "content-range:";
+  static const char name[] = "content-range:", ra[] = "retry-after:";
+  if (len > sizeof ra - 1 && strncasecmp(buf, ra, sizeof ra - 1) == 0) {
+    /* Only the delay-seconds form; an HTTP date is left to the backoff. */
+    long secs = 0;
+    size_t i = sizeof ra - 1;
+    while (i < len && (buf[i] == ' ' || buf[i] == '\t')) i++;
+    for (; i < len && buf[i] >= '0' && buf[i] <= '9' && secs < 3600; i++) secs = secs * 10 + (buf[i] - '0');
+    a->retry_after_ms = secs * 1000;
+    return len;
+  }
   if (len > sizeof name - 1 && strncasecmp(buf, name, sizeof name - 1) == 0) {
     const char *v = buf + sizeof name - 1;
     size_t vl = len - (sizeof name - 1);
@@ -317,7 +327,7 @@ int http_send_as(http_client *c, const http_request *req, int kind, http_respons
   resp->body.len = 0;
   if (!h) return DELTA_NOMEM();
   for (int attempt_no = 1;; attempt_no++) {
-    attempt a = {h, req, resp, 0, 0, 0, false, false, 0};
+    attempt a = {h, req, resp, 0, 0, 0, false, false, 0, 0};
     curl_slist_free_all(hdrs);
     hdrs = NULL;
     errbuf[0] = '\0';
@@ -348,6 +358,9 @@ int http_send_as(http_client *c, const http_request *req, int kind, http_respons
     bool again = a.delivered == 0 && (e != CURLE_OK ? retryable_curl(e) : retryable_status(status));
     if (again && attempt_no <= c->cfg.max_retries) {
       long d = backoff_ms(attempt_no);
+      /* A throttling server may say how long to wait; it is believed up to
+       * the backoff cap. */
+      if (e == CURLE_OK && a.retry_after_ms > d) d = a.retry_after_ms < BACKOFF_CAP_MS ? a.retry_after_ms : BACKOFF_CAP_MS;
       if (now_ms() + d - start <= c->cfg.retry_timeout_ms) {
         sleep_ms(d);
         continue;

@@ -6,7 +6,8 @@
  * returns it, which makes the client safe to use from several threads at
  * once. Requests are retried with exponential backoff and jitter on
  * connection errors and on 429, 500, 502, 503 and 504 (never on another
- * 4xx), bounded by max_retries and retry_timeout. A 2xx body streams into
+ * 4xx), bounded by max_retries and retry_timeout; a Retry-After in seconds
+ * lengthens the wait (up to the backoff cap). A 2xx body streams into
  * the caller's sink and is checked against Content-Length; any other
  * status's body (an S3 error document) is kept, bounded, for the caller.
  *

@@ -2,8 +2,9 @@
 # Faults between deltac and S3: a real Ceph radosgw (tests/servers/rgw.sh)
 # behind tests/servers/fault_proxy.py, both on 127.0.0.1 and stopped by PID
 # when the test ends. Checks:
-#   - 503, 429 (Retry-After) and connections dropped before or after the
-#     upstream answered are retried, and `info --stats` counts the retries;
+#   - 503, 429 (its Retry-After waited for) and connections dropped before
+#     or after the upstream answered are retried, and `info --stats` counts
+#     the retries;
 #   - a truncated body (Content-Length says more) fails with one line,
 #     never short data;
 #   - max_retries and retry_timeout bound the attempts;
@@ -116,7 +117,10 @@ retried() { # NAME FAULT-JSON EXPECTED-RETRIES|any
   else bad "$name: $(cat "$tmp/err")"; fi
 }
 retried "503 twice" '{"action":"503","count":2}' 2
-retried "429 with Retry-After" '{"action":"429","retry_after":1}' 1
+start=$(date +%s%N)
+retried "429 with Retry-After" '{"action":"429","retry_after":2}' 1
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[ "$ms" -ge 2000 ] && ok || bad "429 with Retry-After: 2 was retried after $ms ms"
 retried "dropped before forwarding" '{"action":"drop_before","count":2,"method":"GET"}' any
 [ "$(requests GET)" -ge 5 ] && ok || bad "dropped before forwarding: only $(requests GET) GETs reached the proxy"
 retried "dropped after forwarding (GET)" '{"action":"drop_after","method":"GET","path":"\\.json$"}' any
