@@ -662,8 +662,8 @@ static int s3_put(void *impl, const char *key, const void *data, size_t len, boo
   if (conditional && (resp.status == 412 || resp.status == 409)) {
     /* After a retry, the "exists" may be our own first attempt. */
     if (resp.attempts > 1) {
-      snprintf(why, sizeof why, "put '%s': already exists (%ld) after a retried request, and reading "
-                                "it back failed", lb, resp.status);
+      snprintf(why, sizeof why, "put '%s': %ld after a resent request, yet the object is not there",
+               lb, resp.status);
       rc = settle(s, key, lb, data, len, DELTA_EIO, why);
       goto done;
     }
