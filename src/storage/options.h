@@ -18,6 +18,11 @@ typedef struct {
   long connect_timeout_ms; /* -1 = not given */
   long retry_timeout_ms;   /* -1 = not given */
   int max_retries;         /* -1 = not given */
+  /* Azure (azure.c, azure_config.c); NULL / -1 = not given. */
+  char *azure_account, *azure_key, *azure_sas, *azure_token;
+  char *azure_client_id, *azure_client_secret, *azure_tenant_id, *azure_authority_host;
+  char *azure_endpoint;
+  int azure_use_emulator;
 } storage_options;
 
 /* Parse `n` pairs into `o` (which it initialises). An unknown key or a bad
