@@ -247,7 +247,7 @@ int azure_list(void *impl, const char *dir_key, const char *start_after, delta_s
   p.dir_prefix = (const char *)dir.data;
   p.dir_len = dir.len - 1;
   for (bool first = true;; first = false) {
-    const char *qn[7], *qv[7];
+    const char *qn[8], *qv[8];
     size_t nq = 0;
     char *marker = NULL;
     qn[nq] = "restype", qv[nq++] = "container";
@@ -255,6 +255,9 @@ int azure_list(void *impl, const char *dir_key, const char *start_after, delta_s
     qn[nq] = "delimiter", qv[nq++] = "/";
     qn[nq] = "include", qv[nq++] = "metadata";
     if (p.dir_len) qn[nq] = "prefix", qv[nq++] = p.dir_prefix;
+    /* Tests shrink the pages to exercise the paging on small directories. */
+    const char *page_size = getenv("DELTAC_AZURE_LIST_PAGE_SIZE");
+    if (page_size && *page_size) qn[nq] = "maxresults", qv[nq++] = page_size;
     if (!first) {
       if ((rc = buf_putc(&p.marker, '\0')) != 0) goto done;
       marker = (char *)p.marker.data;

@@ -31,38 +31,54 @@ free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# azure_put ENDPOINT PATH_AND_QUERY [FILE]: a Shared Key signed PUT of FILE
-# (or an empty body); prints the HTTP status. Written from the "Authorize with
-# Shared Key" documentation, independently of the library's signer.
+# azure_put ENDPOINT PATH_AND_QUERY: a Shared Key signed PUT with an empty
+# body (a container); azure_put ENDPOINT --tree SRC PREFIX: every file under
+# SRC as a blob of container deltac under PREFIX, in one process. Prints the
+# HTTP status (the first failing one for a tree). Written from the "Authorize
+# with Shared Key" documentation, independently of the library's signer.
 azure_put() {
   python3 - "$@" <<'PY'
 import base64, datetime, hashlib, hmac, os, sys, urllib.parse, urllib.request, urllib.error
-endpoint, target = sys.argv[1], sys.argv[2]
-body = open(sys.argv[3], "rb").read() if len(sys.argv) > 3 else b""
 account = os.environ.get("AZURE_STORAGE_ACCOUNT_NAME", "devstoreaccount1")
 key = base64.b64decode(os.environ["AZURE_STORAGE_ACCOUNT_KEY"])
-url = endpoint.rstrip("/") + target
-u = urllib.parse.urlsplit(url)
-date = datetime.datetime.now(datetime.timezone.utc).strftime("%a, %d %b %Y %H:%M:%S GMT")
-headers = {"x-ms-date": date, "x-ms-version": "2021-08-06"}
-if "restype=container" not in u.query:
-    headers["x-ms-blob-type"] = "BlockBlob"
-canon_headers = "".join(f"{k}:{headers[k]}\n" for k in sorted(headers))
-resource = f"/{account}{u.path}"
-for name, vals in sorted(urllib.parse.parse_qs(u.query, keep_blank_values=True).items()):
-    resource += f"\n{name.lower()}:{','.join(sorted(vals))}"
-length = str(len(body)) if body else ""
-# urllib would add a form Content-Type to a body; name one and sign it.
-ctype = "application/octet-stream"
-sts = "PUT\n\n\n" + length + "\n\n" + ctype + "\n\n\n\n\n\n\n" + canon_headers + resource
-sig = base64.b64encode(hmac.new(key, sts.encode(), hashlib.sha256).digest()).decode()
-req = urllib.request.Request(url, data=body, method="PUT",
-                             headers={**headers, "Authorization": f"SharedKey {account}:{sig}",
-                                      "Content-Length": str(len(body)), "Content-Type": ctype})
-try:
-    print(urllib.request.urlopen(req, timeout=30).status)
-except urllib.error.HTTPError as e:
-    print(e.code)
+
+def put(url, body):
+    u = urllib.parse.urlsplit(url)
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%a, %d %b %Y %H:%M:%S GMT")
+    headers = {"x-ms-date": date, "x-ms-version": "2021-08-06"}
+    if "restype=container" not in u.query:
+        headers["x-ms-blob-type"] = "BlockBlob"
+    canon = "".join(f"{k}:{headers[k]}\n" for k in sorted(headers))
+    resource = f"/{account}{u.path}"
+    for name, vals in sorted(urllib.parse.parse_qs(u.query, keep_blank_values=True).items()):
+        resource += f"\n{name.lower()}:{','.join(sorted(vals))}"
+    # urllib would add a form Content-Type to a body; name one and sign it.
+    ctype = "application/octet-stream"
+    length = str(len(body)) if body else ""
+    sts = "PUT\n\n\n" + length + "\n\n" + ctype + "\n\n\n\n\n\n\n" + canon + resource
+    sig = base64.b64encode(hmac.new(key, sts.encode(), hashlib.sha256).digest()).decode()
+    req = urllib.request.Request(url, data=body, method="PUT", headers={
+        **headers, "Authorization": f"SharedKey {account}:{sig}",
+        "Content-Length": str(len(body)), "Content-Type": ctype})
+    try:
+        return urllib.request.urlopen(req, timeout=30).status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+endpoint = sys.argv[1].rstrip("/")
+if sys.argv[2] != "--tree":
+    print(put(endpoint + sys.argv[2], b""))
+    sys.exit(0)
+src, prefix = sys.argv[3], sys.argv[4]
+for root, _, files in os.walk(src):
+    for f in sorted(files):
+        path = os.path.join(root, f)
+        name = prefix + "/" + os.path.relpath(path, src)
+        code = put(endpoint + "/deltac/" + urllib.parse.quote(name, safe="/-_.~"), open(path, "rb").read())
+        if code != 201:
+            print(code, name)
+            sys.exit(0)
+print(201)
 PY
 }
 
@@ -115,15 +131,11 @@ ENV
 }
 
 upload() {
-  local src=$1 prefix=$2 f enc code
+  local code
   [ -n "${AZURE_STORAGE_ENDPOINT:-}" ] && [ -n "${AZURE_STORAGE_ACCOUNT_KEY:-}" ] ||
     die "set the variables printed by '$0 start DIR' first"
-  while IFS= read -r -d '' f; do
-    f=${f#./}
-    enc=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe="/-_.~"))' "$prefix/$f")
-    code=$(cd "$src" && azure_put "$AZURE_STORAGE_ENDPOINT" "/deltac/$enc" "$f")
-    [ "$code" = 201 ] || die "upload $prefix/$f: HTTP $code"
-  done < <(cd "$src" && find . -type f -print0)
+  code=$(azure_put "$AZURE_STORAGE_ENDPOINT" --tree "$1" "$2")
+  [ "$code" = 201 ] || die "upload to $2: HTTP $code"
 }
 
 case $cmd in
