@@ -70,11 +70,21 @@ if sys.argv[2] != "--tree":
     print(put(endpoint + sys.argv[2], b""))
     sys.exit(0)
 src, prefix = sys.argv[3], sys.argv[4]
-for root, _, files in os.walk(src):
+jobs = []
+for root, _, files in os.walk(src, followlinks=True):
     for f in sorted(files):
         path = os.path.join(root, f)
-        name = prefix + "/" + os.path.relpath(path, src)
-        code = put(endpoint + "/deltac/" + urllib.parse.quote(name, safe="/-_.~"), open(path, "rb").read())
+        jobs.append((path, prefix + "/" + os.path.relpath(path, src)))
+
+def one(job):
+    path, name = job
+    with open(path, "rb") as fh:
+        return put(endpoint + "/deltac/" + urllib.parse.quote(name, safe="/-_.~"), fh.read()), name
+
+# A few requests in flight: thousands of small files go up in seconds.
+from concurrent.futures import ThreadPoolExecutor
+with ThreadPoolExecutor(8) as pool:
+    for code, name in pool.map(one, jobs):
         if code != 201:
             print(code, name)
             sys.exit(0)

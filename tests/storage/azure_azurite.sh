@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# Tables on Azure Blob storage, against Azurite started on 127.0.0.1 by
+# tests/servers/azurite.sh (and always stopped again): shared conformance
+# tables uploaded with an independent Shared Key signer (partition
+# directories holding '=', spaces and '%', a table with a checkpoint) read
+# through az://, azure:// and abfs:// must give what the local copies give for
+# info, schema, files and history; the storage contract, put-if-absent races
+# between threads and processes and block uploads through the library
+# (unit_storage_test_azure in live mode); a wrong key gives one line with the
+# blob, 403 and Azure's code and no key; the shared conformance cases run
+# with --table-root az://deltac/conformance. Missing prerequisites
+# (node_modules/.bin/azurite-blob, python3, curl) fail the test.
+#
+# Not yet through storage (issue 15): checkpoints and data files are opened
+# by local path, so `info`/`schema` on a table with a checkpoint and `scan`
+# report "is not a local filesystem". Those checks accept exactly that
+# one-line error (printed as KNOWN GAP) or, once the gap is closed, output
+# equal to the local copy's; the conformance cases failing for that reason
+# are listed in tests/storage/azure_conformance_xfail.txt.
+set -uo pipefail
+deltac=$(realpath "${1:-build/deltac}")
+bindir=$(dirname "$deltac")
+cd "$(dirname "$0")/../.."
+SHARED=$(realpath "${DELTAC_SHARED:-../shared}")
+T=$SHARED/conformance/tables
+pass=0 fail=0
+ok() { pass=$((pass+1)); }
+bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+tmp=$(mktemp -d)
+srv=$tmp/azurite
+cleanup() { bash tests/servers/azurite.sh stop "$srv" >/dev/null 2>&1; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+[ -x node_modules/.bin/azurite-blob ] || { echo "FAIL: node_modules/.bin/azurite-blob is missing (npm install)"; exit 1; }
+for b in python3 curl; do
+  command -v "$b" >/dev/null || { echo "FAIL: $b is missing (bash scripts/bootstrap.sh installs it)"; exit 1; }
+done
+[ -x "$bindir/unit_storage_test_azure" ] || { echo "FAIL: $bindir/unit_storage_test_azure not built"; exit 1; }
+[ -d "$T" ] || { echo "FAIL: $T is missing"; exit 1; }
+
+if ! bash tests/servers/azurite.sh start "$srv" >"$tmp/env" 2>"$tmp/start.err"; then
+  echo "FAIL: azurite did not start: $(tail -3 "$tmp/start.err")"; exit 1
+fi
+# shellcheck disable=SC1091
+. "$tmp/env"
+
+# The tables the conformance cases read, plus the ones compared below, as
+# symlinks in one folder: one upload process for all of them.
+mkdir -p "$tmp/up"
+python3 - "$SHARED/conformance/cases" "$T" "$tmp/up" <<'PY'
+import glob, json, os, sys
+cases, tables, out = sys.argv[1:4]
+names = {json.load(open(f))["table"] for f in glob.glob(os.path.join(cases, "*.json"))}
+names |= {"delta-golden.hive.deltatbl-special-chars-in-partition-column",
+          "delta-golden.data-reader-escaped-chars", "delta-golden.checkpoint"}
+for n in names:
+    if os.path.isdir(os.path.join(tables, n)):
+        os.symlink(os.path.join(tables, n), os.path.join(out, n))
+PY
+start=$(date +%s)
+if ! bash tests/servers/azurite.sh upload "$tmp/up" conformance 2>"$tmp/upload.err"; then
+  echo "FAIL: upload: $(cat "$tmp/upload.err")"; exit 1
+fi
+echo "uploaded $(find -L "$tmp/up" -type f | wc -l) files in $(( $(date +%s) - start )) s"
+
+# Commit times come from file modification times when a table has no
+# in-commit timestamps, and an upload makes new ones: those (and the
+# location line) are the only differences allowed.
+normalise() {
+  sed -E -e '/^location:/d' \
+    -e 's/committed [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z/committed TIME/' \
+    -e 's/"timestamp":"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z"/"timestamp":"TIME"/g' "$1"
+}
+
+# same CMD LOCAL URI [ARGS...]: equal output (after normalise), exit 0.
+same() {
+  local cmd=$1 local=$2 remote=$3; shift 3
+  "$deltac" "$cmd" "$@" "$local" >"$tmp/local.out" 2>"$tmp/local.err"
+  local lrc=$?
+  "$deltac" "$cmd" "$@" "$remote" >"$tmp/az.out" 2>"$tmp/az.err"
+  local rrc=$?
+  if [ $lrc -ne 0 ]; then bad "$cmd $* local copy failed: $(cat "$tmp/local.err")"; return; fi
+  if [ $rrc -ne 0 ]; then bad "$cmd $* $remote exited $rrc: $(cat "$tmp/az.err")"; return; fi
+  if ! diff <(normalise "$tmp/local.out") <(normalise "$tmp/az.out") >"$tmp/diff"; then
+    bad "$cmd $* $remote differs from the local copy: $(head -5 "$tmp/diff")"; return
+  fi
+  ok
+}
+
+# same_or_gap: like same, but the known gap (a file read by local path) is
+# accepted when it is one line naming the storage.
+same_or_gap() {
+  local cmd=$1 local=$2 remote=$3; shift 3
+  "$deltac" "$cmd" "$@" "$remote" >"$tmp/az.out" 2>"$tmp/az.err"
+  local rrc=$?
+  if [ $rrc -ne 0 ] && [ "$(wc -l <"$tmp/az.err")" -eq 1 ] && grep -q "is not a local filesystem" "$tmp/az.err"; then
+    echo "KNOWN GAP: $cmd $remote: $(cat "$tmp/az.err")"; ok; return
+  fi
+  same "$cmd" "$local" "$remote" "$@"
+}
+
+SPECIAL=delta-golden.hive.deltatbl-special-chars-in-partition-column
+ESCAPED=delta-golden.data-reader-escaped-chars
+CKPT=delta-golden.checkpoint
+ACCT=$AZURE_STORAGE_ACCOUNT_NAME
+for cmd in info schema history files; do
+  same "$cmd" "$T/$SPECIAL" "az://deltac/conformance/$SPECIAL"
+  same "$cmd" "$T/$ESCAPED" "azure://deltac/conformance/$ESCAPED/"
+done
+# The abfss form names the account in the host; the endpoint still comes
+# from AZURE_STORAGE_ENDPOINT.
+same files "$T/$SPECIAL" "abfss://deltac@$ACCT.dfs.core.windows.net/conformance/$SPECIAL"
+same history "$T/$CKPT" "az://deltac/conformance/$CKPT/"
+same info "$T/$CKPT" "az://deltac/conformance/$CKPT" --version 5
+same files "$T/$CKPT" "az://deltac/conformance/$CKPT" --version 5
+same_or_gap info "$T/$CKPT" "az://deltac/conformance/$CKPT"
+same_or_gap schema "$T/$CKPT" "az://deltac/conformance/$CKPT"
+same_or_gap scan "$T/$SPECIAL" "az://deltac/conformance/$SPECIAL"
+
+# Emulator mode: the account and its well-known key implied, only the
+# endpoint given.
+EP=$AZURE_STORAGE_ENDPOINT
+if env -u AZURE_STORAGE_ACCOUNT_NAME -u AZURE_STORAGE_ACCOUNT_KEY -u AZURE_ALLOW_HTTP AZURE_STORAGE_USE_EMULATOR=true \
+     "$deltac" files "az://deltac/conformance/$SPECIAL" >"$tmp/emu.out" 2>"$tmp/emu.err" &&
+   [ "$(wc -l <"$tmp/emu.out")" -eq 4 ]; then
+  ok
+else
+  bad "emulator mode: $(cat "$tmp/emu.err")"
+fi
+
+# A table that is not there, a container that is not there: one line, exit 1.
+"$deltac" info az://deltac/no-such-table >"$tmp/out" 2>"$tmp/err"
+if [ $? -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; then ok; else bad "missing table: $(cat "$tmp/err")"; fi
+"$deltac" info az://nocontainer/t >"$tmp/out" 2>"$tmp/err"
+if [ $? -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "404 ContainerNotFound" "$tmp/err"; then ok
+else bad "missing container: $(cat "$tmp/err")"; fi
+
+# A wrong key through the CLI: one line, the blob, 403 and Azure's code
+# (Azurite says AuthorizationFailure where Azure says AuthenticationFailed),
+# no key.
+WRONG=V3JvbmdLZXlXcm9uZ0tleVdyb25nS2V5V3JvbmdLZXk=
+AZURE_STORAGE_ACCOUNT_KEY=$WRONG "$deltac" info "az://deltac/conformance/$SPECIAL" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+   grep -Eq "az://deltac/conformance/$SPECIAL/_delta_log/.*: 403 (AuthenticationFailed|AuthorizationFailure)" "$tmp/err" &&
+   ! grep -qF "$WRONG" "$tmp/err" && ! grep -qF "$AZURE_STORAGE_ACCOUNT_KEY" "$tmp/err"; then
+  ok; echo "wrong key: $(cat "$tmp/err")"
+else
+  bad "wrong key: exit $rc: $(cat "$tmp/err")"
+fi
+
+# The storage contract, the races, the uploads and the wrong-key message
+# through the library, against this server.
+if DELTAC_AZURE_TEST_URI=az://deltac/unit "$bindir/unit_storage_test_azure" >"$tmp/unit.out" 2>&1; then
+  ok; grep -E "race|uploads|wrong key" "$tmp/unit.out"
+else
+  bad "unit_storage_test_azure (live): $(tail -8 "$tmp/unit.out")"
+fi
+
+# The shared conformance cases with their tables on Azurite. Expected
+# failures must fail for the known reason only, never for a store error.
+python3 "$SHARED/conformance/check.py" --deltac "$deltac" --table-root az://deltac/conformance -j 2 \
+  --expect-fail tests/storage/azure_conformance_xfail.txt >"$tmp/check.out" 2>&1
+crc=$?
+tail -2 "$tmp/check.out"
+if [ $crc -ne 0 ]; then
+  bad "conformance on az://: $(grep '^FAIL' "$tmp/check.out" | head -5)"
+elif grep '^XFAIL' "$tmp/check.out" | grep -Eq ": [1-5][0-9][0-9] [A-Z][A-Za-z]+|connection|timed out"; then
+  bad "an expected failure failed for a store error: $(grep '^XFAIL' "$tmp/check.out" | grep -E ": [1-5][0-9][0-9] [A-Z]|connection|timed out" | head -3)"
+else
+  ok
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
