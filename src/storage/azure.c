@@ -105,7 +105,10 @@ int azure_send(azure_store *s, const azure_req *r, http_response *resp) {
   } else if (s->cfg.auth == AZURE_AUTH_BEARER) {
     if ((rc = buf_printf(&auth, "Bearer %s", s->cfg.token)) != 0) goto done;
   } else if (s->cfg.auth == AZURE_AUTH_CLIENT_SECRET) {
-    if ((rc = azure_token_get(s->tokens, &auth)) != 0) goto done;
+    if ((rc = azure_token_get(s->tokens, &auth)) != 0) {
+      err_prefix("%s", r->label);
+      goto done;
+    }
   }
   if (auth.len && (rc = buf_putc(&auth, '\0')) != 0) goto done;
 

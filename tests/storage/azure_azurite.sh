@@ -28,7 +28,12 @@ ok() { pass=$((pass+1)); }
 bad() { echo "FAIL: $*"; fail=$((fail+1)); }
 tmp=$(mktemp -d)
 srv=$tmp/azurite
-cleanup() { bash tests/servers/azurite.sh stop "$srv" >/dev/null 2>&1; rm -rf "$tmp"; }
+token_pid=
+cleanup() {
+  bash tests/servers/azurite.sh stop "$srv" >/dev/null 2>&1
+  [ -n "$token_pid" ] && kill "$token_pid" 2>/dev/null
+  rm -rf "$tmp"
+}
 trap cleanup EXIT
 
 [ -x node_modules/.bin/azurite-blob ] || { echo "FAIL: node_modules/.bin/azurite-blob is missing (npm install)"; exit 1; }
@@ -156,6 +161,82 @@ if DELTAC_AZURE_TEST_URI=az://deltac/unit "$bindir/unit_storage_test_azure" >"$t
 else
   bad "unit_storage_test_azure (live): $(tail -8 "$tmp/unit.out")"
 fi
+
+# Client credentials, bearer tokens and SAS, against a small token server
+# (Azurite takes tokens over HTTPS only): it issues tok-1, tok-2, ... for
+# client "cid" with secret "good-secret" and answers HEADs that carry an
+# issued token or the SAS signature "goodsig" with Content-Length = tokens
+# issued so far, so the test sees when a token was fetched and reused.
+cat >"$tmp/token_server.py" <<'PY'
+import http.server, json, sys, threading, urllib.parse
+issued = []
+lock = threading.Lock()
+
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def log_message(self, *a):
+        pass
+    def reply(self, code, body=b"", ctype="application/json", extra=None):
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in (extra or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length", "0"))
+        form = urllib.parse.parse_qs(self.rfile.read(n).decode())
+        parts = self.path.split("/")
+        ok = (len(parts) == 5 and parts[2:] == ["oauth2", "v2.0", "token"]
+              and form.get("grant_type") == ["client_credentials"] and form.get("client_id") == ["cid"]
+              and form.get("scope") == ["https://storage.azure.com/.default"])
+        if not ok:
+            return self.reply(400, b'{"error":"invalid_request"}')
+        if form.get("client_secret") != ["good-secret"]:
+            return self.reply(401, json.dumps({"error": "invalid_client", "error_description":
+                              "bad secret " + form.get("client_secret", [""])[0]}).encode())
+        with lock:
+            issued.append("tok-%d" % (len(issued) + 1))
+            tok = issued[-1]
+        exp = 30 if parts[1] == "shortlived" else 3599
+        self.reply(200, json.dumps({"token_type": "Bearer", "expires_in": exp, "access_token": tok}).encode())
+    def do_HEAD(self):
+        u = urllib.parse.urlsplit(self.path)
+        q = urllib.parse.parse_qs(u.query)
+        auth = self.headers.get("Authorization", "")
+        with lock:
+            good = (auth.startswith("Bearer ") and auth[7:] in issued) or q.get("sig") == ["goodsig"]
+            count = len(issued)
+        if not u.path.startswith("/acct/deltac/") or not good:
+            self.send_response(403)
+            self.send_header("x-ms-error-code", "AuthenticationFailed")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self.send_response(200)
+        self.send_header("Content-Length", str(count))
+        self.send_header("Last-Modified", "Wed, 02 Dec 2026 01:00:00 GMT")
+        self.end_headers()
+
+srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+with open(sys.argv[1], "w") as f:
+    f.write(str(srv.server_address[1]))
+srv.serve_forever()
+PY
+python3 "$tmp/token_server.py" "$tmp/token.port" &
+token_pid=$!
+for _ in $(seq 1 100); do [ -s "$tmp/token.port" ] && break; sleep 0.1; done
+if [ ! -s "$tmp/token.port" ]; then
+  bad "the token server did not start"
+elif DELTAC_AZURE_TOKEN_TEST_ENDPOINT=http://127.0.0.1:$(cat "$tmp/token.port") \
+     "$bindir/unit_storage_test_azure" >"$tmp/token.out" 2>&1; then
+  ok; grep -E "client secret|token server" "$tmp/token.out"
+else
+  bad "unit_storage_test_azure (tokens): $(tail -8 "$tmp/token.out")"
+fi
+kill "$token_pid" 2>/dev/null; wait "$token_pid" 2>/dev/null; token_pid=
 
 # The shared conformance cases with their tables on Azurite. Expected
 # failures must fail for the known reason only, never for a store error.
