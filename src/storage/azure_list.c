@@ -306,7 +306,7 @@ int azure_list(void *impl, const char *dir_key, const char *start_after, delta_s
       last_dir = e->is_dir;
     }
     for (size_t j = 0; j < i; j++) mem_free(pend.v[j].name);
-    memmove(pend.v, pend.v + i, (pend.n - i) * sizeof *pend.v);
+    if (i) memmove(pend.v, pend.v + i, (pend.n - i) * sizeof *pend.v);
     pend.n -= i;
     if (final) break;
   }
