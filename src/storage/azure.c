@@ -196,6 +196,23 @@ static void resp_dispose(http_response *r) { buf_dispose(&r->body); }
 
 /* ---- head / read ---- */
 
+/* A HEAD answer has no body, so no error code (it comes in a header the
+ * HTTP client does not keep): ask again with a one-byte GET, whose error
+ * document names it — a missing container (EIO) from a missing blob
+ * (ENOTFOUND), AuthenticationFailed from a bare 403. */
+static int head_error(azure_store *s, const azure_req *head, http_response *resp) {
+  http_response again = {0};
+  azure_req r = *head;
+  r.method = "GET";
+  r.extra[r.n_extra++] = (azure_header){"x-ms-range", "bytes=0-0"};
+  int code = resp->status == 404 ? DELTA_ENOTFOUND : DELTA_EIO;
+  int rc = azure_send(s, &r, &again);
+  if (rc == 0 && again.status == resp->status) rc = azure_status_error(head->label, &again, code);
+  else rc = azure_status_error(head->label, resp, code);
+  buf_dispose(&again.body);
+  return rc;
+}
+
 static int azure_head(void *impl, const char *key, delta_file_info *out) {
   azure_store *s = impl;
   delta_buf k = DELTA_BUF_INIT, label = DELTA_BUF_INIT;
@@ -206,7 +223,7 @@ static int azure_head(void *impl, const char *key, delta_file_info *out) {
   azure_req r = {"HEAD", (const char *)k.data, NULL, NULL, 0, {{0}}, 0, NULL, 0, NULL, (const char *)label.data};
   if ((rc = azure_send(s, &r, &resp)) != 0) goto done;
   if (resp.status != 200) {
-    rc = azure_status_error((const char *)label.data, &resp, resp.status == 404 ? DELTA_ENOTFOUND : DELTA_EIO);
+    rc = head_error(s, &r, &resp);
     goto done;
   }
   if (!resp.has_length) {

@@ -157,7 +157,7 @@ fi
 # The storage contract, the races, the uploads and the wrong-key message
 # through the library, against this server.
 if DELTAC_AZURE_TEST_URI=az://deltac/unit "$bindir/unit_storage_test_azure" >"$tmp/unit.out" 2>&1; then
-  ok; grep -E "race|uploads|wrong key" "$tmp/unit.out"
+  ok; grep -E "race|uploads|wrong key|missing container" "$tmp/unit.out"
 else
   bad "unit_storage_test_azure (live): $(tail -8 "$tmp/unit.out")"
 fi

@@ -305,6 +305,29 @@ static void test_wrong_key(void) {
   CHECK(strstr(m, v[0]) == NULL);
   CHECK(strstr(m, "V1JPTkdLRVl") == NULL);
   CHECK(strchr(m, '\n') == NULL);
+  /* HEAD answers carry no error document; the code is fetched anyway. */
+  delta_file_info fi;
+  CHECK_EQ_INT(delta_storage_head(s, "_delta_log/00000000000000000000.json", &fi), DELTA_EIO);
+  m = delta_error_last();
+  printf("wrong key (head): %s\n", m);
+  CHECK(strstr(m, "403 AuthenticationFailed") != NULL || strstr(m, "403 AuthorizationFailure") != NULL);
+  buf_dispose(&b);
+  delta_storage_free(s);
+
+  /* A missing container is the store's set-up, not a missing file. */
+  char uri[600];
+  const char *slash = strchr(live_uri + 5, '/');
+  snprintf(uri, sizeof uri, "%.*snocontainer%s", (int)(strstr(live_uri, "://") + 3 - live_uri), live_uri,
+           slash ? slash : "");
+  CHECK_EQ_INT(delta_storage_open(&s, uri), 0);
+  CHECK_EQ_INT(delta_storage_head(s, "x", &fi), DELTA_EIO);
+  CHECK(strstr(delta_error_last(), "404 ContainerNotFound") != NULL);
+  b.len = 0;
+  CHECK_EQ_INT(storage_read_all(s, "x", &b), DELTA_EIO);
+  CHECK(strstr(delta_error_last(), "404 ContainerNotFound") != NULL);
+  CHECK_EQ_INT(delta_storage_put(s, "x", "1", 1, false), DELTA_EIO);
+  CHECK_EQ_INT(delta_storage_delete(s, "x"), DELTA_EIO);
+  printf("missing container: %s\n", delta_error_last());
   buf_dispose(&b);
   delta_storage_free(s);
 }
