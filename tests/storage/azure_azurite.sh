@@ -166,7 +166,8 @@ fi
 # (Azurite takes tokens over HTTPS only): it issues tok-1, tok-2, ... for
 # client "cid" with secret "good-secret" and answers HEADs that carry an
 # issued token or the SAS signature "goodsig" with Content-Length = tokens
-# issued so far, so the test sees when a token was fetched and reused.
+# issued so far, so the test sees when a token was fetched and reused; it
+# also answers List Blobs with fixed pages and with hostile documents.
 cat >"$tmp/token_server.py" <<'PY'
 import http.server, json, sys, threading, urllib.parse
 issued = []
@@ -219,6 +220,46 @@ class H(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(count))
         self.send_header("Last-Modified", "Wed, 02 Dec 2026 01:00:00 GMT")
         self.end_headers()
+
+    def do_GET(self):
+        # List Blobs for the listing checks: "t/pages/" in pages of two in
+        # Azure's whole-name order; "t/badN/" hostile answers.
+        u = urllib.parse.urlsplit(self.path)
+        q = urllib.parse.parse_qs(u.query)
+        auth = self.headers.get("Authorization", "")
+        with lock:
+            good = (auth.startswith("Bearer ") and auth[7:] in issued) or q.get("sig") == ["goodsig"]
+        if u.path != "/acct/deltac" or q.get("comp") != ["list"] or not good:
+            return self.reply(403, b"<?xml version=\"1.0\"?><Error><Code>AuthenticationFailed</Code></Error>",
+                              "application/xml")
+        prefix = q.get("prefix", [""])[0]
+        head = "<?xml version=\"1.0\" encoding=\"utf-8\"?><EnumerationResults><Blobs>"
+        if prefix == "t/pages/":
+            names = ["a b", "a!", "a-c", "a-c0/", "a/", "z"]
+            start = int(q.get("marker", ["0"])[0])
+            page = names[start:start + 2]
+            body = head
+            for n in page:
+                if n.endswith("/"):
+                    body += "<BlobPrefix><Name>t/pages/%s</Name></BlobPrefix>" % n
+                else:
+                    body += ("<Blob><Name>t/pages/%s</Name><Properties><Last-Modified>Wed, 02 Dec 2026 "
+                             "01:00:00 GMT</Last-Modified><Content-Length>7</Content-Length></Properties>"
+                             "</Blob>" % n.replace("&", "&amp;"))
+            nxt = str(start + 2) if start + 2 < len(names) else ""
+            body += "</Blobs><NextMarker>%s</NextMarker></EnumerationResults>" % nxt
+        elif prefix == "t/bad1/":
+            body = head + "<Blob><Name>t/bad1/x</Name></Blobs></EnumerationResults>"
+        elif prefix == "t/bad2/":
+            body = head + "<Blob><Name>elsewhere/x</Name></Blob></Blobs><NextMarker/></EnumerationResults>"
+        elif prefix == "t/bad3/":
+            body = head + ("<Blob><Name>t/bad3/x</Name><Properties><Content-Length>12ab</Content-Length>"
+                           "</Properties></Blob></Blobs><NextMarker/></EnumerationResults>")
+        elif prefix == "t/bad4/":
+            body = head + "<Blob><Name>t/bad4/" + "x" * 100000 + "</Name></Blob></Blobs></EnumerationResults>"
+        else:
+            body = head + "</Blobs><NextMarker/></EnumerationResults>"
+        self.reply(200, body.encode(), "application/xml")
 
 srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
 with open(sys.argv[1], "w") as f:

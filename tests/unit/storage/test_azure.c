@@ -432,6 +432,26 @@ static void test_tokens(void) {
   CHECK(strstr(delta_error_last(), "badsig") == NULL);
   delta_storage_free(s);
   printf("client credentials, bearer token and SAS checked against the token server\n");
+
+  /* Listings from the same server: pages of two in Azure's order, where the
+   * directory "a" (page three) must still come before "a b" (page one). */
+  v[3] = "sv=2021-08-06&sig=goodsig";
+  CHECK_EQ_INT(delta_storage_open_options(&s, "az://deltac/t", k, v, 4), 0);
+  const char *want[] = {"a", "a b", "a!", "a-c", "a-c0", "z"};
+  const int want_dir[] = {1, 0, 0, 0, 1, 0};
+  check_list(s, "pages", NULL, want, want_dir, 6);
+  check_list(s, "pages", "a!", want + 3, want_dir + 3, 3);
+  /* Hostile answers: one line, ECORRUPT, no crash. */
+  collected c = {0};
+  const char *bad[] = {"bad1", "bad2", "bad3", "bad4"};
+  for (int i = 0; i < 4; i++) {
+    CHECK_EQ_INT(delta_storage_list(s, bad[i], NULL, collect, &c), DELTA_ECORRUPT);
+    CHECK(strstr(delta_error_last(), bad[i]) != NULL);
+    CHECK(strchr(delta_error_last(), '\n') == NULL);
+    printf("hostile listing: %s\n", delta_error_last());
+  }
+  collected_free(&c);
+  delta_storage_free(s);
 }
 
 int main(void) {
