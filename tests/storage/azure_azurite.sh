@@ -248,6 +248,13 @@ class H(http.server.BaseHTTPRequestHandler):
                              "</Blob>" % n.replace("&", "&amp;"))
             nxt = str(start + 2) if start + 2 < len(names) else ""
             body += "</Blobs><NextMarker>%s</NextMarker></EnumerationResults>" % nxt
+        elif prefix == "t/hns/":
+            # An ADLS Gen2 directory: a placeholder blob and the prefix.
+            body = head + ("<Blob><Name>t/hns/dir</Name><Properties><Content-Length>0</Content-Length>"
+                           "</Properties><Metadata><hdi_isfolder>true</hdi_isfolder></Metadata></Blob>"
+                           "<BlobPrefix><Name>t/hns/dir/</Name></BlobPrefix><Blob><Name>t/hns/f</Name>"
+                           "<Properties><Content-Length>3</Content-Length></Properties><Metadata/></Blob>"
+                           "</Blobs><NextMarker/></EnumerationResults>")
         elif prefix == "t/bad1/":
             body = head + "<Blob><Name>t/bad1/x</Name></Blobs></EnumerationResults>"
         elif prefix == "t/bad2/":

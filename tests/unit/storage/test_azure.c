@@ -441,6 +441,10 @@ static void test_tokens(void) {
   const int want_dir[] = {1, 0, 0, 0, 1, 0};
   check_list(s, "pages", NULL, want, want_dir, 6);
   check_list(s, "pages", "a!", want + 3, want_dir + 3, 3);
+  /* An ADLS Gen2 directory's placeholder blob is not a file. */
+  const char *hns[] = {"dir", "f"};
+  const int hns_dir[] = {1, 0};
+  check_list(s, "hns", NULL, hns, hns_dir, 2);
   /* Hostile answers: one line, ECORRUPT, no crash. */
   collected c = {0};
   const char *bad[] = {"bad1", "bad2", "bad3", "bad4"};
