@@ -171,6 +171,7 @@ fi
 cat >"$tmp/token_server.py" <<'PY'
 import http.server, json, sys, threading, urllib.parse
 issued = []
+blobs = {}
 lock = threading.Lock()
 
 class H(http.server.BaseHTTPRequestHandler):
@@ -221,7 +222,29 @@ class H(http.server.BaseHTTPRequestHandler):
         self.send_header("Last-Modified", "Wed, 02 Dec 2026 01:00:00 GMT")
         self.end_headers()
 
+    def do_PUT(self):
+        # Ambiguous commits: the first conditional PUT of t/amb/NAME lands
+        # (ours for "mine", someone else's for "theirs") but answers 503;
+        # the retry then finds the blob there (409 BlobAlreadyExists).
+        n = int(self.headers.get("Content-Length", "0"))
+        body = self.rfile.read(n)
+        path = urllib.parse.urlsplit(self.path).path
+        with lock:
+            if not path.startswith("/acct/deltac/t/amb/") or self.headers.get("If-None-Match") != "*":
+                return self.reply(400, b"")
+            if path not in blobs:
+                blobs[path] = body if path.endswith("mine") else b"someone else"
+                return self.reply(503, b"<?xml version=\"1.0\"?><Error><Code>ServerBusy</Code></Error>",
+                                  "application/xml")
+        self.reply(409, b"<?xml version=\"1.0\"?><Error><Code>BlobAlreadyExists</Code></Error>",
+                   "application/xml")
+
     def do_GET(self):
+        path = urllib.parse.urlsplit(self.path).path
+        with lock:
+            blob = blobs.get(path)
+        if blob is not None:
+            return self.reply(200, blob, "application/octet-stream")
         # List Blobs for the listing checks: "t/pages/" in pages of two in
         # Azure's whole-name order; "t/badN/" hostile answers.
         u = urllib.parse.urlsplit(self.path)
@@ -280,7 +303,7 @@ if [ ! -s "$tmp/token.port" ]; then
   bad "the token server did not start"
 elif DELTAC_AZURE_TOKEN_TEST_ENDPOINT=http://127.0.0.1:$(cat "$tmp/token.port") \
      "$bindir/unit_storage_test_azure" >"$tmp/token.out" 2>&1; then
-  ok; grep -E "client secret|token server" "$tmp/token.out"
+  ok; grep -E "client secret|token server|ambiguous" "$tmp/token.out"
 else
   bad "unit_storage_test_azure (tokens): $(tail -8 "$tmp/token.out")"
 fi

@@ -445,6 +445,11 @@ static void test_tokens(void) {
   const char *hns[] = {"dir", "f"};
   const int hns_dir[] = {1, 0};
   check_list(s, "hns", NULL, hns, hns_dir, 2);
+  /* Ambiguous commits: the first attempt landed but answered 503, the
+   * retry meets the blob; reading it back tells ours (won) from theirs. */
+  CHECK_EQ_INT(delta_storage_put(s, "amb/mine", "my commit", 9, false), 0);
+  CHECK_EQ_INT(delta_storage_put(s, "amb/theirs", "my commit", 9, false), DELTA_EEXISTS);
+  printf("ambiguous commit: ours resolved as won, theirs as %s\n", delta_error_last());
   /* Hostile answers: one line, ECORRUPT, no crash. */
   collected c = {0};
   const char *bad[] = {"bad1", "bad2", "bad3", "bad4"};
