@@ -92,6 +92,20 @@ void azure_token_cache_free(azure_token_cache *c) {
   mem_free(c);
 }
 
+/* expires_in: a JSON number, or (older endpoints) a numeric string. */
+static int parse_expires(delta_json_val e, int64_t *n) {
+  delta_buf es = DELTA_BUF_INIT;
+  char *end = NULL;
+  int rc;
+  if (json_typeof(e) == DELTA_JSON_NUMBER) return json_int64(e, n);
+  if ((rc = json_string(e, &es)) != 0) goto done;
+  *n = strtoll((const char *)es.data, &end, 10);
+  if (end == (char *)es.data || *end) rc = DELTA_ECORRUPT;
+done:
+  buf_dispose(&es);
+  return rc;
+}
+
 int azure_token_parse(const char *json, size_t len, delta_buf *token, long *expires_in) {
   delta_json_doc *d = NULL;
   delta_buf s = DELTA_BUF_INIT;
@@ -107,20 +121,7 @@ int azure_token_parse(const char *json, size_t len, delta_buf *token, long *expi
     rc = err_set(DELTA_ECORRUPT, "the token endpoint's answer has no access_token");
     goto done;
   }
-  delta_json_val e = json_get(root, "expires_in");
-  if (json_typeof(e) == DELTA_JSON_NUMBER) {
-    rc = json_int64(e, &n);
-  } else {
-    delta_buf es = DELTA_BUF_INIT;
-    char *end = NULL;
-    rc = json_string(e, &es);
-    if (!rc) {
-      n = strtoll((const char *)es.data, &end, 10);
-      if (end == (char *)es.data || *end) rc = DELTA_ECORRUPT;
-    }
-    buf_dispose(&es);
-  }
-  if (rc || n <= 0) {
+  if (parse_expires(json_get(root, "expires_in"), &n) != 0 || n <= 0) {
     rc = err_set(DELTA_ECORRUPT, "the token endpoint's answer has no valid expires_in");
     goto done;
   }
