@@ -11,10 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "storage/azure.h"
 #include "storage/options.h"
 #include "storage/path.h"
 #include "storage/s3.h"
-#include "storage/azure.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 
