@@ -82,6 +82,22 @@ static const option OPTIONS[] = {
     {"aws_web_identity_token_file", K_STR, OFF(web_identity_token_file)},
     {"aws_role_arn", K_STR, OFF(role_arn)},
     {"aws_role_session_name", K_STR, OFF(role_session_name)},
+    /* Azure, with object_store's azure_storage_* aliases. */
+    {"azure_storage_account_name", K_STR, OFF(azure_account)},
+    {"azure_storage_account_key", K_STR, OFF(azure_key)},
+    {"azure_storage_access_key", K_STR, OFF(azure_key)},
+    {"azure_storage_sas_token", K_STR, OFF(azure_sas)},
+    {"azure_storage_sas_key", K_STR, OFF(azure_sas)},
+    {"azure_storage_token", K_STR, OFF(azure_token)},
+    {"azure_client_id", K_STR, OFF(azure_client_id)},
+    {"azure_storage_client_id", K_STR, OFF(azure_client_id)},
+    {"azure_client_secret", K_STR, OFF(azure_client_secret)},
+    {"azure_storage_client_secret", K_STR, OFF(azure_client_secret)},
+    {"azure_tenant_id", K_STR, OFF(azure_tenant_id)},
+    {"azure_storage_tenant_id", K_STR, OFF(azure_tenant_id)},
+    {"azure_authority_host", K_STR, OFF(azure_authority_host)},
+    {"azure_storage_use_emulator", K_BOOL, OFF(azure_use_emulator)},
+    {"azure_storage_endpoint", K_STR, OFF(azure_endpoint)},
 };
 
 int storage_options_parse(storage_options *o, const char *const *keys, const char *const *values,
@@ -91,6 +107,7 @@ int storage_options_parse(storage_options *o, const char *const *keys, const cha
   o->timeout_ms = o->connect_timeout_ms = o->retry_timeout_ms = -1;
   o->max_retries = -1;
   o->allow_unsafe_rename = -1;
+  o->azure_use_emulator = -1;
   for (size_t i = 0; i < n; i++) {
     const char *k = keys[i], *v = values[i];
     if (!k || !v) return err_set(DELTA_EINVAL, "storage option %zu: NULL key or value", i);
@@ -146,5 +163,13 @@ void storage_options_dispose(storage_options *o) {
   mem_free(o->web_identity_token_file);
   mem_free(o->role_arn);
   mem_free(o->role_session_name);
+  /* The Azure secrets are wiped: the options live as long as a table. */
+  char *azure[] = {o->azure_account,   o->azure_key,           o->azure_sas,
+                   o->azure_token,     o->azure_client_id,     o->azure_client_secret,
+                   o->azure_tenant_id, o->azure_authority_host, o->azure_endpoint};
+  for (size_t i = 0; i < sizeof azure / sizeof azure[0]; i++) {
+    if (azure[i]) explicit_bzero(azure[i], strlen(azure[i]));
+    mem_free(azure[i]);
+  }
   memset(o, 0, sizeof *o);
 }

@@ -24,6 +24,11 @@ typedef struct {
   char *proxy_url;           /* proxy_url (any HTTP store) */
   char *sts_endpoint;        /* aws_sts_endpoint */
   char *web_identity_token_file, *role_arn, *role_session_name;
+  /* Azure (azure.c, azure_config.c); NULL / -1 = not given. */
+  char *azure_account, *azure_key, *azure_sas, *azure_token;
+  char *azure_client_id, *azure_client_secret, *azure_tenant_id, *azure_authority_host;
+  char *azure_endpoint;
+  int azure_use_emulator;
 } storage_options;
 
 /* Parse `n` pairs into `o` (which it initialises). An unknown key or a bad
