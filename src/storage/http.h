@@ -41,10 +41,10 @@ int http_client_new(http_client **out, const http_config *cfg);
 void http_client_free(http_client *client);
 
 typedef struct {
-  const char *method;        /* "GET", "HEAD", "PUT", "DELETE" */
+  const char *method;        /* "GET", "HEAD", "PUT", "POST", "DELETE" */
   const char *url;           /* full URL, already encoded */
   const char *const *headers; /* "Name: value" lines, NULL-ended; may be NULL */
-  const void *body;          /* PUT body (may be NULL when body_len is 0) */
+  const void *body;          /* PUT or POST body (may be NULL when body_len is 0) */
   size_t body_len;
   delta_storage_sink *sink;  /* where a 2xx body goes; NULL = into resp->body */
   const char *label;         /* what messages name, e.g. "s3://b/t/key" */
@@ -57,6 +57,7 @@ typedef struct {
   bool has_length;
   int64_t mtime_ms;      /* Last-Modified, ms since the epoch; 0 when absent */
   char content_range[96]; /* the Content-Range header's value, "" when absent */
+  char captured[2048];    /* http_send_capture: the header's value, "" when absent or longer */
   delta_buf body;        /* the body when no sink was given (bounded by its limit) or,
                             for a status other than 2xx, the first 64 KiB of the body */
 } http_response;
@@ -68,5 +69,11 @@ typedef struct {
  * reason), a short body, or the sink's own code. Free resp->body with
  * buf_dispose. */
 int http_send(http_client *client, const http_request *req, http_response *resp);
+
+/* http_send that also keeps the value of response header `name` (no ':',
+ * any case, e.g. "location") in resp->captured: GCS resumable uploads
+ * answer with the session URI in Location and the persisted size in Range. */
+int http_send_capture(http_client *client, const http_request *req, const char *name,
+                      http_response *resp);
 
 #endif

@@ -74,6 +74,13 @@ static const option OPTIONS[] = {
     {"retry_timeout", K_DURATION, OFF(retry_timeout_ms)},
     {"max_retries", K_COUNT, OFF(max_retries)},
     {"user_agent", K_STR, OFF(user_agent)},
+    /* Google Cloud Storage: object_store's names and aliases. */
+    {"google_service_account", K_STR, OFF(google_sa_path)},
+    {"google_service_account_path", K_STR, OFF(google_sa_path)},
+    {"google_application_credentials", K_STR, OFF(google_sa_path)},
+    {"google_service_account_key", K_STR, OFF(google_sa_key)},
+    {"google_bearer_token", K_STR, OFF(google_bearer_token)},
+    {"google_endpoint_url", K_STR, OFF(google_endpoint)},
 };
 
 int storage_options_parse(storage_options *o, const char *const *keys, const char *const *values,
@@ -131,5 +138,11 @@ void storage_options_dispose(storage_options *o) {
   mem_free(o->endpoint);
   mem_free(o->profile);
   mem_free(o->user_agent);
+  mem_free(o->google_sa_path);
+  if (o->google_sa_key) memset(o->google_sa_key, 0, strlen(o->google_sa_key));
+  mem_free(o->google_sa_key);
+  if (o->google_bearer_token) memset(o->google_bearer_token, 0, strlen(o->google_bearer_token));
+  mem_free(o->google_bearer_token);
+  mem_free(o->google_endpoint);
   memset(o, 0, sizeof *o);
 }

@@ -18,6 +18,11 @@ typedef struct {
   long connect_timeout_ms; /* -1 = not given */
   long retry_timeout_ms;   /* -1 = not given */
   int max_retries;         /* -1 = not given */
+  /* Google Cloud Storage (gcs.c) */
+  char *google_sa_path;      /* google_service_account / google_application_credentials */
+  char *google_sa_key;       /* google_service_account_key: the key file's JSON itself */
+  char *google_bearer_token; /* google_bearer_token */
+  char *google_endpoint;     /* google_endpoint_url */
 } storage_options;
 
 /* Parse `n` pairs into `o` (which it initialises). An unknown key or a bad
