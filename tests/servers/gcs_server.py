@@ -23,7 +23,8 @@ Control (no auth; test scripts only):
   POST /_faults?kind=K&count=N[&match=S][&status=C][&ms=D]
        the next N requests whose path+query contains S (all when absent)
        get fault K: status (answer C, default 503, with a JSON error), drop
-       (close the connection without an answer), delay (wait D ms, then
+       (close the connection without an answer), lost (do the call, then
+       close the connection without its answer), delay (wait D ms, then
        serve), truncate (announce the whole body, send half, close),
        short (a resumable chunk: keep only its first 256 KiB multiple).
   POST /_reset   clear faults;   GET /_stats   {"requests": N, "faults": M}
@@ -136,6 +137,9 @@ class Handler(BaseHTTPRequestHandler):
         return self.rfile.read(n) if n else b""
 
     def send(self, status, payload=b"", headers=None, ctype="application/json"):
+        if getattr(self, "lose_answer", False):
+            self.close_connection = True
+            return
         if isinstance(payload, (dict, list)):
             payload = json.dumps(payload).encode()
         self.send_response(status)
@@ -185,6 +189,7 @@ class Handler(BaseHTTPRequestHandler):
         if f and f["kind"] == "drop":
             self.close_connection = True
             return
+        self.lose_answer = bool(f and f["kind"] == "lost")
         if f and f["kind"] == "delay":
             time.sleep(f["ms"] / 1000.0)
             f = None
