@@ -121,6 +121,10 @@ static size_t on_read(char *buf, size_t size, size_t n, void *p) {
 static int on_seek(void *p, curl_off_t offset, int origin) {
   attempt *a = p;
   if (origin != SEEK_SET || offset < 0 || (uint64_t)offset > a->req->body_len) return CURL_SEEKFUNC_FAIL;
+  /* A rewind to the start is the request going out again (attempts counts
+   * sends: a conditional PUT that was sent twice may have won the first
+   * time). */
+  if (offset == 0 && a->sent > 0) a->resp->attempts++;
   a->sent = (size_t)offset;
   return CURL_SEEKFUNC_OK;
 }
