@@ -126,6 +126,9 @@ def store(bucket, name, data, if_gen):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in separate writes: without TCP_NODELAY each
+    # answer waits for the client's delayed ACK (~40 ms).
+    disable_nagle_algorithm = True
 
     def log_message(self, fmt, *args):  # quiet; tests read stats instead
         pass
