@@ -76,10 +76,18 @@ static int full_key(delta_buf *out, const gcs_store *s, const char *key) {
   return 0;
 }
 
+/* NUL-end `out` without counting the NUL, so that it reads as a C string
+ * and can still be appended to. */
+static int url_end(delta_buf *out) {
+  int rc = buf_putc(out, '\0');
+  if (rc) return rc;
+  out->len--;
+  return 0;
+}
+
 static int make_label(delta_buf *out, const gcs_store *s, const char *name) {
   int rc = buf_printf(out, "%s/%s", s->label, name ? name : "");
-  if (!rc && (rc = buf_putc(out, '\0')) == 0) out->len--;
-  return rc;
+  return rc ? rc : url_end(out);
 }
 
 static int enc(delta_buf *out, const char *s) { return sigv4_uri_encode(out, s, strlen(s), false); }
@@ -92,12 +100,6 @@ static int object_url(delta_buf *out, const gcs_store *s, const char *name) {
     return rc;
   if (name && ((rc = buf_putc(out, '/')) != 0 || (rc = enc(out, name)) != 0)) return rc;
   return 0;
-}
-
-static int url_end(delta_buf *out) {
-  int rc = buf_putc(out, '\0');
-  if (!rc) out->len--;
-  return rc;
 }
 
 /* ---- requests ---- */
@@ -957,11 +959,15 @@ static int read_key_file(const char *path, delta_buf *out) {
   int rc = 0;
   if (!f) return err_set(DELTA_EINVAL, "cannot read the service account key file '%s'", path);
   out->limit = KEY_FILE_MAX;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-    if ((rc = buf_append(out, chunk, n)) != 0) break;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+    if ((rc = buf_append(out, chunk, n)) != 0) {
+      if (rc == DELTA_ELIMIT) rc = err_set(DELTA_EINVAL, "service account key file '%s' is too large", path);
+      goto done;
+    }
+  }
+  if (ferror(f)) rc = err_set(DELTA_EINVAL, "cannot read the service account key file '%s'", path);
+done:
   memset(chunk, 0, sizeof chunk);
-  if (!rc && ferror(f)) rc = err_set(DELTA_EINVAL, "cannot read the service account key file '%s'", path);
-  else if (rc == DELTA_ELIMIT) rc = err_set(DELTA_EINVAL, "service account key file '%s' is too large", path);
   fclose(f);
   return rc;
 }

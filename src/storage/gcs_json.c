@@ -155,17 +155,18 @@ static int parse_int(const char *s, size_t n, int64_t *out) {
 }
 
 int gcs_json_int(gcs_json *j, int64_t *out) {
-  char c = gcs_json_peek(j);
-  if (c == '"') {
-    delta_buf b = DELTA_BUF_INIT;
-    int rc = gcs_json_string(j, &b);
-    if (!rc) rc = parse_int((const char *)b.data, b.len, out);
-    buf_dispose(&b);
-    return rc;
+  delta_buf b = DELTA_BUF_INIT;
+  int rc;
+  if (gcs_json_peek(j) != '"') {
+    const char *s = j->p;
+    while (j->p < j->end && (*j->p == '-' || (*j->p >= '0' && *j->p <= '9'))) j->p++;
+    return parse_int(s, (size_t)(j->p - s), out);
   }
-  const char *s = j->p;
-  while (j->p < j->end && (*j->p == '-' || (*j->p >= '0' && *j->p <= '9'))) j->p++;
-  return parse_int(s, (size_t)(j->p - s), out);
+  if ((rc = gcs_json_string(j, &b)) != 0) goto done;
+  rc = parse_int((const char *)b.data, b.len, out);
+done:
+  buf_dispose(&b);
+  return rc;
 }
 
 int gcs_json_skip(gcs_json *j) {
