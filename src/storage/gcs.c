@@ -935,7 +935,8 @@ static int set_endpoint(gcs_store *s, const storage_options *o, const char *loca
     goto done;
   }
   if (http && !emu && o->allow_http != 1) {
-    rc = err_set(DELTA_EINVAL, "%s: the GCS endpoint is http:// but allow_http is not set (option allow_http=true)",
+    rc = err_set(DELTA_EINVAL, "%s: the GCS endpoint is http:// but allow_http is not set (option allow_http=true; "
+                 "or name an emulator with STORAGE_EMULATOR_HOST)",
                  location);
     goto done;
   }
