@@ -20,10 +20,7 @@
  *          request, the object is read back to tell our own first attempt
  *          from someone else's).
  *   remove objects.delete (404 = already gone).
- *   upload_* resumable uploads: a session is started only once a full
- *          chunk (8 MiB, a multiple of 256 KiB as GCS requires) is buffered;
- *          a smaller file goes up in one media upload at finish. Abort
- *          DELETEs the session URI.
+ *   upload_* resumable uploads (gcs_upload.c).
  *
  * Errors name the object as gs://bucket/key, the HTTP status and GCS's
  * error message: "gs://b/t/_delta_log/x.json: 403 Forbidden: ...".
@@ -36,6 +33,7 @@
 #include <strings.h>
 
 #include "storage/gcs_auth.h"
+#include "storage/gcs_internal.h"
 #include "storage/gcs_json.h"
 #include "storage/http.h"
 #include "storage/path.h"
@@ -46,25 +44,14 @@
 #include "util/time_parse.h"
 
 #define DEFAULT_ENDPOINT "https://storage.googleapis.com"
-#define CHUNK_SIZE ((size_t)8 << 20)  /* resumable chunk: a multiple of 256 KiB */
 #define LIST_PAGE_MAX (64 << 20)      /* largest listing page accepted */
 #define META_MAX (1 << 20)            /* largest metadata document accepted */
 #define KEY_FILE_MAX (1 << 20)        /* largest service-account key file read */
 
-typedef struct {
-  http_client *http;
-  gcs_auth auth;
-  char *bucket;
-  char *prefix;   /* decoded, no leading or trailing '/'; "" for the bucket root */
-  char *endpoint; /* scheme://host[:port][/path], no trailing '/' */
-  char *label;    /* "gs://bucket" */
-  bool auth_ready; /* `auth` initialised */
-} gcs_store;
-
 /* ---- names and URLs ---- */
 
 /* The object name of table key `key` (NULL or "" = the prefix itself). */
-static int full_key(delta_buf *out, const gcs_store *s, const char *key) {
+int gcs_full_key(delta_buf *out, const gcs_store *s, const char *key) {
   int rc;
   if (*s->prefix && (rc = buf_puts(out, s->prefix)) != 0) return rc;
   if (key && *key) {
@@ -78,46 +65,36 @@ static int full_key(delta_buf *out, const gcs_store *s, const char *key) {
 
 /* NUL-end `out` without counting the NUL, so that it reads as a C string
  * and can still be appended to. */
-static int url_end(delta_buf *out) {
+int gcs_str_end(delta_buf *out) {
   int rc = buf_putc(out, '\0');
   if (rc) return rc;
   out->len--;
   return 0;
 }
 
-static int make_label(delta_buf *out, const gcs_store *s, const char *name) {
+int gcs_label(delta_buf *out, const gcs_store *s, const char *name) {
   int rc = buf_printf(out, "%s/%s", s->label, name ? name : "");
-  return rc ? rc : url_end(out);
+  return rc ? rc : gcs_str_end(out);
 }
 
-static int enc(delta_buf *out, const char *s) { return sigv4_uri_encode(out, s, strlen(s), false); }
+int gcs_enc(delta_buf *out, const char *s) { return sigv4_uri_encode(out, s, strlen(s), false); }
 
 /* <endpoint>/storage/v1/b/<bucket>/o/<name> (NULL name: the object list). */
 static int object_url(delta_buf *out, const gcs_store *s, const char *name) {
   int rc;
-  if ((rc = buf_printf(out, "%s/storage/v1/b/", s->endpoint)) != 0 || (rc = enc(out, s->bucket)) != 0 ||
+  if ((rc = buf_printf(out, "%s/storage/v1/b/", s->endpoint)) != 0 || (rc = gcs_enc(out, s->bucket)) != 0 ||
       (rc = buf_puts(out, "/o")) != 0)
     return rc;
-  if (name && ((rc = buf_putc(out, '/')) != 0 || (rc = enc(out, name)) != 0)) return rc;
+  if (name && ((rc = buf_putc(out, '/')) != 0 || (rc = gcs_enc(out, name)) != 0)) return rc;
   return 0;
 }
 
 /* ---- requests ---- */
 
-typedef struct {
-  const char *method;
-  const char *url;
-  const char *extra[3]; /* header lines, NULL-ended */
-  const void *body;
-  size_t body_len;
-  delta_storage_sink *sink;
-  const char *label;
-  const char *capture;
-} gcs_req;
 
 /* Send with the Authorization header; a 401 with a cached service-account
  * token fetches a new token once and sends again. */
-static int gcs_send(gcs_store *s, const gcs_req *r, http_response *resp) {
+int gcs_send(gcs_store *s, const gcs_req *r, http_response *resp) {
   delta_buf auth = DELTA_BUF_INIT;
   int rc = 0;
   for (int round = 0; round < 2; round++) {
@@ -139,7 +116,7 @@ done:
   return rc;
 }
 
-static void resp_dispose(http_response *r) { buf_dispose(&r->body); }
+void gcs_resp_dispose(http_response *r) { buf_dispose(&r->body); }
 
 static const char *reason(long status) {
   switch (status) {
@@ -196,7 +173,7 @@ done:
 }
 
 /* One line: the label, the status, its reason and GCS's message. */
-static int status_error(const char *label, const http_response *resp, int code) {
+int gcs_status_error(const char *label, const http_response *resp, int code) {
   char msg[200];
   error_message(resp, msg, sizeof msg);
   const char *why = reason(resp->status);
@@ -342,28 +319,28 @@ static int list_prefix(gcs_store *s, const char *dir, const char *start, int max
     http_response resp = {0};
     url.len = 0;
     if ((rc = object_url(&url, s, NULL)) != 0 || (rc = buf_puts(&url, "?delimiter=%2F&prefix=")) != 0 ||
-        (rc = enc(&url, dir)) != 0 ||
+        (rc = gcs_enc(&url, dir)) != 0 ||
         (rc = buf_puts(&url, "&fields=items(name%2Csize%2Cupdated)%2Cprefixes%2CnextPageToken")) != 0)
       goto done;
-    if (start && ((rc = buf_puts(&url, "&startOffset=")) != 0 || (rc = enc(&url, start)) != 0)) goto done;
+    if (start && ((rc = buf_puts(&url, "&startOffset=")) != 0 || (rc = gcs_enc(&url, start)) != 0)) goto done;
     if (max_results && (rc = buf_printf(&url, "&maxResults=%d", max_results)) != 0) goto done;
-    if (token.len && ((rc = buf_puts(&url, "&pageToken=")) != 0 || (rc = enc(&url, (char *)token.data)) != 0))
+    if (token.len && ((rc = buf_puts(&url, "&pageToken=")) != 0 || (rc = gcs_enc(&url, (char *)token.data)) != 0))
       goto done;
-    if ((rc = url_end(&url)) != 0) goto done;
+    if ((rc = gcs_str_end(&url)) != 0) goto done;
     gcs_req r = {"GET", (const char *)url.data, {NULL}, NULL, 0, NULL, label, NULL};
     resp.body.limit = LIST_PAGE_MAX;
     if ((rc = gcs_send(s, &r, &resp)) != 0) {
-      resp_dispose(&resp);
+      gcs_resp_dispose(&resp);
       goto done;
     }
     if (resp.status != 200) {
       /* A listing of a missing prefix is an empty 200; 404 is the bucket. */
-      rc = status_error(label, &resp, DELTA_EIO);
-      resp_dispose(&resp);
+      rc = gcs_status_error(label, &resp, DELTA_EIO);
+      gcs_resp_dispose(&resp);
       goto done;
     }
     rc = parse_page((const char *)resp.body.data, resp.body.len, dir, e, seen, &token);
-    resp_dispose(&resp);
+    gcs_resp_dispose(&resp);
     if (rc) {
       err_prefix("%s", label);
       goto done;
@@ -384,12 +361,12 @@ static int gcs_list(void *impl, const char *dir_key, const char *start_after, de
   size_t seen = 0;
   int rc;
   if (start_after && !*start_after) start_after = NULL;
-  if ((rc = full_key(&dir, s, dir_key)) != 0) goto done;
+  if ((rc = gcs_full_key(&dir, s, dir_key)) != 0) goto done;
   if (dir.len && (rc = buf_putc(&dir, '/')) != 0) goto done;
-  if ((rc = url_end(&dir)) != 0) goto done;
-  if ((rc = make_label(&label, s, (const char *)dir.data)) != 0) goto done;
+  if ((rc = gcs_str_end(&dir)) != 0) goto done;
+  if ((rc = gcs_label(&label, s, (const char *)dir.data)) != 0) goto done;
   if (start_after && ((rc = buf_printf(&start, "%s%s", (const char *)dir.data, start_after)) != 0 ||
-                      (rc = url_end(&start)) != 0))
+                      (rc = gcs_str_end(&start)) != 0))
     goto done;
   if ((rc = list_prefix(s, (const char *)dir.data, start_after ? (const char *)start.data : NULL, 0,
                         (const char *)label.data, &e, &seen)) != 0)
@@ -461,15 +438,15 @@ static int gcs_head(void *impl, const char *key, delta_file_info *out) {
   delta_buf k = DELTA_BUF_INIT, label = DELTA_BUF_INIT, url = DELTA_BUF_INIT;
   http_response resp = {0};
   int rc;
-  if ((rc = full_key(&k, s, key)) != 0 || (rc = make_label(&label, s, (const char *)k.data)) != 0 ||
+  if ((rc = gcs_full_key(&k, s, key)) != 0 || (rc = gcs_label(&label, s, (const char *)k.data)) != 0 ||
       (rc = object_url(&url, s, (const char *)k.data)) != 0 || (rc = buf_puts(&url, "?fields=size%2Cupdated")) != 0 ||
-      (rc = url_end(&url)) != 0)
+      (rc = gcs_str_end(&url)) != 0)
     goto done;
   gcs_req r = {"GET", (const char *)url.data, {NULL}, NULL, 0, NULL, (const char *)label.data, NULL};
   resp.body.limit = META_MAX;
   if ((rc = gcs_send(s, &r, &resp)) != 0) goto done;
   if (resp.status != 200) {
-    rc = status_error((const char *)label.data, &resp, resp.status == 404 ? DELTA_ENOTFOUND : DELTA_EIO);
+    rc = gcs_status_error((const char *)label.data, &resp, resp.status == 404 ? DELTA_ENOTFOUND : DELTA_EIO);
     goto done;
   }
   if ((rc = parse_meta((const char *)resp.body.data, resp.body.len, out)) != 0) {
@@ -477,7 +454,7 @@ static int gcs_head(void *impl, const char *key, delta_file_info *out) {
     goto done;
   }
 done:
-  resp_dispose(&resp);
+  gcs_resp_dispose(&resp);
   buf_dispose(&k);
   buf_dispose(&label);
   buf_dispose(&url);
@@ -501,9 +478,9 @@ static int gcs_read(void *impl, const char *key, uint64_t offset, uint64_t len, 
     if ((rc = gcs_head(impl, key, &fi)) != 0) return rc;
     return offset > fi.size ? past_end(key, offset, fi.size) : 0;
   }
-  if ((rc = full_key(&k, s, key)) != 0 || (rc = make_label(&label, s, (const char *)k.data)) != 0 ||
+  if ((rc = gcs_full_key(&k, s, key)) != 0 || (rc = gcs_label(&label, s, (const char *)k.data)) != 0 ||
       (rc = object_url(&url, s, (const char *)k.data)) != 0 || (rc = buf_puts(&url, "?alt=media")) != 0 ||
-      (rc = url_end(&url)) != 0)
+      (rc = gcs_str_end(&url)) != 0)
     goto done;
   gcs_req r = {"GET", (const char *)url.data, {NULL}, NULL, 0, sink, (const char *)label.data, NULL};
   bool ranged = offset > 0 || len != DELTA_STORAGE_TO_END;
@@ -528,12 +505,12 @@ static int gcs_read(void *impl, const char *key, uint64_t offset, uint64_t len, 
     goto done;
   }
   if (resp.status != 200 && resp.status != 206) {
-    rc = status_error((const char *)label.data, &resp, resp.status == 404 ? DELTA_ENOTFOUND : DELTA_EIO);
+    rc = gcs_status_error((const char *)label.data, &resp, resp.status == 404 ? DELTA_ENOTFOUND : DELTA_EIO);
     goto done;
   }
   rc = 0;
 done:
-  resp_dispose(&resp);
+  gcs_resp_dispose(&resp);
   buf_dispose(&k);
   buf_dispose(&label);
   buf_dispose(&url);
@@ -567,25 +544,25 @@ static int same_content(gcs_store *s, const char *key, const void *data, size_t 
 }
 
 /* <endpoint>/upload/storage/v1/b/<bucket>/o?uploadType=<type>&name=<name> */
-static int upload_url(delta_buf *out, const gcs_store *s, const char *type, const char *name) {
+int gcs_upload_url(delta_buf *out, const gcs_store *s, const char *type, const char *name) {
   int rc;
-  if ((rc = buf_printf(out, "%s/upload/storage/v1/b/", s->endpoint)) != 0 || (rc = enc(out, s->bucket)) != 0 ||
-      (rc = buf_printf(out, "/o?uploadType=%s&name=", type)) != 0 || (rc = enc(out, name)) != 0)
+  if ((rc = buf_printf(out, "%s/upload/storage/v1/b/", s->endpoint)) != 0 || (rc = gcs_enc(out, s->bucket)) != 0 ||
+      (rc = buf_printf(out, "/o?uploadType=%s&name=", type)) != 0 || (rc = gcs_enc(out, name)) != 0)
     return rc;
   return 0;
 }
 
-static int gcs_put(void *impl, const char *key, const void *data, size_t len, bool overwrite) {
+int gcs_put(void *impl, const char *key, const void *data, size_t len, bool overwrite) {
   gcs_store *s = impl;
   delta_buf k = DELTA_BUF_INIT, label = DELTA_BUF_INIT, url = DELTA_BUF_INIT;
   http_response resp = {0};
   int rc;
-  if ((rc = full_key(&k, s, key)) != 0 || (rc = make_label(&label, s, (const char *)k.data)) != 0 ||
-      (rc = upload_url(&url, s, "media", (const char *)k.data)) != 0)
+  if ((rc = gcs_full_key(&k, s, key)) != 0 || (rc = gcs_label(&label, s, (const char *)k.data)) != 0 ||
+      (rc = gcs_upload_url(&url, s, "media", (const char *)k.data)) != 0)
     goto done;
   /* ifGenerationMatch=0: "only if no live object has this name". */
   if (!overwrite && (rc = buf_puts(&url, "&ifGenerationMatch=0")) != 0) goto done;
-  if ((rc = url_end(&url)) != 0) goto done;
+  if ((rc = gcs_str_end(&url)) != 0) goto done;
   gcs_req r = {"POST", (const char *)url.data, {"Content-Type: application/octet-stream", NULL},
                data, len, NULL, (const char *)label.data, NULL};
   resp.body.limit = META_MAX;
@@ -603,9 +580,9 @@ static int gcs_put(void *impl, const char *key, const void *data, size_t len, bo
     rc = err_set(DELTA_EEXISTS, "put '%s': already exists (412)", (const char *)label.data);
     goto done;
   }
-  rc = status_error((const char *)label.data, &resp, DELTA_EIO);
+  rc = gcs_status_error((const char *)label.data, &resp, DELTA_EIO);
 done:
-  resp_dispose(&resp);
+  gcs_resp_dispose(&resp);
   buf_dispose(&k);
   buf_dispose(&label);
   buf_dispose(&url);
@@ -617,8 +594,8 @@ static int gcs_remove(void *impl, const char *key) {
   delta_buf k = DELTA_BUF_INIT, label = DELTA_BUF_INIT, url = DELTA_BUF_INIT;
   http_response resp = {0};
   int rc;
-  if ((rc = full_key(&k, s, key)) != 0 || (rc = make_label(&label, s, (const char *)k.data)) != 0 ||
-      (rc = object_url(&url, s, (const char *)k.data)) != 0 || (rc = url_end(&url)) != 0)
+  if ((rc = gcs_full_key(&k, s, key)) != 0 || (rc = gcs_label(&label, s, (const char *)k.data)) != 0 ||
+      (rc = object_url(&url, s, (const char *)k.data)) != 0 || (rc = gcs_str_end(&url)) != 0)
     goto done;
   gcs_req r = {"DELETE", (const char *)url.data, {NULL}, NULL, 0, NULL, (const char *)label.data, NULL};
   if ((rc = gcs_send(s, &r, &resp)) != 0) goto done;
@@ -626,204 +603,20 @@ static int gcs_remove(void *impl, const char *key) {
   if (resp.status == 404) {
     /* A missing object is success (delete is idempotent); a missing bucket
      * is not (status_error turns it into DELTA_EIO). */
-    rc = status_error((const char *)label.data, &resp, DELTA_ENOTFOUND);
+    rc = gcs_status_error((const char *)label.data, &resp, DELTA_ENOTFOUND);
     if (rc == DELTA_ENOTFOUND) {
       delta_error_clear();
       rc = 0;
     }
     goto done;
   }
-  rc = status_error((const char *)label.data, &resp, DELTA_EIO);
+  rc = gcs_status_error((const char *)label.data, &resp, DELTA_EIO);
 done:
-  resp_dispose(&resp);
+  gcs_resp_dispose(&resp);
   buf_dispose(&k);
   buf_dispose(&label);
   buf_dispose(&url);
   return rc;
-}
-
-/* ---- streaming upload (resumable) ---- */
-
-typedef struct {
-  char *key;      /* the table key (for a media upload at finish) */
-  char *label;    /* gs://bucket/name */
-  char *session;  /* the session URI; NULL until the first chunk goes */
-  delta_buf pending;
-  uint64_t sent;  /* bytes the server has */
-} gcs_upload;
-
-static void upload_free(gcs_upload *u) {
-  if (!u) return;
-  mem_free(u->key);
-  mem_free(u->label);
-  if (u->session) memset(u->session, 0, strlen(u->session)); /* the URI is the upload's credential */
-  mem_free(u->session);
-  buf_dispose(&u->pending);
-  mem_free(u);
-}
-
-static int gcs_upload_open(void *impl, const char *key, void **out) {
-  gcs_store *s = impl;
-  delta_buf k = DELTA_BUF_INIT, label = DELTA_BUF_INIT;
-  gcs_upload *u = NULL;
-  int rc;
-  if ((rc = full_key(&k, s, key)) != 0 || (rc = make_label(&label, s, (const char *)k.data)) != 0) goto fail;
-  if (!(u = mem_calloc(1, sizeof *u)) || !(u->key = mem_strdup(key))) {
-    rc = DELTA_NOMEM();
-    goto fail;
-  }
-  u->label = (char *)buf_detach(&label);
-  buf_dispose(&k);
-  *out = u;
-  return 0;
-fail:
-  upload_free(u);
-  buf_dispose(&k);
-  buf_dispose(&label);
-  return rc;
-}
-
-static int start_session(gcs_store *s, gcs_upload *u) {
-  delta_buf url = DELTA_BUF_INIT, name = DELTA_BUF_INIT;
-  http_response resp = {0};
-  int rc;
-  if ((rc = full_key(&name, s, u->key)) != 0 || (rc = upload_url(&url, s, "resumable", (const char *)name.data)) != 0 ||
-      (rc = url_end(&url)) != 0)
-    goto done;
-  gcs_req r = {"POST", (const char *)url.data, {"X-Upload-Content-Type: application/octet-stream", NULL},
-               NULL, 0, NULL, u->label, "location"};
-  resp.body.limit = META_MAX;
-  if ((rc = gcs_send(s, &r, &resp)) != 0) goto done;
-  if (resp.status != 200 && resp.status != 201) {
-    rc = status_error(u->label, &resp, DELTA_EIO);
-    goto done;
-  }
-  if (strncasecmp(resp.captured, "https://", 8) != 0 && strncasecmp(resp.captured, "http://", 7) != 0) {
-    rc = err_set(DELTA_EIO, "%s: resumable upload started without a session URI", u->label);
-    goto done;
-  }
-  if (!(u->session = mem_strdup(resp.captured))) rc = DELTA_NOMEM();
-done:
-  memset(resp.captured, 0, sizeof resp.captured);
-  resp_dispose(&resp);
-  buf_dispose(&url);
-  buf_dispose(&name);
-  return rc;
-}
-
-/* The end of a 308's "Range: bytes=0-N" (the server has N + 1 bytes);
- * 0 when the header is absent (nothing persisted). */
-static int persisted(const char *range, uint64_t *have) {
-  *have = 0;
-  if (!*range) return 0;
-  unsigned long long a, b;
-  char tail;
-  if (sscanf(range, "bytes=%llu-%llu%c", &a, &b, &tail) != 2 || a != 0) return -1;
-  *have = (uint64_t)b + 1;
-  return 0;
-}
-
-/* Send pending[0, n) at offset u->sent; `total` is the object's size when
- * this is the last piece, else UINT64_MAX. Resends what the server says it
- * did not keep. */
-static int send_piece(gcs_store *s, gcs_upload *u, size_t n, uint64_t total) {
-  int rc = 0;
-  size_t off = 0;
-  for (int round = 0;; round++) {
-    http_response resp = {0};
-    char cr[128];
-    uint64_t from = u->sent;
-    size_t len = n - off;
-    if (len == 0)
-      snprintf(cr, sizeof cr, "Content-Range: bytes */%llu", (unsigned long long)total);
-    else if (total == UINT64_MAX)
-      snprintf(cr, sizeof cr, "Content-Range: bytes %llu-%llu/*", (unsigned long long)from,
-               (unsigned long long)(from + len - 1));
-    else
-      snprintf(cr, sizeof cr, "Content-Range: bytes %llu-%llu/%llu", (unsigned long long)from,
-               (unsigned long long)(from + len - 1), (unsigned long long)total);
-    gcs_req r = {"PUT", u->session, {cr, NULL}, u->pending.data + off, len, NULL, u->label, "range"};
-    resp.body.limit = META_MAX;
-    if ((rc = gcs_send(s, &r, &resp)) != 0) {
-      resp_dispose(&resp);
-      return rc;
-    }
-    long st = resp.status;
-    uint64_t have = 0;
-    if (st == 200 || st == 201) {
-      resp_dispose(&resp);
-      if (total == UINT64_MAX)
-        return err_set(DELTA_EIO, "%s: the upload completed before its last piece", u->label);
-      u->sent = total;
-      return 0;
-    }
-    if (st != 308) {
-      rc = status_error(u->label, &resp, DELTA_EIO);
-      resp_dispose(&resp);
-      return rc;
-    }
-    int prc = persisted(resp.captured, &have);
-    resp_dispose(&resp);
-    if (prc != 0 || have < from || have > from + len)
-      return err_set(DELTA_EIO, "%s: resumable upload: the server reports an unexpected size", u->label);
-    off += (size_t)(have - from);
-    u->sent = have;
-    if (off == n && total == UINT64_MAX) return 0;
-    if (round >= 3)
-      return err_set(DELTA_EIO, "%s: resumable upload: the server keeps dropping data", u->label);
-  }
-}
-
-static int gcs_upload_write(void *impl, void *upload, const void *data, size_t len) {
-  gcs_store *s = impl;
-  gcs_upload *u = upload;
-  int rc;
-  if ((rc = buf_append(&u->pending, data, len)) != 0) return rc;
-  /* A chunk goes only when more follows it: the last piece must carry the
-   * total size, which is known only at finish. */
-  while (u->pending.len > CHUNK_SIZE) {
-    if (!u->session && (rc = start_session(s, u)) != 0) return rc;
-    uint64_t before = u->sent;
-    if ((rc = send_piece(s, u, CHUNK_SIZE, UINT64_MAX)) != 0) return rc;
-    size_t done = (size_t)(u->sent - before);
-    memmove(u->pending.data, u->pending.data + done, u->pending.len - done);
-    u->pending.len -= done;
-  }
-  return 0;
-}
-
-static int gcs_upload_finish(void *impl, void *upload) {
-  gcs_store *s = impl;
-  gcs_upload *u = upload;
-  int rc;
-  if (!u->session) rc = gcs_put(s, u->key, u->pending.data, u->pending.len, true);
-  else rc = send_piece(s, u, u->pending.len, u->sent + u->pending.len);
-  if (rc && u->session) {
-    /* Nothing may become visible later: drop the session. */
-    gcs_req r = {"DELETE", u->session, {NULL}, NULL, 0, NULL, u->label, NULL};
-    http_response resp = {0};
-    char saved[512];
-    snprintf(saved, sizeof saved, "%s", delta_error_last());
-    (void)gcs_send(s, &r, &resp);
-    resp_dispose(&resp);
-    err_set(rc, "%s", saved);
-  }
-  upload_free(u);
-  return rc;
-}
-
-static void gcs_upload_abort(void *impl, void *upload) {
-  gcs_store *s = impl;
-  gcs_upload *u = upload;
-  if (u->session) {
-    /* GCS answers 499 to a cancelled session; whatever it says, nothing was
-     * finalised, so nothing is visible. */
-    gcs_req r = {"DELETE", u->session, {NULL}, NULL, 0, NULL, u->label, NULL};
-    http_response resp = {0};
-    if (gcs_send(s, &r, &resp) != 0) delta_error_clear();
-    resp_dispose(&resp);
-  }
-  upload_free(u);
 }
 
 static void gcs_free(void *impl) {
@@ -881,13 +674,13 @@ int gcs_parse_uri(const char *location, char **bucket, char **prefix) {
       rc = err_set(DELTA_EINVAL, "'%s': the path decodes to a NUL byte", location);
       goto fail;
     }
-    if ((rc = url_end(&p)) != 0) goto fail;
+    if ((rc = gcs_str_end(&p)) != 0) goto fail;
     if (storage_path_check_key((const char *)p.data, false) != 0) {
       delta_error_clear();
       rc = err_set(DELTA_EINVAL, "'%s': the path has an empty, '.' or '..' segment", location);
       goto fail;
     }
-  } else if ((rc = url_end(&p)) != 0) {
+  } else if ((rc = gcs_str_end(&p)) != 0) {
     goto fail;
   }
   if (!(*bucket = mem_strndup(b, bl))) {
@@ -941,7 +734,7 @@ static int set_endpoint(gcs_store *s, const storage_options *o, const char *loca
     goto done;
   }
   while (b.len && b.data[b.len - 1] == '/') b.len--;
-  if ((rc = url_end(&b)) != 0) goto done;
+  if ((rc = gcs_str_end(&b)) != 0) goto done;
   const char *host = (const char *)b.data + (https ? 8 : 7);
   if (!*host || *host == '/' || strpbrk(host, "?#@")) {
     rc = err_set(DELTA_EINVAL, "%s: the GCS endpoint must be scheme://host[:port][/path]", location);
@@ -1024,7 +817,7 @@ int gcs_open(delta_storage **out, const char *location, const storage_options *o
   int rc;
   if (!(s = mem_calloc(1, sizeof *s))) return DELTA_NOMEM();
   if ((rc = gcs_parse_uri(location, &s->bucket, &s->prefix)) != 0) goto fail;
-  if ((rc = buf_printf(&uri, "gs://%s", s->bucket)) != 0 || (rc = url_end(&uri)) != 0) goto fail;
+  if ((rc = buf_printf(&uri, "gs://%s", s->bucket)) != 0 || (rc = gcs_str_end(&uri)) != 0) goto fail;
   s->label = (char *)buf_detach(&uri);
   if ((rc = set_endpoint(s, opts, location)) != 0) goto fail;
   if ((rc = set_auth(s, opts)) != 0) goto fail;
@@ -1040,7 +833,7 @@ int gcs_open(delta_storage **out, const char *location, const storage_options *o
   if (*s->prefix && ((rc = buf_putc(&uri, '/')) != 0 ||
                      (rc = storage_path_encode(&uri, s->prefix, strlen(s->prefix))) != 0))
     goto fail;
-  if ((rc = url_end(&uri)) != 0) goto fail;
+  if ((rc = gcs_str_end(&uri)) != 0) goto fail;
   if ((rc = delta_storage_new(out, &GCS_VTABLE, s, (const char *)uri.data)) != 0) goto fail;
   buf_dispose(&uri);
   return 0;
