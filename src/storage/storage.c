@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "storage/azure.h"
+#include "storage/gcs.h"
 #include "storage/options.h"
 #include "storage/path.h"
 #include "storage/s3.h"
@@ -268,6 +269,8 @@ int delta_storage_open_options(delta_storage **out, const char *location, const 
       rc = s3_open(out, location, &opts);
     else if (azure_scheme(location, sl))
       rc = azure_open(out, location, &opts);
+    else if (sl == 2 && strncasecmp(location, "gs", 2) == 0)
+      rc = gcs_open(out, location, &opts);
     else
       rc = open_local(out, location);
   }
