@@ -201,7 +201,14 @@ typedef struct delta_storage_vtable {
  * Open the back end for `location`:
  *   - s3://bucket/prefix or s3a://bucket/prefix: the S3 back end (the prefix
  *     is percent-decoded), configured from the environment and the AWS
- *     profile files as delta_storage_open_options describes; or
+ *     profile files as delta_storage_open_options describes;
+ *   - az://container/prefix, azure://container/prefix or
+ *     abfs[s]://container@account.dfs.core.windows.net/prefix: the Azure
+ *     Blob back end (ADLS Gen2 through its blob endpoint, or Azurite),
+ *     configured from the AZURE_* environment; or
+ *   - gs://bucket/prefix: the Google Cloud Storage back end (JSON API; the
+ *     prefix is percent-decoded), credentials from the options or the
+ *     environment (GOOGLE_APPLICATION_CREDENTIALS, ...); or
  *   - the local filesystem back end at `location`, which is either
  *   - a plain path, absolute or relative (resolved against the current
  *     directory now, so later chdir() calls do not move the table), or
@@ -209,7 +216,7 @@ typedef struct delta_storage_vtable {
  *     percent-decoded ("file:///tmp/my%20table" is "/tmp/my table").
  * A trailing '/' is ignored. The directory need not exist yet (put creates
  * it), but if something exists there it must be a directory (DELTA_EINVAL).
- * Other schemes (abfss://, gs://, ...) give DELTA_EUNSUPPORTED naming
+ * Other schemes (hdfs://, ...) give DELTA_EUNSUPPORTED naming
  * the scheme; file URIs naming another host, or with a query or fragment,
  * give DELTA_EUNSUPPORTED / DELTA_EINVAL. Opening reads nothing and writes
  * nothing. `*out` belongs to the caller (delta_storage_free).
@@ -223,12 +230,31 @@ int delta_storage_open(delta_storage **out, const char *location);
  *   aws_endpoint_url (alias aws_endpoint), aws_allow_http (alias allow_http),
  *   aws_virtual_hosted_style_request, aws_profile, timeout, connect_timeout,
  *   retry_timeout (durations: "30s", "500ms", "2m"; a bare number is
- *   seconds), max_retries, user_agent.
+ *   seconds), max_retries, user_agent, proxy_url, aws_conditional_put
+ *   ("etag" or "none"), aws_s3_allow_unsafe_rename, aws_role_arn,
+ *   aws_web_identity_token_file, aws_role_session_name, aws_sts_endpoint;
+ *   azure_storage_account_name, azure_storage_account_key,
+ *   azure_storage_sas_token, azure_storage_token, azure_client_id,
+ *   azure_client_secret, azure_tenant_id, azure_authority_host,
+ *   azure_storage_use_emulator, azure_storage_endpoint (allow_http and the
+ *   timeouts above apply too);
+ *   google_service_account (aliases google_service_account_path,
+ *   google_application_credentials: a key file's path),
+ *   google_service_account_key (the key's JSON), google_bearer_token,
+ *   google_endpoint_url.
  * An unknown key or a malformed value is DELTA_EINVAL naming the key (never
  * the value). What the options leave out comes from the environment
  * (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION,
- * AWS_DEFAULT_REGION, AWS_ENDPOINT_URL, AWS_ALLOW_HTTP, AWS_PROFILE), then
- * from the profile in ~/.aws/credentials and ~/.aws/config. The local back
+ * AWS_DEFAULT_REGION, AWS_ENDPOINT_URL, AWS_ALLOW_HTTP, AWS_PROFILE, and
+ * AWS_ + any other option's name without "aws_"), a web identity
+ * (AWS_ROLE_ARN + AWS_WEB_IDENTITY_TOKEN_FILE, exchanged at STS), then
+ * from the profile in ~/.aws/credentials and ~/.aws/config; for Azure from
+ * AZURE_STORAGE_ACCOUNT_NAME, AZURE_STORAGE_ACCOUNT_KEY, AZURE_STORAGE_SAS_TOKEN,
+ * AZURE_STORAGE_TOKEN, AZURE_CLIENT_ID, AZURE_CLIENT_SECRET, AZURE_TENANT_ID,
+ * AZURE_STORAGE_USE_EMULATOR, AZURE_STORAGE_ENDPOINT; for gs://
+ * GOOGLE_SERVICE_ACCOUNT_KEY, GOOGLE_SERVICE_ACCOUNT(_PATH),
+ * GOOGLE_APPLICATION_CREDENTIALS, GOOGLE_CLOUD_STORAGE_ENDPOINT and
+ * STORAGE_EMULATOR_HOST. The local back
  * end accepts the options and has no use for them. docs/storage.md has the
  * details.
  */
@@ -269,6 +295,25 @@ int delta_storage_delete(delta_storage *storage, const char *key);
 int delta_storage_remove_dir(delta_storage *storage, const char *dir_key);
 int delta_storage_local_path_into(delta_storage *storage, const char *key,
                                   delta_storage_sink *sink);
+
+/* Requests a handle has sent, per kind, since it was opened: what a table
+ * operation cost on an object store. On an object store every HTTP request
+ * counts (each retry and each page of a listing); `bytes` is the body
+ * received (get, list) or sent (put, upload parts). The local back end and
+ * embedders' back ends count one request per operation. Counted with
+ * atomics: reading the stats while other threads work is fine (each field is
+ * exact; the set is not one instant's snapshot). */
+typedef struct {
+  uint64_t requests, bytes;
+} delta_storage_count;
+
+typedef struct {
+  delta_storage_count list, get, head, put, del; /* get = reads; del = deletes */
+  uint64_t retries;                              /* requests sent again (included above) */
+} delta_storage_stats;
+
+/* The handle's counts so far (all zero for NULL). */
+void delta_storage_stats_get(const delta_storage *storage, delta_storage_stats *out);
 
 /* A streaming upload (the vtable's upload_* members, or a buffered put when
  * the back end has none). Open, write any number of times, then exactly one
