@@ -58,12 +58,13 @@ add_custom_command(OUTPUT ${DELTAC_STATIC_LIB}
 add_custom_target(deltac_static ALL DEPENDS ${DELTAC_STATIC_LIB})
 
 # What a static link needs besides libdeltac.a, for deltac.pc and the CMake
-# package. libroaring and snappy ship no .pc file on Debian. libmicrohttpd is
+# package: keep in step with deltac_lib's target_link_libraries in
+# CMakeLists.txt (the static links of tests/packaging/install.sh fail if not). libroaring and snappy ship no .pc file on Debian. libmicrohttpd is
 # the server's, not the library's.
-set(DELTAC_PC_REQUIRES_PRIVATE "libzstd liblz4 libbrotlidec zlib nettle libcurl")
+set(DELTAC_PC_REQUIRES_PRIVATE "libzstd liblz4 libbrotlidec zlib nettle hogweed gmp libcurl")
 set(DELTAC_PC_LIBS_PRIVATE "-lsnappy -lroaring -lpthread -lm")
 set(DELTAC_STATIC_LINK_LIBS ${ZSTD_LIBRARIES} ${LZ4_LIBRARIES} ${BROTLIDEC_LIBRARIES} ${ZLIB_LIBRARIES}
-  snappy roaring ${NETTLE_LIBRARIES} ${CURL_LIBRARIES} Threads::Threads m)
+  snappy roaring ${NETTLE_LIBRARIES} ${HOGWEED_LIBRARIES} ${CURL_LIBRARIES} Threads::Threads m)
 
 # Install. deltac.pc and the CMake files locate the prefix from their own
 # place, so `cmake --install --prefix DIR` (make install PREFIX=DIR) may
