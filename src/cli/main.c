@@ -6,6 +6,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/help.h"
+#include "cli/table_open.h"
 #include "log/snapshot.h"
 
 static const char usage[] =
@@ -75,6 +76,9 @@ static const char usage[] =
     "  --features                        list supported Parquet and Delta features\n"
     "  help [CMD]                        this text, or one command's (also: deltac CMD --help)\n"
     "\n"
+    "Storage options: --option KEY=VALUE (repeatable) on every command that opens a table, e.g.\n"
+    "  --option aws_endpoint_url=http://127.0.0.1:7480 --option aws_allow_http=true (docs/storage.md)\n"
+    "\n"
     "Errors go to stderr as one line; exit status 0 ok, 1 error, 2 usage.\n";
 
 static const char features[] =
@@ -130,6 +134,10 @@ int main(int argc, char **argv) {
     printf("serve: JSON API, change-feed SSE tail, Delta Sharing (parquet and delta response formats), web page\n");
     return 0;
   }
+  /* --option KEY=VALUE goes with every command that opens a table */
+  int n_args = argc - 2, rc;
+  if ((rc = cli_take_storage_options(cmd, &n_args, argv + 2)) != 0) return rc;
+  argc = n_args + 2;
   if (strcmp(cmd, "parquet") == 0) return cmd_parquet(argc - 2, argv + 2);
   if (strcmp(cmd, "serve") == 0) return cmd_serve(argc - 2, argv + 2);
   if (strcmp(cmd, "demo") == 0) return cmd_demo(argc - 2, argv + 2);
@@ -144,7 +152,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "restore") == 0) return cmd_restore(argc - 2, argv + 2);
   if (strcmp(cmd, "cleanup-log") == 0) return cmd_cleanup_log(argc - 2, argv + 2);
   if (strcmp(cmd, "merge") == 0) return cmd_merge(argc - 2, argv + 2);
-  int rc = cmd_table(cmd, argc - 2, argv + 2);
+  rc = cmd_table(cmd, argc - 2, argv + 2);
   if (rc >= 0) return rc;
   return cli_usage_error(cmd, "unknown command");
 }
