@@ -11,7 +11,8 @@
 # the rows from `scan` must too. Then: 8 processes x 20 appends to one s3://
 # table give versions 0..160 with every row exactly once; storage options
 # given with --option instead of the environment work; an unknown --option
-# key fails with one line naming it; streaming uploads (20 MiB multipart in
+# key fails with one line naming it; `deltac serve` reads the table with
+# options from its config file; streaming uploads (20 MiB multipart in
 # odd-sized writes, small PUT, abort) through unit_storage_test_upload in
 # live mode, after which ListMultipartUploads shows no upload left over.
 # Missing prerequisites (radosgw, ceph-mon, ceph-osd, curl) fail the test.
@@ -186,15 +187,50 @@ if [ $rc -eq 2 ] && ! grep -q justsecret "$tmp/err"; then ok; else bad "--option
 # secrets never in messages
 if grep -rqF "$AWS_SECRET_ACCESS_KEY" "$tmp"/*.err "$tmp/err" 2>/dev/null; then bad "a secret appeared in an error"; else ok; fi
 
+# deltac serve over the S3 table, credentials from `option` lines of the
+# config (values from the environment), none in the server's environment.
+port=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
+cat >"$tmp/serve.conf" <<CONF
+opts = $S3/opts
+option opts aws_access_key_id = \$T_KEY
+option opts aws_secret_access_key = \$T_SECRET
+option opts aws_endpoint_url = $AWS_ENDPOINT_URL
+option opts aws_allow_http = true
+CONF
+T_KEY=$AWS_ACCESS_KEY_ID T_SECRET=$AWS_SECRET_ACCESS_KEY "${noenv[@]}" \
+  "$deltac" serve --host 127.0.0.1 --port "$port" --config "$tmp/serve.conf" >"$tmp/serve.out" 2>"$tmp/serve.log" &
+serve_pid=$!
+for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/api/tables" && break; sleep 0.1; done
+body=$(curl -s "http://127.0.0.1:$port/api/tables/opts")
+kill "$serve_pid" 2>/dev/null; wait "$serve_pid" 2>/dev/null
+if echo "$body" | python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(0 if d.get("version") == 0 else 1)' 2>/dev/null; then
+  ok
+else
+  bad "serve over $S3/opts with config options: $body $(tail -2 "$tmp/serve.log")"
+fi
+if grep -qF "$AWS_SECRET_ACCESS_KEY" "$tmp/serve.log" "$tmp/serve.out"; then bad "serve logged a secret"; else ok; fi
+# an unknown key in the config: the server does not start, one line names it
+printf 'opts = %s\noption opts nope_key = 1\n' "$S3/opts" >"$tmp/bad.conf"
+timeout 20 "$deltac" serve --host 127.0.0.1 --port "$port" --config "$tmp/bad.conf" >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q nope_key "$tmp/err" && [ "$(wc -l <"$tmp/err")" -eq 1 ]; then ok
+else bad "serve with an unknown option: exit $rc: $(cat "$tmp/err")"; fi
+
 # Streaming uploads through the library; then no multipart upload is left.
 if DELTAC_S3_TEST_URI=s3://deltac/$run/unit "$bindir/unit_storage_test_upload" >"$tmp/unit.out" 2>&1; then
   ok; grep "s3 upload" "$tmp/unit.out"
 else
   bad "unit_storage_test_upload (live): $(tail -5 "$tmp/unit.out")"
 fi
+# the 20 MiB file went up in three parts: a multipart object's ETag ends in -3
+prefix=$(sed -n 's|^s3 upload: s3://deltac/\([^:]*\):.*|\1|p' "$tmp/unit.out")
+etag=$(curl -s -I --aws-sigv4 "aws:amz:$AWS_REGION:s3" --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" \
+  -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' "$AWS_ENDPOINT_URL/deltac/$prefix/up/part%3Da%20b/big.bin" |
+  tr -d '\r' | sed -n 's/^[Ee][Tt]ag: //p')
+case "$etag" in *-3\") ok ;; *) bad "20 MiB upload: ETag '$etag', wanted a 3-part multipart ETag" ;; esac
 code=$(curl -s -o "$tmp/uploads.xml" -w '%{http_code}' --aws-sigv4 "aws:amz:$AWS_REGION:s3" \
   --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' \
-  "$AWS_ENDPOINT_URL/deltac?uploads")
+  "$AWS_ENDPOINT_URL/deltac/?uploads=")
 if [ "$code" = 200 ] && ! grep -q "<Upload>" "$tmp/uploads.xml"; then ok
 else bad "ListMultipartUploads: HTTP $code: $(head -c 300 "$tmp/uploads.xml")"; fi
 
