@@ -122,17 +122,16 @@ static int demo_dml(const char *dir, const demo_step_def *d, int64_t *version, i
   delta_dml_result r = {0};
   delta_table *t = NULL;
   int rc;
+  if ((rc = on_table(dir, &t)) != 0) return rc;
   if (d->kind == STEP_UPDATE) {
     delta_update_options u = DELTA_UPDATE_OPTIONS_INIT;
     u.set = d->set;
     u.where = d->where;
-    rc = on_table(dir, &t);
-    if (!rc) rc = delta_update(t, &u, &r);
+    rc = delta_update(t, &u, &r);
   } else {
     delta_delete_options o = DELTA_DELETE_OPTIONS_INIT;
     o.where = d->where;
-    rc = on_table(dir, &t);
-    if (!rc) rc = delta_delete(t, &o, &r);
+    rc = delta_delete(t, &o, &r);
   }
   delta_table_free(t);
   if (!rc && r.noop) rc = err_set(DELTA_ERROR, "demo step matched no row: %s", d->where);
@@ -184,9 +183,10 @@ static int demo_merge(const char *dir, const delta_type *schema, int64_t *versio
   o.n_clauses = 2;
   delta_merge_result r = {0};
   delta_table *t = NULL;
-  rc = on_table(dir, &t);
-  if (!rc) rc = delta_merge(t, &o, &r);
-  delta_table_free(t);
+  if ((rc = on_table(dir, &t)) == 0) {
+    rc = delta_merge(t, &o, &r);
+    delta_table_free(t);
+  }
   if (source.release) source.release(&source);
   if (!rc && r.noop) rc = err_set(DELTA_ERROR, "demo MERGE changed nothing");
   *version = r.version;
@@ -223,7 +223,8 @@ static int demo_step(const char *dir, int step, const delta_type *schema, int *w
       delta_optimize_options o = DELTA_OPTIMIZE_OPTIONS_INIT;
       delta_optimize_result r;
       delta_table *t = NULL;
-      if ((rc = on_table(dir, &t)) == 0) rc = delta_optimize(t, &o, &r);
+      if ((rc = on_table(dir, &t)) != 0) return rc;
+      rc = delta_optimize(t, &o, &r);
       delta_table_free(t);
       if (rc) return rc;
       if (r.noop) return err_set(DELTA_ERROR, "demo OPTIMIZE had nothing to do");

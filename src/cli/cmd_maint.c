@@ -38,14 +38,17 @@ int cmd_optimize(int argc, char **argv) {
     o.zorder_by = (const char *const *)cols;
     o.n_zorder_by = (int)n;
   }
+  delta_table *t = NULL;
+  if (cli_table_open(&t, pos[0])) {
+    mem_free(cols);
+    return cli_fail("optimize");
+  }
   cli_progress bar;
   cli_progress_init(&bar, "optimize");
   o.progress = cli_progress_update;
   o.progress_ctx = &bar;
   delta_optimize_result r;
-  delta_table *t = NULL;
-  rc = cli_table_open(&t, pos[0]);
-  if (rc == 0) rc = delta_optimize(t, &o, &r);
+  rc = delta_optimize(t, &o, &r);
   delta_table_free(t);
   cli_progress_end(&bar);
   mem_free(cols);
@@ -121,14 +124,14 @@ int cmd_vacuum(int argc, char **argv) {
   if ((rc = listing_format("vacuum", cli_get(opts, N, "format"), &fp.fmt))) return rc;
   o.on_file = print_file;
   o.on_file_ctx = &fp;
+  delta_table *t = NULL;
+  if (cli_table_open(&t, pos[0])) return cli_fail("vacuum");
   cli_progress bar;
   cli_progress_init(&bar, "vacuum");
   o.progress = cli_progress_update;
   o.progress_ctx = &bar;
   delta_vacuum_result r;
-  delta_table *t = NULL;
-  rc = cli_table_open(&t, pos[0]);
-  if (rc == 0) rc = delta_vacuum(t, &o, &r);
+  rc = delta_vacuum(t, &o, &r);
   delta_table_free(t);
   cli_progress_end(&bar);
   buf_dispose(&fp.line);
@@ -191,8 +194,8 @@ int cmd_cleanup_log(int argc, char **argv) {
   o.on_file_ctx = &fp;
   delta_log_cleanup_result r;
   delta_table *t = NULL;
-  rc = cli_table_open(&t, pos[0]);
-  if (rc == 0) rc = delta_log_cleanup(t, &o, &r);
+  if (cli_table_open(&t, pos[0])) return cli_fail("cleanup-log");
+  rc = delta_log_cleanup(t, &o, &r);
   delta_table_free(t);
   buf_dispose(&fp.line);
   if (rc) return cli_fail("cleanup-log");

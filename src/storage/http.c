@@ -124,25 +124,19 @@ static int on_seek(void *p, curl_off_t offset, int origin) {
   return CURL_SEEKFUNC_OK;
 }
 
-/* Keep the value of header line `buf` in `dst` (cut to `cap` - 1) when the
- * line is header `name` ("content-range:"). */
-static void keep_header(const char *buf, size_t len, const char *name, char *dst, size_t cap) {
-  size_t nl = strlen(name);
-  if (len <= nl || strncasecmp(buf, name, nl) != 0) return;
-  const char *v = buf + nl;
-  size_t vl = len - nl;
-  while (vl && (*v == ' ' || *v == '\t')) v++, vl--;
-  while (vl && (v[vl - 1] == '\r' || v[vl - 1] == '\n' || v[vl - 1] == ' ')) vl--;
-  if (vl >= cap) vl = cap - 1;
-  memcpy(dst, v, vl);
-  dst[vl] = '\0';
-}
-
 static size_t on_header(char *buf, size_t size, size_t n, void *p) {
   attempt *a = p;
   size_t len = size * n;
-  keep_header(buf, len, "content-range:", a->resp->content_range, sizeof a->resp->content_range);
-  keep_header(buf, len, "etag:", a->resp->etag, sizeof a->resp->etag);
+  static const char name[] = "content-range:";
+  if (len > sizeof name - 1 && strncasecmp(buf, name, sizeof name - 1) == 0) {
+    const char *v = buf + sizeof name - 1;
+    size_t vl = len - (sizeof name - 1);
+    while (vl && (*v == ' ' || *v == '\t')) v++, vl--;
+    while (vl && (v[vl - 1] == '\r' || v[vl - 1] == '\n' || v[vl - 1] == ' ')) vl--;
+    if (vl >= sizeof a->resp->content_range) vl = sizeof a->resp->content_range - 1;
+    memcpy(a->resp->content_range, v, vl);
+    a->resp->content_range[vl] = '\0';
+  }
   return len;
 }
 
@@ -262,9 +256,10 @@ static int setup(http_client *c, attempt *a, struct curl_slist **hdrs, char *err
   if (strcmp(req->method, "HEAD") == 0) {
     curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
   } else if (strcmp(req->method, "PUT") == 0 || strcmp(req->method, "POST") == 0) {
-    curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
-    /* a POST (S3 multipart create and complete) sends its body the same way */
+    /* A POST is an upload with another verb, so that its body streams the
+     * same way (and rewinds on a re-send). */
     if (req->method[1] == 'O') curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, "POST");
+    curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
     curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
     curl_easy_setopt(h, CURLOPT_READDATA, a);
     curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, on_seek);
@@ -292,7 +287,6 @@ int http_send(http_client *c, const http_request *req, http_response *resp) {
     errbuf[0] = '\0';
     resp->body.len = 0;
     resp->content_range[0] = '\0';
-    resp->etag[0] = '\0';
     resp->attempts = attempt_no;
     if ((rc = setup(c, &a, &hdrs, errbuf)) != 0) goto done;
     CURLcode e = curl_easy_perform(h);

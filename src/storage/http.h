@@ -44,7 +44,7 @@ typedef struct {
   const char *method;        /* "GET", "HEAD", "PUT", "POST", "DELETE" */
   const char *url;           /* full URL, already encoded */
   const char *const *headers; /* "Name: value" lines, NULL-ended; may be NULL */
-  const void *body;          /* PUT body (may be NULL when body_len is 0) */
+  const void *body;          /* PUT or POST body (may be NULL when body_len is 0) */
   size_t body_len;
   delta_storage_sink *sink;  /* where a 2xx body goes; NULL = into resp->body */
   const char *label;         /* what messages name, e.g. "s3://b/t/key" */
@@ -57,7 +57,6 @@ typedef struct {
   bool has_length;
   int64_t mtime_ms;      /* Last-Modified, ms since the epoch; 0 when absent */
   char content_range[96]; /* the Content-Range header's value, "" when absent */
-  char etag[128];        /* the ETag header's value (quotes kept), "" when absent */
   delta_buf body;        /* the body when no sink was given (bounded by its limit) or,
                             for a status other than 2xx, the first 64 KiB of the body */
 } http_response;

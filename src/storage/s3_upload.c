@@ -2,6 +2,7 @@
 #include "storage/s3_upload.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "storage/s3_xml.h"
@@ -12,8 +13,9 @@ typedef struct {
   char *key;        /* the table key */
   delta_buf part;   /* bytes of the part being filled (< one part) */
   char *upload_id;  /* NULL until the first full part starts a multipart upload */
-  delta_buf etags;  /* the parts' ETags in order, NUL-separated */
-  int n_parts;
+  delta_buf etags;  /* the parts' ETags in order, NUL-separated (from ListParts) */
+  int n_parts;      /* parts sent */
+  size_t last_part; /* size of the last part sent */
   uint64_t total;   /* bytes written */
 } s3_upload;
 
@@ -62,8 +64,8 @@ done:
   return rc;
 }
 
-/* UploadPart: the next part's bytes (signed with their own payload hash),
- * keeping the ETag for the completion. */
+/* UploadPart: the next part's bytes, signed with their own payload hash.
+ * (The ETags the completion needs come from ListParts at the end.) */
 static int send_part(void *impl, s3_upload *u, const void *data, size_t len) {
   int rc;
   if (!u->upload_id && (rc = start_multipart(impl, u)) != 0) return rc;
@@ -77,12 +79,8 @@ static int send_part(void *impl, s3_upload *u, const void *data, size_t len) {
     rc = s3_status_error((const char *)label.data, &resp, DELTA_EIO);
     goto done;
   }
-  if (!resp.etag[0]) {
-    rc = err_set(DELTA_EIO, "%s: part %s came back without an ETag", (const char *)label.data, number);
-    goto done;
-  }
-  if ((rc = buf_append(&u->etags, resp.etag, strlen(resp.etag) + 1)) != 0) goto done;
   u->n_parts++;
+  u->last_part = len;
 done:
   buf_dispose(&resp.body);
   buf_dispose(&label);
@@ -135,10 +133,115 @@ static int xml_escape(delta_buf *out, const char *s) {
 static int complete_landed(void *impl, s3_upload *u) {
   delta_buf label = DELTA_BUF_INIT;
   http_response resp = {0};
-  int rc = s3_key_request(impl, "HEAD", u->key, NULL, NULL, 0, NULL, 0, &label, &resp);
-  if (rc == 0) rc = resp.status == 200 && resp.has_length && resp.content_length == u->total;
+  int rc;
+  if ((rc = s3_key_request(impl, "HEAD", u->key, NULL, NULL, 0, NULL, 0, &label, &resp)) != 0) goto done;
+  rc = resp.status == 200 && resp.has_length && resp.content_length == u->total;
+done:
   buf_dispose(&resp.body);
   buf_dispose(&label);
+  return rc;
+}
+
+/* The decoded text of an element as a number; -1 when it is not one. */
+static long long text_number(const char *s, size_t n) {
+  delta_buf b = DELTA_BUF_INIT;
+  long long v = -1;
+  if (s3_xml_decode(&b, s, n) == 0 && buf_putc(&b, '\0') == 0 && b.len > 1) {
+    char *end;
+    v = strtoll((const char *)b.data, &end, 10);
+    if (*end || v < 0) v = -1;
+  }
+  delta_error_clear();
+  buf_dispose(&b);
+  return v;
+}
+
+/* One ListParts page: each <Part>'s ETag appended to u->etags, in order,
+ * after checking its number and size against what was sent (*seen counts
+ * the parts so far); *more and `marker` say where the next page starts. */
+static int parts_page(s3_upload *u, const char *label, const char *doc, size_t len, int *seen, bool *more,
+                      delta_buf *marker) {
+  s3_xml x = S3_XML_INIT(doc, len);
+  s3_xml_kind kind;
+  const char *s;
+  size_t n;
+  char elem[32] = "";
+  bool in_part = false;
+  long long number = -1, size = -1;
+  delta_buf etag = DELTA_BUF_INIT;
+  int rc;
+  *more = false;
+  while ((rc = s3_xml_next(&x, &kind, &s, &n)) == 0 && kind != S3_XML_END) {
+    if (kind == S3_XML_OPEN) {
+      snprintf(elem, sizeof elem, "%.*s", (int)(n < sizeof elem ? n : sizeof elem - 1), s);
+      if (strcmp(elem, "Part") == 0) {
+        in_part = true;
+        number = size = -1;
+        etag.len = 0;
+      }
+      continue;
+    }
+    if (kind == S3_XML_CLOSE) {
+      if (in_part && n == 4 && memcmp(s, "Part", 4) == 0) {
+        in_part = false;
+        ++*seen;
+        long long want = *seen < u->n_parts ? (long long)S3_UPLOAD_PART_SIZE : (long long)u->last_part;
+        if (*seen > u->n_parts || number != *seen || size != want || etag.len == 0) {
+          rc = err_set(DELTA_EIO, "%s: the store lists part %lld (%lld bytes), not what was sent", label, number,
+                       size);
+          goto done;
+        }
+        if ((rc = buf_append(&u->etags, etag.data, etag.len)) != 0 || (rc = buf_putc(&u->etags, '\0')) != 0)
+          goto done;
+      }
+      elem[0] = '\0';
+      continue;
+    }
+    if (in_part && strcmp(elem, "PartNumber") == 0) number = text_number(s, n);
+    else if (in_part && strcmp(elem, "Size") == 0) size = text_number(s, n);
+    else if (in_part && strcmp(elem, "ETag") == 0 && (rc = s3_xml_decode(&etag, s, n)) != 0) goto done;
+    else if (!in_part && strcmp(elem, "IsTruncated") == 0) *more = n == 4 && memcmp(s, "true", 4) == 0;
+    else if (!in_part && strcmp(elem, "NextPartNumberMarker") == 0) {
+      marker->len = 0;
+      if ((rc = s3_xml_decode(marker, s, n)) != 0 || (rc = buf_putc(marker, '\0')) != 0) goto done;
+    }
+  }
+done:
+  buf_dispose(&etag);
+  return rc;
+}
+
+/* ListParts, every page: the ETags of the parts sent, in order. */
+static int list_parts(void *impl, s3_upload *u) {
+  delta_buf label = DELTA_BUF_INIT, marker = DELTA_BUF_INIT;
+  http_response resp = {0};
+  int seen = 0, rc;
+  bool more = true;
+  u->etags.len = 0;
+  while (more) {
+    const char *qn[] = {"uploadId", "part-number-marker"}, *qv[] = {u->upload_id, (const char *)marker.data};
+    resp.body.len = 0;
+    if ((rc = s3_key_request(impl, "GET", u->key, qn, qv, marker.len ? 2 : 1, NULL, 0, &label, &resp)) != 0)
+      goto done;
+    if (resp.status != 200) {
+      rc = s3_status_error((const char *)label.data, &resp, DELTA_EIO);
+      goto done;
+    }
+    if ((rc = parts_page(u, (const char *)label.data, (const char *)resp.body.data, resp.body.len, &seen, &more,
+                         &marker)) != 0)
+      goto done;
+    if (more && !marker.len) {
+      rc = err_set(DELTA_EIO, "%s: ListParts is truncated without a marker", (const char *)label.data);
+      goto done;
+    }
+  }
+  if (seen != u->n_parts)
+    rc = err_set(DELTA_EIO, "%s: the store lists %d parts, %d were sent", (const char *)label.data, seen,
+                 u->n_parts);
+done:
+  buf_dispose(&resp.body);
+  buf_dispose(&label);
+  buf_dispose(&marker);
   return rc;
 }
 
@@ -149,6 +252,7 @@ static int complete_multipart(void *impl, s3_upload *u) {
   delta_buf body = DELTA_BUF_INIT, label = DELTA_BUF_INIT, code = DELTA_BUF_INIT;
   http_response resp = {0};
   int rc;
+  if ((rc = list_parts(impl, u)) != 0) goto done;
   if ((rc = buf_puts(&body, "<CompleteMultipartUpload>")) != 0) goto done;
   const char *etag = (const char *)u->etags.data;
   for (int i = 0; i < u->n_parts; i++) {
@@ -185,10 +289,13 @@ done:
 static int put_whole(void *impl, s3_upload *u) {
   delta_buf label = DELTA_BUF_INIT;
   http_response resp = {0};
-  int rc = s3_key_request(impl, "PUT", u->key, NULL, NULL, 0, u->part.data ? (const void *)u->part.data : "",
-                          u->part.len, &label, &resp);
-  if (rc == 0 && resp.status != 200 && resp.status != 201 && resp.status != 204)
+  int rc;
+  if ((rc = s3_key_request(impl, "PUT", u->key, NULL, NULL, 0, u->part.data ? (const void *)u->part.data : "",
+                           u->part.len, &label, &resp)) != 0)
+    goto done;
+  if (resp.status != 200 && resp.status != 201 && resp.status != 204)
     rc = s3_status_error((const char *)label.data, &resp, DELTA_EIO);
+done:
   buf_dispose(&resp.body);
   buf_dispose(&label);
   return rc;

@@ -220,16 +220,17 @@ static int sink_write(void *ctx, const void *data, size_t len) { return emit(ctx
 static int ckpt_open(ckpt_state *cs, delta_storage *st, const char *key, const char *schema_text, bool json) {
   memset(cs, 0, sizeof *cs);
   cs->json = json;
-  int rc = delta_storage_upload_open(st, key, &cs->up);
-  if (rc || json) return rc;
-  rc = schema_parse_text(schema_text, &cs->type);
-  if (!rc) rc = log_schema_to_arrow(cs->type, &cs->schema);
-  if (!rc && !(rc = row_builder_init(&cs->rb, cs->type))) cs->rb_live = true;
-  if (!rc) rc = json_doc_new(&cs->doc);
+  /* on failure the caller's ckpt_dispose releases what was made */
+  int rc;
+  if ((rc = delta_storage_upload_open(st, key, &cs->up)) != 0 || json) return rc;
+  if ((rc = schema_parse_text(schema_text, &cs->type)) != 0) return rc;
+  if ((rc = log_schema_to_arrow(cs->type, &cs->schema)) != 0) return rc;
+  if ((rc = row_builder_init(&cs->rb, cs->type)) != 0) return rc;
+  cs->rb_live = true;
+  if ((rc = json_doc_new(&cs->doc)) != 0) return rc;
   delta_parquet_write_options o = DELTA_PARQUET_WRITE_OPTIONS_INIT;
   delta_parquet_sink sink = {sink_write, cs};
-  if (!rc) rc = delta_parquet_writer_open_sink(&cs->w, &sink, &cs->schema, &o);
-  return rc;
+  return delta_parquet_writer_open_sink(&cs->w, &sink, &cs->schema, &o);
 }
 
 static void ckpt_dispose(ckpt_state *cs) {
@@ -385,36 +386,36 @@ int checkpoint_write_snapshot(delta_table *t, const delta_snapshot *s) {
   } else {
     snprintf(name, sizeof name, "%020lld.checkpoint.parquet", (long long)s->version);
   }
-  int rc = buf_puts(&add_col, col_add_open);
-  if (!rc && co.stats_struct) rc = parsed_columns(&co, &add_col);
-  if (!rc) rc = buf_puts(&add_col, ">,");
-  if (!rc) rc = buf_puts(&add_col, col_remove);
-  if (!rc) rc = buf_putc(&add_col, 0);
-  if (rc) goto done;
+  int rc;
+  if ((rc = buf_puts(&add_col, col_add_open)) != 0) goto done;
+  if (co.stats_struct && (rc = parsed_columns(&co, &add_col)) != 0) goto done;
+  if ((rc = buf_puts(&add_col, ">,")) != 0 || (rc = buf_puts(&add_col, col_remove)) != 0 ||
+      (rc = buf_putc(&add_col, 0)) != 0)
+    goto done;
   /* V1: one file with everything. V2: the file actions in one sidecar
    * (when there are any), the rest and checkpointMetadata in the
    * UUID-named checkpoint. */
   bool sidecar = co.v2 && (s->n_files > 0 || s->n_tombstones > 0);
-  rc = buf_printf(&text, "%s,%s%s%s", col_txn, sidecar ? "" : (const char *)add_col.data, sidecar ? "" : ",",
-                        col_rest);
-  if (!rc && co.v2) rc = buf_printf(&text, ",%s", col_v2);
-  if (!rc) rc = buf_putc(&text, 0);
+  if ((rc = buf_printf(&text, "%s,%s%s%s", col_txn, sidecar ? "" : (const char *)add_col.data,
+                       sidecar ? "" : ",", col_rest)) != 0)
+    goto done;
+  if (co.v2 && (rc = buf_printf(&text, ",%s", col_v2)) != 0) goto done;
+  if ((rc = buf_putc(&text, 0)) != 0) goto done;
   /* a classic checkpoint of the same version may exist (another writer):
    * equal content, latest wins; UUID names never collide */
-  if (!rc && !(rc = buf_printf(&key, "_delta_log/%s", name)) && !(rc = buf_putc(&key, 0)))
-    rc = ckpt_open(&main_cs, t->storage, (const char *)key.data, (const char *)text.data, v2_json);
-  if (!rc) rc = table_rows(s, &main_cs);
-  if (rc) goto done;
+  if ((rc = buf_printf(&key, "_delta_log/%s", name)) != 0 || (rc = buf_putc(&key, 0)) != 0) goto done;
+  if ((rc = ckpt_open(&main_cs, t->storage, (const char *)key.data, (const char *)text.data, v2_json)) != 0)
+    goto done;
+  if ((rc = table_rows(s, &main_cs)) != 0) goto done;
   delta_json_writer w;
   if (sidecar) {
     write_uuid(uuid);
     snprintf(side_name, sizeof side_name, "%s.parquet", uuid);
     buf_reset(&key);
     if ((rc = buf_printf(&key, "_delta_log/_sidecars/%s", side_name)) || (rc = buf_putc(&key, 0))) goto done;
-    rc = ckpt_open(&side_cs, t->storage, (const char *)key.data, (const char *)add_col.data, false);
-    if (!rc) rc = file_rows(&co, &side_cs, &n_adds);
-    if (!rc) rc = ckpt_close(&side_cs);
-    if (rc) goto done;
+    if ((rc = ckpt_open(&side_cs, t->storage, (const char *)key.data, (const char *)add_col.data, false)) != 0 ||
+        (rc = file_rows(&co, &side_cs, &n_adds)) != 0 || (rc = ckpt_close(&side_cs)) != 0)
+      goto done;
     ROW(&main_cs, (json_write_object_begin(&w), json_write_key(&w, "sidecar"),
                    json_write_object_begin(&w), json_write_key(&w, "path"),
                    json_write_string(&w, side_name), json_write_key(&w, "sizeInBytes"),
@@ -423,13 +424,15 @@ int checkpoint_write_snapshot(delta_table *t, const delta_snapshot *s) {
   } else {
     rc = file_rows(&co, &main_cs, &n_adds);
   }
-  if (!rc && co.v2)
+  if (rc) goto done;
+  if (co.v2) {
     ROW(&main_cs, (json_write_object_begin(&w), json_write_key(&w, "checkpointMetadata"),
                    json_write_object_begin(&w), json_write_key(&w, "version"),
                    json_write_int64(&w, s->version), json_write_object_end(&w),
                    json_write_object_end(&w)));
-  if (!rc) rc = ckpt_close(&main_cs);
-  if (rc) goto done;
+    if (rc) goto done;
+  }
+  if ((rc = ckpt_close(&main_cs)) != 0) goto done;
   rc = write_hint(t, s, main_cs.rows + side_cs.rows, main_cs.size, n_adds, co.v2 ? name : NULL, now);
 done:
   if (rc) err_prefix("checkpoint of version %lld", (long long)s->version);

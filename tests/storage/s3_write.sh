@@ -11,7 +11,8 @@
 # the rows from `scan` must too. Then: 8 processes x 20 appends to one s3://
 # table give versions 0..160 with every row exactly once; storage options
 # given with --option instead of the environment work; an unknown --option
-# key fails with one line naming it; `deltac serve` reads the table with
+# key fails with one line naming it; a data file larger than a part is a
+# multipart object byte-identical to the local one; `deltac serve` reads the table with
 # options from its config file; streaming uploads (20 MiB multipart in
 # odd-sized writes, small PUT, abort) through unit_storage_test_upload in
 # live mode, after which ListMultipartUploads shows no upload left over.
@@ -126,6 +127,24 @@ done
 
 # The checkpoint and _last_checkpoint are on S3, and reading from them works.
 if "$deltac" history --format ndjson "$S3/cow" >/dev/null 2>"$tmp/err"; then ok; else bad "history after checkpoint: $(cat "$tmp/err")"; fi
+
+# A data file larger than one part (8 MiB) goes up as a multipart upload
+# and is byte for byte the file written locally.
+python3 -c '
+import json
+for i in range(300000): print(json.dumps({"id": i, "v": "row-%08d" % i, "d": i * 0.5}))' >"$tmp/big.ndjson"
+if "$deltac" write --codec uncompressed --input "$tmp/big.ndjson" "$S3/big" >/dev/null 2>"$tmp/err" &&
+   "$deltac" write --codec uncompressed --input "$tmp/big.ndjson" "$tmp/big" >/dev/null 2>>"$tmp/err"; then
+  key=$("$deltac" files --format ndjson "$S3/big" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["path"])')
+  curl -s -o "$tmp/big.parquet" -D "$tmp/big.headers" --aws-sigv4 "aws:amz:$AWS_REGION:s3" \
+    --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' \
+    "$AWS_ENDPOINT_URL/deltac/$run/big/$key"
+  if [ "$(stat -c %s "$tmp/big.parquet")" -gt $((8 << 20)) ] && cmp -s "$tmp/big.parquet" "$tmp"/big/*.parquet &&
+     grep -qi '^etag: ".*-[0-9]*"' "$tmp/big.headers"; then ok
+  else bad "large data file: not a multipart object equal to the local file"; fi
+else
+  bad "large write: $(cat "$tmp/err")"
+fi
 
 # 8 processes x 20 appends to one table: versions 0..160, each row once.
 C=$S3/concurrent

@@ -17,8 +17,9 @@
 /* The operations take an open table: open `loc`, run, free. */
 static int merge_at(const char *loc, const delta_merge_options *o, delta_merge_result *r) {
   delta_table *t = NULL;
-  int rc = delta_table_open(&t, loc);
-  if (rc == 0) rc = delta_merge(t, o, r);
+  int rc;
+  if ((rc = delta_table_open(&t, loc)) != 0) return rc;
+  rc = delta_merge(t, o, r);
   delta_table_free(t);
   return rc;
 }

@@ -16,15 +16,17 @@
 /* The operations take an open table: open `loc`, run, free. */
 static int delete_at(const char *loc, const delta_delete_options *o, delta_dml_result *r) {
   delta_table *t = NULL;
-  int rc = delta_table_open(&t, loc);
-  if (rc == 0) rc = delta_delete(t, o, r);
+  int rc;
+  if ((rc = delta_table_open(&t, loc)) != 0) return rc;
+  rc = delta_delete(t, o, r);
   delta_table_free(t);
   return rc;
 }
 static int optimize_at(const char *loc, const delta_optimize_options *o, delta_optimize_result *r) {
   delta_table *t = NULL;
-  int rc = delta_table_open(&t, loc);
-  if (rc == 0) rc = delta_optimize(t, o, r);
+  int rc;
+  if ((rc = delta_table_open(&t, loc)) != 0) return rc;
+  rc = delta_optimize(t, o, r);
   delta_table_free(t);
   return rc;
 }

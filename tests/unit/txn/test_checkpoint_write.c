@@ -23,8 +23,9 @@ typedef struct {
 /* The operations take an open table: open `loc`, run, free. */
 static int checkpoint_at(const char *loc, int64_t version, int64_t *out) {
   delta_table *t = NULL;
-  int rc = delta_table_open(&t, loc);
-  if (rc == 0) rc = delta_checkpoint_create(t, version, out);
+  int rc;
+  if ((rc = delta_table_open(&t, loc)) != 0) return rc;
+  rc = delta_checkpoint_create(t, version, out);
   delta_table_free(t);
   return rc;
 }
