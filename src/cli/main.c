@@ -138,6 +138,9 @@ int main(int argc, char **argv) {
   int n_args = argc - 2, rc;
   if ((rc = cli_take_storage_options(cmd, &n_args, argv + 2)) != 0) return rc;
   argc = n_args + 2;
+  const char *const *opt_keys, *const *opt_values;
+  if (strcmp(cmd, "parquet") == 0 && cli_storage_options(&opt_keys, &opt_values) > 0)
+    return cli_usage_error(cmd, "--option is for commands that open a table");
   if (strcmp(cmd, "parquet") == 0) return cmd_parquet(argc - 2, argv + 2);
   if (strcmp(cmd, "serve") == 0) return cmd_serve(argc - 2, argv + 2);
   if (strcmp(cmd, "demo") == 0) return cmd_demo(argc - 2, argv + 2);
