@@ -223,11 +223,15 @@ int delta_storage_open(delta_storage **out, const char *location);
  *   aws_endpoint_url (alias aws_endpoint), aws_allow_http (alias allow_http),
  *   aws_virtual_hosted_style_request, aws_profile, timeout, connect_timeout,
  *   retry_timeout (durations: "30s", "500ms", "2m"; a bare number is
- *   seconds), max_retries, user_agent.
+ *   seconds), max_retries, user_agent, proxy_url, aws_conditional_put
+ *   ("etag" or "none"), aws_s3_allow_unsafe_rename, aws_role_arn,
+ *   aws_web_identity_token_file, aws_role_session_name, aws_sts_endpoint.
  * An unknown key or a malformed value is DELTA_EINVAL naming the key (never
  * the value). What the options leave out comes from the environment
  * (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION,
- * AWS_DEFAULT_REGION, AWS_ENDPOINT_URL, AWS_ALLOW_HTTP, AWS_PROFILE), then
+ * AWS_DEFAULT_REGION, AWS_ENDPOINT_URL, AWS_ALLOW_HTTP, AWS_PROFILE, and
+ * AWS_ + any other option's name without "aws_"), a web identity
+ * (AWS_ROLE_ARN + AWS_WEB_IDENTITY_TOKEN_FILE, exchanged at STS), then
  * from the profile in ~/.aws/credentials and ~/.aws/config. The local back
  * end accepts the options and has no use for them. docs/storage.md has the
  * details.
@@ -269,6 +273,25 @@ int delta_storage_delete(delta_storage *storage, const char *key);
 int delta_storage_remove_dir(delta_storage *storage, const char *dir_key);
 int delta_storage_local_path_into(delta_storage *storage, const char *key,
                                   delta_storage_sink *sink);
+
+/* Requests a handle has sent, per kind, since it was opened: what a table
+ * operation cost on an object store. On an object store every HTTP request
+ * counts (each retry and each page of a listing); `bytes` is the body
+ * received (get, list) or sent (put, upload parts). The local back end and
+ * embedders' back ends count one request per operation. Counted with
+ * atomics: reading the stats while other threads work is fine (each field is
+ * exact; the set is not one instant's snapshot). */
+typedef struct {
+  uint64_t requests, bytes;
+} delta_storage_count;
+
+typedef struct {
+  delta_storage_count list, get, head, put, del; /* get = reads; del = deletes */
+  uint64_t retries;                              /* requests sent again (included above) */
+} delta_storage_stats;
+
+/* The handle's counts so far (all zero for NULL). */
+void delta_storage_stats_get(const delta_storage *storage, delta_storage_stats *out);
 
 /* A streaming upload (the vtable's upload_* members, or a buffered put when
  * the back end has none). Open, write any number of times, then exactly one

@@ -41,6 +41,9 @@ int delta_table_open_storage(delta_table **out, struct delta_storage *storage);
 void delta_table_free(delta_table *t);
 /* The table root as a URI. */
 const char *delta_table_location(const delta_table *t);
+/* The table's storage handle (borrowed: valid as long as the table), e.g.
+ * for delta_storage_stats_get. */
+struct delta_storage *delta_table_storage(const delta_table *t);
 
 #define DELTA_SNAPSHOT_OPTIONS_VERSION 1
 typedef struct {

@@ -20,9 +20,49 @@
 #include "util/time_parse.h"
 #include "log/clustering.h"
 
+/* "1.2 MiB": a byte count for people. */
+static void human_bytes(uint64_t n, char *out, size_t size) {
+  static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
+  if (n < 1024) {
+    snprintf(out, size, "%llu B", (unsigned long long)n);
+    return;
+  }
+  double v = (double)n / 1024;
+  int u = 0;
+  while (v >= 1024 && u < 3) {
+    v /= 1024;
+    u++;
+  }
+  snprintf(out, size, "%.1f %s", v, units[u]);
+}
+
+/* --stats: what the command cost the store, one line on stderr:
+ * "storage: list 2 req, get 3 req 1.2 MiB, head 0, put 0, delete 0, retries 0". */
+static void print_storage_stats(const delta_table *t) {
+  delta_storage_stats st;
+  delta_storage_stats_get(delta_table_storage(t), &st);
+  const struct {
+    const char *name;
+    delta_storage_count c;
+  } kinds[] = {{"list", st.list}, {"get", st.get}, {"head", st.head}, {"put", st.put}, {"delete", st.del}};
+  fprintf(stderr, "storage:");
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+    char b[32] = "";
+    if (kinds[i].c.bytes) {
+      b[0] = ' ';
+      human_bytes(kinds[i].c.bytes, b + 1, sizeof b - 1);
+    }
+    if (kinds[i].c.requests)
+      fprintf(stderr, " %s %llu req%s,", kinds[i].name, (unsigned long long)kinds[i].c.requests, b);
+    else
+      fprintf(stderr, " %s 0,", kinds[i].name);
+  }
+  fprintf(stderr, " retries %llu\n", (unsigned long long)st.retries);
+}
+
 static int cmd_info(int argc, char **argv) {
-  cli_opt opts[] = {TABLE_OPTS};
-  const int n_opts = 3;
+  cli_opt opts[] = {TABLE_OPTS, {"stats", false, NULL}};
+  const int n_opts = 4;
   const char *pos[1];
   int n_pos, rc = cli_parse(argc, argv, opts, n_opts, pos, 1, &n_pos, "info");
   if (rc) return rc;
@@ -148,6 +188,8 @@ static int cmd_info(int argc, char **argv) {
   }
   mem_free(ccols);
   delta_snapshot_free(s);
+  fflush(stdout);
+  if (cli_get(opts, n_opts, "stats")) print_storage_stats(t);
   delta_table_free(t);
   return rc ? cli_fail("info") : 0;
 }

@@ -99,6 +99,8 @@ void delta_table_free(delta_table *t) {
 
 const char *delta_table_location(const delta_table *t) { return t->location; }
 
+delta_storage *delta_table_storage(const delta_table *t) { return t ? t->storage : NULL; }
+
 void delta_snapshot_free(delta_snapshot *s) {
   /* Snapshots made by delta_snapshot_update share memory with their base,
    * which therefore lives until the last of them is freed. */

@@ -66,9 +66,11 @@ int api_changes(serve_request *r, struct MHD_Connection *c, serve_table *t) {
   }
   co.columns = (const char *const *)o.columns;
   co.n_columns = o.n_columns;
-  int rc = api_set_changes_filter(&co, o.filter);
   struct ArrowArrayStream st = {0};
-  if (!rc) rc = delta_changes_read(t->table, &co, &st);
+  int rc;
+  if ((rc = api_set_changes_filter(&co, o.filter)) != 0) goto done;
+  rc = delta_changes_read(t->table, &co, &st);
+done:
   mem_free(o.columns); /* the stream copied what it needs */
   if (rc) return serve_reply_delta_error(r, c, rc);
   return reply_rows(r, c, &st, &o);
@@ -97,10 +99,12 @@ int api_rows(serve_request *r, struct MHD_Connection *c, serve_table *t) {
   so.columns = (const char *const *)o.columns;
   so.n_columns = o.n_columns;
   delta_snapshot *s = NULL;
-  int rc = api_set_scan_filter(&so, o.filter);
-  if (!rc) rc = serve_table_snapshot_at(t, at_version, version, at_ts, ts, &s);
   struct ArrowArrayStream st = {0};
-  if (!rc) rc = delta_scan_read(s, &so, &st);
+  int rc;
+  if ((rc = api_set_scan_filter(&so, o.filter)) != 0) goto done;
+  if ((rc = serve_table_snapshot_at(t, at_version, version, at_ts, ts, &s)) != 0) goto done;
+  rc = delta_scan_read(s, &so, &st);
+done:
   delta_snapshot_free(s); /* the stream holds its own reference */
   mem_free(o.columns);
   if (rc) return serve_reply_delta_error(r, c, rc);

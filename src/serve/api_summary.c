@@ -100,8 +100,10 @@ static int produce(summary_body *b) {
     return rc;
   }
   int rc = 0;
-  while (!rc && b->next <= b->end) rc = emit_version(b);
-  if (!rc) rc = buf_puts(&b->out, "]}\n");
+  while (b->next <= b->end)
+    if ((rc = emit_version(b)) != 0) goto done;
+  rc = buf_puts(&b->out, "]}\n");
+done:
   b->finished = true;
   return rc;
 }
@@ -156,15 +158,15 @@ int api_changes_summary(serve_request *r, struct MHD_Connection *c, serve_table 
   if (!b) return serve_reply_error(r, c, 500, "out of memory");
   b->table = t;
   int64_t start = 0;
-  int rc = serve_commit_info_init(&b->info);
-  if (!rc) rc = serve_table_snapshot(t, &b->snap);
-  if (!rc) rc = resolve_range(t, &co, &start, &b->end);
-  if (!rc) rc = open_counting_stream(b, &co);
   struct ArrowSchema schema = {0};
-  if (!rc && b->stream.get_schema(&b->stream, &schema)) rc = err_set(DELTA_ERROR, "%s", b->stream.get_last_error(&b->stream));
-  if (rc) {
-    summary_free(b);
-    return serve_reply_delta_error(r, c, rc);
+  int rc;
+  if ((rc = serve_commit_info_init(&b->info)) != 0) goto fail;
+  if ((rc = serve_table_snapshot(t, &b->snap)) != 0) goto fail;
+  if ((rc = resolve_range(t, &co, &start, &b->end)) != 0) goto fail;
+  if ((rc = open_counting_stream(b, &co)) != 0) goto fail;
+  if (b->stream.get_schema(&b->stream, &schema)) {
+    rc = err_set(DELTA_ERROR, "%s", b->stream.get_last_error(&b->stream));
+    goto fail;
   }
   b->type_col = (int)schema.n_children - 3;
   schema.release(&schema);
@@ -172,4 +174,7 @@ int api_changes_summary(serve_request *r, struct MHD_Connection *c, serve_table 
   buf_printf(&b->out, "{\"table\":\"%s\",\"start\":%lld,\"end\":%lld,\"versions\":[", t->name, (long long)start,
                    (long long)b->end);
   return serve_reply_stream(r, c, 200, "application/json", summary_read, b, summary_free, NULL);
+fail:
+  summary_free(b);
+  return serve_reply_delta_error(r, c, rc);
 }

@@ -153,7 +153,7 @@ int api_table_history(serve_request *r, struct MHD_Connection *c, serve_table *t
   }
   json_write_array_end(&w);
   json_write_object_end(&w);
-  if (!rc) rc = json_writer_finish(&w);
+  if (rc == 0) rc = json_writer_finish(&w); /* the writer's own error comes second */
   int ok = rc ? serve_reply_delta_error(r, c, rc) : serve_reply_json(r, c, 200, &b);
   serve_commit_info_dispose(&info);
   buf_dispose(&b);

@@ -159,11 +159,14 @@ int serve_body_open(serve_body **out, struct ArrowArrayStream *stream, serve_for
     rc = arrow_ipc_writer_open(&b->iw, &schema, ipc_sink, &b->out);
   } else {
     cookie_io_functions_t io = {NULL, mem_write, NULL, NULL};
-    b->mem = fopencookie(&b->out, "w", io);
-    if (!b->mem) rc = DELTA_NOMEM();
-    else setvbuf(b->mem, NULL, _IONBF, 0); /* the text writer buffers already */
     static const arrow_text_format tf[] = {ARROW_FMT_NDJSON, ARROW_FMT_CSV, ARROW_FMT_JSON};
-    if (!rc) rc = arrow_text_writer_new(&b->tw, tf[fmt], &schema, b->mem);
+    b->mem = fopencookie(&b->out, "w", io);
+    if (!b->mem) {
+      rc = DELTA_NOMEM();
+    } else {
+      setvbuf(b->mem, NULL, _IONBF, 0); /* the text writer buffers already */
+      rc = arrow_text_writer_new(&b->tw, tf[fmt], &schema, b->mem);
+    }
   }
   schema.release(&schema);
   /* The first batch now: an error reading it (a missing data file, say)

@@ -405,29 +405,25 @@ static void parquet_file_line(delta_buf *b, const sharing_ctx *sc, const delta_a
 static int table_query_body(serve_request *r, struct MHD_Connection *c, serve_table *t, const query_body *q) {
   delta_snapshot *s = NULL;
   bool delta = false;
-  int rc = serve_table_snapshot_at(t, q->at_v, q->version, q->at_ts, q->ts, &s);
-  if (!rc) rc = sharing_format_choose(c, s, &delta);
-  if (!rc && !delta) rc = sharing_parquet_check_mapping(s);
-  if (!rc && q->since) {
-    if (q->start > s->version)
+  sharing_hints hints = {0};
+  int rc;
+  if ((rc = serve_table_snapshot_at(t, q->at_v, q->version, q->at_ts, q->ts, &s)) != 0) goto fail;
+  if ((rc = sharing_format_choose(c, s, &delta)) != 0) goto fail;
+  if (!delta && (rc = sharing_parquet_check_mapping(s)) != 0) goto fail;
+  if (q->since) {
+    if (q->start > s->version) {
       rc = err_set(DELTA_EINVAL, "startingVersion %lld is after the latest version %lld", (long long)q->start,
-                           (long long)s->version);
+                   (long long)s->version);
+      goto fail;
+    }
     sharing_walk_options o = {WALK_DATA_CHANGES, delta, true, q->start,
                               q->has_end && q->end < s->version ? q->end : s->version};
-    if (!rc) {
-      int ok = sharing_walk_reply(r, c, t, s, &o);
-      delta_snapshot_free(s);
-      return ok;
-    }
+    int ok = sharing_walk_reply(r, c, t, s, &o);
+    delta_snapshot_free(s);
+    return ok;
   }
-  if (!rc && !delta) rc = check_parquet_format(s);
-  sharing_hints hints = {0};
-  if (!rc && q->doc) rc = sharing_hints_read(&hints, json_root(q->doc), s);
-  if (rc) {
-    sharing_hints_free(&hints);
-    if (s) delta_snapshot_free(s);
-    return sharing_error(r, c, serve_status_for(rc), delta_error_last());
-  }
+  if (!delta && (rc = check_parquet_format(s)) != 0) goto fail;
+  if (q->doc && (rc = sharing_hints_read(&hints, json_root(q->doc), s)) != 0) goto fail;
   sharing_ctx sc = {r->srv->cfg, t, NULL, serve_wall_ms() + r->srv->cfg->url_expiry_s * 1000};
   delta_buf base = DELTA_BUF_INIT, b = DELTA_BUF_INIT;
   sharing_base_url(r->srv->cfg, c, &base);
@@ -458,6 +454,10 @@ static int table_query_body(serve_request *r, struct MHD_Connection *c, serve_ta
     return sharing_error(r, c, serve_status_for(rc), delta_error_last());
   }
   return reply_ndjson(r, c, &b, v, delta);
+fail:
+  sharing_hints_free(&hints);
+  delta_snapshot_free(s);
+  return sharing_error(r, c, serve_status_for(rc), delta_error_last());
 }
 
 /* POST .../query: the files of the latest snapshot, or of body's "version"

@@ -128,29 +128,25 @@ int sharing_changes(serve_request *r, struct MHD_Connection *c, serve_table *t) 
   b->lines.produce = produce;
   delta_snapshot *s = NULL;
   bool delta = false;
-  int rc = serve_table_snapshot(t, &s);
-  if (!rc) rc = sharing_format_choose(c, s, &delta);
-  if (!rc) rc = delta_changes_plan_open(&b->plan, t->table, &co);
-  if (!rc && delta) {
+  int rc;
+  if ((rc = serve_table_snapshot(t, &s)) != 0) goto fail;
+  if ((rc = sharing_format_choose(c, s, &delta)) != 0) goto fail;
+  if ((rc = delta_changes_plan_open(&b->plan, t->table, &co)) != 0) goto fail;
+  if (delta) {
     int ok = delta_changes(r, c, t, s, b);
     delta_snapshot_free(s);
     return ok;
   }
-  if (!rc) rc = sharing_parquet_check_mapping(s);
+  if ((rc = sharing_parquet_check_mapping(s)) != 0) goto fail;
   /* The first file now, so that an error in the first commit is a status. */
-  if (!rc) {
-    rc = delta_changes_plan_next(b->plan, &b->pending);
-    b->has_pending = rc == 0;
-    b->lines.finished = rc == 1;
-    if (rc == 1) rc = 0;
-    if (!rc && b->has_pending && (b->pending.rows == DELTA_CHANGE_ROWS_DV_DIFF || b->pending.dv))
-      rc = file_line(b, &b->pending);
-  }
-  if (rc) {
-    delta_snapshot_free(s);
-    changes_free(b);
-    return sharing_error(r, c, serve_status_for(rc), delta_error_last());
-  }
+  rc = delta_changes_plan_next(b->plan, &b->pending);
+  if (rc < 0) goto fail;
+  b->has_pending = rc == 0;
+  b->lines.finished = rc == 1;
+  rc = 0;
+  if (b->has_pending && (b->pending.rows == DELTA_CHANGE_ROWS_DV_DIFF || b->pending.dv) &&
+      (rc = file_line(b, &b->pending)) != 0)
+    goto fail;
   b->sc.cfg = r->srv->cfg;
   b->sc.table = t;
   b->sc.expires_ms = serve_wall_ms() + r->srv->cfg->url_expiry_s * 1000;
@@ -164,4 +160,8 @@ int sharing_changes(serve_request *r, struct MHD_Connection *c, serve_table *t) 
   delta_snapshot_free(s);
   const char *const h[] = {"Delta-Table-Version", v, "delta-sharing-capabilities", sharing_format_header(false), NULL};
   return serve_reply_stream(r, c, 200, "application/x-ndjson; charset=utf-8", sharing_lines_read, b, changes_free, h);
+fail:
+  delta_snapshot_free(s);
+  changes_free(b);
+  return sharing_error(r, c, serve_status_for(rc), delta_error_last());
 }

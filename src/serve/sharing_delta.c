@@ -156,17 +156,20 @@ static int share_dv(const sharing_ctx *sc, const delta_dv *in, delta_dv *out, de
   if (!in->present || in->storage_type == 'i') return 0;
   delta_buf key = DELTA_BUF_INIT;
   delta_path_kind kind;
-  int rc = dv_file_key(in, delta_table_location(sc->table->table), &kind, &key);
-  if (!rc && kind != DELTA_PATH_KEY)
+  int rc;
+  if ((rc = dv_file_key(in, delta_table_location(sc->table->table), &kind, &key)) != 0) goto done;
+  if (kind != DELTA_PATH_KEY) {
     rc = err_set(DELTA_EUNSUPPORTED, "a deletion vector file outside the table root cannot be shared");
-  if (!rc) rc = buf_putc(&key, 0);
-  if (!rc) rc = signed_url_make(url, sc->cfg, sc->base, sc->table->name, (const char *)key.data, sc->expires_ms);
-  if (!rc) rc = buf_putc(url, 0);
-  if (!rc) {
-    sharing_file_id((const char *)key.data, id);
-    out->storage_type = 'p';
-    out->path_or_inline = (const char *)url->data;
+    goto done;
   }
+  if ((rc = buf_putc(&key, 0)) != 0) goto done;
+  if ((rc = signed_url_make(url, sc->cfg, sc->base, sc->table->name, (const char *)key.data, sc->expires_ms)) != 0)
+    goto done;
+  if ((rc = buf_putc(url, 0)) != 0) goto done;
+  sharing_file_id((const char *)key.data, id);
+  out->storage_type = 'p';
+  out->path_or_inline = (const char *)url->data;
+done:
   buf_dispose(&key);
   return rc;
 }
@@ -202,10 +205,10 @@ int sharing_delta_file_line(delta_buf *b, const sharing_ctx *sc, const delta_act
   delta_buf url = DELTA_BUF_INIT, dv_url = DELTA_BUF_INIT, action = DELTA_BUF_INIT;
   delta_dv dv = {0};
   char id[33], dv_id[33] = "";
-  int rc = signed_url_make(&url, sc->cfg, sc->base, sc->table->name, path, sc->expires_ms);
-  if (!rc) rc = buf_putc(&url, 0);
-  if (!rc && dv_in) rc = share_dv(sc, dv_in, &dv, &dv_url, dv_id);
-  if (rc) goto done;
+  int rc;
+  if ((rc = signed_url_make(&url, sc->cfg, sc->base, sc->table->name, path, sc->expires_ms)) != 0) goto done;
+  if ((rc = buf_putc(&url, 0)) != 0) goto done;
+  if (dv_in && (rc = share_dv(sc, dv_in, &dv, &dv_url, dv_id)) != 0) goto done;
   sharing_file_id(path, id);
   delta_json_writer w;
   json_writer_init(&w, &action, 0);
@@ -245,8 +248,8 @@ int sharing_delta_file_line(delta_buf *b, const sharing_ctx *sc, const delta_act
   json_write_raw(&w, (const char *)action.data, action.len);
   json_write_object_end(&w);
   json_write_object_end(&w);
-  rc = json_writer_finish(&w);
-  if (!rc) rc = buf_putc(b, '\n');
+  if ((rc = json_writer_finish(&w)) != 0) goto done;
+  rc = buf_putc(b, '\n');
 done:
   buf_dispose(&url);
   buf_dispose(&dv_url);

@@ -16,12 +16,13 @@
 enum { MAX_DEPTH = 64 };
 
 static int put_quoted(delta_buf *out, const char *s, char q) {
-  int rc = buf_putc(out, q);
-  for (; !rc && *s; s++) {
-    if (*s == q) rc = buf_putc(out, q); /* '' and `` escape themselves */
-    if (!rc) rc = buf_putc(out, *s);
+  int rc;
+  if ((rc = buf_putc(out, q)) != 0) return rc;
+  for (; *s; s++) {
+    if (*s == q && (rc = buf_putc(out, q)) != 0) return rc; /* '' and `` escape themselves */
+    if ((rc = buf_putc(out, *s)) != 0) return rc;
   }
-  return rc ? rc : buf_putc(out, q);
+  return buf_putc(out, q);
 }
 
 /* Only plain decimal forms, so the text is a literal of the filter
@@ -61,8 +62,7 @@ static int literal_text(delta_json_val n, delta_buf *out) {
     const char *p;
     size_t len;
     json_raw(vv, &p, &len);
-    rc = buf_append(&v, p, len);
-    if (!rc) rc = buf_putc(&v, 0);
+    if ((rc = buf_append(&v, p, len)) == 0) rc = buf_putc(&v, 0);
   } else {
     rc = err_set(DELTA_EINVAL, "a literal needs a value");
   }
@@ -84,8 +84,8 @@ static int literal_text(delta_json_val n, delta_buf *out) {
   } else if (strcmp(type, "string") == 0) {
     rc = put_quoted(out, val, '\'');
   } else if (strcmp(type, "date") == 0 || strcmp(type, "timestamp") == 0) {
-    rc = buf_puts(out, type[0] == 'd' ? "DATE " : "TIMESTAMP ");
-    if (!rc) rc = put_quoted(out, val, '\'');
+    if ((rc = buf_puts(out, type[0] == 'd' ? "DATE " : "TIMESTAMP ")) == 0)
+      rc = put_quoted(out, val, '\'');
   } else {
     rc = err_set(DELTA_EINVAL, "unknown valueType %s", type);
   }
@@ -123,32 +123,44 @@ static int node_text(delta_json_val n, delta_buf *out, int depth) {
   for (size_t i = 0; i < sizeof cmp / sizeof cmp[0]; i++)
     if (strcmp(o, cmp[i].op) == 0) sql = cmp[i].sql;
   if (sql) {
-    if (nk != 2) rc = err_set(DELTA_EINVAL, "%s needs two children", o);
-    if (!rc) rc = leaf_text(k0, out);
-    if (!rc) rc = buf_puts(out, sql);
-    if (!rc) rc = leaf_text(k1, out);
+    if (nk != 2) {
+      rc = err_set(DELTA_EINVAL, "%s needs two children", o);
+      goto done;
+    }
+    if ((rc = leaf_text(k0, out)) != 0) goto done;
+    if ((rc = buf_puts(out, sql)) != 0) goto done;
+    rc = leaf_text(k1, out);
   } else if (strcmp(o, "isNull") == 0) {
-    if (nk != 1 || !json_string_eq(json_get(k0, "op"), "column"))
+    if (nk != 1 || !json_string_eq(json_get(k0, "op"), "column")) {
       rc = err_set(DELTA_EINVAL, "isNull needs one column");
-    if (!rc) rc = leaf_text(k0, out);
-    if (!rc) rc = buf_puts(out, " IS NULL");
+      goto done;
+    }
+    if ((rc = leaf_text(k0, out)) != 0) goto done;
+    rc = buf_puts(out, " IS NULL");
   } else if (strcmp(o, "not") == 0) {
-    if (nk != 1) rc = err_set(DELTA_EINVAL, "not needs one child");
-    if (!rc) rc = buf_puts(out, "NOT (");
-    if (!rc) rc = node_text(k0, out, depth + 1);
-    if (!rc) rc = buf_putc(out, ')');
+    if (nk != 1) {
+      rc = err_set(DELTA_EINVAL, "not needs one child");
+      goto done;
+    }
+    if ((rc = buf_puts(out, "NOT (")) != 0) goto done;
+    if ((rc = node_text(k0, out, depth + 1)) != 0) goto done;
+    rc = buf_putc(out, ')');
   } else if (strcmp(o, "and") == 0 || strcmp(o, "or") == 0) {
-    if (nk < 2) rc = err_set(DELTA_EINVAL, "%s needs at least two children", o);
+    if (nk < 2) {
+      rc = err_set(DELTA_EINVAL, "%s needs at least two children", o);
+      goto done;
+    }
     int i = 0;
-    for (delta_json_val k = k0; !rc && json_present(k); k = json_next(k), i++) {
-      if (i) rc = buf_puts(out, o[0] == 'a' ? " AND " : " OR ");
-      if (!rc) rc = buf_putc(out, '(');
-      if (!rc) rc = node_text(k, out, depth + 1);
-      if (!rc) rc = buf_putc(out, ')');
+    for (delta_json_val k = k0; json_present(k); k = json_next(k), i++) {
+      if (i && (rc = buf_puts(out, o[0] == 'a' ? " AND " : " OR ")) != 0) goto done;
+      if ((rc = buf_putc(out, '(')) != 0) goto done;
+      if ((rc = node_text(k, out, depth + 1)) != 0) goto done;
+      if ((rc = buf_putc(out, ')')) != 0) goto done;
     }
   } else {
     rc = err_set(DELTA_EINVAL, "unknown op %s", o);
   }
+done:
   buf_dispose(&op);
   return rc;
 }

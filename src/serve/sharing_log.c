@@ -139,38 +139,38 @@ int sharing_walk_reply(serve_request *r, struct MHD_Connection *c, serve_table *
   b->sc.cfg = r->srv->cfg;
   b->sc.table = t;
   b->sc.expires_ms = serve_wall_ms() + r->srv->cfg->url_expiry_s * 1000;
-  int rc = sharing_base_url(r->srv->cfg, c, &b->base);
-  if (!rc) rc = buf_putc(&b->base, 0);
+  int rc;
+  if ((rc = sharing_base_url(r->srv->cfg, c, &b->base)) != 0) goto fail;
+  if ((rc = buf_putc(&b->base, 0)) != 0) goto fail;
   b->sc.base = (const char *)b->base.data;
-  if (!rc) rc = json_doc_new(&b->doc);
-  if (!rc) rc = json_doc_new(&b->ci_doc);
-  if (!rc) rc = log_list(t->table->storage, &b->listing);
-  if (!rc && o->start < b->listing.earliest_commit)
+  if ((rc = json_doc_new(&b->doc)) != 0) goto fail;
+  if ((rc = json_doc_new(&b->ci_doc)) != 0) goto fail;
+  if ((rc = log_list(t->table->storage, &b->listing)) != 0) goto fail;
+  if (o->start < b->listing.earliest_commit) {
     rc = err_set(DELTA_EINVAL, "version %lld is no longer in the log (the oldest commit is %lld)",
-                         (long long)o->start, (long long)b->listing.earliest_commit);
+                 (long long)o->start, (long long)b->listing.earliest_commit);
+    goto fail;
+  }
   b->prev_ms = INT64_MIN;
-  for (int64_t v = b->listing.earliest_commit; !rc && v >= 0 && v < o->start; v++) {
+  for (int64_t v = b->listing.earliest_commit; v >= 0 && v < o->start; v++) {
     const log_entry *e = log_find_commit(&b->listing, v);
     if (e) file_time_ms(b, e);
   }
-  if (!rc) {
-    if (b->delta) {
-      sharing_delta_protocol_line(&b->lines.out, &latest->protocol);
-      sharing_delta_metadata_line(&b->lines.out, &latest->metadata, latest->version, NULL);
-    } else {
-      sharing_protocol_line(&b->lines.out);
-      sharing_metadata_line(&b->lines.out, &latest->metadata, latest->version, NULL);
-    }
-    /* The first commit now, so that an error in it is a status. */
-    rc = produce(&b->lines);
+  if (b->delta) {
+    sharing_delta_protocol_line(&b->lines.out, &latest->protocol);
+    sharing_delta_metadata_line(&b->lines.out, &latest->metadata, latest->version, NULL);
+  } else {
+    sharing_protocol_line(&b->lines.out);
+    sharing_metadata_line(&b->lines.out, &latest->metadata, latest->version, NULL);
   }
-  if (rc) {
-    walk_free(b);
-    return sharing_error(r, c, serve_status_for(rc), delta_error_last());
-  }
+  /* The first commit now, so that an error in it is a status. */
+  if ((rc = produce(&b->lines)) != 0) goto fail;
   char v[24];
   snprintf(v, sizeof v, "%lld", (long long)o->start);
   const char *const h[] = {"Delta-Table-Version", v, "delta-sharing-capabilities", sharing_format_header(o->delta),
                            NULL};
   return serve_reply_stream(r, c, 200, "application/x-ndjson; charset=utf-8", sharing_lines_read, b, walk_free, h);
+fail:
+  walk_free(b);
+  return sharing_error(r, c, serve_status_for(rc), delta_error_last());
 }

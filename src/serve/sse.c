@@ -102,13 +102,14 @@ static int count_rows(struct ArrowArrayStream *st, int64_t counts[4]) {
  * or the row stream to drain next. */
 static int begin_event(sse_body *b, int64_t v, const delta_snapshot *s) {
   const log_entry *e = log_find_commit(&s->listing, v);
-  int rc = e ? serve_commit_info_read(b->table->table, e, &b->info) : 0;
-  if (!e) b->info.ci.tok = -1;
   struct ArrowArrayStream st = {0};
-  if (!rc) rc = open_version(b, v, &st);
   int64_t counts[4] = {0};
-  if (!rc && b->summary) rc = count_rows(&st, counts);
-  if (!rc && !b->summary) rc = serve_body_open(&b->rows, &st, SF_NDJSON, -1);
+  int rc;
+  if (!e) b->info.ci.tok = -1;
+  else if ((rc = serve_commit_info_read(b->table->table, e, &b->info)) != 0) return rc;
+  if ((rc = open_version(b, v, &st)) != 0) goto done;
+  rc = b->summary ? count_rows(&st, counts) : serve_body_open(&b->rows, &st, SF_NDJSON, -1);
+done:
   if (st.release) st.release(&st);
   if (rc) return rc;
   buf_printf(&b->out, "id: %lld\nevent: %s\ndata: ", (long long)v, b->summary ? "summary" : "commit");
@@ -138,13 +139,13 @@ static int pump_rows(sse_body *b) {
     return buf_puts(&b->out, "\n"); /* blank line: the event is complete */
   }
   if (n < 0) return err_set(DELTA_EIO, "reading the change rows failed");
-  int rc = 0;
-  for (ssize_t i = 0; !rc && i < n; i++) {
-    if (b->line_start) rc = buf_puts(&b->out, "data: ");
-    if (!rc) rc = buf_putc(&b->out, chunk[i]);
+  int rc;
+  for (ssize_t i = 0; i < n; i++) {
+    if (b->line_start && (rc = buf_puts(&b->out, "data: ")) != 0) return rc;
+    if ((rc = buf_putc(&b->out, chunk[i])) != 0) return rc;
     b->line_start = chunk[i] == '\n';
   }
-  return rc;
+  return 0;
 }
 
 static void sleep_ms(int64_t ms) {

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "storage/storage_internal.h"
 #include "util/alloc_internal.h"
 #include "util/error_internal.h"
 
@@ -25,6 +26,8 @@ struct http_client {
   http_config cfg;
   char *user_agent;
   char *ca_bundle; /* NULL: libcurl's default (the system bundle) */
+  char *proxy_url; /* NULL: libcurl's default */
+  storage_counters *counters; /* NULL: nothing counted */
   pthread_mutex_t lock;
   CURL *idle[POOL_MAX];
   int n_idle;
@@ -47,12 +50,14 @@ int http_client_new(http_client **out, const http_config *cfg) {
   const char *ca = cfg->ca_bundle;
   if (!ca || !*ca) ca = getenv("AWS_CA_BUNDLE");
   if (!ca || !*ca) ca = getenv("SSL_CERT_FILE");
-  if (!(c->user_agent = mem_strdup(ua)) || (ca && *ca && !(c->ca_bundle = mem_strdup(ca)))) {
+  if (!(c->user_agent = mem_strdup(ua)) || (ca && *ca && !(c->ca_bundle = mem_strdup(ca))) ||
+      (cfg->proxy_url && *cfg->proxy_url && !(c->proxy_url = mem_strdup(cfg->proxy_url)))) {
     rc = DELTA_NOMEM();
     goto fail;
   }
   c->cfg.user_agent = c->user_agent;
   c->cfg.ca_bundle = c->ca_bundle;
+  c->cfg.proxy_url = c->proxy_url;
   if (pthread_mutex_init(&c->lock, NULL) != 0) {
     rc = err_set(DELTA_EIO, "cannot create a mutex");
     goto fail;
@@ -62,6 +67,7 @@ int http_client_new(http_client **out, const http_config *cfg) {
 fail:
   mem_free(c->user_agent);
   mem_free(c->ca_bundle);
+  mem_free(c->proxy_url);
   mem_free(c);
   return rc;
 }
@@ -72,7 +78,21 @@ void http_client_free(http_client *c) {
   pthread_mutex_destroy(&c->lock);
   mem_free(c->user_agent);
   mem_free(c->ca_bundle);
+  mem_free(c->proxy_url);
   mem_free(c);
+}
+
+void http_client_set_counters(http_client *c, struct storage_counters *counters) {
+  c->counters = counters;
+}
+
+/* The counter kind of `req`: its own, or the method's. */
+static storage_count_kind count_kind(const http_request *req, int kind) {
+  if (kind > STORAGE_COUNT_AUTO && kind < STORAGE_COUNT_KINDS) return (storage_count_kind)kind;
+  if (strcmp(req->method, "GET") == 0) return STORAGE_COUNT_GET;
+  if (strcmp(req->method, "HEAD") == 0) return STORAGE_COUNT_HEAD;
+  if (strcmp(req->method, "DELETE") == 0) return STORAGE_COUNT_DEL;
+  return STORAGE_COUNT_PUT; /* PUT, POST (uploads, token requests) */
 }
 
 /* Borrow a handle (keeping its live connections) or make a new one. */
@@ -100,10 +120,12 @@ typedef struct {
   const http_request *req;
   http_response *resp;
   size_t sent;         /* upload position */
+  int resends;         /* libcurl sent the body again on a fresh connection */
   uint64_t delivered;  /* 2xx body bytes given to the sink or resp->body */
   bool started;        /* first body byte seen: status and length known */
   bool success;        /* 2xx */
   int sink_rc;         /* the sink's refusal, returned as-is */
+  long retry_after_ms; /* the server's Retry-After (seconds form), 0 when absent */
 } attempt;
 
 static size_t on_read(char *buf, size_t size, size_t n, void *p) {
@@ -120,6 +142,9 @@ static size_t on_read(char *buf, size_t size, size_t n, void *p) {
 static int on_seek(void *p, curl_off_t offset, int origin) {
   attempt *a = p;
   if (origin != SEEK_SET || offset < 0 || (uint64_t)offset > a->req->body_len) return CURL_SEEKFUNC_FAIL;
+  /* A rewind means the request goes out again: the first sending may have
+   * reached the server (it matters to a conditional PUT's 412). */
+  if (offset == 0 && a->sent > 0) a->resends++;
   a->sent = (size_t)offset;
   return CURL_SEEKFUNC_OK;
 }
@@ -127,7 +152,16 @@ static int on_seek(void *p, curl_off_t offset, int origin) {
 static size_t on_header(char *buf, size_t size, size_t n, void *p) {
   attempt *a = p;
   size_t len = size * n;
-  static const char name[] = "content-range:";
+  static const char name[] = "content-range:", ra[] = "retry-after:";
+  if (len > sizeof ra - 1 && strncasecmp(buf, ra, sizeof ra - 1) == 0) {
+    /* Only the delay-seconds form; an HTTP date is left to the backoff. */
+    long secs = 0;
+    size_t i = sizeof ra - 1;
+    while (i < len && (buf[i] == ' ' || buf[i] == '\t')) i++;
+    for (; i < len && buf[i] >= '0' && buf[i] <= '9' && secs < 3600; i++) secs = secs * 10 + (buf[i] - '0');
+    a->retry_after_ms = secs * 1000;
+    return len;
+  }
   if (len > sizeof name - 1 && strncasecmp(buf, name, sizeof name - 1) == 0) {
     const char *v = buf + sizeof name - 1;
     size_t vl = len - (sizeof name - 1);
@@ -251,6 +285,7 @@ static int setup(http_client *c, attempt *a, struct curl_slist **hdrs, char *err
   if (c->cfg.connect_timeout_ms > 0)
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->cfg.connect_timeout_ms);
   if (c->cfg.ca_bundle) curl_easy_setopt(h, CURLOPT_CAINFO, c->cfg.ca_bundle);
+  if (c->cfg.proxy_url) curl_easy_setopt(h, CURLOPT_PROXY, c->cfg.proxy_url);
   curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
   curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
   if (strcmp(req->method, "HEAD") == 0) {
@@ -265,6 +300,15 @@ static int setup(http_client *c, attempt *a, struct curl_slist **hdrs, char *err
     curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, on_seek);
     curl_easy_setopt(h, CURLOPT_SEEKDATA, a);
     curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)req->body_len);
+  } else if (strcmp(req->method, "POST") == 0) {
+    /* A form (a token request): the body through the same read callback,
+     * so that a resend rewinds it. */
+    curl_easy_setopt(h, CURLOPT_POST, 1L);
+    curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
+    curl_easy_setopt(h, CURLOPT_READDATA, a);
+    curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, on_seek);
+    curl_easy_setopt(h, CURLOPT_SEEKDATA, a);
+    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
   } else if (strcmp(req->method, "GET") != 0) {
     curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, req->method);
   }
@@ -272,24 +316,39 @@ static int setup(http_client *c, attempt *a, struct curl_slist **hdrs, char *err
 }
 
 int http_send(http_client *c, const http_request *req, http_response *resp) {
+  return http_send_as(c, req, STORAGE_COUNT_AUTO, resp);
+}
+
+int http_send_as(http_client *c, const http_request *req, int kind, http_response *resp) {
   int rc = 0;
   CURL *h = handle_get(c);
   struct curl_slist *hdrs = NULL;
   char errbuf[CURL_ERROR_SIZE];
   int64_t start = now_ms();
+  int resends = 0;
   memset(resp, 0, offsetof(http_response, body));
   resp->body.len = 0;
   if (!h) return DELTA_NOMEM();
   for (int attempt_no = 1;; attempt_no++) {
-    attempt a = {h, req, resp, 0, 0, false, false, 0};
+    attempt a = {h, req, resp, 0, 0, 0, false, false, 0, 0};
     curl_slist_free_all(hdrs);
     hdrs = NULL;
     errbuf[0] = '\0';
     resp->body.len = 0;
     resp->content_range[0] = '\0';
-    resp->attempts = attempt_no;
+    resp->attempts = attempt_no + resends;
     if ((rc = setup(c, &a, &hdrs, errbuf)) != 0) goto done;
     CURLcode e = curl_easy_perform(h);
+    /* libcurl's own resends (a kept-alive connection the server had
+     * closed) count as requests and retries too. */
+    resends += a.resends;
+    resp->attempts = attempt_no + resends;
+    for (int i = 0; i < a.resends; i++) {
+      storage_count(c->counters, count_kind(req, kind), 0);
+      storage_count_retry(c->counters);
+    }
+    storage_count(c->counters, count_kind(req, kind), a.delivered + a.sent);
+    if (attempt_no > 1) storage_count_retry(c->counters);
     if (a.sink_rc) {
       rc = a.sink_rc;
       goto done;
@@ -302,6 +361,9 @@ int http_send(http_client *c, const http_request *req, http_response *resp) {
     bool again = a.delivered == 0 && (e != CURLE_OK ? retryable_curl(e) : retryable_status(status));
     if (again && attempt_no <= c->cfg.max_retries) {
       long d = backoff_ms(attempt_no);
+      /* A throttling server may say how long to wait; it is believed up to
+       * the backoff cap. */
+      if (e == CURLE_OK && a.retry_after_ms > d) d = a.retry_after_ms < BACKOFF_CAP_MS ? a.retry_after_ms : BACKOFF_CAP_MS;
       if (now_ms() + d - start <= c->cfg.retry_timeout_ms) {
         sleep_ms(d);
         continue;

@@ -6,7 +6,8 @@
  * returns it, which makes the client safe to use from several threads at
  * once. Requests are retried with exponential backoff and jitter on
  * connection errors and on 429, 500, 502, 503 and 504 (never on another
- * 4xx), bounded by max_retries and retry_timeout. A 2xx body streams into
+ * 4xx), bounded by max_retries and retry_timeout; a Retry-After in seconds
+ * lengthens the wait (up to the backoff cap). A 2xx body streams into
  * the caller's sink and is checked against Content-Length; any other
  * status's body (an S3 error document) is kept, bounded, for the caller.
  *
@@ -31,14 +32,24 @@ typedef struct {
   long retry_timeout_ms;    /* no new attempt starts later than this after the first */
   const char *user_agent;   /* NULL = "deltac/<version>" */
   const char *ca_bundle;    /* NULL = AWS_CA_BUNDLE, SSL_CERT_FILE, else the system's */
+  const char *proxy_url;    /* the proxy_url option (CURLOPT_PROXY); NULL = libcurl's
+                               default (the http_proxy/https_proxy environment) */
 } http_config;
 
-#define HTTP_CONFIG_DEFAULT {30000, 5000, 10, 180000, NULL, NULL}
+#define HTTP_CONFIG_DEFAULT {30000, 5000, 10, 180000, NULL, NULL, NULL}
 
 typedef struct http_client http_client;
 
 int http_client_new(http_client **out, const http_config *cfg);
 void http_client_free(http_client *client);
+
+/* Count every request this client sends into `counters` (a storage
+ * handle's, from storage_counters_of; see storage_internal.h): each attempt
+ * is one request of the request's kind, with the body bytes it received (a
+ * 2xx body) or sent (a PUT/POST body); each attempt after the first also
+ * counts as a retry. Call once, before the client is shared. */
+struct storage_counters;
+void http_client_set_counters(http_client *client, struct storage_counters *counters);
 
 typedef struct {
   const char *method;        /* "GET", "HEAD", "PUT", "POST", "DELETE" */
@@ -52,7 +63,8 @@ typedef struct {
 
 typedef struct {
   long status;           /* final HTTP status (0 when no response arrived) */
-  int attempts;          /* how many times the request was sent */
+  int attempts;          /* how many times the request was sent (libcurl's own
+                            resends on a fresh connection included) */
   uint64_t content_length;
   bool has_length;
   int64_t mtime_ms;      /* Last-Modified, ms since the epoch; 0 when absent */
@@ -68,5 +80,10 @@ typedef struct {
  * reason), a short body, or the sink's own code. Free resp->body with
  * buf_dispose. */
 int http_send(http_client *client, const http_request *req, http_response *resp);
+
+/* http_send, counted as `kind` (a storage_count_kind, see
+ * storage_internal.h) instead of by method: listings use it with
+ * STORAGE_COUNT_LIST. */
+int http_send_as(http_client *client, const http_request *req, int kind, http_response *resp);
 
 #endif

@@ -74,6 +74,14 @@ static const option OPTIONS[] = {
     {"retry_timeout", K_DURATION, OFF(retry_timeout_ms)},
     {"max_retries", K_COUNT, OFF(max_retries)},
     {"user_agent", K_STR, OFF(user_agent)},
+    /* S3 commits without conditional writes, web identity, the HTTP proxy */
+    {"aws_conditional_put", K_STR, OFF(conditional_put)},
+    {"aws_s3_allow_unsafe_rename", K_BOOL, OFF(allow_unsafe_rename)},
+    {"proxy_url", K_STR, OFF(proxy_url)},
+    {"aws_sts_endpoint", K_STR, OFF(sts_endpoint)},
+    {"aws_web_identity_token_file", K_STR, OFF(web_identity_token_file)},
+    {"aws_role_arn", K_STR, OFF(role_arn)},
+    {"aws_role_session_name", K_STR, OFF(role_session_name)},
 };
 
 int storage_options_parse(storage_options *o, const char *const *keys, const char *const *values,
@@ -82,6 +90,7 @@ int storage_options_parse(storage_options *o, const char *const *keys, const cha
   o->allow_http = o->virtual_hosted = -1;
   o->timeout_ms = o->connect_timeout_ms = o->retry_timeout_ms = -1;
   o->max_retries = -1;
+  o->allow_unsafe_rename = -1;
   for (size_t i = 0; i < n; i++) {
     const char *k = keys[i], *v = values[i];
     if (!k || !v) return err_set(DELTA_EINVAL, "storage option %zu: NULL key or value", i);
@@ -131,5 +140,11 @@ void storage_options_dispose(storage_options *o) {
   mem_free(o->endpoint);
   mem_free(o->profile);
   mem_free(o->user_agent);
+  mem_free(o->conditional_put);
+  mem_free(o->proxy_url);
+  mem_free(o->sts_endpoint);
+  mem_free(o->web_identity_token_file);
+  mem_free(o->role_arn);
+  mem_free(o->role_session_name);
   memset(o, 0, sizeof *o);
 }

@@ -18,6 +18,12 @@ typedef struct {
   long connect_timeout_ms; /* -1 = not given */
   long retry_timeout_ms;   /* -1 = not given */
   int max_retries;         /* -1 = not given */
+  /* S3 commits, credentials and the HTTP proxy */
+  char *conditional_put;     /* aws_conditional_put: "etag" (default) or "none" */
+  int allow_unsafe_rename;   /* aws_s3_allow_unsafe_rename; -1 = not given */
+  char *proxy_url;           /* proxy_url (any HTTP store) */
+  char *sts_endpoint;        /* aws_sts_endpoint */
+  char *web_identity_token_file, *role_arn, *role_session_name;
 } storage_options;
 
 /* Parse `n` pairs into `o` (which it initialises). An unknown key or a bad

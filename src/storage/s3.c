@@ -13,9 +13,14 @@
  *          deliver) from "offset past the end" (DELTA_EINVAL).
  *   head   HEAD.
  *   put    PUT, with If-None-Match: * for put-if-absent; 412 or 409 means the
- *          key exists (DELTA_EEXISTS). When the PUT was sent more than once
- *          (a retry after a timeout or a 5xx), a 412 may be our own first
- *          attempt: the object is read back and compared with the body.
+ *          key exists (DELTA_EEXISTS). When the outcome is unknown -- the
+ *          connection broke or a 5xx came back after the body may have
+ *          arrived, or a retried PUT got 412 (maybe from our own first
+ *          attempt) -- storage_settle_put reads the object back and compares
+ *          it with the body: ours = won, other content = DELTA_EEXISTS,
+ *          none = the original failure. With aws_conditional_put=none,
+ *          put-if-absent is refused unless aws_s3_allow_unsafe_rename=true
+ *          (then HEAD + PUT, with a warning once per process).
  *   remove DELETE (a missing key is success, as S3 itself says).
  *   remove_dir: none; an object-store "directory" goes with its last file.
  *   upload_* streaming uploads: one PUT, or a multipart upload for large
@@ -26,6 +31,7 @@
  */
 #include "storage/s3.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,14 +94,24 @@ typedef struct {
   const char *label;
 } s3_req;
 
-static int s3_send(s3_store *s, const s3_req *r, http_response *resp) {
+/* Sign and send `r`, counted as `kind` (storage_count_kind; 0 = by method). */
+static int s3_send_as(s3_store *s, const s3_req *r, int kind, http_response *resp) {
   delta_buf path = DELTA_BUF_INIT, query = DELTA_BUF_INIT, url = DELTA_BUF_INIT,
             auth = DELTA_BUF_INIT, lines = DELTA_BUF_INIT;
   char date[17], payload[65];
   sigv4_header h[8];
   size_t nh = 0, offs[9];
   const char *ptrs[10];
+  s3_creds live = {0};
   int rc;
+  const char *ak = s->cfg.access_key, *sk = s->cfg.secret_key, *token = s->cfg.session_token;
+  if (s->cfg.sts) {
+    /* Web identity: this moment's temporary credentials. */
+    if ((rc = s3_sts_get(s->cfg.sts, &live)) != 0) return rc;
+    ak = live.access_key;
+    sk = live.secret_key;
+    token = live.session_token;
+  }
 
   if ((rc = buf_puts(&path, s->path_base)) != 0 || (rc = buf_putc(&path, '/')) != 0)
     goto done;
@@ -116,10 +132,10 @@ static int s3_send(s3_store *s, const s3_req *r, http_response *resp) {
   h[nh++] = (sigv4_header){"host", s->host};
   h[nh++] = (sigv4_header){"x-amz-date", date};
   h[nh++] = (sigv4_header){"x-amz-content-sha256", payload};
-  if (s->cfg.session_token) h[nh++] = (sigv4_header){"x-amz-security-token", s->cfg.session_token};
+  if (token) h[nh++] = (sigv4_header){"x-amz-security-token", token};
   for (size_t i = 0; i < r->n_extra; i++) h[nh++] = r->extra[i];
-  if (s->cfg.access_key) {
-    sigv4_key k = {s->cfg.access_key, s->cfg.secret_key, s->cfg.region, "s3"};
+  if (ak) {
+    sigv4_key k = {ak, sk, s->cfg.region, "s3"};
     if ((rc = sigv4_authorization(&auth, &k, r->method, (const char *)path.data,
                                   (const char *)query.data, h, nh, date, payload)) != 0 ||
         (rc = buf_putc(&auth, '\0')) != 0)
@@ -134,7 +150,7 @@ static int s3_send(s3_store *s, const s3_req *r, http_response *resp) {
         (rc = buf_putc(&lines, '\0')) != 0)
       goto done;
   }
-  if (s->cfg.access_key) {
+  if (ak) {
     offs[nl++] = lines.len;
     if ((rc = buf_printf(&lines, "Authorization: %s", (const char *)auth.data)) != 0 ||
         (rc = buf_putc(&lines, '\0')) != 0)
@@ -144,7 +160,7 @@ static int s3_send(s3_store *s, const s3_req *r, http_response *resp) {
   ptrs[nl] = NULL;
   http_request req = {r->method, (const char *)url.data, ptrs, r->body, r->body_len, r->sink,
                       r->label};
-  rc = http_send(s->http, &req, resp);
+  rc = http_send_as(s->http, &req, kind, resp);
 done:
   buf_dispose(&path);
   buf_dispose(&query);
@@ -153,7 +169,12 @@ done:
   /* The lines held the signature and any session token. */
   if (lines.data) memset(lines.data, 0, lines.len);
   buf_dispose(&lines);
+  s3_creds_dispose(&live);
   return rc;
+}
+
+static int s3_send(s3_store *s, const s3_req *r, http_response *resp) {
+  return s3_send_as(s, r, STORAGE_COUNT_AUTO, resp);
 }
 
 static const char *reason(long status) {
@@ -415,7 +436,7 @@ static int list_prefix(s3_store *s, const char *dir, const char *start, size_t m
     http_response resp = {0};
     resp.body.limit = LIST_PAGE_MAX;
     p.truncated = false;
-    if ((rc = s3_send(s, &r, &resp)) != 0) {
+    if ((rc = s3_send_as(s, &r, STORAGE_COUNT_LIST, &resp)) != 0) {
       resp_dispose(&resp);
       goto done;
     }
@@ -579,56 +600,86 @@ done:
 
 /* ---- put / remove ---- */
 
-typedef struct {
-  delta_storage_sink sink;
-  const unsigned char *want;
-  size_t want_len, pos;
-  bool differs;
-} cmp_sink;
-
-static int cmp_write(delta_storage_sink *sk, const void *data, size_t len) {
-  cmp_sink *c = (cmp_sink *)sk;
-  if (len > c->want_len - c->pos || memcmp(c->want + c->pos, data, len) != 0) c->differs = true;
-  else c->pos += len;
-  return c->differs ? 1 : 0; /* stop early: the answer is known */
+/* Settle a put-if-absent whose answer did not say who won (see
+ * storage_settle_put): `cause` is the code of what went wrong, its message
+ * in `why`. A missing object means the put did not happen: the original
+ * failure stands. A failed read-back leaves the outcome unknown: the
+ * original failure stands too, and says so. */
+static int settle(s3_store *s, const char *key, const char *label, const void *data, size_t len,
+                  int cause, const char *why) {
+  int rc = storage_settle_put(s3_read, s, key, label, data, len);
+  if (rc == 0 || rc == DELTA_EEXISTS) return rc;
+  if (rc == DELTA_ENOTFOUND) return err_set(cause, "%s", why);
+  return err_set(cause, "%s (outcome unknown: reading it back failed too)", why);
 }
 
-/* After a retried conditional PUT answered 412: is the object what we sent
- * (our own earlier attempt won) or someone else's? 1 = ours, 0 = not. */
-static int same_content(s3_store *s, const char *key, const void *data, size_t len) {
-  cmp_sink c = {{cmp_write, NULL, NULL}, data, len, 0, false};
-  int rc = s3_read(s, key, 0, DELTA_STORAGE_TO_END, &c.sink);
-  if (rc == 1) return 0;
-  if (rc) return rc;
-  return !c.differs && c.pos == len;
+/* Without conditional writes, put-if-absent is a HEAD then a plain PUT: two
+ * writers can both see "absent" and the later PUT wins. Only with the
+ * explicit opt-in, and the first time with a warning. */
+static int unsafe_put_if_absent(s3_store *s, s3_req *r, const char *key, const char *label,
+                                http_response *resp) {
+  static atomic_flag warned = ATOMIC_FLAG_INIT;
+  delta_file_info fi;
+  int rc;
+  if (!s->cfg.allow_unsafe_rename)
+    return err_set(DELTA_EUNSUPPORTED,
+                   "%s: cannot commit: the store has no conditional writes (aws_conditional_put=none) "
+                   "and two writers could overwrite each other; set aws_s3_allow_unsafe_rename=true "
+                   "if only one writer ever commits",
+                   label);
+  if (!atomic_flag_test_and_set(&warned))
+    fprintf(stderr, "deltac: warning: %s: committing without conditional writes "
+                    "(aws_s3_allow_unsafe_rename=true): concurrent writers can lose commits\n",
+            s->label);
+  rc = s3_head(s, key, &fi);
+  if (rc == 0) return err_set(DELTA_EEXISTS, "put '%s': already exists", label);
+  if (rc != DELTA_ENOTFOUND) return rc;
+  delta_error_clear();
+  return s3_send(s, r, resp);
 }
 
 static int s3_put(void *impl, const char *key, const void *data, size_t len, bool overwrite) {
   s3_store *s = impl;
   delta_buf k = DELTA_BUF_INIT, label = DELTA_BUF_INIT;
   http_response resp = {0};
+  char why[512];
   int rc;
   if ((rc = full_key(&k, s, key)) != 0 || (rc = make_label(&label, s, (const char *)k.data)) != 0)
     goto done;
-  s3_req r = {"PUT", (const char *)k.data, NULL, NULL, 0, {{0}}, 0, data, len, NULL,
-              (const char *)label.data};
-  if (!overwrite) r.extra[r.n_extra++] = (sigv4_header){"if-none-match", "*"};
-  if ((rc = s3_send(s, &r, &resp)) != 0) goto done;
-  if (resp.status == 200 || resp.status == 201 || resp.status == 204) goto done;
-  if (!overwrite && (resp.status == 412 || resp.status == 409)) {
-    if (resp.attempts > 1) {
-      int same = same_content(s, key, data, len);
-      if (same < 0) {
-        rc = same;
-        goto done;
-      }
-      if (same == 1) goto done;
+  const char *lb = (const char *)label.data;
+  s3_req r = {"PUT", (const char *)k.data, NULL, NULL, 0, {{0}}, 0, data, len, NULL, lb};
+  bool conditional = !overwrite && s->cfg.conditional_put;
+  if (conditional) r.extra[r.n_extra++] = (sigv4_header){"if-none-match", "*"};
+  if (!overwrite && !conditional) rc = unsafe_put_if_absent(s, &r, key, lb, &resp);
+  else rc = s3_send(s, &r, &resp);
+  if (rc != 0) {
+    /* The connection broke or timed out, maybe after the store took the
+     * body: read it back to learn who won. */
+    if (conditional && rc == DELTA_EIO) {
+      snprintf(why, sizeof why, "%s", delta_error_last());
+      rc = settle(s, key, lb, data, len, rc, why);
     }
-    rc = err_set(DELTA_EEXISTS, "put '%s': already exists (%ld)", (const char *)label.data,
-                         resp.status);
     goto done;
   }
-  rc = status_error((const char *)label.data, &resp, DELTA_EIO);
+  if (resp.status == 200 || resp.status == 201 || resp.status == 204) goto done;
+  if (conditional && (resp.status == 412 || resp.status == 409)) {
+    /* After a retry, the "exists" may be our own first attempt. */
+    if (resp.attempts > 1) {
+      snprintf(why, sizeof why, "put '%s': %ld after a resent request, yet the object is not there",
+               lb, resp.status);
+      rc = settle(s, key, lb, data, len, DELTA_EIO, why);
+      goto done;
+    }
+    rc = err_set(DELTA_EEXISTS, "put '%s': already exists (%ld)", lb, resp.status);
+    goto done;
+  }
+  rc = status_error(lb, &resp, DELTA_EIO);
+  /* A 5xx after the retries: the store may still have applied one of the
+   * attempts. */
+  if (conditional && resp.status >= 500) {
+    snprintf(why, sizeof why, "%s", delta_error_last());
+    rc = settle(s, key, lb, data, len, rc, why);
+  }
 done:
   resp_dispose(&resp);
   buf_dispose(&k);
@@ -821,7 +872,9 @@ int s3_open(delta_storage **out, const char *location, const storage_options *op
   if ((rc = s3_config_resolve(&s->cfg, opts)) != 0) goto fail;
   if ((rc = set_endpoint(s, location)) != 0) goto fail;
   if ((rc = http_client_new(&s->http, &s->cfg.http)) != 0) goto fail;
-  s->cfg.http.user_agent = NULL; /* borrowed from the options; the client has its copy */
+  /* Borrowed from the options; the client has its copies. */
+  s->cfg.http.user_agent = NULL;
+  s->cfg.http.proxy_url = NULL;
   /* The location handed to the dispatcher: s3://bucket/ + the prefix
    * encoded as add.path values are, so absolute paths in the log that point
    * inside the table are recognised. */
@@ -831,6 +884,8 @@ int s3_open(delta_storage **out, const char *location, const storage_options *op
     goto fail;
   if ((rc = buf_putc(&uri, '\0')) != 0) goto fail;
   if ((rc = delta_storage_new(out, &S3_VTABLE, s, (const char *)uri.data)) != 0) goto fail;
+  /* Every HTTP request (retries, listing pages) counts, not the operations. */
+  http_client_set_counters(s->http, storage_counters_of(*out));
   buf_dispose(&uri);
   return 0;
 fail:

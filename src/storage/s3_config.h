@@ -9,6 +9,7 @@
 
 #include "storage/http.h"
 #include "storage/options.h"
+#include "storage/s3_sts.h"
 
 typedef struct {
   char *access_key, *secret_key, *session_token; /* NULL: unsigned requests */
@@ -16,7 +17,13 @@ typedef struct {
   char *endpoint;                                /* NULL: AWS's own */
   char *profile;
   int allow_http, virtual_hosted;                /* 0/1 */
-  http_config http;                              /* user_agent borrowed from the options */
+  int conditional_put;                           /* 1: If-None-Match works (aws_conditional_put
+                                                    "etag", the default); 0: "none" */
+  int allow_unsafe_rename;                       /* aws_s3_allow_unsafe_rename */
+  s3_sts *sts;                                   /* web identity: credentials come from here
+                                                    (access_key etc. stay NULL); or NULL */
+  http_config http;                              /* user_agent, proxy_url borrowed from the
+                                                    options */
 } s3_config;
 
 int s3_config_resolve(s3_config *c, const storage_options *o);

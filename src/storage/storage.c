@@ -3,6 +3,8 @@
 #include "storage/storage_internal.h"
 
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,6 +23,10 @@ struct delta_storage {
   delta_storage_vtable vt; /* a copy: the caller's table may be temporary */
   void *impl;
   char *location; /* canonical root URI, "" when unknown */
+  storage_counters counters;
+  /* The back end counts its own requests (it asked for the counters):
+   * the dispatcher then counts nothing. */
+  _Atomic bool self_counting;
 };
 
 /* ---- buffer sinks ---- */
@@ -50,6 +56,112 @@ static void buf_sink_init(buf_sink *s, delta_buf *buf) {
 
 delta_buf *storage_sink_buf(delta_storage_sink *sink) {
   return sink && sink->write == buf_sink_write ? ((buf_sink *)sink)->buf : NULL;
+}
+
+/* ---- request counters ---- */
+
+void storage_count(storage_counters *c, storage_count_kind kind, uint64_t bytes) {
+  if (!c || kind <= STORAGE_COUNT_AUTO || kind >= STORAGE_COUNT_KINDS) return;
+  atomic_fetch_add_explicit(&c->requests[kind], 1, memory_order_relaxed);
+  if (bytes) atomic_fetch_add_explicit(&c->bytes[kind], bytes, memory_order_relaxed);
+}
+
+void storage_count_retry(storage_counters *c) {
+  if (c) atomic_fetch_add_explicit(&c->retries, 1, memory_order_relaxed);
+}
+
+storage_counters *storage_counters_of(delta_storage *storage) {
+  atomic_store(&storage->self_counting, true);
+  return &storage->counters;
+}
+
+/* Count an operation the dispatcher passed on, unless the back end counts. */
+static void dispatch_count(delta_storage *storage, storage_count_kind kind, uint64_t bytes) {
+  if (!atomic_load_explicit(&storage->self_counting, memory_order_relaxed))
+    storage_count(&storage->counters, kind, bytes);
+}
+
+static delta_storage_count count_of(const storage_counters *c, storage_count_kind k) {
+  delta_storage_count r = {atomic_load_explicit(&c->requests[k], memory_order_relaxed),
+                           atomic_load_explicit(&c->bytes[k], memory_order_relaxed)};
+  return r;
+}
+
+void delta_storage_stats_get(const delta_storage *storage, delta_storage_stats *out) {
+  if (!out) return;
+  memset(out, 0, sizeof *out);
+  if (!storage) return;
+  const storage_counters *c = &storage->counters;
+  out->list = count_of(c, STORAGE_COUNT_LIST);
+  out->get = count_of(c, STORAGE_COUNT_GET);
+  out->head = count_of(c, STORAGE_COUNT_HEAD);
+  out->put = count_of(c, STORAGE_COUNT_PUT);
+  out->del = count_of(c, STORAGE_COUNT_DEL);
+  out->retries = atomic_load_explicit(&c->retries, memory_order_relaxed);
+}
+
+/* Counts the bytes an embedder's sink receives, for the dispatcher's count
+ * of reads. */
+typedef struct {
+  delta_storage_sink sink;
+  delta_storage_sink *inner;
+  uint64_t bytes;
+} counting_sink;
+
+static int counting_write(delta_storage_sink *sink, const void *data, size_t len) {
+  counting_sink *c = (counting_sink *)sink;
+  int rc = c->inner->write(c->inner, data, len);
+  if (!rc) c->bytes += len;
+  return rc;
+}
+
+static int counting_expect(delta_storage_sink *sink, uint64_t total) {
+  counting_sink *c = (counting_sink *)sink;
+  return c->inner->expect ? c->inner->expect(c->inner, total) : 0;
+}
+
+/* ---- settling an unanswered put-if-absent ---- */
+
+typedef struct {
+  delta_storage_sink sink;
+  const unsigned char *want;
+  size_t want_len, pos;
+  bool differs;
+} settle_sink;
+
+/* Stops the read at the first difference; `differs` is what counts, the
+ * code only makes the back end stop. */
+static int settle_write(delta_storage_sink *sk, const void *data, size_t len) {
+  settle_sink *c = (settle_sink *)sk;
+  if (len > c->want_len - c->pos || memcmp(c->want + c->pos, data, len) != 0) {
+    c->differs = true;
+    return DELTA_ELIMIT;
+  }
+  c->pos += len;
+  return 0;
+}
+
+static int settle_expect(delta_storage_sink *sk, uint64_t total) {
+  settle_sink *c = (settle_sink *)sk;
+  if (total != c->want_len) {
+    c->differs = true;
+    return DELTA_ELIMIT;
+  }
+  return 0;
+}
+
+int storage_settle_put(storage_read_fn read, void *impl, const char *key, const char *label,
+                       const void *data, size_t len) {
+  settle_sink c = {{settle_write, settle_expect, NULL}, data, len, 0, false};
+  int rc = read(impl, key, 0, DELTA_STORAGE_TO_END, &c.sink);
+  if (c.differs || (rc == 0 && c.pos != len)) {
+    delta_error_clear();
+    return err_set(DELTA_EEXISTS, "put '%s': already exists (another writer's content)", label);
+  }
+  if (rc == DELTA_ENOTFOUND) return rc; /* the read's own message names the key */
+  if (rc) return rc;
+  delta_error_clear();
+  return 0;
 }
 
 /* ---- handles ---- */
@@ -256,6 +368,7 @@ int delta_storage_list(delta_storage *storage, const char *dir_key, const char *
   int rc = storage_path_check_key(dir_key, true);
   if (rc) return rc;
   if (start_after && !*start_after) start_after = NULL;
+  dispatch_count(storage, STORAGE_COUNT_LIST, 0);
   return storage->vt.list(storage->impl, dir_key, start_after, cb, payload);
 }
 
@@ -265,7 +378,21 @@ int delta_storage_read_into(delta_storage *storage, const char *key, uint64_t of
     return err_set(DELTA_EINVAL, "read: NULL argument");
   int rc = storage_path_check_key(key, false);
   if (rc) return rc;
-  return storage->vt.read(storage->impl, key, offset, len, sink);
+  if (atomic_load_explicit(&storage->self_counting, memory_order_relaxed))
+    return storage->vt.read(storage->impl, key, offset, len, sink);
+  /* The library's own buffers are passed through untouched (a back end may
+   * read straight into them): their growth is the byte count. */
+  delta_buf *b = storage_sink_buf(sink);
+  if (b) {
+    size_t mark = b->len;
+    rc = storage->vt.read(storage->impl, key, offset, len, sink);
+    storage_count(&storage->counters, STORAGE_COUNT_GET, b->len > mark ? b->len - mark : 0);
+    return rc;
+  }
+  counting_sink cs = {{counting_write, counting_expect, NULL}, sink, 0};
+  rc = storage->vt.read(storage->impl, key, offset, len, &cs.sink);
+  storage_count(&storage->counters, STORAGE_COUNT_GET, cs.bytes);
+  return rc;
 }
 
 static int read_buf(delta_storage *storage, const char *key, uint64_t offset, uint64_t len,
@@ -296,6 +423,7 @@ int delta_storage_head(delta_storage *storage, const char *key, delta_file_info 
   if (!storage || !out) return err_set(DELTA_EINVAL, "head: NULL argument");
   int rc = storage_path_check_key(key, false);
   if (rc) return rc;
+  dispatch_count(storage, STORAGE_COUNT_HEAD, 0);
   return storage->vt.head(storage->impl, key, out);
 }
 
@@ -307,6 +435,7 @@ int delta_storage_put(delta_storage *storage, const char *key, const void *data,
   if (!storage->vt.put)
     return err_set(DELTA_EUNSUPPORTED, "put '%s': storage '%s' is read-only", key,
                            storage->location);
+  dispatch_count(storage, STORAGE_COUNT_PUT, len);
   return storage->vt.put(storage->impl, key, data ? data : "", len, overwrite);
 }
 
@@ -317,6 +446,7 @@ int delta_storage_delete(delta_storage *storage, const char *key) {
   if (!storage->vt.remove)
     return err_set(DELTA_EUNSUPPORTED, "delete '%s': storage '%s' is read-only", key,
                            storage->location);
+  dispatch_count(storage, STORAGE_COUNT_DEL, 0);
   return storage->vt.remove(storage->impl, key);
 }
 
@@ -327,6 +457,7 @@ int delta_storage_remove_dir(delta_storage *storage, const char *dir_key) {
   if (!storage->vt.remove_dir)
     return err_set(DELTA_EUNSUPPORTED, "remove directory '%s': storage '%s' has no directories to remove",
                            dir_key, storage->location);
+  dispatch_count(storage, STORAGE_COUNT_DEL, 0);
   return storage->vt.remove_dir(storage->impl, dir_key);
 }
 
@@ -362,6 +493,7 @@ struct delta_storage_upload {
   delta_storage *storage;
   char *key;
   void *state;      /* the back end's, when it streams */
+  uint64_t written; /* bytes, for the dispatcher's count */
   delta_buf staged; /* the whole file, when it does not */
 };
 
@@ -394,6 +526,7 @@ fail:
 int delta_storage_upload_write(delta_storage_upload *up, const void *data, size_t len) {
   if (!up || (!data && len)) return err_set(DELTA_EINVAL, "upload: NULL argument");
   if (!len) return 0;
+  up->written += len;
   if (up->storage->vt.upload_write)
     return up->storage->vt.upload_write(up->storage->impl, up->state, data, len);
   return buf_append(&up->staged, data, len);
@@ -408,6 +541,7 @@ static void upload_free(delta_storage_upload *up) {
 int delta_storage_upload_finish(delta_storage_upload *up) {
   if (!up) return err_set(DELTA_EINVAL, "upload: NULL argument");
   delta_storage *st = up->storage;
+  dispatch_count(st, STORAGE_COUNT_PUT, up->written);
   int rc = st->vt.upload_finish
                ? st->vt.upload_finish(st->impl, up->state)
                : st->vt.put(st->impl, up->key, up->staged.data ? (const void *)up->staged.data : "",
