@@ -290,10 +290,7 @@ static int setup(http_client *c, attempt *a, struct curl_slist **hdrs, char *err
   curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
   if (strcmp(req->method, "HEAD") == 0) {
     curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
-  } else if (strcmp(req->method, "PUT") == 0 || strcmp(req->method, "POST") == 0) {
-    /* A POST is an upload with another verb, so that its body streams the
-     * same way (and rewinds on a re-send). */
-    if (req->method[1] == 'O') curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, "POST");
+  } else if (strcmp(req->method, "PUT") == 0) {
     curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
     curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
     curl_easy_setopt(h, CURLOPT_READDATA, a);

@@ -52,10 +52,10 @@ struct storage_counters;
 void http_client_set_counters(http_client *client, struct storage_counters *counters);
 
 typedef struct {
-  const char *method;        /* "GET", "HEAD", "PUT", "POST", "DELETE" */
+  const char *method;        /* "GET", "HEAD", "PUT", "DELETE" */
   const char *url;           /* full URL, already encoded */
   const char *const *headers; /* "Name: value" lines, NULL-ended; may be NULL */
-  const void *body;          /* PUT or POST body (may be NULL when body_len is 0) */
+  const void *body;          /* PUT body (may be NULL when body_len is 0) */
   size_t body_len;
   delta_storage_sink *sink;  /* where a 2xx body goes; NULL = into resp->body */
   const char *label;         /* what messages name, e.g. "s3://b/t/key" */
