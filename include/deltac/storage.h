@@ -201,7 +201,14 @@ typedef struct delta_storage_vtable {
  * Open the back end for `location`:
  *   - s3://bucket/prefix or s3a://bucket/prefix: the S3 back end (the prefix
  *     is percent-decoded), configured from the environment and the AWS
- *     profile files as delta_storage_open_options describes; or
+ *     profile files as delta_storage_open_options describes;
+ *   - az://container/prefix, azure://container/prefix or
+ *     abfs[s]://container@account.dfs.core.windows.net/prefix: the Azure
+ *     Blob back end (ADLS Gen2 through its blob endpoint, or Azurite),
+ *     configured from the AZURE_* environment; or
+ *   - gs://bucket/prefix: the Google Cloud Storage back end (JSON API; the
+ *     prefix is percent-decoded), credentials from the options or the
+ *     environment (GOOGLE_APPLICATION_CREDENTIALS, ...); or
  *   - the local filesystem back end at `location`, which is either
  *   - a plain path, absolute or relative (resolved against the current
  *     directory now, so later chdir() calls do not move the table), or
@@ -209,7 +216,7 @@ typedef struct delta_storage_vtable {
  *     percent-decoded ("file:///tmp/my%20table" is "/tmp/my table").
  * A trailing '/' is ignored. The directory need not exist yet (put creates
  * it), but if something exists there it must be a directory (DELTA_EINVAL).
- * Other schemes (abfss://, gs://, ...) give DELTA_EUNSUPPORTED naming
+ * Other schemes (hdfs://, ...) give DELTA_EUNSUPPORTED naming
  * the scheme; file URIs naming another host, or with a query or fragment,
  * give DELTA_EUNSUPPORTED / DELTA_EINVAL. Opening reads nothing and writes
  * nothing. `*out` belongs to the caller (delta_storage_free).
@@ -225,14 +232,29 @@ int delta_storage_open(delta_storage **out, const char *location);
  *   retry_timeout (durations: "30s", "500ms", "2m"; a bare number is
  *   seconds), max_retries, user_agent, proxy_url, aws_conditional_put
  *   ("etag" or "none"), aws_s3_allow_unsafe_rename, aws_role_arn,
- *   aws_web_identity_token_file, aws_role_session_name, aws_sts_endpoint.
+ *   aws_web_identity_token_file, aws_role_session_name, aws_sts_endpoint;
+ *   azure_storage_account_name, azure_storage_account_key,
+ *   azure_storage_sas_token, azure_storage_token, azure_client_id,
+ *   azure_client_secret, azure_tenant_id, azure_authority_host,
+ *   azure_storage_use_emulator, azure_storage_endpoint (allow_http and the
+ *   timeouts above apply too);
+ *   google_service_account (aliases google_service_account_path,
+ *   google_application_credentials: a key file's path),
+ *   google_service_account_key (the key's JSON), google_bearer_token,
+ *   google_endpoint_url.
  * An unknown key or a malformed value is DELTA_EINVAL naming the key (never
  * the value). What the options leave out comes from the environment
  * (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION,
  * AWS_DEFAULT_REGION, AWS_ENDPOINT_URL, AWS_ALLOW_HTTP, AWS_PROFILE, and
  * AWS_ + any other option's name without "aws_"), a web identity
  * (AWS_ROLE_ARN + AWS_WEB_IDENTITY_TOKEN_FILE, exchanged at STS), then
- * from the profile in ~/.aws/credentials and ~/.aws/config. The local back
+ * from the profile in ~/.aws/credentials and ~/.aws/config; for Azure from
+ * AZURE_STORAGE_ACCOUNT_NAME, AZURE_STORAGE_ACCOUNT_KEY, AZURE_STORAGE_SAS_TOKEN,
+ * AZURE_STORAGE_TOKEN, AZURE_CLIENT_ID, AZURE_CLIENT_SECRET, AZURE_TENANT_ID,
+ * AZURE_STORAGE_USE_EMULATOR, AZURE_STORAGE_ENDPOINT; for gs://
+ * GOOGLE_SERVICE_ACCOUNT_KEY, GOOGLE_SERVICE_ACCOUNT(_PATH),
+ * GOOGLE_APPLICATION_CREDENTIALS, GOOGLE_CLOUD_STORAGE_ENDPOINT and
+ * STORAGE_EMULATOR_HOST. The local back
  * end accepts the options and has no use for them. docs/storage.md has the
  * details.
  */

@@ -119,6 +119,7 @@ typedef struct {
   CURL *h;
   const http_request *req;
   http_response *resp;
+  const char *capture; /* header kept in resp->captured, or NULL */
   size_t sent;         /* upload position */
   int resends;         /* libcurl sent the body again on a fresh connection */
   uint64_t delivered;  /* 2xx body bytes given to the sink or resp->body */
@@ -170,6 +171,17 @@ static size_t on_header(char *buf, size_t size, size_t n, void *p) {
     if (vl >= sizeof a->resp->content_range) vl = sizeof a->resp->content_range - 1;
     memcpy(a->resp->content_range, v, vl);
     a->resp->content_range[vl] = '\0';
+  }
+  size_t cn = a->capture ? strlen(a->capture) : 0;
+  if (cn && len > cn && buf[cn] == ':' && strncasecmp(buf, a->capture, cn) == 0) {
+    const char *v = buf + cn + 1;
+    size_t vl = len - cn - 1;
+    while (vl && (*v == ' ' || *v == '\t')) v++, vl--;
+    while (vl && (v[vl - 1] == '\r' || v[vl - 1] == '\n' || v[vl - 1] == ' ')) vl--;
+    if (vl < sizeof a->resp->captured) {
+      memcpy(a->resp->captured, v, vl);
+      a->resp->captured[vl] = '\0';
+    }
   }
   return len;
 }
@@ -290,7 +302,10 @@ static int setup(http_client *c, attempt *a, struct curl_slist **hdrs, char *err
   curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
   if (strcmp(req->method, "HEAD") == 0) {
     curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
-  } else if (strcmp(req->method, "PUT") == 0) {
+  } else if (strcmp(req->method, "PUT") == 0 || strcmp(req->method, "POST") == 0) {
+    /* A POST is an upload with another verb, so that its body streams the
+     * same way (and rewinds on a re-send). */
+    if (req->method[1] == 'O') curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, "POST");
     curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
     curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
     curl_easy_setopt(h, CURLOPT_READDATA, a);
@@ -312,11 +327,26 @@ static int setup(http_client *c, attempt *a, struct curl_slist **hdrs, char *err
   return 0;
 }
 
+static int send_request(http_client *c, const http_request *req, int kind, const char *capture,
+                        http_response *resp);
+
 int http_send(http_client *c, const http_request *req, http_response *resp) {
-  return http_send_as(c, req, STORAGE_COUNT_AUTO, resp);
+  return send_request(c, req, STORAGE_COUNT_AUTO, NULL, resp);
 }
 
 int http_send_as(http_client *c, const http_request *req, int kind, http_response *resp) {
+  return send_request(c, req, kind, NULL, resp);
+}
+
+int http_send_capture(http_client *c, const http_request *req, const char *capture,
+                      http_response *resp) {
+  return send_request(c, req, STORAGE_COUNT_AUTO, capture, resp);
+}
+
+/* The one sender behind the three entry points: `kind` counts the requests
+ * (STORAGE_COUNT_AUTO: by method), `capture` names a header to keep. */
+static int send_request(http_client *c, const http_request *req, int kind, const char *capture,
+                        http_response *resp) {
   int rc = 0;
   CURL *h = handle_get(c);
   struct curl_slist *hdrs = NULL;
@@ -327,12 +357,13 @@ int http_send_as(http_client *c, const http_request *req, int kind, http_respons
   resp->body.len = 0;
   if (!h) return DELTA_NOMEM();
   for (int attempt_no = 1;; attempt_no++) {
-    attempt a = {h, req, resp, 0, 0, 0, false, false, 0, 0};
+    attempt a = {h, req, resp, capture, 0, 0, 0, false, false, 0, 0};
     curl_slist_free_all(hdrs);
     hdrs = NULL;
     errbuf[0] = '\0';
     resp->body.len = 0;
     resp->content_range[0] = '\0';
+    resp->captured[0] = '\0';
     resp->attempts = attempt_no + resends;
     if ((rc = setup(c, &a, &hdrs, errbuf)) != 0) goto done;
     CURLcode e = curl_easy_perform(h);

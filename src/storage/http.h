@@ -52,10 +52,10 @@ struct storage_counters;
 void http_client_set_counters(http_client *client, struct storage_counters *counters);
 
 typedef struct {
-  const char *method;        /* "GET", "HEAD", "PUT", "DELETE" */
+  const char *method;        /* "GET", "HEAD", "PUT", "POST", "DELETE" */
   const char *url;           /* full URL, already encoded */
   const char *const *headers; /* "Name: value" lines, NULL-ended; may be NULL */
-  const void *body;          /* PUT body (may be NULL when body_len is 0) */
+  const void *body;          /* PUT or POST body (may be NULL when body_len is 0) */
   size_t body_len;
   delta_storage_sink *sink;  /* where a 2xx body goes; NULL = into resp->body */
   const char *label;         /* what messages name, e.g. "s3://b/t/key" */
@@ -69,6 +69,7 @@ typedef struct {
   bool has_length;
   int64_t mtime_ms;      /* Last-Modified, ms since the epoch; 0 when absent */
   char content_range[96]; /* the Content-Range header's value, "" when absent */
+  char captured[2048];    /* http_send_capture: the header's value, "" when absent or longer */
   delta_buf body;        /* the body when no sink was given (bounded by its limit) or,
                             for a status other than 2xx, the first 64 KiB of the body */
 } http_response;
@@ -85,5 +86,11 @@ int http_send(http_client *client, const http_request *req, http_response *resp)
  * storage_internal.h) instead of by method: listings use it with
  * STORAGE_COUNT_LIST. */
 int http_send_as(http_client *client, const http_request *req, int kind, http_response *resp);
+
+/* http_send that also keeps the value of response header `name` (no ':',
+ * any case, e.g. "location") in resp->captured: GCS resumable uploads
+ * answer with the session URI in Location and the persisted size in Range. */
+int http_send_capture(http_client *client, const http_request *req, const char *name,
+                      http_response *resp);
 
 #endif

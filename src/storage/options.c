@@ -82,6 +82,29 @@ static const option OPTIONS[] = {
     {"aws_web_identity_token_file", K_STR, OFF(web_identity_token_file)},
     {"aws_role_arn", K_STR, OFF(role_arn)},
     {"aws_role_session_name", K_STR, OFF(role_session_name)},
+    /* Azure, with object_store's azure_storage_* aliases. */
+    {"azure_storage_account_name", K_STR, OFF(azure_account)},
+    {"azure_storage_account_key", K_STR, OFF(azure_key)},
+    {"azure_storage_access_key", K_STR, OFF(azure_key)},
+    {"azure_storage_sas_token", K_STR, OFF(azure_sas)},
+    {"azure_storage_sas_key", K_STR, OFF(azure_sas)},
+    {"azure_storage_token", K_STR, OFF(azure_token)},
+    {"azure_client_id", K_STR, OFF(azure_client_id)},
+    {"azure_storage_client_id", K_STR, OFF(azure_client_id)},
+    {"azure_client_secret", K_STR, OFF(azure_client_secret)},
+    {"azure_storage_client_secret", K_STR, OFF(azure_client_secret)},
+    {"azure_tenant_id", K_STR, OFF(azure_tenant_id)},
+    {"azure_storage_tenant_id", K_STR, OFF(azure_tenant_id)},
+    {"azure_authority_host", K_STR, OFF(azure_authority_host)},
+    {"azure_storage_use_emulator", K_BOOL, OFF(azure_use_emulator)},
+    {"azure_storage_endpoint", K_STR, OFF(azure_endpoint)},
+    /* Google Cloud Storage: object_store's names and aliases. */
+    {"google_service_account", K_STR, OFF(google_sa_path)},
+    {"google_service_account_path", K_STR, OFF(google_sa_path)},
+    {"google_application_credentials", K_STR, OFF(google_sa_path)},
+    {"google_service_account_key", K_STR, OFF(google_sa_key)},
+    {"google_bearer_token", K_STR, OFF(google_bearer_token)},
+    {"google_endpoint_url", K_STR, OFF(google_endpoint)},
 };
 
 int storage_options_parse(storage_options *o, const char *const *keys, const char *const *values,
@@ -91,6 +114,7 @@ int storage_options_parse(storage_options *o, const char *const *keys, const cha
   o->timeout_ms = o->connect_timeout_ms = o->retry_timeout_ms = -1;
   o->max_retries = -1;
   o->allow_unsafe_rename = -1;
+  o->azure_use_emulator = -1;
   for (size_t i = 0; i < n; i++) {
     const char *k = keys[i], *v = values[i];
     if (!k || !v) return err_set(DELTA_EINVAL, "storage option %zu: NULL key or value", i);
@@ -133,18 +157,19 @@ int storage_options_parse(storage_options *o, const char *const *keys, const cha
 }
 
 void storage_options_dispose(storage_options *o) {
-  mem_free(o->access_key_id);
-  mem_free(o->secret_access_key);
-  mem_free(o->session_token);
-  mem_free(o->region);
-  mem_free(o->endpoint);
-  mem_free(o->profile);
-  mem_free(o->user_agent);
-  mem_free(o->conditional_put);
-  mem_free(o->proxy_url);
-  mem_free(o->sts_endpoint);
-  mem_free(o->web_identity_token_file);
-  mem_free(o->role_arn);
-  mem_free(o->role_session_name);
+  /* Every string is wiped before it is freed: several hold secrets, and
+   * the options live as long as a table. */
+  char *all[] = {o->access_key_id, o->secret_access_key, o->session_token, o->region,
+                 o->endpoint, o->profile, o->user_agent, o->conditional_put, o->proxy_url,
+                 o->sts_endpoint, o->web_identity_token_file, o->role_arn,
+                 o->role_session_name, o->azure_account, o->azure_key, o->azure_sas,
+                 o->azure_token, o->azure_client_id, o->azure_client_secret,
+                 o->azure_tenant_id, o->azure_authority_host, o->azure_endpoint,
+                 o->google_sa_path, o->google_sa_key, o->google_bearer_token,
+                 o->google_endpoint};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+    if (all[i]) explicit_bzero(all[i], strlen(all[i]));
+    mem_free(all[i]);
+  }
   memset(o, 0, sizeof *o);
 }

@@ -24,6 +24,16 @@ typedef struct {
   char *proxy_url;           /* proxy_url (any HTTP store) */
   char *sts_endpoint;        /* aws_sts_endpoint */
   char *web_identity_token_file, *role_arn, *role_session_name;
+  /* Azure (azure.c, azure_config.c); NULL / -1 = not given. */
+  char *azure_account, *azure_key, *azure_sas, *azure_token;
+  char *azure_client_id, *azure_client_secret, *azure_tenant_id, *azure_authority_host;
+  char *azure_endpoint;
+  int azure_use_emulator;
+  /* Google Cloud Storage (gcs.c) */
+  char *google_sa_path;      /* google_service_account / google_application_credentials */
+  char *google_sa_key;       /* google_service_account_key: the key file's JSON itself */
+  char *google_bearer_token; /* google_bearer_token */
+  char *google_endpoint;     /* google_endpoint_url */
 } storage_options;
 
 /* Parse `n` pairs into `o` (which it initialises). An unknown key or a bad

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "storage/azure.h"
+#include "storage/gcs.h"
 #include "storage/options.h"
 #include "storage/path.h"
 #include "storage/s3.h"
@@ -265,6 +267,10 @@ int delta_storage_open_options(delta_storage **out, const char *location, const 
     if ((sl == 2 && strncasecmp(location, "s3", 2) == 0) ||
         (sl == 3 && strncasecmp(location, "s3a", 3) == 0))
       rc = s3_open(out, location, &opts);
+    else if (azure_scheme(location, sl))
+      rc = azure_open(out, location, &opts);
+    else if (sl == 2 && strncasecmp(location, "gs", 2) == 0)
+      rc = gcs_open(out, location, &opts);
     else
       rc = open_local(out, location);
   }
