@@ -4,8 +4,15 @@
  *   delta_delete_options o = DELTA_DELETE_OPTIONS_INIT;
  *   o.where = "country = 'NL' AND amount < 0";
  *   delta_dml_result r;
- *   if (delta_delete("/data/events", &o, &r) != 0) puts(delta_error_last());
+ *   delta_table *t;
+ *   if (delta_table_open(&t, "/data/events") != 0 || delta_delete(t, &o, &r) != 0)
+ *     puts(delta_error_last());
+ *   delta_table_free(t);
  *
+ * Every operation takes a table the caller opened (delta_table_open,
+ * delta_table_open_options for storage options, delta_table_open_storage
+ * for an embedder's store) and still owns afterwards; it reads the
+ * table's latest version itself.
  * One transaction, one commit. Files are first pruned by partition values
  * and statistics; only the remaining candidates are read. A file whose live
  * rows all match is removed whole. Otherwise, when the table has
@@ -26,6 +33,7 @@
 #include <stdint.h>
 
 #include "deltac/arrow_abi.h"
+#include "deltac/table.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,7 +60,7 @@ typedef struct {
   int64_t files_removed, files_added, dvs_added, cdc_files;
 } delta_dml_result;
 
-int delta_delete(const char *location, const delta_delete_options *opts, delta_dml_result *result);
+int delta_delete(delta_table *table, const delta_delete_options *opts, delta_dml_result *result);
 
 /*
  * UPDATE: `set` is "col = expr, ..." (value expressions: arithmetic + - * /,
@@ -74,7 +82,7 @@ typedef struct {
 } delta_update_options;
 #define DELTA_UPDATE_OPTIONS_INIT {DELTA_UPDATE_OPTIONS_VERSION, NULL, NULL, false, 0, -1}
 
-int delta_update(const char *location, const delta_update_options *opts, delta_dml_result *result);
+int delta_update(delta_table *table, const delta_update_options *opts, delta_dml_result *result);
 
 /*
  * MERGE INTO target t USING source s ON cond WHEN ... (Spark's semantics).
@@ -144,7 +152,7 @@ typedef struct {
   int64_t files_removed, files_added, dvs_added, cdc_files;
 } delta_merge_result;
 
-int delta_merge(const char *location, const delta_merge_options *opts, delta_merge_result *result);
+int delta_merge(delta_table *table, const delta_merge_options *opts, delta_merge_result *result);
 
 #ifdef __cplusplus
 }

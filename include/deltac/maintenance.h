@@ -4,8 +4,13 @@
  *
  *   delta_optimize_options o = DELTA_OPTIMIZE_OPTIONS_INIT;
  *   delta_optimize_result r;
- *   if (delta_optimize("/data/events", &o, &r) != 0) puts(delta_error_last());
+ *   delta_table *t;
+ *   if (delta_table_open(&t, "/data/events") != 0 || delta_optimize(t, &o, &r) != 0)
+ *     puts(delta_error_last());
+ *   delta_table_free(t);
  *
+ * Each operation takes a table the caller opened and still owns afterwards
+ * (see include/deltac/table.h for the ways to open one).
  * The library prints nothing; long operations report through a progress
  * callback (the CLI draws a bar on a terminal).
  */
@@ -14,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "deltac/table.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -80,7 +86,7 @@ typedef struct {
   int64_t rows_written;
 } delta_optimize_result;
 
-int delta_optimize(const char *location, const delta_optimize_options *opts, delta_optimize_result *result);
+int delta_optimize(delta_table *table, const delta_optimize_options *opts, delta_optimize_result *result);
 
 /*
  * VACUUM: delete the files under the table directory that no version
@@ -146,7 +152,7 @@ typedef struct {
   int64_t first_commit;          /* (version 3, lite) the oldest commit read; -1: none */
 } delta_vacuum_result;
 
-int delta_vacuum(const char *location, const delta_vacuum_options *opts, delta_vacuum_result *result);
+int delta_vacuum(delta_table *table, const delta_vacuum_options *opts, delta_vacuum_result *result);
 
 /*
  * RESTORE: one commit (operation "RESTORE") that makes the live files
@@ -173,7 +179,7 @@ typedef struct {
   int64_t files_after, bytes_after;
 } delta_restore_result;
 
-int delta_restore(const char *location, const delta_restore_options *opts, delta_restore_result *result);
+int delta_restore(delta_table *table, const delta_restore_options *opts, delta_restore_result *result);
 
 /*
  * Expired-log cleanup: delete the commit, checkpoint, checksum and
@@ -201,7 +207,7 @@ typedef struct {
   int64_t oldest_version;        /* the oldest version still readable; -1 when none */
 } delta_log_cleanup_result;
 
-int delta_log_cleanup(const char *location, const delta_log_cleanup_options *opts, delta_log_cleanup_result *result);
+int delta_log_cleanup(delta_table *table, const delta_log_cleanup_options *opts, delta_log_cleanup_result *result);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,10 @@
  *   delta_write_options o = DELTA_WRITE_OPTIONS_INIT;
  *   o.mode = DELTA_WRITE_APPEND;
  *   delta_write_result r;
- *   if (delta_write("/data/events", &stream, &o, &r) != 0) puts(delta_error_last());
+ *   delta_table *t;
+ *   if (delta_table_open(&t, "/data/events") != 0 || delta_write(t, &stream, &o, &r) != 0)
+ *     puts(delta_error_last());
+ *   delta_table_free(t);
  *
  * The stream's batches are struct arrays whose children are the columns
  * (matched to the table's by name). A table that does not exist yet is
@@ -28,6 +31,7 @@
 
 #include "deltac/arrow_abi.h"
 #include "deltac/parquet_writer.h"
+#include "deltac/table.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -78,24 +82,27 @@ typedef struct {
   bool checkpointed;      /* a checkpoint was written after the commit */
 } delta_write_result;
 
-/* `data` may be NULL (no rows: only meaningful for creating a table); the
- * stream is consumed and released. `result` may be NULL. */
-int delta_write(const char *location, struct ArrowArrayStream *data, const delta_write_options *opts,
+/* Write to `table` (opened by the caller with delta_table_open,
+ * delta_table_open_options or delta_table_open_storage; it need not exist
+ * yet: the first write creates it; the caller frees it). `data` may be NULL
+ * (no rows: only meaningful for creating a table); the stream is consumed
+ * and released. `result` may be NULL. */
+int delta_write(delta_table *table, struct ArrowArrayStream *data, const delta_write_options *opts,
                 delta_write_result *result);
 
 /* Write a classic checkpoint of the latest version (or `version` >= 0) and
  * then _last_checkpoint. *version_out (may be NULL) gets the version. */
-int delta_checkpoint_create(const char *location, int64_t version, int64_t *version_out);
+int delta_checkpoint_create(delta_table *table, int64_t version, int64_t *version_out);
 
 /* ALTER TABLE ADD CONSTRAINT name CHECK (expr): `expr` in the filter
  * language. Every live row is checked first (DELTA_EINVAL naming a row that
  * violates it); DELTA_EEXISTS when the name is taken. The protocol is raised
  * to writer 3 (or gets the checkConstraints feature) when needed. Every
  * later write enforces it. *version_out (may be NULL) gets the version. */
-int delta_constraint_add(const char *location, const char *name, const char *expr, int64_t *version_out);
+int delta_constraint_add(delta_table *table, const char *name, const char *expr, int64_t *version_out);
 /* DROP CONSTRAINT: DELTA_ENOTFOUND when there is none of that name, unless
  * `if_exists` (then nothing is committed and *version_out is -1). */
-int delta_constraint_drop(const char *location, const char *name, bool if_exists, int64_t *version_out);
+int delta_constraint_drop(delta_table *table, const char *name, bool if_exists, int64_t *version_out);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/table_open.h"
 #include "cli/output.h"
 #include "cli/table_args.h"
 #include "deltac/error.h"
@@ -115,7 +116,7 @@ int cmd_changes(int argc, char **argv) {
     co.columns = (const char *const *)cols;
   }
   delta_table *t;
-  if (delta_table_open(&t, pos[0])) {
+  if (cli_table_open(&t, pos[0])) {
     mem_free(cols);
     return cli_fail("changes");
   }

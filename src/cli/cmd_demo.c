@@ -115,19 +115,25 @@ static const demo_step_def demo_history[] = {
 };
 #define DEMO_STEPS ((int)(sizeof demo_history / sizeof *demo_history))
 
+/* The demo table, opened for one operation (the caller frees it). */
+static int on_table(const char *dir, delta_table **t) { return delta_table_open(t, dir); }
+
 static int demo_dml(const char *dir, const demo_step_def *d, int64_t *version, int64_t *rows) {
-  delta_dml_result r;
+  delta_dml_result r = {0};
+  delta_table *t = NULL;
   int rc;
+  if ((rc = on_table(dir, &t)) != 0) return rc;
   if (d->kind == STEP_UPDATE) {
     delta_update_options u = DELTA_UPDATE_OPTIONS_INIT;
     u.set = d->set;
     u.where = d->where;
-    rc = delta_update(dir, &u, &r);
+    rc = delta_update(t, &u, &r);
   } else {
     delta_delete_options o = DELTA_DELETE_OPTIONS_INIT;
     o.where = d->where;
-    rc = delta_delete(dir, &o, &r);
+    rc = delta_delete(t, &o, &r);
   }
+  delta_table_free(t);
   if (!rc && r.noop) rc = err_set(DELTA_ERROR, "demo step matched no row: %s", d->where);
   *version = r.version;
   *rows = d->kind == STEP_UPDATE ? r.rows_updated : r.rows_deleted;
@@ -175,8 +181,12 @@ static int demo_merge(const char *dir, const delta_type *schema, int64_t *versio
   o.on = "t.order_id = s.order_id";
   o.clauses = clauses;
   o.n_clauses = 2;
-  delta_merge_result r;
-  rc = delta_merge(dir, &o, &r);
+  delta_merge_result r = {0};
+  delta_table *t = NULL;
+  if ((rc = on_table(dir, &t)) == 0) {
+    rc = delta_merge(t, &o, &r);
+    delta_table_free(t);
+  }
   if (source.release) source.release(&source);
   if (!rc && r.noop) rc = err_set(DELTA_ERROR, "demo MERGE changed nothing");
   *version = r.version;
@@ -212,7 +222,11 @@ static int demo_step(const char *dir, int step, const delta_type *schema, int *w
     } else {
       delta_optimize_options o = DELTA_OPTIMIZE_OPTIONS_INIT;
       delta_optimize_result r;
-      if ((rc = delta_optimize(dir, &o, &r))) return rc;
+      delta_table *t = NULL;
+      if ((rc = on_table(dir, &t)) != 0) return rc;
+      rc = delta_optimize(t, &o, &r);
+      delta_table_free(t);
+      if (rc) return rc;
       if (r.noop) return err_set(DELTA_ERROR, "demo OPTIMIZE had nothing to do");
       printf("  version %" PRId64 ": OPTIMIZE, %" PRId64 " files compacted into %" PRId64 "\n", r.version,
              r.files_removed, r.files_added);
@@ -271,7 +285,14 @@ static int demo_step(const char *dir, int step, const delta_type *schema, int *w
   rc = input_text_stream(text, len, INPUT_NDJSON, schema, 0, &stream);
   if (rc) return rc;
   delta_write_result r;
-  if ((rc = delta_write(dir, &stream, &o, &r))) return rc;
+  delta_table *t = NULL;
+  if ((rc = on_table(dir, &t)) != 0) {
+    stream.release(&stream);
+    return rc;
+  }
+  rc = delta_write(t, &stream, &o, &r);
+  delta_table_free(t);
+  if (rc) return rc;
   if (r.skipped) return 0;
   ++*written;
   printf("  version %" PRId64 ": %" PRId64 " rows written%s\n", r.version, r.rows_written,

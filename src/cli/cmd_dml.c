@@ -4,6 +4,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/table_open.h"
 #include "deltac/dml.h"
 #include "deltac/error.h"
 
@@ -19,7 +20,11 @@ int cmd_delete(int argc, char **argv) {
   o.where = where;
   o.no_deletion_vectors = cli_get(opts, 2, "no-deletion-vectors") != NULL;
   delta_dml_result r;
-  if (delta_delete(pos[0], &o, &r)) return cli_fail("delete");
+  delta_table *t = NULL;
+  if (cli_table_open(&t, pos[0])) return cli_fail("delete");
+  rc = delta_delete(t, &o, &r);
+  delta_table_free(t);
+  if (rc) return cli_fail("delete");
   if (r.noop)
     printf("delete: no rows matched; nothing committed (version %lld)\n", (long long)r.version);
   else
@@ -43,7 +48,11 @@ int cmd_update(int argc, char **argv) {
   o.where = cli_get(opts, 3, "where");
   o.no_deletion_vectors = cli_get(opts, 3, "no-deletion-vectors") != NULL;
   delta_dml_result r;
-  if (delta_update(pos[0], &o, &r)) return cli_fail("update");
+  delta_table *t = NULL;
+  if (cli_table_open(&t, pos[0])) return cli_fail("update");
+  rc = delta_update(t, &o, &r);
+  delta_table_free(t);
+  if (rc) return cli_fail("update");
   if (r.noop)
     printf("update: no rows matched; nothing committed (version %lld)\n", (long long)r.version);
   else

@@ -5,6 +5,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/table_open.h"
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "deltac/alloc.h"
@@ -37,12 +38,18 @@ int cmd_optimize(int argc, char **argv) {
     o.zorder_by = (const char *const *)cols;
     o.n_zorder_by = (int)n;
   }
+  delta_table *t = NULL;
+  if (cli_table_open(&t, pos[0])) {
+    mem_free(cols);
+    return cli_fail("optimize");
+  }
   cli_progress bar;
   cli_progress_init(&bar, "optimize");
   o.progress = cli_progress_update;
   o.progress_ctx = &bar;
   delta_optimize_result r;
-  rc = delta_optimize(pos[0], &o, &r);
+  rc = delta_optimize(t, &o, &r);
+  delta_table_free(t);
   cli_progress_end(&bar);
   mem_free(cols);
   if (rc) return cli_fail("optimize");
@@ -117,12 +124,15 @@ int cmd_vacuum(int argc, char **argv) {
   if ((rc = listing_format("vacuum", cli_get(opts, N, "format"), &fp.fmt))) return rc;
   o.on_file = print_file;
   o.on_file_ctx = &fp;
+  delta_table *t = NULL;
+  if (cli_table_open(&t, pos[0])) return cli_fail("vacuum");
   cli_progress bar;
   cli_progress_init(&bar, "vacuum");
   o.progress = cli_progress_update;
   o.progress_ctx = &bar;
   delta_vacuum_result r;
-  rc = delta_vacuum(pos[0], &o, &r);
+  rc = delta_vacuum(t, &o, &r);
+  delta_table_free(t);
   cli_progress_end(&bar);
   buf_dispose(&fp.line);
   if (rc) return cli_fail("vacuum");
@@ -157,7 +167,11 @@ int cmd_restore(int argc, char **argv) {
     o.at_timestamp = true;
   }
   delta_restore_result r;
-  if (delta_restore(pos[0], &o, &r)) return cli_fail("restore");
+  delta_table *t = NULL;
+  if (cli_table_open(&t, pos[0])) return cli_fail("restore");
+  rc = delta_restore(t, &o, &r);
+  delta_table_free(t);
+  if (rc) return cli_fail("restore");
   printf("restore: version %lld restores version %lld: %lld files restored (%lld bytes), %lld removed (%lld bytes), "
          "%lld files after\n",
          (long long)r.version, (long long)r.restored_version, (long long)r.files_restored,
@@ -179,7 +193,10 @@ int cmd_cleanup_log(int argc, char **argv) {
   o.on_file = print_file;
   o.on_file_ctx = &fp;
   delta_log_cleanup_result r;
-  rc = delta_log_cleanup(pos[0], &o, &r);
+  delta_table *t = NULL;
+  if (cli_table_open(&t, pos[0])) return cli_fail("cleanup-log");
+  rc = delta_log_cleanup(t, &o, &r);
+  delta_table_free(t);
   buf_dispose(&fp.line);
   if (rc) return cli_fail("cleanup-log");
   if (fp.fmt == OUT_TABLE)

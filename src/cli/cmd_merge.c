@@ -6,6 +6,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/table_open.h"
 #include "deltac/dml.h"
 #include "deltac/error.h"
 #include "deltac/parquet.h"
@@ -114,13 +115,13 @@ int cmd_merge(int argc, char **argv) {
   o.schema_merge = mode && strcmp(mode, "merge") == 0;
   struct ArrowArrayStream in = {0};
   delta_parquet_file *pf = NULL;
-  delta_table *st = NULL;
+  delta_table *st = NULL, *tt = NULL;
   delta_snapshot *ss = NULL;
   delta_merge_result r;
   int status = 1;
   if (is_delta_table(source)) {
     delta_scan_options so = DELTA_SCAN_OPTIONS_INIT;
-    if (delta_table_open(&st, source) || delta_snapshot_open(&ss, st, NULL) || delta_scan_read(ss, &so, &in)) {
+    if (cli_table_open(&st, source) || delta_snapshot_open(&ss, st, NULL) || delta_scan_read(ss, &so, &in)) {
       cli_fail(source);
       goto done;
     }
@@ -129,7 +130,7 @@ int cmd_merge(int argc, char **argv) {
     goto done;
   }
   o.source = &in;
-  if (delta_merge(pos[0], &o, &r)) {
+  if (cli_table_open(&tt, pos[0]) || delta_merge(tt, &o, &r)) {
     cli_fail("merge");
     goto done;
   }
@@ -147,5 +148,6 @@ done:
   delta_parquet_free(pf);
   delta_snapshot_free(ss);
   delta_table_free(st);
+  delta_table_free(tt);
   return status;
 }

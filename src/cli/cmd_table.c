@@ -6,6 +6,7 @@
 #include "arrow/builder.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/table_open.h"
 #include "cli/output.h"
 #include "cli/table_args.h"
 #include "deltac/error.h"
@@ -333,7 +334,7 @@ static int cmd_history(int argc, char **argv) {
   int rc = cli_listing_args("history", argc, argv, opts, n_opts, pos, &fmt, &limit);
   if (rc) return rc;
   delta_table *t;
-  if (delta_table_open(&t, pos[0])) return cli_fail("history");
+  if (cli_table_open(&t, pos[0])) return cli_fail("history");
   log_listing l;
   if (log_list(t->storage, &l)) {
     delta_table_free(t);

@@ -8,6 +8,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/table_open.h"
 #include "deltac/error.h"
 #include "deltac/parquet.h"
 #include "deltac/write.h"
@@ -110,7 +111,7 @@ int cli_open_input(const char *path, const char *format, const char *table, cons
   int rc = read_file(path, &text, &len);
   if (rc) return rc;
   /* a missing table is fine: the write creates it */
-  if (delta_table_open(&t, table) == 0 && delta_snapshot_open(&s, t, NULL) != 0) {
+  if (cli_table_open(&t, table) == 0 && delta_snapshot_open(&s, t, NULL) != 0) {
     delta_snapshot_free(s);
     s = NULL;
   }
@@ -151,6 +152,7 @@ static int write_common(const char *cmd, int argc, char **argv, bool create) {
   char **parts = NULL, **clusters = NULL;
   delta_parquet_file *pf = NULL;
   struct ArrowArrayStream in = {0};
+  delta_table *table = NULL;
   if (argc < 0) goto done;
   cli_opt opts[] = {{"mode", true, NULL},         {"replace-where", true, NULL}, {"partition-by", true, NULL},
                     {"schema", true, NULL},       {"schema-mode", true, NULL},   {"input", true, NULL},
@@ -250,7 +252,7 @@ static int write_common(const char *cmd, int argc, char **argv, bool create) {
     goto done;
   }
   delta_write_result r;
-  if (delta_write(pos[0], input ? &in : NULL, &o, &r)) {
+  if (cli_table_open(&table, pos[0]) || delta_write(table, input ? &in : NULL, &o, &r)) {
     status = cli_fail(cmd);
     if (delta_error_last_code() == DELTA_ECONFLICT) status = 1;
     goto done;
@@ -259,6 +261,7 @@ static int write_common(const char *cmd, int argc, char **argv, bool create) {
   status = 0;
 done:
   if (in.release) in.release(&in);
+  delta_table_free(table);
   delta_parquet_free(pf);
   mem_free(parts);
   mem_free(clusters);
@@ -285,7 +288,11 @@ int cmd_checkpoint(int argc, char **argv) {
     version = strtoll(v, &end, 10);
     if (!*v || *end || version < 0) return cli_usage_error("checkpoint", "--version needs a non-negative integer");
   }
-  if (delta_checkpoint_create(pos[0], version, &done)) return cli_fail("checkpoint");
+  delta_table *t = NULL;
+  if (cli_table_open(&t, pos[0])) return cli_fail("checkpoint");
+  rc = delta_checkpoint_create(t, version, &done);
+  delta_table_free(t);
+  if (rc) return cli_fail("checkpoint");
   printf("checkpoint: version %lld\n", (long long)done);
   return 0;
 }
@@ -299,13 +306,20 @@ int cmd_constraint(int argc, char **argv) {
   int64_t version = -1;
   if (n_pos == 4 && strcmp(pos[0], "add") == 0) {
     if (cli_get(opts, 1, "if-exists")) return cli_usage_error("constraint", "--if-exists is for drop");
-    if (delta_constraint_add(pos[3], pos[1], pos[2], &version)) return cli_fail("constraint add");
+    delta_table *t = NULL;
+    if (cli_table_open(&t, pos[3])) return cli_fail("constraint add");
+    rc = delta_constraint_add(t, pos[1], pos[2], &version);
+    delta_table_free(t);
+    if (rc) return cli_fail("constraint add");
     printf("constraint add: version %lld: %s CHECK (%s)\n", (long long)version, pos[1], pos[2]);
     return 0;
   }
   if (n_pos == 3 && strcmp(pos[0], "drop") == 0) {
-    if (delta_constraint_drop(pos[2], pos[1], cli_get(opts, 1, "if-exists") != NULL, &version))
-      return cli_fail("constraint drop");
+    delta_table *t = NULL;
+    if (cli_table_open(&t, pos[2])) return cli_fail("constraint drop");
+    rc = delta_constraint_drop(t, pos[1], cli_get(opts, 1, "if-exists") != NULL, &version);
+    delta_table_free(t);
+    if (rc) return cli_fail("constraint drop");
     if (version < 0) printf("constraint drop: no constraint %s: nothing to do\n", pos[1]);
     else printf("constraint drop: version %lld: %s\n", (long long)version, pos[1]);
     return 0;

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/help.h"
 #include "deltac/version.h"
+#include "cli/table_open.h"
 #include "log/snapshot.h"
 
 static const char usage[] =
@@ -77,6 +78,9 @@ static const char usage[] =
     "  --features                        list supported Parquet and Delta features\n"
     "  help [CMD]                        this text, or one command's (also: deltac CMD --help)\n"
     "\n"
+    "Storage options: --option KEY=VALUE (repeatable) on every command that opens a table, e.g.\n"
+    "  --option aws_endpoint_url=http://127.0.0.1:7480 --option aws_allow_http=true (docs/storage.md)\n"
+    "\n"
     "Errors go to stderr as one line; exit status 0 ok, 1 error, 2 usage.\n";
 
 static const char features[] =
@@ -132,6 +136,13 @@ int main(int argc, char **argv) {
     printf("serve: JSON API, change-feed SSE tail, Delta Sharing (parquet and delta response formats), web page\n");
     return 0;
   }
+  /* --option KEY=VALUE goes with every command that opens a table */
+  int n_args = argc - 2, rc;
+  if ((rc = cli_take_storage_options(cmd, &n_args, argv + 2)) != 0) return rc;
+  argc = n_args + 2;
+  const char *const *opt_keys, *const *opt_values;
+  if (strcmp(cmd, "parquet") == 0 && cli_storage_options(&opt_keys, &opt_values) > 0)
+    return cli_usage_error(cmd, "--option is for commands that open a table");
   if (strcmp(cmd, "parquet") == 0) return cmd_parquet(argc - 2, argv + 2);
   if (strcmp(cmd, "serve") == 0) return cmd_serve(argc - 2, argv + 2);
   if (strcmp(cmd, "demo") == 0) return cmd_demo(argc - 2, argv + 2);
@@ -146,7 +157,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "restore") == 0) return cmd_restore(argc - 2, argv + 2);
   if (strcmp(cmd, "cleanup-log") == 0) return cmd_cleanup_log(argc - 2, argv + 2);
   if (strcmp(cmd, "merge") == 0) return cmd_merge(argc - 2, argv + 2);
-  int rc = cmd_table(cmd, argc - 2, argv + 2);
+  rc = cmd_table(cmd, argc - 2, argv + 2);
   if (rc >= 0) return rc;
   return cli_usage_error(cmd, "unknown command");
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "cli/output.h"
+#include "cli/table_open.h"
 #include "deltac/error.h"
 #include "util/time_parse.h"
 
@@ -26,7 +27,7 @@ int cli_open_snapshot_mode(const char *cmd, const cli_opt *opts, int n_opts, con
     if (time_parse_ms(ts, &so.timestamp_ms)) return cli_usage_error(cmd, "%s", delta_error_last());
     so.at_timestamp = true;
   }
-  if (delta_table_open(t, location)) return cli_fail(cmd);
+  if (cli_table_open(t, location)) return cli_fail(cmd);
   if (delta_snapshot_open(s, *t, &so)) {
     int rc = cli_fail(cmd);
     delta_table_free(*t);

@@ -273,7 +273,7 @@ done:
   return rc;
 }
 
-int dml_run(const char *location, const char *where, const char *set_text, bool no_dv, int max_attempts,
+int dml_run(delta_table *table, const char *where, const char *set_text, bool no_dv, int max_attempts,
             int64_t read_version, delta_dml_result *result) {
   delta_dml_result local;
   if (!result) result = &local;
@@ -283,7 +283,7 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
   memset(&c, 0, sizeof c);
   c.res = result;
   c.predicate = where;
-  delta_table *t = NULL;
+  delta_table *t = table; /* the caller's */
   expr_node *prune_pred = NULL;
   struct ArrowSchema logical = {0};
   int64_t t_start = dml_clock_ms();
@@ -293,7 +293,7 @@ int dml_run(const char *location, const char *where, const char *set_text, bool 
     so.at_version = true;
     so.table_version = read_version;
   }
-  if ((rc = txn_open(location, &so, &t, &c.s)) != 0)
+  if ((rc = txn_open(t, &so, &c.s)) != 0)
     goto done;
   if ((rc = dml_check_table(c.s)) != 0) goto done;
   if ((rc = log_schema_to_arrow(c.s->schema, &logical)) != 0) goto done;
@@ -361,13 +361,12 @@ done:
   buf_dispose(&c.dv_path);
   buf_dispose(&c.actions);
   delta_snapshot_free(c.s);
-  delta_table_free(t);
   return rc;
 }
 
-int delta_delete(const char *location, const delta_delete_options *opts, delta_dml_result *result) {
+int delta_delete(delta_table *table, const delta_delete_options *opts, delta_dml_result *result) {
   if (!opts || opts->version != DELTA_DELETE_OPTIONS_VERSION)
     return err_set(DELTA_EINVAL, "delete options: unknown version");
-  return dml_run(location, opts->where, NULL, opts->no_deletion_vectors, opts->max_attempts, opts->read_version,
+  return dml_run(table, opts->where, NULL, opts->no_deletion_vectors, opts->max_attempts, opts->read_version,
                  result);
 }

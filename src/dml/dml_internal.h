@@ -58,7 +58,7 @@ void dml_set_conform(dml_set *s, const delta_type *table);
 int dml_fill_generated(rewrite_writers *w, const dml_set *s, struct ArrowArray *rows, bool update);
 
 /* DELETE (set_text NULL) or UPDATE of the rows matching `where`. */
-int dml_run(const char *location, const char *where, const char *set_text, bool no_dv, int max_attempts,
+int dml_run(delta_table *table, const char *where, const char *set_text, bool no_dv, int max_attempts,
             int64_t read_version, delta_dml_result *result);
 
 #endif

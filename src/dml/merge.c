@@ -726,7 +726,7 @@ static int scan_targets(merge_ctx *c, const struct ArrowSchema *logical) {
   return 0;
 }
 
-int delta_merge(const char *location, const delta_merge_options *o, delta_merge_result *result) {
+int delta_merge(delta_table *table, const delta_merge_options *o, delta_merge_result *result) {
   delta_merge_result local;
   if (!result) result = &local;
   memset(result, 0, sizeof *result);
@@ -741,7 +741,7 @@ int delta_merge(const char *location, const delta_merge_options *o, delta_merge_
   c.res = result;
   c.talias = o->target_alias ? o->target_alias : "t";
   c.salias = o->source_alias ? o->source_alias : "s";
-  delta_table *t = NULL;
+  delta_table *t = table; /* the caller's */
   if (strcasecmp(c.talias, c.salias) == 0) return err_set(DELTA_EINVAL, "merge: the aliases must differ");
   int rc;
   delta_snapshot_options so = DELTA_SNAPSHOT_OPTIONS_INIT;
@@ -749,7 +749,7 @@ int delta_merge(const char *location, const delta_merge_options *o, delta_merge_
     so.at_version = true;
     so.table_version = o->read_version;
   }
-  if ((rc = txn_open(location, &so, &t, &c.s)) != 0)
+  if ((rc = txn_open(t, &so, &c.s)) != 0)
     goto done;
   if ((rc = dml_check_table(c.s)) != 0)
     goto done;
@@ -837,6 +837,5 @@ done:
   buf_dispose(&c.dv_path);
   buf_dispose(&c.actions);
   delta_snapshot_free(c.s);
-  delta_table_free(t);
   return rc;
 }

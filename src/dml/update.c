@@ -164,10 +164,10 @@ int dml_fill_generated(rewrite_writers *w, const dml_set *s, struct ArrowArray *
   return gen_columns_fill_in_place(w->gen, rows, assigned, update);
 }
 
-int delta_update(const char *location, const delta_update_options *opts, delta_dml_result *result) {
+int delta_update(delta_table *table, const delta_update_options *opts, delta_dml_result *result) {
   if (!opts || opts->version != DELTA_UPDATE_OPTIONS_VERSION)
     return err_set(DELTA_EINVAL, "update options: unknown version");
   if (!opts->set || !*opts->set) return err_set(DELTA_EINVAL, "update: --set is required");
-  return dml_run(location, opts->where, opts->set, opts->no_deletion_vectors, opts->max_attempts, opts->read_version,
+  return dml_run(table, opts->where, opts->set, opts->no_deletion_vectors, opts->max_attempts, opts->read_version,
                  result);
 }

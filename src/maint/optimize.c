@@ -510,7 +510,7 @@ static int64_t target_size(const delta_snapshot *s, int64_t asked) {
   return t > 0 ? t : DEFAULT_TARGET;
 }
 
-int delta_optimize(const char *location, const delta_optimize_options *o, delta_optimize_result *result) {
+int delta_optimize(delta_table *table, const delta_optimize_options *o, delta_optimize_result *result) {
   if (!o || o->version != DELTA_OPTIMIZE_OPTIONS_VERSION)
     return err_set(DELTA_EINVAL, "optimize options: unknown version");
   delta_optimize_result local;
@@ -521,7 +521,7 @@ int delta_optimize(const char *location, const delta_optimize_options *o, delta_
   memset(&c, 0, sizeof c);
   c.o = o;
   c.res = result;
-  delta_table *t = NULL;
+  delta_table *t = table; /* the caller's */
   expr_node *pred = NULL;
   opt_file *files = NULL;
   int64_t n_files = 0;
@@ -535,7 +535,7 @@ int delta_optimize(const char *location, const delta_optimize_options *o, delta_
     so.table_version = o->read_version;
   }
   int rc;
-  if ((rc = txn_open(location, &so, &t, &c.s)) != 0)
+  if ((rc = txn_open(t, &so, &c.s)) != 0)
     goto done;
   if ((rc = rewrite_writers_new(&c.wr, c.s, false)) != 0) goto done;
   if ((rc = rewrite_writers_track_rows(c.wr)) != 0) goto done;
@@ -630,6 +630,5 @@ done:
   buf_dispose(&metrics);
   buf_dispose(&c.actions);
   delta_snapshot_free(c.s);
-  delta_table_free(t);
   return rc;
 }

@@ -135,14 +135,14 @@ done:
   return rc;
 }
 
-int delta_restore(const char *location, const delta_restore_options *o, delta_restore_result *result) {
+int delta_restore(delta_table *table, const delta_restore_options *o, delta_restore_result *result) {
   if (!o || o->version != DELTA_RESTORE_OPTIONS_VERSION)
     return err_set(DELTA_EINVAL, "restore options: unknown version");
   delta_restore_result local;
   if (!result) result = &local;
   memset(result, 0, sizeof *result);
   result->version = -1;
-  delta_table *t = NULL;
+  delta_table *t = table; /* the caller's */
   delta_snapshot *now = NULL, *old = NULL;
   file_ref *cur = NULL, *then = NULL;
   const char **removed = NULL;
@@ -158,8 +158,10 @@ int delta_restore(const char *location, const delta_restore_options *o, delta_re
     so.table_version = o->table_version;
   }
   int rc;
-  if ((rc = delta_table_open(&t, location)) != 0)
+  if (!t) {
+    rc = err_set(DELTA_EINVAL, "restore: NULL table");
     goto done;
+  }
   if ((rc = delta_snapshot_open(&now, t, NULL)) != 0)
     goto done;
   if ((rc = delta_snapshot_open(&old, t, &so)) != 0) {
@@ -232,6 +234,5 @@ done:
   buf_dispose(&m_old);
   delta_snapshot_free(old);
   delta_snapshot_free(now);
-  delta_table_free(t);
   return rc;
 }

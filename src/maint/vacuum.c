@@ -286,7 +286,7 @@ done:
   return rc;
 }
 
-int delta_vacuum(const char *location, const delta_vacuum_options *o, delta_vacuum_result *result) {
+int delta_vacuum(delta_table *table, const delta_vacuum_options *o, delta_vacuum_result *result) {
   if (!o || o->version < 1 || o->version > DELTA_VACUUM_OPTIONS_VERSION)
     return err_set(DELTA_EINVAL, "vacuum options: unknown version");
   delta_vacuum_result local;
@@ -299,15 +299,17 @@ int delta_vacuum(const char *location, const delta_vacuum_options *o, delta_vacu
   memset(result, 0, result_size);
   int64_t dirs_deleted = 0;
   result->start_version = result->end_version = -1;
-  delta_table *t = NULL;
+  delta_table *t = table; /* the caller's */
   delta_snapshot *s = NULL;
   str_list keep = {0};
   delta_buf tmp = DELTA_BUF_INIT;
   walk_ctx w;
   memset(&w, 0, sizeof w);
   int rc;
-  if ((rc = delta_table_open(&t, location)) != 0)
+  if (!t) {
+    rc = err_set(DELTA_EINVAL, "vacuum: NULL table");
     goto done;
+  }
   if ((rc = delta_snapshot_open(&s, t, NULL)) != 0)
     goto done;
   int64_t table_ms = table_interval_ms(snapshot_config(s, "delta.deletedFileRetentionDuration"), WEEK_MS);
@@ -378,6 +380,5 @@ done:
   mem_free(w.doomed_size);
   buf_dispose(&tmp);
   delta_snapshot_free(s);
-  delta_table_free(t);
   return rc;
 }

@@ -46,7 +46,6 @@ struct data_writer {
   int64_t files, rows, bytes;
   delta_buf tmp;
   write_constraints *constraints; /* NULL: nothing to check */
-  file_out_pending pending;       /* files to fsync before the commit */
   int64_t opened;                 /* files opened: their part numbers */
   gen_columns *gen;               /* generated/identity columns; NULL: none */
 };
@@ -285,7 +284,7 @@ static int close_file(data_writer *dw, part_file *pf) {
   pf->w = NULL;
   if (rc != 0)
     goto done;
-  if ((rc = file_out_close(&pf->out, &dw->pending)) != 0)
+  if ((rc = file_out_close(&pf->out)) != 0)
     goto done;
   if ((rc = file_stats_json(r, &stats)) != 0)
     goto done;
@@ -565,8 +564,6 @@ int data_writer_finish(data_writer *dw, delta_buf *adds) {
   for (int i = 0; i < dw->n_parts; i++)
     if (dw->parts[i]->w && (rc = close_file(dw, dw->parts[i])) != 0)
       return rc;
-  if ((rc = file_out_sync(&dw->pending)) != 0)
-    return rc;
   return buf_append(adds, dw->adds.data, dw->adds.len);
 }
 
@@ -592,7 +589,6 @@ void data_writer_free(data_writer *dw) {
   buf_dispose(&dw->tmp);
   constraints_free(dw->constraints);
   gen_columns_free(dw->gen);
-  file_out_pending_dispose(&dw->pending);
   mem_free(dw);
 }
 

@@ -67,7 +67,8 @@ static int cdc_open(rewrite_writers *w, const struct ArrowSchema *rows) {
   if ((rc = arrow_schema_new(w->cdc_input.children[n], "u", "_change_type", 2, 0)) != 0) goto done;
   if ((rc = buf_printf(&loc, "%s/_change_data", delta_storage_location(s->table->storage))) != 0) goto done;
   if ((rc = buf_putc(&loc, 0)) != 0) goto done;
-  if ((rc = delta_storage_open(&w->cdc_storage, (const char *)loc.data)) != 0) goto done;
+  /* with the table's storage options (credentials, endpoint) */
+  if ((rc = table_open_other_storage(s->table, (const char *)loc.data, &w->cdc_storage)) != 0) goto done;
   data_write_config cc = w->cfg;
   cc.storage = w->cdc_storage;
   cc.schema = w->cdc_schema;

@@ -6,6 +6,8 @@
  *   token s3cr3t = orders, share:sales    a bearer token and what it may read ("*": all)
  *   token $ORDERS_TOKEN = orders          the token is that environment variable's value
  *   set url_expiry = 900                  an option (see docs/server.md)
+ *   option orders aws_region = eu-west-1  a storage option of a table named above
+ *   option orders aws_secret_access_key = $ORDERS_SECRET   (from the environment)
  */
 #include <ctype.h>
 #include <errno.h>
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 
 #include "serve/serve.h"
@@ -57,6 +60,59 @@ static int add_table(serve_config *cfg, const char *name, const char *location) 
   t->location = mem_strdup(location);
   cfg->n_tables++;
   return t->name && t->location ? 0 : config_error("out of memory");
+}
+
+/* Add storage option key = value to table t (not checked here: opening the
+ * table names an unknown key). */
+static int table_option(serve_table *t, const char *key, const char *value) {
+  char **k = mem_realloc(t->opt_keys, (size_t)(t->n_opts + 1) * sizeof *k);
+  if (!k) return config_error("out of memory");
+  t->opt_keys = k;
+  char **v = mem_realloc(t->opt_values, (size_t)(t->n_opts + 1) * sizeof *v);
+  if (!v) return config_error("out of memory");
+  t->opt_values = v;
+  k[t->n_opts] = mem_strdup(key);
+  v[t->n_opts] = mem_strdup(value);
+  if (!k[t->n_opts] || !v[t->n_opts]) {
+    mem_free(k[t->n_opts]);
+    mem_free(v[t->n_opts]);
+    return config_error("out of memory");
+  }
+  t->n_opts++;
+  return 0;
+}
+
+/* "option TABLE KEY = VALUE"; a value "$NAME" is that environment variable
+ * (credentials need not sit in the file). */
+static int add_table_option(serve_config *cfg, char *arg, const char *value) {
+  char *sp = arg;
+  while (*sp && !isspace((unsigned char)*sp)) sp++;
+  if (!*sp) return config_error("expected 'option TABLE KEY = VALUE'");
+  *sp = 0;
+  const char *key = trim(sp + 1);
+  serve_table *t = serve_table_find(cfg, arg);
+  if (!t) return config_error("option for unknown table '%s' (configure the table first)", arg);
+  if (!*key || strpbrk(key, " \t")) return config_error("expected 'option TABLE KEY = VALUE'");
+  if (value[0] == '$') {
+    const char *env = getenv(value + 1);
+    if (!env) return config_error("option %s: the environment variable %s is not set", key, value);
+    value = env;
+  }
+  return table_option(t, key, value);
+}
+
+int serve_config_default_options(serve_config *cfg, const char *const *keys, const char *const *values, size_t n) {
+  int rc;
+  for (int i = 0; i < cfg->n_tables; i++) {
+    serve_table *t = &cfg->tables[i];
+    int own = t->n_opts; /* the table's own keys win */
+    for (size_t j = 0; j < n; j++) {
+      bool set = false;
+      for (int k = 0; k < own; k++) set |= strcasecmp(t->opt_keys[k], keys[j]) == 0;
+      if (!set && (rc = table_option(t, keys[j], values[j])) != 0) return rc;
+    }
+  }
+  return 0;
 }
 
 /* "a, b ,c" into a NULL-terminated array of strdup'ed names. */
@@ -172,6 +228,7 @@ static int config_line(serve_config *cfg, char *line) {
   if (strcmp(left, "share") == 0) return add_share(cfg, arg, right);
   if (strcmp(left, "token") == 0) return add_token(cfg, arg, right);
   if (strcmp(left, "set") == 0) return set_option(cfg, arg, right);
+  if (strcmp(left, "option") == 0) return add_table_option(cfg, arg, right);
   return config_error("unknown directive '%s'", left);
 }
 
@@ -284,6 +341,14 @@ void serve_config_free(serve_config *cfg) {
   for (int i = 0; i < cfg->n_tables; i++) {
     mem_free(cfg->tables[i].name);
     mem_free(cfg->tables[i].location);
+    for (int j = 0; j < cfg->tables[i].n_opts; j++) {
+      /* values may be credentials */
+      explicit_bzero(cfg->tables[i].opt_values[j], strlen(cfg->tables[i].opt_values[j]));
+      mem_free(cfg->tables[i].opt_keys[j]);
+      mem_free(cfg->tables[i].opt_values[j]);
+    }
+    mem_free(cfg->tables[i].opt_keys);
+    mem_free(cfg->tables[i].opt_values);
   }
   for (int i = 0; i < cfg->n_shares; i++) {
     mem_free(cfg->shares[i].name);

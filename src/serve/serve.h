@@ -32,6 +32,8 @@ struct MHD_Connection;
 typedef struct {
   char *name;                /* [A-Za-z0-9_-]+, the only way a request names it */
   char *location;            /* path or file:// URI, never shown to clients */
+  char **opt_keys, **opt_values; /* storage options (delta_table_open_options) */
+  int n_opts;
   delta_table *table;
   pthread_mutex_t lock;      /* guards snap, refreshed_us, chain */
   delta_snapshot *snap;      /* latest known snapshot, or NULL before the first load */
@@ -77,6 +79,9 @@ typedef struct {
 /* Defaults, then `argv` (after "serve") and the --config file. Returns 0, or
  * an exit status (2 usage, 1 error) after printing one line to stderr. */
 int serve_config_load(serve_config *cfg, int argc, char **argv);
+/* Storage options for every table that does not set the key itself (the
+ * command line's --option). Returns 0 or an exit status. */
+int serve_config_default_options(serve_config *cfg, const char *const *keys, const char *const *values, size_t n);
 void serve_config_free(serve_config *cfg);
 /* Open the tables, listen, and serve until SIGINT/SIGTERM. Exit status. */
 int serve_run(serve_config *cfg);

@@ -38,7 +38,8 @@ static int full_load(serve_table *t, delta_snapshot **out) {
 int serve_tables_open(serve_config *cfg) {
   for (int i = 0; i < cfg->n_tables; i++) {
     serve_table *t = &cfg->tables[i];
-    if (delta_table_open(&t->table, t->location)) {
+    if (delta_table_open_options(&t->table, t->location, (const char *const *)t->opt_keys,
+                                 (const char *const *)t->opt_values, (size_t)t->n_opts)) {
       fprintf(stderr, "deltac: serve: table '%s': %s\n", t->name, delta_error_last());
       return 1;
     }

@@ -6,6 +6,9 @@
  * fsyncs it, then publishes it with link(2) (put-if-absent: link fails with
  * EEXIST when the name is taken, and exactly one of racing writers wins) or
  * rename(2) (overwrite). Readers therefore see no file or a complete one.
+ * A streaming upload is the same in pieces: a hidden `.<uuid>.tmp` in the
+ * target directory, written as the bytes come, fsync'd and renamed over the
+ * target at finish.
  */
 #include "storage/storage_internal.h"
 
@@ -16,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -463,6 +467,146 @@ done:
   return rc;
 }
 
+/* ---- streaming upload ---- */
+
+typedef struct {
+  int fd;
+  char *tmp;      /* the hidden temporary file's path */
+  char *final;    /* the target's path */
+  size_t dir_len; /* length of the directory part of both */
+  char *key;      /* for messages */
+  uint64_t unsynced; /* bytes written since writeback was last started */
+} local_upload;
+
+/* Start writeback after this many bytes, so the fsync at finish waits for
+ * little while the disk works as the caller encodes what comes next. */
+#define LOCAL_WRITEBACK_BYTES ((uint64_t)8 << 20)
+
+static void local_upload_free(local_upload *u) {
+  if (u->fd >= 0) close(u->fd);
+  if (u->tmp) unlink(u->tmp);
+  mem_free(u->tmp);
+  mem_free(u->final);
+  mem_free(u->key);
+  mem_free(u);
+}
+
+/* 32 hex digits of a random 128-bit name (a UUID's worth, no dashes). */
+static int random_hex(char out[33], const char *key) {
+  uint8_t r[16];
+  size_t got = 0;
+  while (got < sizeof r) {
+    ssize_t n = getrandom(r + got, sizeof r - got, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return os_error(errno, "upload (random name)", key);
+    }
+    got += (size_t)n;
+  }
+  static const char hex[] = "0123456789abcdef";
+  for (size_t i = 0; i < sizeof r; i++) {
+    out[2 * i] = hex[r[i] >> 4];
+    out[2 * i + 1] = hex[r[i] & 15];
+  }
+  out[32] = '\0';
+  return 0;
+}
+
+static int local_upload_open(void *impl, const char *key, void **upload) {
+  local_storage *l = impl;
+  delta_buf path = DELTA_BUF_INIT;
+  char name[33];
+  int rc;
+  local_upload *u = mem_calloc(1, sizeof *u);
+  if (!u) return DELTA_NOMEM();
+  u->fd = -1;
+  if (!(u->key = mem_strdup(key))) {
+    rc = DELTA_NOMEM();
+    goto fail;
+  }
+  if ((rc = full_path(&path, l, key)) != 0) goto fail;
+  if (!(u->final = mem_strdup((const char *)path.data))) {
+    rc = DELTA_NOMEM();
+    goto fail;
+  }
+  char *slash = strrchr(u->final, '/');
+  u->dir_len = slash == u->final ? 1 : (size_t)(slash - u->final);
+  path.len = 0;
+  if ((rc = buf_append(&path, u->final, u->dir_len)) != 0 || (rc = buf_putc(&path, '\0')) != 0)
+    goto fail;
+  if ((rc = make_dirs((char *)path.data, key)) != 0) goto fail;
+  if ((rc = random_hex(name, key)) != 0) goto fail;
+  path.len = u->dir_len;
+  if ((rc = buf_printf(&path, "%s.%s.tmp", u->dir_len > 1 ? "/" : "", name)) != 0 ||
+      (rc = buf_putc(&path, '\0')) != 0)
+    goto fail;
+  u->fd = open((const char *)path.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (u->fd < 0) {
+    rc = os_error(errno, "upload (temporary file)", key);
+    goto fail;
+  }
+  if (!(u->tmp = mem_strdup((const char *)path.data))) {
+    unlink((const char *)path.data);
+    rc = DELTA_NOMEM();
+    goto fail;
+  }
+  buf_dispose(&path);
+  *upload = u;
+  return 0;
+fail:
+  buf_dispose(&path);
+  local_upload_free(u);
+  return rc;
+}
+
+static int local_upload_write(void *impl, void *upload, const void *data, size_t len) {
+  (void)impl;
+  local_upload *u = upload;
+  if (write_all(u->fd, data, len) != 0) return os_error(errno, "upload", u->key);
+  u->unsynced += len;
+#ifdef SYNC_FILE_RANGE_WRITE
+  if (u->unsynced >= LOCAL_WRITEBACK_BYTES) {
+    /* only a hint: a failure here shows again at the fsync */
+    (void)sync_file_range(u->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+    u->unsynced = 0;
+  }
+#endif
+  return 0;
+}
+
+static int local_upload_finish(void *impl, void *upload) {
+  (void)impl;
+  local_upload *u = upload;
+  int rc = 0;
+  if (fsync(u->fd) != 0) {
+    rc = os_error(errno, "upload", u->key);
+    goto done;
+  }
+  int cr = close(u->fd);
+  u->fd = -1;
+  if (cr != 0) {
+    rc = os_error(errno, "upload", u->key);
+    goto done;
+  }
+  if (rename(u->tmp, u->final) != 0) {
+    rc = os_error(errno, "upload", u->key);
+    goto done;
+  }
+  mem_free(u->tmp);
+  u->tmp = NULL;
+  /* the new name made durable */
+  u->final[u->dir_len] = '\0';
+  rc = sync_dir(u->final, u->key);
+done:
+  local_upload_free(u);
+  return rc;
+}
+
+static void local_upload_abort(void *impl, void *upload) {
+  (void)impl;
+  local_upload_free(upload);
+}
+
 static void local_free(void *impl) {
   local_storage *l = impl;
   if (!l) return;
@@ -480,6 +624,10 @@ const delta_storage_vtable delta_storage__local_vtable = {
     .local_path = local_path,
     .free = local_free,
     .remove_dir = local_remove_dir,
+    .upload_open = local_upload_open,
+    .upload_write = local_upload_write,
+    .upload_finish = local_upload_finish,
+    .upload_abort = local_upload_abort,
 };
 
 int storage_local_new(void **impl_out, const char *root) {

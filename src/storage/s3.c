@@ -23,6 +23,8 @@
  *          (then HEAD + PUT, with a warning once per process).
  *   remove DELETE (a missing key is success, as S3 itself says).
  *   remove_dir: none; an object-store "directory" goes with its last file.
+ *   upload_* streaming uploads: one PUT, or a multipart upload for large
+ *          files (s3_upload.c).
  *
  * Errors name the object as s3://bucket/key and the HTTP status with S3's
  * error code: "s3://b/t/_delta_log/x.json: 403 SignatureDoesNotMatch".
@@ -39,6 +41,7 @@
 #include "storage/http.h"
 #include "storage/path.h"
 #include "storage/s3_config.h"
+#include "storage/s3_upload.h"
 #include "storage/s3_xml.h"
 #include "storage/sigv4.h"
 #include "storage/storage_internal.h"
@@ -725,6 +728,29 @@ static void s3_free(void *impl) {
   mem_free(s);
 }
 
+/* ---- for s3_upload.c ---- */
+
+int s3_key_request(void *impl, const char *method, const char *key, const char *const *qnames,
+                   const char *const *qvalues, size_t nq, const void *body, size_t body_len,
+                   delta_buf *label, http_response *resp) {
+  s3_store *s = impl;
+  delta_buf k = DELTA_BUF_INIT;
+  int rc;
+  label->len = 0;
+  if ((rc = full_key(&k, s, key)) != 0 || (rc = make_label(label, s, (const char *)k.data)) != 0)
+    goto done;
+  s3_req r = {method, (const char *)k.data, qnames, qvalues, nq, {{0}}, 0, body, body_len, NULL,
+              (const char *)label->data};
+  rc = s3_send(s, &r, resp);
+done:
+  buf_dispose(&k);
+  return rc;
+}
+
+int s3_status_error(const char *label, http_response *resp, int code) {
+  return status_error(label, resp, code);
+}
+
 static const delta_storage_vtable S3_VTABLE = {
     .version = DELTA_STORAGE_VTABLE_VERSION,
     .list = s3_list,
@@ -733,6 +759,10 @@ static const delta_storage_vtable S3_VTABLE = {
     .put = s3_put,
     .remove = s3_remove,
     .free = s3_free,
+    .upload_open = s3_upload_open,
+    .upload_write = s3_upload_write,
+    .upload_finish = s3_upload_finish,
+    .upload_abort = s3_upload_abort,
 };
 
 /* ---- opening ---- */

@@ -183,7 +183,8 @@ static int parsed_members(const ckpt_options *co, const delta_add *a, delta_buf 
 }
 
 /* One checkpoint Parquet file being built: rows rendered as JSON, built
- * into Arrow batches, written to `file`. */
+ * into Arrow batches, streamed through the table's storage (`up`) as the
+ * writer produces it, gathered in `file` into pieces of CKPT_CHUNK. */
 typedef struct {
   delta_type *type;
   struct ArrowSchema schema;
@@ -191,29 +192,49 @@ typedef struct {
   delta_parquet_writer *w;
   delta_buf line;
   delta_json_doc *doc;
-  delta_buf file;
+  delta_storage_upload *up; /* NULL once finished */
+  delta_buf file;            /* bytes not handed to the upload yet */
+  uint64_t size;             /* bytes written in all */
   int64_t rows;
   bool rb_live;
   bool json;          /* a V2 checkpoint in JSON form: the rows are the lines */
 } ckpt_state;
 
-static int sink_write(void *ctx, const void *data, size_t len) { return buf_append(ctx, data, len); }
+#define CKPT_CHUNK ((size_t)1 << 20)
 
-static int ckpt_open(ckpt_state *cs, const char *schema_text, bool json) {
-  memset(cs, 0, sizeof *cs);
-  cs->json = json;
-  if (json) return 0;
-  int rc = schema_parse_text(schema_text, &cs->type);
-  if (!rc) rc = log_schema_to_arrow(cs->type, &cs->schema);
-  if (!rc && !(rc = row_builder_init(&cs->rb, cs->type))) cs->rb_live = true;
-  if (!rc) rc = json_doc_new(&cs->doc);
-  delta_parquet_write_options o = DELTA_PARQUET_WRITE_OPTIONS_INIT;
-  delta_parquet_sink sink = {sink_write, &cs->file};
-  if (!rc) rc = delta_parquet_writer_open_sink(&cs->w, &sink, &cs->schema, &o);
+/* Bytes of the file, in order: to the upload once a chunk has gathered. */
+static int emit(ckpt_state *cs, const void *data, size_t len) {
+  int rc;
+  cs->size += len;
+  if ((rc = buf_append(&cs->file, data, len)) != 0) return rc;
+  if (cs->file.len < CKPT_CHUNK) return 0;
+  rc = delta_storage_upload_write(cs->up, cs->file.data, cs->file.len);
+  buf_reset(&cs->file);
   return rc;
 }
 
+static int sink_write(void *ctx, const void *data, size_t len) { return emit(ctx, data, len); }
+
+/* Start file `key` (a Parquet file with columns `schema_text`, or, `json`,
+ * one action a line). */
+static int ckpt_open(ckpt_state *cs, delta_storage *st, const char *key, const char *schema_text, bool json) {
+  memset(cs, 0, sizeof *cs);
+  cs->json = json;
+  /* on failure the caller's ckpt_dispose releases what was made */
+  int rc;
+  if ((rc = delta_storage_upload_open(st, key, &cs->up)) != 0 || json) return rc;
+  if ((rc = schema_parse_text(schema_text, &cs->type)) != 0) return rc;
+  if ((rc = log_schema_to_arrow(cs->type, &cs->schema)) != 0) return rc;
+  if ((rc = row_builder_init(&cs->rb, cs->type)) != 0) return rc;
+  cs->rb_live = true;
+  if ((rc = json_doc_new(&cs->doc)) != 0) return rc;
+  delta_parquet_write_options o = DELTA_PARQUET_WRITE_OPTIONS_INIT;
+  delta_parquet_sink sink = {sink_write, cs};
+  return delta_parquet_writer_open_sink(&cs->w, &sink, &cs->schema, &o);
+}
+
 static void ckpt_dispose(ckpt_state *cs) {
+  delta_storage_upload_abort(cs->up); /* unfinished: nothing appears */
   delta_parquet_writer_free(cs->w);
   if (cs->rb_live) row_builder_dispose(&cs->rb);
   json_doc_free(cs->doc);
@@ -233,10 +254,17 @@ static int flush(ckpt_state *cs) {
   return rc;
 }
 
+/* Finish the file: the rest written and the upload made visible. */
 static int ckpt_close(ckpt_state *cs) {
-  if (cs->json) return 0;
-  int rc = flush(cs);
-  return rc ? rc : delta_parquet_writer_close(cs->w, NULL);
+  int rc;
+  if (!cs->json && ((rc = flush(cs)) != 0 || (rc = delta_parquet_writer_close(cs->w, NULL)) != 0))
+    return rc;
+  if (cs->file.len && (rc = delta_storage_upload_write(cs->up, cs->file.data, cs->file.len)) != 0)
+    return rc;
+  buf_reset(&cs->file);
+  rc = delta_storage_upload_finish(cs->up);
+  cs->up = NULL; /* freed by finish, whatever the result */
+  return rc;
 }
 
 /* cs->line holds one action as JSON: make it a row. */
@@ -244,7 +272,7 @@ static int add_row(ckpt_state *cs, int rc) {
   if (rc) return rc;
   if (cs->json) {
     /* one action a line, as in a commit file */
-    if ((rc = buf_append(&cs->file, cs->line.data, cs->line.len)) || (rc = buf_putc(&cs->file, '\n')))
+    if ((rc = emit(cs, cs->line.data, cs->line.len)) || (rc = emit(cs, "\n", 1)))
       return rc;
     cs->rows++;
     buf_reset(&cs->line);
@@ -350,63 +378,62 @@ int checkpoint_write_snapshot(delta_table *t, const delta_snapshot *s) {
   memset(&side_cs, 0, sizeof side_cs);
   delta_buf text = DELTA_BUF_INIT, add_col = DELTA_BUF_INIT, key = DELTA_BUF_INIT;
   int64_t n_adds = 0, now = write_now_ms();
-  char uuid[37], name[96];
-  int rc = buf_puts(&add_col, col_add_open);
-  if (!rc && co.stats_struct) rc = parsed_columns(&co, &add_col);
-  if (!rc) rc = buf_puts(&add_col, ">,");
-  if (!rc) rc = buf_puts(&add_col, col_remove);
-  if (!rc) rc = buf_putc(&add_col, 0);
-  if (rc) goto done;
-  /* V1: one file with everything. V2: the file actions in one sidecar
-   * (when there are any), the rest and checkpointMetadata in the
-   * UUID-named checkpoint. */
-  bool sidecar = co.v2 && (s->n_files > 0 || s->n_tombstones > 0);
-  rc = buf_printf(&text, "%s,%s%s%s", col_txn, sidecar ? "" : (const char *)add_col.data, sidecar ? "" : ",",
-                        col_rest);
-  if (!rc && co.v2) rc = buf_printf(&text, ",%s", col_v2);
-  if (!rc) rc = buf_putc(&text, 0);
-  if (!rc) rc = ckpt_open(&main_cs, (const char *)text.data, v2_json);
-  if (!rc) rc = table_rows(s, &main_cs);
-  if (rc) goto done;
-  delta_json_writer w;
-  if (sidecar) {
-    rc = ckpt_open(&side_cs, (const char *)add_col.data, false);
-    if (!rc) rc = file_rows(&co, &side_cs, &n_adds);
-    if (!rc) rc = ckpt_close(&side_cs);
-    if (rc) goto done;
-    write_uuid(uuid);
-    snprintf(name, sizeof name, "%s.parquet", uuid);
-    if ((rc = buf_printf(&key, "_delta_log/_sidecars/%s", name)) || (rc = buf_putc(&key, 0))) goto done;
-    if ((rc = delta_storage_put(t->storage, (const char *)key.data, side_cs.file.data, side_cs.file.len, false)))
-      goto done;
-    ROW(&main_cs, (json_write_object_begin(&w), json_write_key(&w, "sidecar"),
-                   json_write_object_begin(&w), json_write_key(&w, "path"),
-                   json_write_string(&w, name), json_write_key(&w, "sizeInBytes"),
-                   json_write_int64(&w, (int64_t)side_cs.file.len), json_write_key(&w, "modificationTime"),
-                   json_write_int64(&w, now), json_write_object_end(&w), json_write_object_end(&w)));
-  } else {
-    rc = file_rows(&co, &main_cs, &n_adds);
-  }
-  if (!rc && co.v2)
-    ROW(&main_cs, (json_write_object_begin(&w), json_write_key(&w, "checkpointMetadata"),
-                   json_write_object_begin(&w), json_write_key(&w, "version"),
-                   json_write_int64(&w, s->version), json_write_object_end(&w),
-                   json_write_object_end(&w)));
-  if (!rc) rc = ckpt_close(&main_cs);
-  if (rc) goto done;
-  buf_reset(&key);
+  char uuid[37], name[96], side_name[48];
+  /* the names first: each file streams to its key as it is built */
   if (co.v2) {
     write_uuid(uuid);
     snprintf(name, sizeof name, "%020lld.checkpoint.%s.%s", (long long)s->version, uuid, v2_json ? "json" : "parquet");
   } else {
     snprintf(name, sizeof name, "%020lld.checkpoint.parquet", (long long)s->version);
   }
-  if ((rc = buf_printf(&key, "_delta_log/%s", name)) || (rc = buf_putc(&key, 0))) goto done;
+  int rc;
+  if ((rc = buf_puts(&add_col, col_add_open)) != 0) goto done;
+  if (co.stats_struct && (rc = parsed_columns(&co, &add_col)) != 0) goto done;
+  if ((rc = buf_puts(&add_col, ">,")) != 0 || (rc = buf_puts(&add_col, col_remove)) != 0 ||
+      (rc = buf_putc(&add_col, 0)) != 0)
+    goto done;
+  /* V1: one file with everything. V2: the file actions in one sidecar
+   * (when there are any), the rest and checkpointMetadata in the
+   * UUID-named checkpoint. */
+  bool sidecar = co.v2 && (s->n_files > 0 || s->n_tombstones > 0);
+  if ((rc = buf_printf(&text, "%s,%s%s%s", col_txn, sidecar ? "" : (const char *)add_col.data,
+                       sidecar ? "" : ",", col_rest)) != 0)
+    goto done;
+  if (co.v2 && (rc = buf_printf(&text, ",%s", col_v2)) != 0) goto done;
+  if ((rc = buf_putc(&text, 0)) != 0) goto done;
   /* a classic checkpoint of the same version may exist (another writer):
    * equal content, latest wins; UUID names never collide */
-  if ((rc = delta_storage_put(t->storage, (const char *)key.data, main_cs.file.data, main_cs.file.len, true)))
+  if ((rc = buf_printf(&key, "_delta_log/%s", name)) != 0 || (rc = buf_putc(&key, 0)) != 0) goto done;
+  if ((rc = ckpt_open(&main_cs, t->storage, (const char *)key.data, (const char *)text.data, v2_json)) != 0)
     goto done;
-  rc = write_hint(t, s, main_cs.rows + side_cs.rows, main_cs.file.len, n_adds, co.v2 ? name : NULL, now);
+  if ((rc = table_rows(s, &main_cs)) != 0) goto done;
+  delta_json_writer w;
+  if (sidecar) {
+    write_uuid(uuid);
+    snprintf(side_name, sizeof side_name, "%s.parquet", uuid);
+    buf_reset(&key);
+    if ((rc = buf_printf(&key, "_delta_log/_sidecars/%s", side_name)) || (rc = buf_putc(&key, 0))) goto done;
+    if ((rc = ckpt_open(&side_cs, t->storage, (const char *)key.data, (const char *)add_col.data, false)) != 0 ||
+        (rc = file_rows(&co, &side_cs, &n_adds)) != 0 || (rc = ckpt_close(&side_cs)) != 0)
+      goto done;
+    ROW(&main_cs, (json_write_object_begin(&w), json_write_key(&w, "sidecar"),
+                   json_write_object_begin(&w), json_write_key(&w, "path"),
+                   json_write_string(&w, side_name), json_write_key(&w, "sizeInBytes"),
+                   json_write_int64(&w, (int64_t)side_cs.size), json_write_key(&w, "modificationTime"),
+                   json_write_int64(&w, now), json_write_object_end(&w), json_write_object_end(&w)));
+  } else {
+    rc = file_rows(&co, &main_cs, &n_adds);
+  }
+  if (rc) goto done;
+  if (co.v2) {
+    ROW(&main_cs, (json_write_object_begin(&w), json_write_key(&w, "checkpointMetadata"),
+                   json_write_object_begin(&w), json_write_key(&w, "version"),
+                   json_write_int64(&w, s->version), json_write_object_end(&w),
+                   json_write_object_end(&w)));
+    if (rc) goto done;
+  }
+  if ((rc = ckpt_close(&main_cs)) != 0) goto done;
+  rc = write_hint(t, s, main_cs.rows + side_cs.rows, main_cs.size, n_adds, co.v2 ? name : NULL, now);
 done:
   if (rc) err_prefix("checkpoint of version %lld", (long long)s->version);
   ckpt_dispose(&main_cs);
@@ -418,23 +445,26 @@ done:
 }
 #undef ROW
 
-int delta_checkpoint_create(const char *location, int64_t version, int64_t *version_out) {
-  delta_table *t = NULL;
+int delta_checkpoint_create(delta_table *t, int64_t version, int64_t *version_out) {
   delta_snapshot *s = NULL;
   delta_snapshot_options so = DELTA_SNAPSHOT_OPTIONS_INIT;
   if (version >= 0) {
     so.at_version = true;
     so.table_version = version;
   }
-  int rc = delta_table_open(&t, location);
-  if (!rc) rc = delta_snapshot_open(&s, t, &so);
-  if (!rc) rc = checkpoint_write_snapshot(t, s);
+  int rc;
+  if (!t)
+    return err_set(DELTA_EINVAL, "checkpoint: NULL table");
+  if ((rc = delta_snapshot_open(&s, t, &so)) != 0)
+    goto done;
+  if ((rc = checkpoint_write_snapshot(t, s)) != 0)
+    goto done;
   /* the new checkpoint may let expired commits go (as the commit hook
    * txn_hook_log_cleanup does); the checkpoint stands whether or not that
    * works */
-  if (!rc && log_cleanup_after_checkpoint(t, s) != 0) delta_error_clear();
-  if (!rc && version_out) *version_out = s->version;
+  if (log_cleanup_after_checkpoint(t, s) != 0) delta_error_clear();
+  if (version_out) *version_out = s->version;
+done:
   delta_snapshot_free(s);
-  delta_table_free(t);
   return rc;
 }

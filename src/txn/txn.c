@@ -15,22 +15,19 @@ int txn_check_writable(const delta_snapshot *s) {
   return table_check_writable(&s->protocol, &s->metadata, s->schema);
 }
 
-int txn_open(const char *location, const delta_snapshot_options *so, delta_table **t, delta_snapshot **s) {
+int txn_open(delta_table *t, const delta_snapshot_options *so, delta_snapshot **s) {
   int rc;
-  *t = NULL;
   *s = NULL;
-  if ((rc = delta_table_open(t, location)) != 0)
-    goto fail;
-  if ((rc = delta_snapshot_open(s, *t, so)) != 0)
+  if (!t)
+    return err_set(DELTA_EINVAL, "NULL table");
+  if ((rc = delta_snapshot_open(s, t, so)) != 0)
     goto fail;
   if ((rc = txn_check_writable(*s)) != 0)
     goto fail;
   return 0;
 fail:
   delta_snapshot_free(*s);
-  delta_table_free(*t);
   *s = NULL;
-  *t = NULL;
   return rc;
 }
 

@@ -63,10 +63,10 @@ struct txn_ctx {
   delta_snapshot *committed;     /* the snapshot at `version`, when a hook opened it */
 };
 
-/* Prologue: open the table at `location`, its snapshot (`so` may be NULL:
+/* Prologue: open the snapshot of table `t` (the caller's; `so` may be NULL:
  * the latest) and check that deltac may write it. On failure nothing is
  * left open. */
-int txn_open(const char *location, const delta_snapshot_options *so, delta_table **t, delta_snapshot **s);
+int txn_open(delta_table *t, const delta_snapshot_options *so, delta_snapshot **s);
 /* DELTA_EUNSUPPORTED naming what deltac cannot honour writing snapshot s. */
 int txn_check_writable(const delta_snapshot *s);
 

@@ -79,13 +79,12 @@ static int protocol_with_checks(const delta_protocol *p, delta_arena *a, delta_p
   return 0;
 }
 
-static int alter(const char *location, const char *name, const char *expr, bool if_exists, int64_t *version_out) {
-  delta_table *t = NULL;
+static int alter(delta_table *t, const char *name, const char *expr, bool if_exists, int64_t *version_out) {
   delta_snapshot *s = NULL;
   delta_arena arena = {0};
   delta_buf key = DELTA_BUF_INIT, actions = DELTA_BUF_INIT, params = DELTA_BUF_INIT;
   int rc;
-  if ((rc = txn_open(location, NULL, &t, &s)) != 0)
+  if ((rc = txn_open(t, NULL, &s)) != 0)
     goto done;
   if (!*name) {
     rc = err_set(DELTA_EINVAL, "a constraint needs a name");
@@ -188,15 +187,14 @@ done:
   buf_dispose(&params);
   log_arena_dispose(&arena);
   delta_snapshot_free(s);
-  delta_table_free(t);
   return rc;
 }
 
-int delta_constraint_add(const char *location, const char *name, const char *expr, int64_t *version_out) {
+int delta_constraint_add(delta_table *table, const char *name, const char *expr, int64_t *version_out) {
   if (!expr) return err_set(DELTA_EINVAL, "a CHECK constraint needs an expression");
-  return alter(location, name, expr, false, version_out);
+  return alter(table, name, expr, false, version_out);
 }
 
-int delta_constraint_drop(const char *location, const char *name, bool if_exists, int64_t *version_out) {
-  return alter(location, name, NULL, if_exists, version_out);
+int delta_constraint_drop(delta_table *table, const char *name, bool if_exists, int64_t *version_out) {
+  return alter(table, name, NULL, if_exists, version_out);
 }

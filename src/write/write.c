@@ -303,11 +303,9 @@ static int input_errno_code(int e) {
 /* Open the table and its latest snapshot (none: the write creates the
  * table) and check the options against it. An app version committed
  * already sets result->skipped: exactly-once, nothing is written again. */
-static int write_prologue(write_ctx *c, const char *location, delta_write_result *result) {
+static int write_prologue(write_ctx *c, delta_write_result *result) {
   const delta_write_options *opts = c->o;
   int rc;
-  if ((rc = delta_table_open(&c->table, location)) != 0)
-    return rc;
   if (opts->app_id && opts->app_version < 0)
     return err_set(DELTA_EINVAL, "--app-version must be >= 0");
   if (opts->replace_where && opts->mode != DELTA_WRITE_OVERWRITE)
@@ -375,7 +373,7 @@ done:
   return rc;
 }
 
-int delta_write(const char *location, struct ArrowArrayStream *data, const delta_write_options *opts,
+int delta_write(delta_table *table, struct ArrowArrayStream *data, const delta_write_options *opts,
                 delta_write_result *result) {
   delta_write_result local;
   if (!result) result = &local;
@@ -389,13 +387,14 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
     v1.version = DELTA_WRITE_OPTIONS_VERSION;
     opts = &v1;
   }
-  if (!opts || opts->version != DELTA_WRITE_OPTIONS_VERSION) {
+  if (!opts || opts->version != DELTA_WRITE_OPTIONS_VERSION || !table) {
     if (data && data->release) data->release(data);
-    return err_set(DELTA_EINVAL, "write options: unknown version");
+    return err_set(DELTA_EINVAL, !table ? "write: NULL table" : "write options: unknown version");
   }
   write_ctx c;
   memset(&c, 0, sizeof c);
   c.o = opts;
+  c.table = table; /* the caller's: not freed here */
   data_writer *dw = NULL;
   delta_buf params = DELTA_BUF_INIT, metrics = DELTA_BUF_INIT;
   const char **removed = NULL;
@@ -406,7 +405,7 @@ int delta_write(const char *location, struct ArrowArrayStream *data, const delta
   replace_where_cdc *cdc = NULL;
   int64_t cdc_files = 0;
   int rc;
-  if ((rc = write_prologue(&c, location, result)) != 0 || result->skipped)
+  if ((rc = write_prologue(&c, result)) != 0 || result->skipped)
     goto done;
   if (data) {
     if ((rc = data->get_schema(data, &c.in_schema))) {
@@ -573,6 +572,5 @@ done:
   log_type_free(c.schema);
   log_arena_dispose(&c.arena);
   delta_snapshot_free(c.snap);
-  delta_table_free(c.table);
   return rc;
 }

@@ -13,6 +13,16 @@
 #include "dml/dml_internal.h"
 #include "test.h"
 
+/* The operations take an open table: open `loc`, run, free. */
+static int delete_at(const char *loc, const delta_delete_options *o, delta_dml_result *r) {
+  delta_table *t = NULL;
+  int rc;
+  if ((rc = delta_table_open(&t, loc)) != 0) return rc;
+  rc = delta_delete(t, o, r);
+  delta_table_free(t);
+  return rc;
+}
+
 static int sh(const char *fmt, const char *a, const char *b) {
   char cmd[4096];
   snprintf(cmd, sizeof cmd, fmt, a, b);
@@ -41,31 +51,31 @@ static void test_conflict(const char *bin, const char *dir, bool dv) {
   delta_delete_options o = DELTA_DELETE_OPTIONS_INIT;
   delta_dml_result r;
   o.where = "id = 1";
-  CHECK_EQ_INT(delta_delete(tbl, &o, &r), 0);
+  CHECK_EQ_INT(delete_at(tbl, &o, &r), 0);
   CHECK_EQ_INT(r.version, 1);
   CHECK_EQ_INT(r.rows_deleted, 1);
   /* a transaction that read version 0 and touches the same file */
   o.where = "id = 2";
   o.read_version = 0;
-  CHECK_EQ_INT(delta_delete(tbl, &o, &r), DELTA_ECONFLICT);
+  CHECK_EQ_INT(delete_at(tbl, &o, &r), DELTA_ECONFLICT);
   CHECK(strstr(delta_error_last(), "conflict") != NULL || strstr(delta_error_last(), "concurrent") != NULL);
   CHECK_EQ_INT(latest(tbl), 1);
   /* one that read version 0 and touches only the other partition: commits as version 2 */
   o.where = "p = 'b' AND id = 3";
-  CHECK_EQ_INT(delta_delete(tbl, &o, &r), 0);
+  CHECK_EQ_INT(delete_at(tbl, &o, &r), 0);
   CHECK_EQ_INT(r.version, 2);
   /* nothing matched: no commit */
   o.read_version = -1;
   o.where = "id = 99";
-  CHECK_EQ_INT(delta_delete(tbl, &o, &r), 0);
+  CHECK_EQ_INT(delete_at(tbl, &o, &r), 0);
   CHECK(r.noop);
   CHECK_EQ_INT(latest(tbl), 2);
   /* bad predicates */
   o.where = "nope = 1";
-  CHECK_EQ_INT(delta_delete(tbl, &o, &r), DELTA_EINVAL);
+  CHECK_EQ_INT(delete_at(tbl, &o, &r), DELTA_EINVAL);
   CHECK(strstr(delta_error_last(), "--where") != NULL);
   o.where = "id = ";
-  CHECK_EQ_INT(delta_delete(tbl, &o, &r), DELTA_EINVAL);
+  CHECK_EQ_INT(delete_at(tbl, &o, &r), DELTA_EINVAL);
 }
 
 int main(void) {

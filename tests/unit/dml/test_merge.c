@@ -14,6 +14,16 @@
 #include "util/alloc_internal.h"
 #include "write/input_text.h"
 
+/* The operations take an open table: open `loc`, run, free. */
+static int merge_at(const char *loc, const delta_merge_options *o, delta_merge_result *r) {
+  delta_table *t = NULL;
+  int rc;
+  if ((rc = delta_table_open(&t, loc)) != 0) return rc;
+  rc = delta_merge(t, o, r);
+  delta_table_free(t);
+  return rc;
+}
+
 static int64_t latest(const char *loc) {
   delta_table *t = NULL;
   delta_snapshot *s = NULL;
@@ -40,7 +50,7 @@ static int merge_with(const char *tbl, const char *src, const char *on, const de
   o.clauses = cl;
   o.n_clauses = n;
   o.schema_merge = schema_merge;
-  int rc = delta_merge(tbl, &o, r);
+  int rc = merge_at(tbl, &o, r);
   st.release(&st);
   return rc;
 }
@@ -59,7 +69,7 @@ static int merge(const char *tbl, const char *src, const delta_merge_clause *cl,
   o.clauses = cl;
   o.n_clauses = n;
   o.read_version = read_version;
-  int rc = delta_merge(tbl, &o, r);
+  int rc = merge_at(tbl, &o, r);
   st.release(&st);
   return rc;
 }
@@ -201,9 +211,9 @@ static void test_options(const char *dir) {
   snprintf(tbl, sizeof tbl, "%s/t0", dir);
   delta_merge_options o = DELTA_MERGE_OPTIONS_INIT;
   delta_merge_result r;
-  CHECK_EQ_INT(delta_merge(tbl, &o, &r), DELTA_EINVAL); /* no source */
+  CHECK_EQ_INT(merge_at(tbl, &o, &r), DELTA_EINVAL); /* no source */
   o.version = 99;
-  CHECK_EQ_INT(delta_merge(tbl, &o, &r), DELTA_EINVAL);
+  CHECK_EQ_INT(merge_at(tbl, &o, &r), DELTA_EINVAL);
   /* an insert in the matched group, an unconditional clause before another */
   delta_merge_clause bad1 = {DELTA_MERGE_MATCHED, DELTA_MERGE_INSERT, NULL, NULL};
   CHECK_EQ_INT(merge(tbl, "{\"id\":1}", &bad1, 1, -1, &r), DELTA_EINVAL);

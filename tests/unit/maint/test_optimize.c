@@ -13,6 +13,24 @@
 #include "deltac/maintenance.h"
 #include "test.h"
 
+/* The operations take an open table: open `loc`, run, free. */
+static int delete_at(const char *loc, const delta_delete_options *o, delta_dml_result *r) {
+  delta_table *t = NULL;
+  int rc;
+  if ((rc = delta_table_open(&t, loc)) != 0) return rc;
+  rc = delta_delete(t, o, r);
+  delta_table_free(t);
+  return rc;
+}
+static int optimize_at(const char *loc, const delta_optimize_options *o, delta_optimize_result *r) {
+  delta_table *t = NULL;
+  int rc;
+  if ((rc = delta_table_open(&t, loc)) != 0) return rc;
+  rc = delta_optimize(t, o, r);
+  delta_table_free(t);
+  return rc;
+}
+
 static int64_t latest(const char *loc, int64_t *n_files) {
   delta_table *t = NULL;
   delta_snapshot *s = NULL;
@@ -49,7 +67,7 @@ static void test_conflicts(const char *bin, const char *dir) {
   delta_optimize_options o = DELTA_OPTIMIZE_OPTIONS_INIT;
   delta_optimize_result r;
   o.read_version = 1;
-  CHECK_EQ_INT(delta_optimize(tbl, &o, &r), 0);
+  CHECK_EQ_INT(optimize_at(tbl, &o, &r), 0);
   CHECK_EQ_INT(r.version, 3);
   CHECK_EQ_INT(r.files_removed, 2);
   CHECK_EQ_INT(r.files_added, 1);
@@ -59,7 +77,7 @@ static void test_conflicts(const char *bin, const char *dir) {
   CHECK_EQ_INT(n, 2); /* a's compacted file and b's appended one */
   /* nothing left to do */
   o.read_version = -1;
-  CHECK_EQ_INT(delta_optimize(tbl, &o, &r), 0);
+  CHECK_EQ_INT(optimize_at(tbl, &o, &r), 0);
   CHECK(r.noop);
   CHECK_EQ_INT(r.version, 3);
   /* v4 appends to a; v5 deletes that file whole; an optimize that read v4
@@ -68,24 +86,24 @@ static void test_conflicts(const char *bin, const char *dir) {
   delta_delete_options d = DELTA_DELETE_OPTIONS_INIT;
   d.where = "id = 5";
   delta_dml_result dr;
-  CHECK_EQ_INT(delta_delete(tbl, &d, &dr), 0);
+  CHECK_EQ_INT(delete_at(tbl, &d, &dr), 0);
   CHECK_EQ_INT(dr.version, 5);
   o.read_version = 4;
-  CHECK_EQ_INT(delta_optimize(tbl, &o, &r), DELTA_ECONFLICT);
+  CHECK_EQ_INT(optimize_at(tbl, &o, &r), DELTA_ECONFLICT);
   CHECK_EQ_INT(latest(tbl, NULL), 5);
   /* Z-order errors */
   const char *zp[] = {"p"}, *zn[] = {"nope"}, *zz[] = {"id", "ID"};
   o.read_version = -1;
   o.zorder_by = zp;
   o.n_zorder_by = 1;
-  CHECK_EQ_INT(delta_optimize(tbl, &o, &r), DELTA_EINVAL);
+  CHECK_EQ_INT(optimize_at(tbl, &o, &r), DELTA_EINVAL);
   o.zorder_by = zn;
-  CHECK_EQ_INT(delta_optimize(tbl, &o, &r), DELTA_ENOTFOUND);
+  CHECK_EQ_INT(optimize_at(tbl, &o, &r), DELTA_ENOTFOUND);
   o.zorder_by = zz;
   o.n_zorder_by = 2;
-  CHECK_EQ_INT(delta_optimize(tbl, &o, &r), DELTA_EINVAL);
+  CHECK_EQ_INT(optimize_at(tbl, &o, &r), DELTA_EINVAL);
   o.version = 99;
-  CHECK_EQ_INT(delta_optimize(tbl, &o, &r), DELTA_EINVAL);
+  CHECK_EQ_INT(optimize_at(tbl, &o, &r), DELTA_EINVAL);
   CHECK_EQ_INT(latest(tbl, NULL), 5);
 }
 

@@ -15,6 +15,20 @@
 #include "txn/commit.h"
 #include "write/input_text.h"
 
+/* The operations take an open table: open `loc`, run, free. */
+static int write_at(const char *loc, struct ArrowArrayStream *in, const delta_write_options *o,
+                    delta_write_result *r) {
+  delta_table *t = NULL;
+  int rc = delta_table_open(&t, loc);
+  if (rc) {
+    if (in && in->release) in->release(in);
+    return rc;
+  }
+  rc = delta_write(t, in, o, r);
+  delta_table_free(t);
+  return rc;
+}
+
 static char root[256];
 
 /* Write NDJSON rows through the public API. */
@@ -35,7 +49,7 @@ static int write_rows(const char *table, const char *ndjson, delta_write_mode mo
   o.schema_merge = merge;
   o.app_id = app;
   o.app_version = app_version;
-  return delta_write(table, &s, &o, r);
+  return write_at(table, &s, &o, r);
 }
 
 static commit_request base_request(delta_storage *st, int64_t read_version, const char *actions) {

@@ -17,6 +17,20 @@
 #include "util/error_internal.h"
 #include "write/input_text.h"
 
+/* The operations take an open table: open `loc`, run, free. */
+static int write_at(const char *loc, struct ArrowArrayStream *in, const delta_write_options *o,
+                    delta_write_result *r) {
+  delta_table *t = NULL;
+  int rc = delta_table_open(&t, loc);
+  if (rc) {
+    if (in && in->release) in->release(in);
+    return rc;
+  }
+  rc = delta_write(t, in, o, r);
+  delta_table_free(t);
+  return rc;
+}
+
 static char root[256];
 
 /* Append NDJSON rows through the public API (creating the table). */
@@ -34,7 +48,7 @@ static int write_rows(const char *table, const char *ndjson) {
   if (rc) return rc;
   delta_write_options o = DELTA_WRITE_OPTIONS_INIT;
   delta_write_result r;
-  return delta_write(table, &s, &o, &r);
+  return write_at(table, &s, &o, &r);
 }
 
 /* The text of commit `version` of the table at `st`, NUL-terminated. */
@@ -72,8 +86,12 @@ static delta_add an_add(const char *path) {
 static void test_stage_commit(const char *table) {
   delta_table *t = NULL;
   delta_snapshot *s = NULL;
-  CHECK_EQ_INT(txn_open(table, NULL, &t, &s), 0);
-  if (!s) return;
+  CHECK_EQ_INT(delta_table_open(&t, table), 0);
+  CHECK_EQ_INT(txn_open(t, NULL, &s), 0);
+  if (!s) {
+    delta_table_free(t);
+    return;
+  }
   txn_ctx tx;
   txn_begin(&tx, t, s, "WRITE");
   txn_set_info(&tx, "{\"mode\":\"Append\"}", "{\"numFiles\":\"1\"}");
@@ -104,8 +122,12 @@ static void test_stage_commit(const char *table) {
 static void test_race(const char *table) {
   delta_table *t = NULL;
   delta_snapshot *s = NULL;
-  CHECK_EQ_INT(txn_open(table, NULL, &t, &s), 0);
-  if (!s) return;
+  CHECK_EQ_INT(delta_table_open(&t, table), 0);
+  CHECK_EQ_INT(txn_open(t, NULL, &s), 0);
+  if (!s) {
+    delta_table_free(t);
+    return;
+  }
   CHECK_EQ_INT(write_rows(table, "{\"a\":5}\n"), 0); /* the winner */
   txn_ctx tx;
   txn_begin(&tx, t, s, "WRITE");
@@ -145,8 +167,12 @@ static int hook_b(txn_ctx *tx) {
 static void test_hooks(const char *table) {
   delta_table *t = NULL;
   delta_snapshot *s = NULL;
-  CHECK_EQ_INT(txn_open(table, NULL, &t, &s), 0);
-  if (!s) return;
+  CHECK_EQ_INT(delta_table_open(&t, table), 0);
+  CHECK_EQ_INT(txn_open(t, NULL, &s), 0);
+  if (!s) {
+    delta_table_free(t);
+    return;
+  }
   txn_ctx tx;
   txn_begin(&tx, t, s, "WRITE");
   CHECK_EQ_INT(tx.n_hooks, 1); /* the checksum */
@@ -252,10 +278,13 @@ static void test_retry(void) {
 static void test_open_missing(void) {
   char missing[300];
   snprintf(missing, sizeof missing, "%s/none", root);
-  delta_table *t = (delta_table *)1;
+  delta_table *t = NULL;
   delta_snapshot *s = (delta_snapshot *)1;
-  CHECK(txn_open(missing, NULL, &t, &s) != 0);
-  CHECK(t == NULL && s == NULL);
+  CHECK_EQ_INT(delta_table_open(&t, missing), 0);
+  CHECK(txn_open(t, NULL, &s) != 0);
+  CHECK(s == NULL);
+  CHECK(txn_open(NULL, NULL, &s) == DELTA_EINVAL);
+  delta_table_free(t);
   delta_error_clear();
 }
 
