@@ -6,8 +6,8 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/help.h"
-#include "deltac/version.h"
 #include "cli/table_open.h"
+#include "deltac/version.h"
 #include "log/snapshot.h"
 
 static const char usage[] =
