@@ -10,6 +10,7 @@
 #include "json/json.h"
 #include "log/action_json.h"
 #include "log/checkpoint_read.h"
+#include "log/file_open.h"
 #include "storage/path.h"
 #include "storage/storage_internal.h"
 #include "util/alloc_internal.h"
@@ -246,7 +247,7 @@ static int read_commit(replay *r, const log_entry *e, delta_json_doc *doc, delta
   return log_actions_parse_json(e->name, (const char *)text->data, text->len, &r->s->arena, doc, on_action, r);
 }
 
-static int read_checkpoint_file(replay *r, const char *key, const char *display, bool is_json,
+static int read_checkpoint_file(replay *r, const char *key, const char *display, bool is_json, int64_t size,
                                 delta_json_doc *doc, delta_buf *text) {
   int rc;
   if (is_json) {
@@ -255,14 +256,12 @@ static int read_checkpoint_file(replay *r, const char *key, const char *display,
     return log_actions_parse_json(display, (const char *)text->data, text->len, &r->s->arena, doc,
                                     on_action, r);
   }
-  delta_buf local = DELTA_BUF_INIT;
-  if ((rc = storage_local_path(r->s->table->storage, key, &local)) != 0) goto done;
-  rc = log_checkpoint_read_parquet((const char *)local.data, &r->s->arena,
-                                       r->s->stats_records_only ? DELTA_CKPT_STATS_RECORDS
-                                                                : DELTA_CKPT_STATS_FULL,
-                                       on_action, r);
-done:
-  buf_dispose(&local);
+  delta_parquet_file *f = NULL;
+  if ((rc = log_parquet_open(r->s->table->storage, key, size, &f)) != 0) return err_prefix("checkpoint");
+  rc = log_checkpoint_read_file(f, key, &r->s->arena,
+                                r->s->stats_records_only ? DELTA_CKPT_STATS_RECORDS : DELTA_CKPT_STATS_FULL,
+                                on_action, r);
+  delta_parquet_free(f);
   return rc;
 }
 
@@ -276,7 +275,8 @@ static int read_checkpoint(replay *r, const log_segment *seg, delta_json_doc *do
     const log_entry *e = seg->cp_files[i];
     char key[128];
     snprintf(key, sizeof key, "_delta_log/%s", e->name);
-    int rc = read_checkpoint_file(r, key, e->name, e->info.kind == LOG_CHECKPOINT_V2_JSON, doc, text);
+    int rc = read_checkpoint_file(r, key, e->name, e->info.kind == LOG_CHECKPOINT_V2_JSON, (int64_t)e->size, doc,
+                                  text);
     if (rc) return rc;
   }
   /* V2 checkpoints keep their file actions in sidecars. */
@@ -296,7 +296,7 @@ static int read_checkpoint(replay *r, const log_segment *seg, delta_json_doc *do
     if ((rc = storage_path_decode(&name, base, strlen(base))) != 0) goto done;
     if ((rc = buf_append(&key, name.data, name.len)) != 0) goto done;
     if ((rc = buf_putc(&key, '\0')) != 0) goto done;
-    if ((rc = read_checkpoint_file(r, (const char *)key.data, base, false, doc, text)) != 0) goto done;
+    if ((rc = read_checkpoint_file(r, (const char *)key.data, base, false, -1, doc, text)) != 0) goto done;
   }
 done:
   buf_dispose(&key);

@@ -14,6 +14,7 @@
 #include "arrow/filter.h"
 #include "deltac/parquet.h"
 #include "dv/dv.h"
+#include "log/file_open.h"
 #include "log/snapshot.h"
 #include "parquet/stream.h"
 #include "scan/columns.h"
@@ -68,6 +69,8 @@ typedef struct {
   int64_t file_row;            /* rows of this file already read */
   delta_dv_bitmap *dv, *dv2;
   delta_buf mask, mask2, mask3;
+  log_storages storages;       /* the table's, and any other locations its paths name */
+  bool storages_live;
   char error[1024];
 } scan_state;
 
@@ -112,6 +115,7 @@ static void scan_release(struct ArrowArrayStream *s) {
   buf_dispose(&st->mask2);
   buf_dispose(&st->mask3);
   if (st->src.release) st->src.release(st->src.ctx);
+  if (st->storages_live) log_storages_dispose(&st->storages);
   mem_free(st->fields);
   mem_free(st->is_partition);
   delta_snapshot_free(st->snap);
@@ -134,28 +138,6 @@ static const char *scan_last_error(struct ArrowArrayStream *s) {
   return st->error[0] ? st->error : NULL;
 }
 
-/* The local file behind an add.path. */
-static int local_file(delta_snapshot *snap, const char *path, delta_buf *out) {
-  delta_storage *storage = snap->table->storage;
-  delta_buf resolved = DELTA_BUF_INIT;
-  delta_path_kind kind;
-  int rc = storage_path_resolve(&kind, &resolved, path, strlen(path), delta_storage_location(storage));
-  if (!rc) rc = buf_putc(&resolved, '\0');
-  if (!rc && kind == DELTA_PATH_KEY) {
-    rc = storage_local_path(storage, (const char *)resolved.data, out);
-  } else if (!rc) {
-    const char *uri = (const char *)resolved.data;
-    if (strncmp(uri, "file://", 7) != 0) {
-      rc = err_set(DELTA_EUNSUPPORTED, "data file %s is not on this file system", uri);
-    } else {
-      rc = storage_path_decode(out, uri + 7, strlen(uri + 7));
-      if (!rc) rc = buf_putc(out, '\0');
-    }
-  }
-  buf_dispose(&resolved);
-  return rc;
-}
-
 static const char *partition_value(const scan_state *st, const scan_task *a, const delta_field *f, bool *found) {
   const char *names[2] = {st->mode != MAP_NONE ? f->physical_name : NULL, f->name};
   for (int k = 0; k < 2; k++) {
@@ -170,14 +152,22 @@ static const char *partition_value(const scan_state *st, const scan_task *a, con
   return NULL;
 }
 
+/* The data file of a task, through the table's storage (or, for an
+ * absolute path elsewhere, a storage on its directory kept for the scan). */
+static int open_data_file(scan_state *st, const scan_task *a, delta_parquet_file **out) {
+  delta_buf key = DELTA_BUF_INIT;
+  delta_storage *storage;
+  int rc = log_storages_resolve(&st->storages, a->path, &storage, &key);
+  if (!rc) rc = log_parquet_open(storage, (const char *)key.data, a->size > 0 ? a->size : -1, out);
+  buf_dispose(&key);
+  return rc;
+}
+
 static int open_file(scan_state *st) {
   const scan_task *a = &st->task;
   st->file = a;
   st->file_row = 0;
-  delta_buf local = DELTA_BUF_INIT;
-  int rc = local_file(st->snap, a->path, &local);
-  if (!rc) rc = delta_parquet_open(&st->pf, (const char *)local.data);
-  buf_dispose(&local);
+  int rc = open_data_file(st, a, &st->pf);
   if (rc) return rc;
   struct ArrowSchema all;
   rc = delta_parquet_schema(st->pf, &all);
@@ -198,9 +188,8 @@ static int open_file(scan_state *st) {
     return 0;
   }
   st->metrics->files_read++;
-  delta_storage *storage = st->snap->table->storage;
-  if (!rc && a->dv && a->dv->present) rc = dv_load(storage, a->dv, &st->dv);
-  if (!rc && a->dv2 && a->dv2->present) rc = dv_load(storage, a->dv2, &st->dv2);
+  if (!rc && a->dv && a->dv->present) rc = dv_load_in(&st->storages, a->dv, &st->dv);
+  if (!rc && a->dv2 && a->dv2->present) rc = dv_load_in(&st->storages, a->dv2, &st->dv2);
   if (rc) {
     mem_free(rgs);
     all.release(&all);
@@ -762,6 +751,8 @@ int scan_stream_new(delta_snapshot *snap, const delta_scan_options *opts_in, sca
   atomic_fetch_add(&snap->refs, 1);
   st->snap = snap;
   st->src = src;
+  log_storages_init(&st->storages, snap->table);
+  st->storages_live = true;
   st->changes = changes;
   st->row_tracking = opts.row_tracking && !changes;
   if (st->row_tracking) {
@@ -830,7 +821,7 @@ int delta_scan_read(delta_snapshot *snap, const delta_scan_options *opts, struct
     const delta_add *a = &snap->files[i];
     tasks[i] = (scan_task){a->path, a->partition_values, a->n_partition_values, &a->dv, NULL, ROWS_LIVE, NULL, 0, 0,
                            a->stats, a->has_base_row_id, a->has_default_row_commit_version, a->base_row_id,
-                           a->default_row_commit_version};
+                           a->default_row_commit_version, a->size};
   }
   scan_task_source src;
   int rc = scan_task_array_source(tasks, snap->n_files, &src);
