@@ -14,8 +14,8 @@
 int pq_file_read(const pq_file *f, uint64_t offset, size_t len, uint8_t *dst) {
   if (len == 0) return 0;
   int rc = f->src.read_at(f->src.ctx, offset, len, dst);
-  if (rc) return err_prefix("%s", f->name);
-  return 0;
+  if (rc) err_prefix("%s", f->name); /* the source's own code is what counts */
+  return rc;
 }
 
 /* ---- the local file ---- */
