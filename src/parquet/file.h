@@ -27,6 +27,8 @@ struct delta_parquet_file {
   delta_parquet_source src;
   bool has_src;
   uint8_t *footer;            /* the tail read that holds the footer (owned) when not in memory */
+  uint64_t tail_at;           /* footer holds bytes [tail_at, size) of the file, when tail_len > 0 */
+  size_t tail_len;
   /* A row group's chunks read ahead (pq_file_preload) for the first stream
    * that starts that row group; dropped when a stream starts another one. */
   pq_rg_bytes *preloaded;
@@ -65,6 +67,10 @@ int pq_rg_bytes_load(const pq_file *f, int rg, const bool *selected, pq_rg_bytes
 /* The bytes of chunk [start, start+len) if it is loaded, else NULL. */
 const uint8_t *pq_rg_bytes_find(const pq_rg_bytes *b, uint64_t start, uint64_t len);
 void pq_rg_bytes_unref(pq_rg_bytes *b);
+
+/* The chunk's bytes when the footer's tail read already holds them (small
+ * files come whole with it), else NULL. */
+const uint8_t *pq_file_tail_bytes(const pq_file *f, uint64_t start, uint64_t len);
 
 /* Byte range of a leaf's column chunk in row group rg; DELTA_ECORRUPT when
  * it lies outside the file. */

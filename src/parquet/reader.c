@@ -64,6 +64,10 @@ static int open_common(pq_file *f) {
   const uint8_t *footer;
   if ((size_t)flen + 8 <= tail_len) {
     footer = end - flen;
+    if (!f->data) {
+      f->tail_at = f->size - tail_len;
+      f->tail_len = tail_len;
+    }
   } else {
     /* a footer larger than the guess: one more read for all of it */
     mem_free(f->footer);
@@ -374,13 +378,14 @@ static int load_row_group(stream_state *st) {
 
 static const uint8_t *chunk_in_memory(const stream_state *st, int leaf) {
   uint64_t start, len;
-  if (!st->rg_bytes[0] && !st->rg_bytes[1]) return NULL;
+  if (st->f->data || st->f->src.cheap_reads) return NULL;
   if (pq_chunk_range(st->f, st->cur_rg, leaf, &start, &len) != 0) {
     delta_error_clear(); /* pq_colreader_open reports it */
     return NULL;
   }
   const uint8_t *p = pq_rg_bytes_find(st->rg_bytes[0], start, len);
-  return p ? p : pq_rg_bytes_find(st->rg_bytes[1], start, len);
+  if (!p) p = pq_rg_bytes_find(st->rg_bytes[1], start, len);
+  return p ? p : pq_file_tail_bytes(st->f, start, len);
 }
 
 /* Make sure a row group with rows left is open: DELTA_ITEROVER when none. */

@@ -111,7 +111,7 @@ int pq_rg_bytes_load(const pq_file *f, int rg, const bool *selected, pq_rg_bytes
     uint64_t start, len;
     if ((rc = pq_chunk_range(f, rg, i, &start, &len)) != 0) goto fail;
     b->have[i] = true;
-    if (len == 0) continue;
+    if (len == 0 || pq_file_tail_bytes(f, start, len)) continue;
     r[n++] = (byte_range){start, start + len};
   }
   qsort(r, n, sizeof *r, by_start);
@@ -152,6 +152,13 @@ fail:
   mem_free(r);
   pq_rg_bytes_unref(b);
   return rc;
+}
+
+const uint8_t *pq_file_tail_bytes(const pq_file *f, uint64_t start, uint64_t len) {
+  /* bytes after the chunk: the footer and the trailer, more than the 8
+   * spare bytes decoders may load */
+  if (f->tail_len == 0 || start < f->tail_at || len > f->size - start) return NULL;
+  return f->footer + (start - f->tail_at);
 }
 
 const uint8_t *pq_rg_bytes_find(const pq_rg_bytes *b, uint64_t start, uint64_t len) {

@@ -106,7 +106,7 @@ static char *render_local(const char *path, const delta_parquet_read_options *ro
 
 static void test_small_footer_one_read(void) {
   counting c, d;
-  if (load(shared_file("arrow_big_v2_uncompressed"), &c) != 0 || load(shared_file("duck_prim_v1_snappy"), &d) != 0) {
+  if (load(shared_file("arrow_big_v2_uncompressed"), &c) != 0 || load(shared_file("arrow_nulls_v2_snappy"), &d) != 0) {
     CHECK(!"the shared Parquet files are missing");
     return;
   }
@@ -121,6 +121,13 @@ static void test_small_footer_one_read(void) {
   CHECK_EQ_INT(open_counting(&d, &f), 0);
   CHECK_EQ_INT(d.reads, 1);
   CHECK_EQ_INT(d.bytes, d.size > 65536 ? 65536 : d.size);
+  /* a file that came whole with the footer costs no further read */
+  if (d.size <= 65536) {
+    char *text = render(f, NULL);
+    CHECK(text != NULL);
+    free(text);
+    CHECK_EQ_INT(d.reads, 1);
+  }
   delta_parquet_free(f);
   free(c.data);
   free(d.data);
@@ -209,8 +216,12 @@ static void test_projected_reads_coalesced(void) {
     int non_empty = 0;
     for (int g = 0; g < n_rg; g++) non_empty += delta_parquet_row_group_num_rows(f, g) > 0;
     /* chunks of a row group lie within 1 MiB of each other in these files */
-    if (strcmp(names[k], "duck_big_v1_uncompressed") != 0) CHECK_EQ_INT(c.reads - before, non_empty);
+    /* at most one read per row group (none for chunks the footer's tail
+     * read already holds) */
+    if (strcmp(names[k], "duck_big_v1_uncompressed") != 0) CHECK(c.reads - before <= non_empty);
     else CHECK(c.reads - before <= 2 * non_empty);
+    CHECK(c.reads - before >= 1);
+    if (n_rg > 4) CHECK(c.reads - before >= non_empty / 2);
     char *want = render_local(shared_file(names[k]), &ro);
     CHECK(got && want && strcmp(got, want) == 0);
     free(got);
