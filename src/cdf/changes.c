@@ -637,7 +637,7 @@ int delta_changes_read(delta_table *t, const delta_changes_options *opts, struct
     delta_snapshot_free(end_snap);
     return rc;
   }
-  scan_task_source src = {scan_source_next, scan_source_release, s};
+  scan_task_source src = {scan_source_next, scan_source_release, s, false};
   rc = scan_stream_new(end_snap, &so, src, true, out);
   delta_snapshot_free(end_snap); /* the stream holds its own reference */
   return rc;

@@ -40,6 +40,10 @@ typedef struct {
   int (*next)(void *ctx, scan_task *task);
   void (*release)(void *ctx);
   void *ctx;
+  /* The tasks' strings and DVs stay valid until release(), not just until
+   * the next call: the scan may then pull tasks ahead and read their files
+   * ahead (on stores without local paths). */
+  bool stable;
 } scan_task_source;
 
 /* A source over an array of tasks (taken over, freed by release). */
