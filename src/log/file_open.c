@@ -174,6 +174,7 @@ int log_parquet_open(delta_storage *storage, const char *key, int64_t size, delt
   name.len = 0;
   const char *loc = delta_storage_location(storage);
   if ((rc = buf_printf(&name, "%s%s%s", loc, *loc ? "/" : "", key)) != 0) goto done;
+  if ((rc = buf_putc(&name, '\0')) != 0) goto done;
   storage_source *s = mem_calloc(1, sizeof *s);
   if (!s) {
     rc = DELTA_NOMEM();

@@ -143,8 +143,14 @@ typedef struct {
   delta_buf keybuf;
   delta_bigbuf adds;    /* live files (structs): the snapshot takes this buffer */
   delta_buf removes, txns, domains; /* arrays of structs */
-  delta_buf sidecars;   /* const char* paths named by a V2 checkpoint */
+  delta_buf sidecars;   /* sidecar_ref: the sidecars a V2 checkpoint names */
 } replay;
+
+/* A sidecar a V2 checkpoint names: its path and sizeInBytes. */
+typedef struct {
+  const char *path;
+  int64_t size;
+} sidecar_ref;
 
 /* The logical file key: resolved path + NUL + deletion vector id. */
 static int file_key(replay *r, const char *path, const delta_dv *dv) {
@@ -232,7 +238,8 @@ static int on_action(const delta_action *a, void *payload) {
     return 0;
   case DELTA_ACTION_SIDECAR:
     if (!r->in_checkpoint) return err_set(DELTA_ECORRUPT, "a sidecar action outside a checkpoint");
-    return buf_append(&r->sidecars, &a->u.sidecar.path, sizeof(const char *));
+    return buf_append(&r->sidecars, &(sidecar_ref){a->u.sidecar.path, a->u.sidecar.size_in_bytes},
+                      sizeof(sidecar_ref));
   default:
     return 0; /* cdc and checkpointMetadata do not take part in replay */
   }
@@ -280,23 +287,27 @@ static int read_checkpoint(replay *r, const log_segment *seg, delta_json_doc *do
     if (rc) return rc;
   }
   /* V2 checkpoints keep their file actions in sidecars. */
-  const char **sc = (const char **)(void *)r->sidecars.data;
-  size_t n = r->sidecars.len / sizeof(const char *);
+  const sidecar_ref *refs = (const sidecar_ref *)(void *)r->sidecars.data;
+  size_t n = r->sidecars.len / sizeof(sidecar_ref);
   delta_buf key = DELTA_BUF_INIT, name = DELTA_BUF_INIT;
   int rc = 0;
   for (size_t i = 0; i < n; i++) {
+    const char *sc = refs[i].path;
     key.len = name.len = 0;
     /* Sidecar paths are URI-encoded and relative to _delta_log/_sidecars. */
-    if (strchr(sc[i], '/') && strstr(sc[i], "://")) {
-      rc = err_set(DELTA_EUNSUPPORTED, "sidecar %s: absolute sidecar paths are not supported", sc[i]);
+    if (strchr(sc, '/') && strstr(sc, "://")) {
+      rc = err_set(DELTA_EUNSUPPORTED, "sidecar %s: absolute sidecar paths are not supported", sc);
       goto done;
     }
-    const char *base = strrchr(sc[i], '/') ? strrchr(sc[i], '/') + 1 : sc[i];
+    const char *base = strrchr(sc, '/') ? strrchr(sc, '/') + 1 : sc;
     if ((rc = buf_puts(&key, "_delta_log/_sidecars/")) != 0) goto done;
     if ((rc = storage_path_decode(&name, base, strlen(base))) != 0) goto done;
     if ((rc = buf_append(&key, name.data, name.len)) != 0) goto done;
     if ((rc = buf_putc(&key, '\0')) != 0) goto done;
-    if ((rc = read_checkpoint_file(r, (const char *)key.data, base, false, -1, doc, text)) != 0) goto done;
+    /* sizeInBytes saves asking the store (a wrong one costs a HEAD) */
+    if ((rc = read_checkpoint_file(r, (const char *)key.data, base, false,
+                                   refs[i].size > 0 ? refs[i].size : -1, doc, text)) != 0)
+      goto done;
   }
 done:
   buf_dispose(&key);

@@ -14,7 +14,9 @@
 int pq_file_read(const pq_file *f, uint64_t offset, size_t len, uint8_t *dst) {
   if (len == 0) return 0;
   int rc = f->src.read_at(f->src.ctx, offset, len, dst);
-  if (rc) err_prefix("%s", f->name); /* the source's own code is what counts */
+  /* Name the file unless the source's message does already (a storage's
+   * names the object); the source's own code is what counts. */
+  if (rc && !strstr(delta_error_last(), f->name)) err_prefix("%s", f->name);
   return rc;
 }
 
