@@ -172,8 +172,10 @@ static const char *partition_value(const scan_state *st, const scan_task *a, con
 static int open_data_file(scan_state *st, const scan_task *a, delta_parquet_file **out) {
   delta_buf key = DELTA_BUF_INIT;
   delta_storage *storage;
-  int rc = log_storages_resolve(&st->storages, a->path, &storage, &key);
-  if (!rc) rc = log_parquet_open(storage, (const char *)key.data, a->size > 0 ? a->size : -1, out);
+  int rc;
+  if ((rc = log_storages_resolve(&st->storages, a->path, &storage, &key)) != 0) goto done;
+  rc = log_parquet_open(storage, (const char *)key.data, a->size > 0 ? a->size : -1, out);
+done:
   buf_dispose(&key);
   return rc;
 }
@@ -601,11 +603,8 @@ typedef struct ahead_job {
 static void *ahead_run(void *arg) {
   ahead_job *j = arg;
   const scan_state *st = j->st;
-  delta_buf key = DELTA_BUF_INIT;
-  delta_storage *storage;
-  int rc = log_storages_resolve((log_storages *)&st->storages, j->task.path, &storage, &key);
-  if (!rc) rc = log_parquet_open(storage, (const char *)key.data, j->task.size > 0 ? j->task.size : -1, &j->pf);
-  buf_dispose(&key);
+  /* the storages are the one shared thing it changes, under their lock */
+  int rc = open_data_file((scan_state *)st, &j->task, &j->pf);
   if (rc) {
     j->rc = rc;
     snprintf(j->error, sizeof j->error, "%s", delta_error_last());

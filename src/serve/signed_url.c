@@ -204,11 +204,11 @@ static int send_bytes(serve_request *r, struct MHD_Connection *c, serve_table *t
 static int send_file(serve_request *r, struct MHD_Connection *c, serve_table *t, const char *path, size_t len) {
   delta_buf key = DELTA_BUF_INIT, local = DELTA_BUF_INIT;
   delta_path_kind kind;
-  int ok;
-  int rc = storage_path_resolve(&kind, &key, path, len, delta_table_location(t->table));
-  if (!rc && kind != DELTA_PATH_KEY) rc = err_set(DELTA_EINVAL, "file outside the table");
-  if (!rc) rc = buf_putc(&key, 0);
-  if (rc) {
+  int ok, rc;
+  /* a link the server made names a file inside the table: anything else is not found */
+  if (storage_path_resolve(&kind, &key, path, len, delta_table_location(t->table)) != 0 || kind != DELTA_PATH_KEY ||
+      buf_putc(&key, 0) != 0) {
+    delta_error_clear();
     ok = serve_reply_error(r, c, 404, "file not found");
     goto done;
   }
