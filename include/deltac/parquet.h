@@ -33,6 +33,38 @@ int delta_parquet_open(delta_parquet_file **out, const char *path);
  * stream made from it. `name` is used in error messages. */
 int delta_parquet_open_memory(delta_parquet_file **out, const void *data, size_t len,
                               const char *name);
+
+/*
+ * Where a file's bytes come from when it is neither a local path nor in
+ * memory: an object store, a cache, an embedder's own I/O. The reader asks
+ * for the footer with ONE read of the file's last 64 KiB (the whole file if
+ * smaller; a second read only when the footer is larger), then, unless
+ * `cheap_reads`, for each row group it starts, the column chunks of the
+ * projected columns, chunks less than 1 MiB apart merged into one read.
+ */
+#define DELTA_PARQUET_SOURCE_VERSION 1
+typedef struct delta_parquet_source {
+  unsigned int version;   /* DELTA_PARQUET_SOURCE_VERSION */
+  uint64_t size;          /* the file's size in bytes */
+  /* Put exactly `len` bytes from `offset` (offset + len <= size) into dst.
+   * 0, or a negative delta_error_code with the message set (a file that
+   * turns out shorter is DELTA_ECORRUPT). Called from one thread at a time
+   * per file, not necessarily always the same thread. */
+  int (*read_at)(void *ctx, uint64_t offset, size_t len, void *dst);
+  /* Optional: release ctx. Called once, when the file and its streams are
+   * gone, and also when delta_parquet_open_source fails. */
+  void (*close)(void *ctx);
+  void *ctx;
+  /* Small reads cost little (a local file): pages are read one at a time
+   * as they are decoded, and pages passed over are never read. false (a
+   * remote store): whole column chunks are read per row group, coalesced. */
+  bool cheap_reads;
+} delta_parquet_source;
+
+/* Open a file through a source (copied; ctx is owned from here on, see
+ * close). `name` is used in error messages. */
+int delta_parquet_open_source(delta_parquet_file **out, const delta_parquet_source *src,
+                              const char *name);
 void delta_parquet_free(delta_parquet_file *f);
 
 int64_t delta_parquet_num_rows(const delta_parquet_file *f);
@@ -64,6 +96,14 @@ typedef struct {
  * get_next (with get_last_error). */
 int delta_parquet_read(delta_parquet_file *f, const delta_parquet_read_options *opts,
                        struct ArrowArrayStream *out);
+
+/* Read ahead the column chunks of the first row group `opts` would read
+ * (columns and row_groups are used; NULL: every column of row group 0), so
+ * that the next stream started on that row group finds them in memory. For
+ * files opened from a source without cheap_reads; a no-op otherwise. Lets a
+ * caller overlap I/O with other work (e.g. from another thread, before the
+ * file is handed over). */
+int delta_parquet_prefetch(delta_parquet_file *f, const delta_parquet_read_options *opts);
 
 /* Row-group statistics of one leaf column, for pruning. min/max are the
  * PLAIN-encoded bytes (little-endian numbers; raw bytes for byte arrays)

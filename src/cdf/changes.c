@@ -82,6 +82,7 @@ typedef struct {
 } change_file;
 
 static int push_task(delta_buf *tasks, scan_task t, int64_t size) {
+  t.size = size; /* saves the reader asking the store */
   change_file f = {t, size};
   return buf_append(tasks, &f, sizeof f);
 }
@@ -114,7 +115,7 @@ static int commit_tasks(commit_actions *c, int64_t version, int64_t ts_us, delta
     const delta_cdc *cd = (const delta_cdc *)(const void *)c->cdcs.data;
     for (size_t i = 0; i < n_cdc; i++)
       if ((rc = push_task(tasks, (scan_task){cd[i].path, cd[i].partition_values, cd[i].n_partition_values, NULL, NULL,
-                                             ROWS_LIVE, NULL, version, ts_us, NULL, false, false, 0, 0}, cd[i].size)) != 0)
+                                             ROWS_LIVE, NULL, version, ts_us, NULL, false, false, 0, 0, 0}, cd[i].size)) != 0)
         return rc;
     return 0;
   }
@@ -139,25 +140,25 @@ static int commit_tasks(commit_actions *c, int64_t version, int64_t ts_us, delta
     const delta_remove *pair = find_remove(sorted, nr, adds[i].path, rms, paired);
     if (!pair) {
       if ((rc = push_task(tasks, (scan_task){adds[i].path, adds[i].partition_values, adds[i].n_partition_values,
-                                             &adds[i].dv, NULL, ROWS_LIVE, "insert", version, ts_us, adds[i].stats, false, false, 0, 0}, adds[i].size)) != 0)
+                                             &adds[i].dv, NULL, ROWS_LIVE, "insert", version, ts_us, adds[i].stats, false, false, 0, 0, 0}, adds[i].size)) != 0)
         goto done;
       continue;
     }
     /* Rows in no DV: no task, rather than a read that keeps nothing. */
     if (pair->dv.present &&
         (rc = push_task(tasks, (scan_task){adds[i].path, adds[i].partition_values, adds[i].n_partition_values,
-                                           &pair->dv, &adds[i].dv, ROWS_IN_DV, "insert", version, ts_us, adds[i].stats, false, false, 0, 0},
+                                           &pair->dv, &adds[i].dv, ROWS_IN_DV, "insert", version, ts_us, adds[i].stats, false, false, 0, 0, 0},
                         adds[i].size)) != 0)
       goto done;
     if (adds[i].dv.present &&
         (rc = push_task(tasks, (scan_task){adds[i].path, adds[i].partition_values, adds[i].n_partition_values,
-                                           &adds[i].dv, &pair->dv, ROWS_IN_DV, "delete", version, ts_us, adds[i].stats, false, false, 0, 0}, adds[i].size)) != 0)
+                                           &adds[i].dv, &pair->dv, ROWS_IN_DV, "delete", version, ts_us, adds[i].stats, false, false, 0, 0, 0}, adds[i].size)) != 0)
       goto done;
   }
   for (size_t j = 0; j < nr; j++)
     if (!paired[j] &&
         (rc = push_task(tasks, (scan_task){rms[j].path, rms[j].partition_values, rms[j].n_partition_values, &rms[j].dv,
-                                           NULL, ROWS_LIVE, "delete", version, ts_us, rms[j].stats, false, false, 0, 0},
+                                           NULL, ROWS_LIVE, "delete", version, ts_us, rms[j].stats, false, false, 0, 0, 0},
                         rms[j].has_size ? rms[j].size : -1)) != 0)
       goto done;
 done:
@@ -636,7 +637,7 @@ int delta_changes_read(delta_table *t, const delta_changes_options *opts, struct
     delta_snapshot_free(end_snap);
     return rc;
   }
-  scan_task_source src = {scan_source_next, scan_source_release, s};
+  scan_task_source src = {scan_source_next, scan_source_release, s, false};
   rc = scan_stream_new(end_snap, &so, src, true, out);
   delta_snapshot_free(end_snap); /* the stream holds its own reference */
   return rc;

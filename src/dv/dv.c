@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include "dv/z85.h"
+#include "log/snapshot.h"
 #include "storage/storage_internal.h"
 #include "util/bytes.h"
 #include "util/error_internal.h"
@@ -202,7 +203,7 @@ done:
   return rc;
 }
 
-static int load_file(delta_storage *s, const delta_dv *dv, delta_dv_bitmap **out) {
+static int load_file(delta_storage *s, log_storages *where, const delta_dv *dv, delta_dv_bitmap **out) {
   delta_buf key = DELTA_BUF_INIT, data = DELTA_BUF_INIT;
   delta_storage *table = s, *outside = NULL;
   char what[512];
@@ -214,9 +215,18 @@ static int load_file(delta_storage *s, const delta_dv *dv, delta_dv_bitmap **out
   snprintf(what, sizeof what, "deletion vector file '%s'", k);
   if (kind != DELTA_PATH_KEY) {
     /* read it through a storage opened on its directory */
-    if ((rc = open_outside(what, &key, &outside)) != 0) goto done;
+    if (where) {
+      delta_buf name = DELTA_BUF_INIT;
+      rc = log_storages_outside(where, k, &s, &name);
+      buf_dispose(&key);
+      key = name;
+      if (rc) goto done;
+      table = s; /* borrowed from `where`: not freed here */
+    } else {
+      if ((rc = open_outside(what, &key, &outside)) != 0) goto done;
+      s = outside;
+    }
     k = (const char *)key.data;
-    s = outside;
   }
   /* Absent or 0 → 1 (see dv.h); the size field can never start at 0. */
   uint64_t off = dv->has_offset && dv->offset > 0 ? (uint64_t)dv->offset : 1;
@@ -278,7 +288,14 @@ int dv_load(delta_storage *s, const delta_dv *dv, delta_dv_bitmap **out) {
                            dv->storage_type ? dv->storage_type : '?',
                            dv->path_or_inline ? dv->path_or_inline : "", (int)dv->size_in_bytes);
   if (dv->storage_type == 'i') return load_inline(dv, out);
-  return load_file(s, dv, out);
+  return load_file(s, NULL, dv, out);
+}
+
+int dv_load_in(log_storages *where, const delta_dv *dv, delta_dv_bitmap **out) {
+  *out = NULL;
+  if (!dv || !dv->present || dv->storage_type == 'i' || dv->size_in_bytes < 12)
+    return dv_load(where->table->storage, dv, out);
+  return load_file(where->table->storage, where, dv, out);
 }
 
 void dv_bitmap_free(delta_dv_bitmap *b) { dv_bitmap64_free(b); }

@@ -44,6 +44,7 @@
 #include "deltac/storage.h"
 #include "dv/bitmap64.h"
 #include "log/actions.h"
+#include "log/file_open.h"
 #include "storage/path.h"
 #include "util/buf.h"
 
@@ -64,6 +65,11 @@ int dv_file_key(const delta_dv *dv, const char *root_uri, delta_path_kind *kind,
  * `*out` belongs to the caller (dv_bitmap_free). dv->present must be
  * true (DELTA_EINVAL otherwise). */
 int dv_load(delta_storage *s, const delta_dv *dv, delta_dv_bitmap **out);
+
+/* dv_load for a reader that keeps storages for the locations outside the
+ * table ('p' DVs elsewhere are read through `where`, opened once with the
+ * table's options) */
+int dv_load_in(log_storages *where, const delta_dv *dv, delta_dv_bitmap **out);
 
 void dv_bitmap_free(delta_dv_bitmap *b); /* NULL is a no-op */
 uint64_t dv_bitmap_cardinality(const delta_dv_bitmap *b);

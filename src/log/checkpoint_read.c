@@ -989,9 +989,20 @@ int log_checkpoint_read_parquet(const char *local_path, delta_arena *arena, int 
                                   delta_action_cb cb, void *payload) {
   if (!local_path || !arena || !cb)
     return err_set(DELTA_EINVAL, "delta_checkpoint_read_parquet: NULL argument");
+  delta_parquet_file *f = NULL;
+  int rc = delta_parquet_open(&f, local_path);
+  if (rc) return err_prefix("checkpoint");
+  rc = log_checkpoint_read_file(f, local_path, arena, stats_mode, cb, payload);
+  delta_parquet_free(f);
+  return rc;
+}
+
+int log_checkpoint_read_file(delta_parquet_file *f, const char *name, delta_arena *arena, int stats_mode,
+                             delta_action_cb cb, void *payload) {
+  if (!f || !name || !arena || !cb)
+    return err_set(DELTA_EINVAL, "log_checkpoint_read_file: NULL argument");
   /* stream_error trusts the last error to be the reader's: start clean. */
   delta_error_clear();
-  delta_parquet_file *f = NULL;
   struct ArrowSchema schema = {0};
   reader *rd = NULL;
   int *rgs = NULL;
@@ -999,11 +1010,7 @@ int log_checkpoint_read_parquet(const char *local_path, delta_arena *arena, int 
   char paths[F_N][96];
   const char *columns[F_N], *add_columns[F_N];
   size_t n_columns = 0, n_add_columns = 0;
-  int rc = delta_parquet_open(&f, local_path);
-  if (rc) {
-    err_prefix("checkpoint");
-    goto done;
-  }
+  int rc = 0;
   /* The reader state is a few KB; keep it off the stack (and out of the arena,
    * which outlives this call). */
   rd = mem_calloc(1, sizeof *rd);
@@ -1011,14 +1018,14 @@ int log_checkpoint_read_parquet(const char *local_path, delta_arena *arena, int 
     rc = DELTA_NOMEM();
     goto done;
   }
-  rd->path = local_path;
+  rd->path = name;
   rd->arena = arena;
   rd->stats_mode = stats_mode;
 
   /* Project what exists: the file's schema decides the column list. */
   rc = delta_parquet_schema(f, &schema);
   if (rc) goto done;
-  rc = resolve(local_path, &schema, stats_level(stats_mode), &rd->lay);
+  rc = resolve(name, &schema, stats_level(stats_mode), &rd->lay);
   if (rc) goto done;
   for (int i = 0; i < F_N; i++) {
     if (rd->lay.kind[i] == K_NONE || rd->lay.kind[i] == K_STRUCT) continue;
@@ -1058,7 +1065,6 @@ int log_checkpoint_read_parquet(const char *local_path, delta_arena *arena, int 
 
 done:
   if (schema.release) schema.release(&schema);
-  delta_parquet_free(f);
   if (rd) buf_dispose(&rd->json);
   mem_free(rd);
   mem_free(rgs);

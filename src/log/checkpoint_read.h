@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 
+#include "deltac/parquet.h"
 #include "log/actions.h"
 #include "log/arena.h"
 
@@ -37,6 +38,11 @@
  * that have no string). `true` / `false` read as FULL / NONE. */
 enum { DELTA_CKPT_STATS_NONE = 0, DELTA_CKPT_STATS_FULL = 1, DELTA_CKPT_STATS_RECORDS = 2 };
 
+/* The checkpoint file `f` (opened by the caller, e.g. with log_parquet_open
+ * through the table's storage); `name` is used in messages. */
+int log_checkpoint_read_file(delta_parquet_file *f, const char *name, delta_arena *arena, int stats_mode,
+                             delta_action_cb cb, void *payload);
+/* The same for a local file by path (tools and tests). */
 int log_checkpoint_read_parquet(const char *local_path, delta_arena *arena, int stats_mode,
                                   delta_action_cb cb, void *payload);
 

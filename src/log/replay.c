@@ -10,6 +10,7 @@
 #include "json/json.h"
 #include "log/action_json.h"
 #include "log/checkpoint_read.h"
+#include "log/file_open.h"
 #include "storage/path.h"
 #include "storage/storage_internal.h"
 #include "util/alloc_internal.h"
@@ -142,8 +143,14 @@ typedef struct {
   delta_buf keybuf;
   delta_bigbuf adds;    /* live files (structs): the snapshot takes this buffer */
   delta_buf removes, txns, domains; /* arrays of structs */
-  delta_buf sidecars;   /* const char* paths named by a V2 checkpoint */
+  delta_buf sidecars;   /* sidecar_ref: the sidecars a V2 checkpoint names */
 } replay;
+
+/* A sidecar a V2 checkpoint names: its path and sizeInBytes. */
+typedef struct {
+  const char *path;
+  int64_t size;
+} sidecar_ref;
 
 /* The logical file key: resolved path + NUL + deletion vector id. */
 static int file_key(replay *r, const char *path, const delta_dv *dv) {
@@ -231,7 +238,8 @@ static int on_action(const delta_action *a, void *payload) {
     return 0;
   case DELTA_ACTION_SIDECAR:
     if (!r->in_checkpoint) return err_set(DELTA_ECORRUPT, "a sidecar action outside a checkpoint");
-    return buf_append(&r->sidecars, &a->u.sidecar.path, sizeof(const char *));
+    return buf_append(&r->sidecars, &(sidecar_ref){a->u.sidecar.path, a->u.sidecar.size_in_bytes},
+                      sizeof(sidecar_ref));
   default:
     return 0; /* cdc and checkpointMetadata do not take part in replay */
   }
@@ -246,7 +254,7 @@ static int read_commit(replay *r, const log_entry *e, delta_json_doc *doc, delta
   return log_actions_parse_json(e->name, (const char *)text->data, text->len, &r->s->arena, doc, on_action, r);
 }
 
-static int read_checkpoint_file(replay *r, const char *key, const char *display, bool is_json,
+static int read_checkpoint_file(replay *r, const char *key, const char *display, bool is_json, int64_t size,
                                 delta_json_doc *doc, delta_buf *text) {
   int rc;
   if (is_json) {
@@ -255,14 +263,12 @@ static int read_checkpoint_file(replay *r, const char *key, const char *display,
     return log_actions_parse_json(display, (const char *)text->data, text->len, &r->s->arena, doc,
                                     on_action, r);
   }
-  delta_buf local = DELTA_BUF_INIT;
-  if ((rc = storage_local_path(r->s->table->storage, key, &local)) != 0) goto done;
-  rc = log_checkpoint_read_parquet((const char *)local.data, &r->s->arena,
-                                       r->s->stats_records_only ? DELTA_CKPT_STATS_RECORDS
-                                                                : DELTA_CKPT_STATS_FULL,
-                                       on_action, r);
-done:
-  buf_dispose(&local);
+  delta_parquet_file *f = NULL;
+  if ((rc = log_parquet_open(r->s->table->storage, key, size, &f)) != 0) return err_prefix("checkpoint");
+  rc = log_checkpoint_read_file(f, key, &r->s->arena,
+                                r->s->stats_records_only ? DELTA_CKPT_STATS_RECORDS : DELTA_CKPT_STATS_FULL,
+                                on_action, r);
+  delta_parquet_free(f);
   return rc;
 }
 
@@ -276,27 +282,32 @@ static int read_checkpoint(replay *r, const log_segment *seg, delta_json_doc *do
     const log_entry *e = seg->cp_files[i];
     char key[128];
     snprintf(key, sizeof key, "_delta_log/%s", e->name);
-    int rc = read_checkpoint_file(r, key, e->name, e->info.kind == LOG_CHECKPOINT_V2_JSON, doc, text);
+    int rc = read_checkpoint_file(r, key, e->name, e->info.kind == LOG_CHECKPOINT_V2_JSON, (int64_t)e->size, doc,
+                                  text);
     if (rc) return rc;
   }
   /* V2 checkpoints keep their file actions in sidecars. */
-  const char **sc = (const char **)(void *)r->sidecars.data;
-  size_t n = r->sidecars.len / sizeof(const char *);
+  const sidecar_ref *refs = (const sidecar_ref *)(void *)r->sidecars.data;
+  size_t n = r->sidecars.len / sizeof(sidecar_ref);
   delta_buf key = DELTA_BUF_INIT, name = DELTA_BUF_INIT;
   int rc = 0;
   for (size_t i = 0; i < n; i++) {
+    const char *sc = refs[i].path;
     key.len = name.len = 0;
     /* Sidecar paths are URI-encoded and relative to _delta_log/_sidecars. */
-    if (strchr(sc[i], '/') && strstr(sc[i], "://")) {
-      rc = err_set(DELTA_EUNSUPPORTED, "sidecar %s: absolute sidecar paths are not supported", sc[i]);
+    if (strchr(sc, '/') && strstr(sc, "://")) {
+      rc = err_set(DELTA_EUNSUPPORTED, "sidecar %s: absolute sidecar paths are not supported", sc);
       goto done;
     }
-    const char *base = strrchr(sc[i], '/') ? strrchr(sc[i], '/') + 1 : sc[i];
+    const char *base = strrchr(sc, '/') ? strrchr(sc, '/') + 1 : sc;
     if ((rc = buf_puts(&key, "_delta_log/_sidecars/")) != 0) goto done;
     if ((rc = storage_path_decode(&name, base, strlen(base))) != 0) goto done;
     if ((rc = buf_append(&key, name.data, name.len)) != 0) goto done;
     if ((rc = buf_putc(&key, '\0')) != 0) goto done;
-    if ((rc = read_checkpoint_file(r, (const char *)key.data, base, false, doc, text)) != 0) goto done;
+    /* sizeInBytes saves asking the store (a wrong one costs a HEAD) */
+    if ((rc = read_checkpoint_file(r, (const char *)key.data, base, false,
+                                   refs[i].size > 0 ? refs[i].size : -1, doc, text)) != 0)
+      goto done;
   }
 done:
   buf_dispose(&key);

@@ -144,7 +144,8 @@ static int chunk_bytes(pq_column_reader *cr, const pq_file *f, uint64_t start, s
   return 0;
 }
 
-int pq_colreader_open(pq_column_reader **out, const pq_file *f, int rg, const pq_node *leaf) {
+int pq_colreader_open(pq_column_reader **out, const pq_file *f, int rg, const pq_node *leaf,
+                      const uint8_t *chunk) {
   pq_column_reader *cr = *out;
   const pq_row_group *g = &f->md->row_groups[rg];
   const pq_column_chunk *cc = &g->columns[leaf->leaf_index];
@@ -201,10 +202,10 @@ int pq_colreader_open(pq_column_reader **out, const pq_file *f, int rg, const pq
   cr->pos = 0;
   cr->len = (uint64_t)len;
   cr->file_start = (uint64_t)start;
-  cr->lazy = !f->data && m->codec != CODEC_UNCOMPRESSED;
+  cr->lazy = !f->data && !chunk && m->codec != CODEC_UNCOMPRESSED;
   if (!cr->body_buf) cr->body_buf = &cr->chunk_buf;
-  cr->base = NULL;
-  if (!cr->lazy) {
+  cr->base = chunk;
+  if (!cr->lazy && !chunk) {
     rc = chunk_bytes(cr, f, (uint64_t)start, (size_t)len, &cr->base);
     if (rc) {
       cr->len = 0;

@@ -52,8 +52,11 @@ typedef struct {
 } pq_page_counts;
 
 /* Position a reader at a column chunk. *out may hold a reader from an
- * earlier row group, which is reused (with its buffers); NULL makes one. */
-int pq_colreader_open(pq_column_reader **out, const pq_file *f, int row_group, const pq_node *leaf);
+ * earlier row group, which is reused (with its buffers); NULL makes one.
+ * `chunk`: the chunk's bytes already in memory (valid while the reader is
+ * on it), or NULL to read them from the file. */
+int pq_colreader_open(pq_column_reader **out, const pq_file *f, int row_group, const pq_node *leaf,
+                      const uint8_t *chunk);
 /* Append up to max_records whole records to `out`. Fewer only at the end of
  * the chunk. */
 int pq_colreader_read(pq_column_reader *cr, int64_t max_records, pq_col_batch *out);

@@ -1,6 +1,7 @@
 /* Opening Parquet files and streaming them as Arrow batches. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,6 +11,7 @@
 #include "parquet/assemble.h"
 #include "parquet/column_reader.h"
 #include "parquet/file.h"
+#include "parquet/local_source.h"
 #include "parquet/stream.h"
 #include "util/alloc_internal.h"
 #include "util/bytes.h"
@@ -17,74 +19,65 @@
 
 #define DEFAULT_BATCH_ROWS 65536
 
-int pq_file_read(const pq_file *f, uint64_t offset, size_t len, uint8_t *dst) {
-  size_t got = 0;
-  while (got < len) {
-    ssize_t n = pread(f->fd, dst + got, len - got, (off_t)(offset + got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return err_set(DELTA_EIO, "%s: read failed: %s", f->name, strerror(errno));
-    if (n == 0) return err_set(DELTA_ECORRUPT, "%s: file ended early (was it truncated?)", f->name);
-    got += (size_t)n;
-  }
-  return 0;
-}
-
-int pq_file_range(const pq_file *f, uint64_t offset, size_t len, delta_buf *buf, const uint8_t **out) {
-  if (f->data) {
-    *out = f->data + offset;
-    return 0;
-  }
-  buf->len = 0;
-  /* 8 spare bytes: decoders may load whole words at the end. */
-  int rc;
-  if ((rc = buf_reserve(buf, len + 8)) != 0) return rc;
-  if ((rc = pq_file_read(f, offset, len, buf->data)) != 0) return rc;
-  memset(buf->data + len, 0, 8);
-  buf->len = len;
-  *out = buf->data;
-  return 0;
-}
+/* The footer is read with one guess at its size: most footers are far
+ * smaller, and on an object store every read is a round trip. */
+#define FOOTER_GUESS ((size_t)64 * 1024)
 
 static int open_common(pq_file *f) {
   if (f->size < 12)
     return err_set(DELTA_ECORRUPT, "%s: not a Parquet file (only %zu bytes)", f->name, f->size);
-  delta_buf tmp = DELTA_BUF_INIT;
-  const uint8_t *head, *tail;
+  int rc = 0;
+  const uint8_t *tail;
+  size_t tail_len;
+  if (f->data) {
+    tail = f->data;
+    tail_len = f->size;
+  } else {
+    tail_len = f->size < FOOTER_GUESS ? f->size : FOOTER_GUESS;
+    if (!(f->footer = mem_malloc(tail_len))) return DELTA_NOMEM();
+    if ((rc = pq_file_read(f, f->size - tail_len, tail_len, f->footer)) != 0) return rc;
+    tail = f->footer;
+  }
+  const uint8_t *end = tail + tail_len - 8;
+  if (memcmp(end + 4, "PAR1", 4) != 0) {
+    if (memcmp(end + 4, "PARE", 4) == 0)
+      return err_set(DELTA_EUNSUPPORTED, "%s: encrypted Parquet files are not supported", f->name);
+    return err_set(DELTA_ECORRUPT, "%s: not a Parquet file (no PAR1 magic at the end)", f->name);
+  }
+  /* The leading magic: in the tail when the file is small; a read of its
+   * own only where reads are cheap (remote files are checked by their
+   * trailing magic and footer alone). */
   uint8_t head4[4];
-  int rc = pq_file_range(f, 0, 4, &tmp, &head);
-  if (rc) goto done;
-  memcpy(head4, head, 4);
-  rc = pq_file_range(f, f->size - 8, 8, &tmp, &tail);
-  if (rc) goto done;
-  if (memcmp(tail + 4, "PAR1", 4) != 0) {
-    if (memcmp(tail + 4, "PARE", 4) == 0)
-      rc = err_set(DELTA_EUNSUPPORTED, "%s: encrypted Parquet files are not supported", f->name);
-    else
-      rc = err_set(DELTA_ECORRUPT, "%s: not a Parquet file (no PAR1 magic at the end)", f->name);
-    goto done;
-  }
-  if (memcmp(head4, "PAR1", 4) != 0) {
-    rc = err_set(DELTA_ECORRUPT, "%s: not a Parquet file (no PAR1 magic at the start)", f->name);
-    goto done;
-  }
-  uint32_t flen = bytes_load_le32(tail);
-  if ((uint64_t)flen > f->size - 12) {
-    rc = err_set(DELTA_ECORRUPT, "%s: footer length %u is larger than the file (%zu bytes)", f->name, flen,
-                         f->size);
-    goto done;
-  }
+  bool have_head = true;
+  if (tail_len == f->size)
+    memcpy(head4, tail, 4);
+  else if (f->src.cheap_reads) {
+    if ((rc = pq_file_read(f, 0, 4, head4)) != 0) return rc;
+  } else
+    have_head = false;
+  if (have_head && memcmp(head4, "PAR1", 4) != 0)
+    return err_set(DELTA_ECORRUPT, "%s: not a Parquet file (no PAR1 magic at the start)", f->name);
+  uint32_t flen = bytes_load_le32(end);
+  if ((uint64_t)flen > f->size - 12)
+    return err_set(DELTA_ECORRUPT, "%s: footer length %u is larger than the file (%zu bytes)", f->name, flen,
+                   f->size);
   const uint8_t *footer;
-  rc = pq_file_range(f, f->size - 8 - flen, flen, &tmp, &footer);
-  if (rc) goto done;
-  if (!f->data) {
-    f->footer = buf_detach(&tmp); /* metadata byte strings point into it */
+  if ((size_t)flen + 8 <= tail_len) {
+    footer = end - flen;
+    if (!f->data) {
+      f->tail_at = f->size - tail_len;
+      f->tail_len = tail_len;
+    }
+  } else {
+    /* a footer larger than the guess: one more read for all of it */
+    mem_free(f->footer);
+    if (!(f->footer = mem_malloc(flen))) return DELTA_NOMEM();
+    if ((rc = pq_file_read(f, f->size - 8 - flen, flen, f->footer)) != 0) return rc;
     footer = f->footer;
   }
+  /* metadata byte strings point into the footer bytes, kept with the file */
   rc = pq_metadata_parse(footer, flen, &f->md);
-  if (rc) err_prefix("%s: footer", f->name);
-done:
-  buf_dispose(&tmp);
-  if (rc) return rc;
+  if (rc) return err_prefix("%s: footer", f->name);
   rc = pq_schema_build(f->md, &f->schema);
   if (rc) return err_prefix("%s", f->name);
   for (int g = 0; g < f->md->num_row_groups; g++) {
@@ -106,9 +99,10 @@ void pq_file_unref(pq_file *f) {
   if (f->leaf_paths)
     for (int i = 0; f->leaf_paths[i]; i++) mem_free(f->leaf_paths[i]);
   mem_free(f->leaf_paths);
+  pq_rg_bytes_unref(f->preloaded);
   pq_schema_free(f->schema);
   pq_metadata_free(f->md);
-  if (f->fd >= 0) close(f->fd);
+  if (f->has_src && f->src.close) f->src.close(f->src.ctx);
   mem_free(f->footer);
   mem_free(f->name);
   mem_free(f);
@@ -121,10 +115,38 @@ int delta_parquet_open_memory(delta_parquet_file **out, const void *data, size_t
   pq_file *f = mem_calloc(1, sizeof *f);
   if (!f) return DELTA_NOMEM();
   f->refs = 1;
-  f->fd = -1;
   f->name = mem_strdup(name ? name : "<memory>");
   f->data = data;
   f->size = len;
+  int rc = f->name ? open_common(f) : DELTA_NOMEM();
+  if (rc) {
+    pq_file_unref(f);
+    return rc;
+  }
+  *out = f;
+  return 0;
+}
+
+int delta_parquet_open_source(delta_parquet_file **out, const delta_parquet_source *src, const char *name) {
+  *out = NULL;
+  if (!src || src->version != DELTA_PARQUET_SOURCE_VERSION || !src->read_at) {
+    if (src && src->close) src->close(src->ctx);
+    return err_set(DELTA_EINVAL, "%s: not a Parquet source (version or read_at)", name ? name : "<source>");
+  }
+  if (src->size > SIZE_MAX) {
+    if (src->close) src->close(src->ctx);
+    return err_set(DELTA_ELIMIT, "%s: too large for this platform", name ? name : "<source>");
+  }
+  pq_file *f = mem_calloc(1, sizeof *f);
+  if (!f) {
+    if (src->close) src->close(src->ctx);
+    return DELTA_NOMEM();
+  }
+  f->refs = 1;
+  f->src = *src;
+  f->has_src = true; /* closed by pq_file_unref from here on */
+  f->size = (size_t)src->size;
+  f->name = mem_strdup(name ? name : "<source>");
   int rc = f->name ? open_common(f) : DELTA_NOMEM();
   if (rc) {
     pq_file_unref(f);
@@ -149,22 +171,13 @@ int delta_parquet_open(delta_parquet_file **out, const char *path) {
     close(fd);
     return err_set(DELTA_EINVAL, "%s: not a regular file", path);
   }
-  pq_file *f = mem_calloc(1, sizeof *f);
-  if (!f) {
-    close(fd);
-    return DELTA_NOMEM();
-  }
-  f->refs = 1;
-  f->fd = fd; /* closed by pq_file_unref from here on */
-  f->size = (size_t)st.st_size;
-  f->name = mem_strdup(path);
-  int rc = f->name ? open_common(f) : DELTA_NOMEM();
+  delta_parquet_source src;
+  int rc = pq_local_source(fd, (uint64_t)st.st_size, &src);
   if (rc) {
-    pq_file_unref(f);
+    close(fd);
     return rc;
   }
-  *out = f;
-  return 0;
+  return delta_parquet_open_source(out, &src, path);
 }
 
 int64_t delta_parquet_num_rows(const delta_parquet_file *f) { return f->md->num_rows; }
@@ -258,6 +271,9 @@ typedef struct {
   pq_assembler *asm_;
   pq_page_counts pages;       /* of readers already freed */
   pq_bigbuf body_buf;         /* compressed page bodies, shared by the readers */
+  /* Sources without cheap reads: the current row group's chunks, from the
+   * file's read-ahead ([0]) and read by this stream ([1]). */
+  pq_rg_bytes *rg_bytes[2];
   struct ArrowSchema schema;
   char last_error[1024];
   bool failed;
@@ -277,10 +293,18 @@ static void close_readers(stream_state *st) {
   }
 }
 
+static void drop_rg_bytes(stream_state *st) {
+  for (int k = 0; k < 2; k++) {
+    pq_rg_bytes_unref(st->rg_bytes[k]);
+    st->rg_bytes[k] = NULL;
+  }
+}
+
 static void stream_release(struct ArrowArrayStream *s) {
   if (!s || !s->release) return;
   stream_state *st = s->private_data;
   close_readers(st);
+  drop_rg_bytes(st);
   for (int i = 0; st->batches && i < st->f->schema->n_leaves; i++) pq_col_batch_dispose(&st->batches[i]);
   mem_free(st->batches);
   mem_free(st->readers);
@@ -323,19 +347,64 @@ static int to_errno(int rc) {
   }
 }
 
+/* For a source where reads are round trips: have the current row group's
+ * selected chunks in memory, taking what the file read ahead and reading
+ * the rest at once. */
+static int load_row_group(stream_state *st) {
+  pq_file *f = st->f;
+  drop_rg_bytes(st);
+  if (f->data || f->src.cheap_reads) return 0;
+  if (f->preloaded && f->preloaded->row_group != st->cur_rg) {
+    /* the read-ahead was for a row group this file's streams have left */
+    pq_rg_bytes_unref(f->preloaded);
+    f->preloaded = NULL;
+  }
+  int n_leaves = f->schema->n_leaves;
+  bool *need = mem_calloc((size_t)n_leaves + 1, sizeof(bool));
+  if (!need) return DELTA_NOMEM();
+  bool any = false;
+  for (int i = 0; i < n_leaves; i++) {
+    need[i] = st->selected[i] && !(f->preloaded && f->preloaded->have[i]);
+    any |= need[i];
+  }
+  if (f->preloaded) {
+    st->rg_bytes[0] = f->preloaded;
+    f->preloaded->refs++;
+  }
+  int rc = any ? pq_rg_bytes_load(f, st->cur_rg, need, &st->rg_bytes[1]) : 0;
+  mem_free(need);
+  return rc;
+}
+
+static const uint8_t *chunk_in_memory(const stream_state *st, int leaf) {
+  uint64_t start, len;
+  if (st->f->data || st->f->src.cheap_reads) return NULL;
+  if (pq_chunk_range(st->f, st->cur_rg, leaf, &start, &len) != 0) {
+    delta_error_clear(); /* pq_colreader_open reports it */
+    return NULL;
+  }
+  const uint8_t *p = pq_rg_bytes_find(st->rg_bytes[0], start, len);
+  if (!p) p = pq_rg_bytes_find(st->rg_bytes[1], start, len);
+  return p ? p : pq_file_tail_bytes(st->f, start, len);
+}
+
 /* Make sure a row group with rows left is open: DELTA_ITEROVER when none. */
 static int next_row_group(stream_state *st) {
   pq_file *f = st->f;
   while (st->rg_rows_left == 0) {
     if (st->next_rg >= st->n_row_groups) {
       close_readers(st);
+      drop_rg_bytes(st);
       return DELTA_ITEROVER;
     }
     st->cur_rg = st->row_groups[st->next_rg++];
     st->rg_rows_left = f->md->row_groups[st->cur_rg].num_rows;
-    for (int i = 0; i < f->schema->n_leaves && st->rg_rows_left > 0; i++) {
+    if (st->rg_rows_left == 0) continue;
+    int rc = load_row_group(st);
+    if (rc) return rc;
+    for (int i = 0; i < f->schema->n_leaves; i++) {
       if (!st->selected[i]) continue;
-      int rc = pq_colreader_open(&st->readers[i], f, st->cur_rg, f->schema->leaves[i]);
+      rc = pq_colreader_open(&st->readers[i], f, st->cur_rg, f->schema->leaves[i], chunk_in_memory(st, i));
       if (rc) return rc;
       pq_colreader_share_body_buffer(st->readers[i], &st->body_buf);
     }
@@ -474,6 +543,37 @@ fail:
     struct ArrowArrayStream tmp = {.release = stream_release, .private_data = st};
     stream_release(&tmp);
   }
+  return rc;
+}
+
+int delta_parquet_prefetch(delta_parquet_file *f, const delta_parquet_read_options *opts) {
+  if (f->data || f->src.cheap_reads) return 0;
+  delta_parquet_read_options defaults = DELTA_PARQUET_READ_OPTIONS_INIT;
+  if (!opts) opts = &defaults;
+  if (opts->version != DELTA_PARQUET_READ_OPTIONS_VERSION)
+    return err_set(DELTA_EINVAL, "read options: unknown version %u", opts->version);
+  int rg = opts->n_row_groups > 0 ? opts->row_groups[0] : 0;
+  if (rg < 0 || rg >= f->md->num_row_groups) return 0; /* nothing to read ahead; the read reports it */
+  if (f->preloaded && f->preloaded->row_group == rg) return 0;
+  int n_leaves = f->schema->n_leaves;
+  bool *selected = mem_calloc((size_t)n_leaves + 1, sizeof(bool));
+  if (!selected) return DELTA_NOMEM();
+  int rc = 0;
+  if (opts->n_columns == 0) {
+    for (int i = 0; i < n_leaves; i++) selected[i] = true;
+  } else {
+    for (size_t i = 0; i < opts->n_columns; i++)
+      if (!select_path(f->schema, opts->columns[i], selected)) {
+        rc = err_set(DELTA_ENOTFOUND, "%s: no column named %s", f->name, opts->columns[i]);
+        goto done;
+      }
+  }
+  pq_rg_bytes *b = NULL;
+  if ((rc = pq_rg_bytes_load(f, rg, selected, &b)) != 0) goto done;
+  pq_rg_bytes_unref(f->preloaded);
+  f->preloaded = b;
+done:
+  mem_free(selected);
   return rc;
 }
 

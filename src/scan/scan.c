@@ -3,6 +3,7 @@
 #include "deltac/scan.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "arrow/filter.h"
 #include "deltac/parquet.h"
 #include "dv/dv.h"
+#include "log/file_open.h"
 #include "log/snapshot.h"
 #include "parquet/stream.h"
 #include "scan/columns.h"
@@ -27,6 +29,8 @@
 #include "util/error_internal.h"
 
 #define DEFAULT_BATCH_ROWS 65536
+/* Files read ahead at most (each holds its footer and first row group). */
+#define READ_AHEAD 4
 #define LATE_BATCH_ROWS 4096
 
 typedef struct {
@@ -68,9 +72,22 @@ typedef struct {
   int64_t file_row;            /* rows of this file already read */
   delta_dv_bitmap *dv, *dv2;
   delta_buf mask, mask2, mask3;
+  log_storages storages;       /* the table's, and any other locations its paths name */
+  /* Read-ahead (stores without local paths, stable task sources): the next
+   * files' footers and first row groups are read by threads while the
+   * current file is decoded; ahead[] is a ring of the pulled tasks. */
+  bool read_ahead;
+  struct ahead_job *ahead[READ_AHEAD];
+  int ahead_head, n_ahead;
+  int pending_rc;              /* a task source error met while pulling ahead */
+  char pending_error[1024];
+  delta_parquet_file *taken_pf; /* the file a job opened, for open_file */
+  bool storages_live;
   char error[1024];
 } scan_state;
 
+
+static void ahead_free_all(scan_state *st);
 
 static void count_pages(scan_state *st, struct ArrowArrayStream *s) {
   if (!s->release || !st->page_metrics) return;
@@ -99,6 +116,7 @@ static void scan_release(struct ArrowArrayStream *s) {
   if (!s || !s->release) return;
   scan_state *st = s->private_data;
   close_file(st);
+  ahead_free_all(st); /* joins the read-ahead threads before what they use goes */
   if (st->schema.release) st->schema.release(&st->schema);
   if (st->out_schema.release) st->out_schema.release(&st->out_schema);
   if (st->logical.release) st->logical.release(&st->logical);
@@ -112,6 +130,7 @@ static void scan_release(struct ArrowArrayStream *s) {
   buf_dispose(&st->mask2);
   buf_dispose(&st->mask3);
   if (st->src.release) st->src.release(st->src.ctx);
+  if (st->storages_live) log_storages_dispose(&st->storages);
   mem_free(st->fields);
   mem_free(st->is_partition);
   delta_snapshot_free(st->snap);
@@ -134,28 +153,6 @@ static const char *scan_last_error(struct ArrowArrayStream *s) {
   return st->error[0] ? st->error : NULL;
 }
 
-/* The local file behind an add.path. */
-static int local_file(delta_snapshot *snap, const char *path, delta_buf *out) {
-  delta_storage *storage = snap->table->storage;
-  delta_buf resolved = DELTA_BUF_INIT;
-  delta_path_kind kind;
-  int rc = storage_path_resolve(&kind, &resolved, path, strlen(path), delta_storage_location(storage));
-  if (!rc) rc = buf_putc(&resolved, '\0');
-  if (!rc && kind == DELTA_PATH_KEY) {
-    rc = storage_local_path(storage, (const char *)resolved.data, out);
-  } else if (!rc) {
-    const char *uri = (const char *)resolved.data;
-    if (strncmp(uri, "file://", 7) != 0) {
-      rc = err_set(DELTA_EUNSUPPORTED, "data file %s is not on this file system", uri);
-    } else {
-      rc = storage_path_decode(out, uri + 7, strlen(uri + 7));
-      if (!rc) rc = buf_putc(out, '\0');
-    }
-  }
-  buf_dispose(&resolved);
-  return rc;
-}
-
 static const char *partition_value(const scan_state *st, const scan_task *a, const delta_field *f, bool *found) {
   const char *names[2] = {st->mode != MAP_NONE ? f->physical_name : NULL, f->name};
   for (int k = 0; k < 2; k++) {
@@ -170,15 +167,70 @@ static const char *partition_value(const scan_state *st, const scan_task *a, con
   return NULL;
 }
 
+/* The data file of a task, through the table's storage (or, for an
+ * absolute path elsewhere, a storage on its directory kept for the scan). */
+static int open_data_file(scan_state *st, const scan_task *a, delta_parquet_file **out) {
+  delta_buf key = DELTA_BUF_INIT;
+  delta_storage *storage;
+  int rc;
+  if ((rc = log_storages_resolve(&st->storages, a->path, &storage, &key)) != 0) goto done;
+  rc = log_parquet_open(storage, (const char *)key.data, a->size > 0 ? a->size : -1, out);
+done:
+  buf_dispose(&key);
+  return rc;
+}
+
+/* The file columns to read for task `a` (file schema `all`): cols (room
+ * for n_cols + 3) and, in late mode, the rest (room for n_cols). Reads only
+ * what does not change during the scan, so read-ahead threads use it too. */
+static int file_columns(const scan_state *st, const scan_task *a, const struct ArrowSchema *all, const char **cols,
+                        size_t *n_out, const char **rest, size_t *n_rest_out) {
+  int rc = 0;
+  size_t n = 0, n_rest = 0;
+  /* Read only the physical columns the selected logical ones need; in
+   * late mode those the filter needs (cols) apart from the rest. */
+  for (int i = 0; i < st->n_cols; i++) {
+    if (st->is_partition[i]) continue;
+    int c = conform_find_child(all, st->fields[i], st->mode);
+    if (c < 0) continue;
+    if (st->late && !st->in_filter[i]) rest[n_rest++] = all->children[c]->name;
+    else cols[n++] = all->children[c]->name;
+  }
+  if (st->changes && !a->change_type) {
+    delta_field ct = {0};
+    ct.name = "_change_type";
+    int c = conform_find_child(all, &ct, MAP_NONE);
+    if (c < 0) rc = err_set(DELTA_ECORRUPT, "change data file %s has no _change_type column", a->path);
+    else cols[n++] = all->children[c]->name;
+  }
+  /* the materialized row tracking columns, hidden from the table's schema
+   * (never in late mode: row tracking turns it off) */
+  const char *mat[2] = {st->mat_id_col, st->mat_version_col};
+  for (int k = 0; !rc && st->row_tracking && k < 2; k++) {
+    if (!mat[k]) continue;
+    delta_field mf = {0};
+    mf.name = (char *)mat[k];
+    int c = conform_find_child(all, &mf, MAP_NONE);
+    if (c >= 0) cols[n++] = all->children[c]->name;
+  }
+  /* A file that has none of them still has rows: read its first column for the count. */
+  if (!rc && n == 0 && all->n_children > 0) cols[n++] = all->children[0]->name;
+  *n_out = n;
+  *n_rest_out = n_rest;
+  return rc;
+}
+
 static int open_file(scan_state *st) {
   const scan_task *a = &st->task;
   st->file = a;
   st->file_row = 0;
-  delta_buf local = DELTA_BUF_INIT;
-  int rc = local_file(st->snap, a->path, &local);
-  if (!rc) rc = delta_parquet_open(&st->pf, (const char *)local.data);
-  buf_dispose(&local);
-  if (rc) return rc;
+  int rc = 0;
+  if (st->taken_pf) {
+    st->pf = st->taken_pf; /* opened (and its first row group read) ahead */
+    st->taken_pf = NULL;
+  } else if ((rc = open_data_file(st, a, &st->pf)) != 0) {
+    return rc;
+  }
   struct ArrowSchema all;
   rc = delta_parquet_schema(st->pf, &all);
   if (rc) return rc;
@@ -198,46 +250,18 @@ static int open_file(scan_state *st) {
     return 0;
   }
   st->metrics->files_read++;
-  delta_storage *storage = st->snap->table->storage;
-  if (!rc && a->dv && a->dv->present) rc = dv_load(storage, a->dv, &st->dv);
-  if (!rc && a->dv2 && a->dv2->present) rc = dv_load(storage, a->dv2, &st->dv2);
+  if (!rc && a->dv && a->dv->present) rc = dv_load_in(&st->storages, a->dv, &st->dv);
+  if (!rc && a->dv2 && a->dv2->present) rc = dv_load_in(&st->storages, a->dv2, &st->dv2);
   if (rc) {
     mem_free(rgs);
     all.release(&all);
     return rc;
   }
-  /* Read only the physical columns the selected logical ones need; in
-   * late mode those the filter needs (cols) apart from the rest. */
   const char **cols = mem_calloc((size_t)st->n_cols + 4, sizeof *cols);
   const char **rest = mem_calloc((size_t)st->n_cols + 1, sizeof *rest);
   size_t n = 0, n_rest = 0;
   if (!cols || !rest) rc = DELTA_NOMEM();
-  for (int i = 0; !rc && i < st->n_cols; i++) {
-    if (st->is_partition[i]) continue;
-    int c = conform_find_child(&all, st->fields[i], st->mode);
-    if (c < 0) continue;
-    if (st->late && !st->in_filter[i]) rest[n_rest++] = all.children[c]->name;
-    else cols[n++] = all.children[c]->name;
-  }
-  if (!rc && st->changes && !a->change_type) {
-    delta_field ct = {0};
-    ct.name = "_change_type";
-    int c = conform_find_child(&all, &ct, MAP_NONE);
-    if (c < 0) rc = err_set(DELTA_ECORRUPT, "change data file %s has no _change_type column", a->path);
-    else cols[n++] = all.children[c]->name;
-  }
-  /* the materialized row tracking columns, hidden from the table's schema
-   * (never in late mode: row tracking turns it off) */
-  const char *mat[2] = {st->mat_id_col, st->mat_version_col};
-  for (int k = 0; !rc && st->row_tracking && k < 2; k++) {
-    if (!mat[k]) continue;
-    delta_field mf = {0};
-    mf.name = (char *)mat[k];
-    int c = conform_find_child(&all, &mf, MAP_NONE);
-    if (c >= 0) cols[n++] = all.children[c]->name;
-  }
-  /* A file that has none of them still has rows: read its first column for the count. */
-  if (!rc && n == 0 && all.n_children > 0) cols[n++] = all.children[0]->name;
+  if (!rc) rc = file_columns(st, a, &all, cols, &n, rest, &n_rest);
   delta_parquet_read_options ro = DELTA_PARQUET_READ_OPTIONS_INIT;
   ro.columns = cols;
   ro.n_columns = n;
@@ -561,30 +585,155 @@ static int finish_batch(scan_state *st, struct ArrowArray *out, int rc) {
   return 0;
 }
 
+/* ---- read-ahead ---- */
+
+typedef struct ahead_job {
+  const scan_state *st;        /* only what file_columns reads, which no one changes */
+  scan_task task;
+  pthread_t thread;
+  bool threaded;
+  delta_parquet_file *pf;
+  int rc;
+  char error[1024];
+} ahead_job;
+
+/* Open the job's file and read its first row group's columns (all the
+ * scan may read: the filter's and the rest). A failed read-ahead of the
+ * row group is left to the stream, which reads it again and reports. */
+static void *ahead_run(void *arg) {
+  ahead_job *j = arg;
+  const scan_state *st = j->st;
+  /* the storages are the one shared thing it changes, under their lock */
+  int rc = open_data_file((scan_state *)st, &j->task, &j->pf);
+  if (rc) {
+    j->rc = rc;
+    snprintf(j->error, sizeof j->error, "%s", delta_error_last());
+    return NULL;
+  }
+  struct ArrowSchema all;
+  if (delta_parquet_schema(j->pf, &all) != 0) return NULL;
+  const char **cols = mem_calloc((size_t)st->n_cols * 2 + 4, sizeof *cols);
+  size_t n = 0, n_rest = 0;
+  if (cols && file_columns(st, &j->task, &all, cols, &n, cols + st->n_cols + 3, &n_rest) == 0) {
+    memmove(cols + n, cols + st->n_cols + 3, n_rest * sizeof *cols);
+    delta_parquet_read_options ro = DELTA_PARQUET_READ_OPTIONS_INIT;
+    ro.columns = cols;
+    ro.n_columns = n + n_rest;
+    (void)delta_parquet_prefetch(j->pf, &ro);
+  }
+  delta_error_clear();
+  mem_free(cols);
+  all.release(&all);
+  return NULL;
+}
+
+static void ahead_finish(ahead_job *j) {
+  if (j->threaded) pthread_join(j->thread, NULL);
+  j->threaded = false;
+}
+
+static void ahead_free_all(scan_state *st) {
+  for (int k = 0; k < st->n_ahead; k++) {
+    ahead_job *j = st->ahead[(st->ahead_head + k) % READ_AHEAD];
+    ahead_finish(j);
+    delta_parquet_free(j->pf);
+    mem_free(j);
+  }
+  st->n_ahead = 0;
+  delta_parquet_free(st->taken_pf);
+  st->taken_pf = NULL;
+}
+
+/* The next task that file pruning keeps: 0, 1 at the end, or an error. */
+static int next_task(scan_state *st, scan_task *task) {
+  for (;;) {
+    int rc = st->src.next(st->src.ctx, task);
+    if (rc) return rc;
+    st->metrics->files_total++;
+    if (!st->prune_pred) return 0;
+    scan_prune_input in = {task->partition_values, task->n_partition_values, task->stats, st->changes,
+                           task->change_type, task->version, task->timestamp_us};
+    rc = scan_prune_file(&st->pruner, &in);
+    if (rc < 0) return rc;
+    if (rc > 0) return 0;
+    st->metrics->files_skipped++;
+  }
+}
+
+/* Pull tasks until READ_AHEAD files are being read ahead. A source error
+ * is kept for when the files before it are done. */
+static void fill_ahead(scan_state *st) {
+  while (st->n_ahead < READ_AHEAD && !st->tasks_done && !st->pending_rc) {
+    ahead_job *j = mem_calloc(1, sizeof *j);
+    if (!j) {
+      st->pending_rc = DELTA_NOMEM();
+      snprintf(st->pending_error, sizeof st->pending_error, "%s", delta_error_last());
+      return;
+    }
+    int rc = next_task(st, &j->task);
+    if (rc) {
+      mem_free(j);
+      if (rc == 1) st->tasks_done = true;
+      else {
+        st->pending_rc = rc;
+        snprintf(st->pending_error, sizeof st->pending_error, "%s", delta_error_last());
+      }
+      return;
+    }
+    j->st = st;
+    j->threaded = pthread_create(&j->thread, NULL, ahead_run, j) == 0;
+    if (!j->threaded) ahead_run(j); /* no thread to spare: read it now */
+    st->ahead[(st->ahead_head + st->n_ahead) % READ_AHEAD] = j;
+    st->n_ahead++;
+  }
+}
+
+/* The next file read ahead: its task in st->task and its file in
+ * st->taken_pf. 1 at the end of the tasks. */
+static int take_ahead(scan_state *st) {
+  fill_ahead(st);
+  if (st->n_ahead == 0) {
+    if (st->pending_rc) {
+      int rc = st->pending_rc;
+      st->pending_rc = 0;
+      st->tasks_done = true;
+      return err_set(rc, "%s", st->pending_error);
+    }
+    return 1;
+  }
+  ahead_job *j = st->ahead[st->ahead_head];
+  st->ahead_head = (st->ahead_head + 1) % READ_AHEAD;
+  st->n_ahead--;
+  ahead_finish(j);
+  st->task = j->task;
+  st->taken_pf = j->pf;
+  int rc = j->rc;
+  if (rc) err_set(rc, "%s", j->error);
+  mem_free(j);
+  fill_ahead(st); /* the next ones start while this one is decoded */
+  return rc;
+}
+
 static int scan_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
   scan_state *st = s->private_data;
   memset(out, 0, sizeof *out);
   if (st->error[0]) return EINVAL;
   for (;;) {
     if (!st->pf) {
-      if (st->tasks_done) return 0;
-      int rc = st->src.next(st->src.ctx, &st->task);
-      if (rc == 1) {
-        st->tasks_done = true;
-        return 0;
-      }
-      if (rc) return fail(st, rc);
-      st->metrics->files_total++;
-      if (st->prune_pred) {
-        const scan_task *k = &st->task;
-        scan_prune_input in = {k->partition_values, k->n_partition_values, k->stats, st->changes,
-                               k->change_type, k->version, k->timestamp_us};
-        rc = scan_prune_file(&st->pruner, &in);
-        if (rc < 0) return fail(st, rc);
-        if (rc == 0) {
-          st->metrics->files_skipped++;
-          continue;
+      int rc;
+      if (st->read_ahead) {
+        if ((rc = take_ahead(st)) == 1) return 0;
+        if (rc) {
+          err_prefix("%s", st->task.path);
+          return fail(st, rc);
         }
+      } else {
+        if (st->tasks_done) return 0;
+        if ((rc = next_task(st, &st->task)) == 1) {
+          st->tasks_done = true;
+          return 0;
+        }
+        if (rc) return fail(st, rc);
       }
       rc = open_file(st);
       if (rc) {
@@ -651,7 +800,7 @@ int scan_task_array_source(scan_task *tasks, int64_t n_tasks, scan_task_source *
     return DELTA_NOMEM();
   }
   *a = (task_array){tasks, n_tasks, 0};
-  *out = (scan_task_source){task_array_next, task_array_release, a};
+  *out = (scan_task_source){task_array_next, task_array_release, a, true};
   return 0;
 }
 
@@ -762,6 +911,11 @@ int scan_stream_new(delta_snapshot *snap, const delta_scan_options *opts_in, sca
   atomic_fetch_add(&snap->refs, 1);
   st->snap = snap;
   st->src = src;
+  log_storages_init(&st->storages, snap->table);
+  st->storages_live = true;
+  /* Local files are read with pread as decoded: read-ahead would only add
+   * threads. Stores where each read is a round trip get it. */
+  st->read_ahead = src.stable && !log_storage_is_local(snap->table->storage);
   st->changes = changes;
   st->row_tracking = opts.row_tracking && !changes;
   if (st->row_tracking) {
@@ -830,7 +984,7 @@ int delta_scan_read(delta_snapshot *snap, const delta_scan_options *opts, struct
     const delta_add *a = &snap->files[i];
     tasks[i] = (scan_task){a->path, a->partition_values, a->n_partition_values, &a->dv, NULL, ROWS_LIVE, NULL, 0, 0,
                            a->stats, a->has_base_row_id, a->has_default_row_commit_version, a->base_row_id,
-                           a->default_row_commit_version};
+                           a->default_row_commit_version, a->size};
   }
   scan_task_source src;
   int rc = scan_task_array_source(tasks, snap->n_files, &src);

@@ -27,6 +27,7 @@ typedef struct {
   /* row tracking: the add's baseRowId / defaultRowCommitVersion */
   bool has_base_row_id, has_default_row_commit_version;
   int64_t base_row_id, default_row_commit_version;
+  int64_t size;                /* the file's size as the log says, <= 0 when it does not */
 } scan_task;
 
 /* Where a stream's tasks come from, one at a time, so that a long change
@@ -39,6 +40,10 @@ typedef struct {
   int (*next)(void *ctx, scan_task *task);
   void (*release)(void *ctx);
   void *ctx;
+  /* The tasks' strings and DVs stay valid until release(), not just until
+   * the next call: the scan may then pull tasks ahead and read their files
+   * ahead (on stores without local paths). */
+  bool stable;
 } scan_task_source;
 
 /* A source over an array of tasks (taken over, freed by release). */

@@ -25,6 +25,7 @@
 #include "serve/signed_url.h"
 #include "storage/path.h"
 #include "storage/storage_internal.h"
+#include "util/alloc_internal.h"
 #include "util/error_internal.h"
 
 static const char b64url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -112,38 +113,75 @@ static int parse_range(const char *h, uint64_t size, uint64_t *from, uint64_t *t
   return 1;
 }
 
-/* The file behind a verified link, whole or the requested range. */
-static int send_file(serve_request *r, struct MHD_Connection *c, serve_table *t, const char *path, size_t len) {
-  delta_buf key = DELTA_BUF_INIT, local = DELTA_BUF_INIT;
-  delta_path_kind kind;
-  int rc = storage_path_resolve(&kind, &key, path, len, delta_table_location(t->table));
-  if (!rc && kind != DELTA_PATH_KEY) rc = err_set(DELTA_EINVAL, "file outside the table");
-  if (!rc) rc = buf_putc(&key, 0);
-  if (!rc) rc = storage_local_path(t->table->storage, (const char *)key.data, &local);
-  if (!rc) rc = buf_putc(&local, 0);
-  int fd = rc ? -1 : open((const char *)local.data, O_RDONLY | O_CLOEXEC);
-  buf_dispose(&key);
-  buf_dispose(&local);
-  struct stat st;
-  if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-    if (fd >= 0) close(fd);
-    return serve_reply_error(r, c, 404, "file not found");
+/* A remote file's bytes for the response, read from the store in pieces
+ * of STREAM_CHUNK as MHD asks for them (a file is never held whole). */
+#define STREAM_CHUNK ((size_t)1 << 20)
+
+typedef struct {
+  delta_storage *storage;
+  char *key;
+  uint64_t from, n;        /* the bytes served: [from, from + n) of the file */
+  delta_buf chunk;         /* bytes [chunk_at, chunk_at + chunk.len) of the response */
+  uint64_t chunk_at;
+} remote_body;
+
+static ssize_t remote_read(void *cls, uint64_t pos, char *buf, size_t max) {
+  remote_body *b = cls;
+  if (pos >= b->n) return MHD_CONTENT_READER_END_OF_STREAM;
+  if (pos < b->chunk_at || pos >= b->chunk_at + b->chunk.len) {
+    uint64_t want = b->n - pos < STREAM_CHUNK ? b->n - pos : STREAM_CHUNK;
+    b->chunk.len = 0;
+    b->chunk_at = pos;
+    if (storage_read_range(b->storage, b->key, b->from + pos, want, &b->chunk) != 0 || b->chunk.len == 0) {
+      /* the status line is gone: all that is left is to cut the body short */
+      fprintf(stderr, "deltac serve: %s\n", delta_error_last());
+      b->chunk.len = 0;
+      return MHD_CONTENT_READER_END_WITH_ERROR;
+    }
   }
-  uint64_t size = (uint64_t)st.st_size, from = 0, to = size ? size - 1 : 0;
+  size_t at = (size_t)(pos - b->chunk_at), k = b->chunk.len - at;
+  if (k > max) k = max;
+  memcpy(buf, b->chunk.data + at, k);
+  return (ssize_t)k;
+}
+
+static void remote_free(void *cls) {
+  remote_body *b = cls;
+  buf_dispose(&b->chunk);
+  mem_free(b->key);
+  mem_free(b);
+}
+
+/* The response for a file of `size` bytes and the Range header: the fd's
+ * bytes (taken over) when fd >= 0, else read from the store. */
+static int send_bytes(serve_request *r, struct MHD_Connection *c, serve_table *t, int fd, const char *key,
+                      uint64_t size) {
+  uint64_t from = 0, to = size ? size - 1 : 0;
   int range = parse_range(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_RANGE), size, &from, &to);
   if (range < 0) {
-    close(fd);
+    if (fd >= 0) close(fd);
     char cr[48];
     snprintf(cr, sizeof cr, "bytes */%llu", (unsigned long long)size);
     const char *const h[] = {MHD_HTTP_HEADER_CONTENT_RANGE, cr, NULL};
     return serve_reply_bytes(r, c, 416, "application/json", "{}\n", 3, h);
   }
   uint64_t n = range ? to - from + 1 : size;
-  struct MHD_Response *resp = MHD_create_response_from_fd_at_offset64(n, fd, from); /* owns fd now */
-  if (!resp) {
-    close(fd);
-    return MHD_NO;
+  struct MHD_Response *resp = NULL;
+  if (fd >= 0) {
+    resp = MHD_create_response_from_fd_at_offset64(n, fd, from); /* owns fd now */
+    if (!resp) close(fd);
+  } else {
+    remote_body *b = mem_calloc(1, sizeof *b);
+    if (b && (b->key = mem_strdup(key)) != NULL) {
+      b->storage = t->table->storage;
+      b->from = from;
+      b->n = n;
+      b->chunk.limit = STREAM_CHUNK + 1;
+      resp = MHD_create_response_from_callback(n, 64 * 1024, remote_read, b, remote_free);
+    }
+    if (!resp && b) remote_free(b);
   }
+  if (!resp) return MHD_NO;
   MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
   MHD_add_response_header(resp, MHD_HTTP_HEADER_ACCEPT_RANGES, "bytes");
   MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "private, max-age=60");
@@ -157,6 +195,47 @@ static int send_file(serve_request *r, struct MHD_Connection *c, serve_table *t,
   r->bytes = n;
   enum MHD_Result ok = MHD_queue_response(c, (unsigned)r->status, resp);
   MHD_destroy_response(resp);
+  return ok;
+}
+
+/* The file behind a verified link, whole or the requested range: by fd when
+ * the table's storage is a local filesystem, else streamed from the store
+ * with ranged reads. */
+static int send_file(serve_request *r, struct MHD_Connection *c, serve_table *t, const char *path, size_t len) {
+  delta_buf key = DELTA_BUF_INIT, local = DELTA_BUF_INIT;
+  delta_path_kind kind;
+  int ok, rc;
+  /* a link the server made names a file inside the table: anything else is not found */
+  if (storage_path_resolve(&kind, &key, path, len, delta_table_location(t->table)) != 0 || kind != DELTA_PATH_KEY ||
+      buf_putc(&key, 0) != 0) {
+    delta_error_clear();
+    ok = serve_reply_error(r, c, 404, "file not found");
+    goto done;
+  }
+  rc = storage_local_path(t->table->storage, (const char *)key.data, &local);
+  if (rc == 0) {
+    int fd = open((const char *)local.data, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+      if (fd >= 0) close(fd);
+      ok = serve_reply_error(r, c, 404, "file not found");
+      goto done;
+    }
+    ok = send_bytes(r, c, t, fd, NULL, (uint64_t)st.st_size);
+    goto done;
+  }
+  delta_error_clear();
+  delta_file_info info;
+  rc = delta_storage_head(t->table->storage, (const char *)key.data, &info);
+  if (rc == DELTA_ENOTFOUND)
+    ok = serve_reply_error(r, c, 404, "file not found");
+  else if (rc)
+    ok = serve_reply_error(r, c, 502, "the table's store failed: %s", delta_error_last());
+  else
+    ok = send_bytes(r, c, t, -1, (const char *)key.data, info.size);
+done:
+  buf_dispose(&key);
+  buf_dispose(&local);
   return ok;
 }
 

@@ -24,6 +24,7 @@
 #include "log/action_json.h"
 #include "log/arena.h"
 #include "log/checkpoint_read.h"
+#include "log/file_open.h"
 #include "log/segment.h"
 #include "log/snapshot.h"
 #include "log/table_setup.h"
@@ -116,6 +117,7 @@ static int read_sidecar_refs(delta_storage *st, const log_entry *e, sidecar_set 
   delta_arena arena = DELTA_ARENA_INIT;
   delta_buf buf = DELTA_BUF_INIT;
   delta_json_doc *doc = NULL;
+  delta_parquet_file *f = NULL;
   int rc;
   if (e->info.kind == LOG_CHECKPOINT_V2_JSON) {
     if ((rc = json_doc_new(&doc)) != 0)
@@ -124,12 +126,12 @@ static int read_sidecar_refs(delta_storage *st, const log_entry *e, sidecar_set 
       goto done;
     rc = log_actions_parse_json(e->name, (const char *)buf.data, buf.len, &arena, doc, on_checkpoint_action, set);
   } else {
-    if ((rc = storage_local_path(st, key, &buf)) != 0)
+    if ((rc = log_parquet_open(st, key, (int64_t)e->size, &f)) != 0)
       goto done;
-    rc = log_checkpoint_read_parquet((const char *)buf.data, &arena, DELTA_CKPT_STATS_NONE, on_checkpoint_action,
-                                     set);
+    rc = log_checkpoint_read_file(f, key, &arena, DELTA_CKPT_STATS_NONE, on_checkpoint_action, set);
   }
 done:
+  delta_parquet_free(f);
   json_doc_free(doc);
   buf_dispose(&buf);
   log_arena_dispose(&arena);

@@ -9,11 +9,12 @@
 # key, the status and S3's error code and no secret. Missing prerequisites
 # (radosgw, ceph-mon, ceph-osd, curl) fail the test.
 #
-# Not yet through storage (issue 15): checkpoints and data files are opened
-# by local path, so `info`/`schema` on a table with a checkpoint and `scan`
-# report "is not a local filesystem". Those checks accept exactly that
-# one-line error (printed as KNOWN GAP) or, once the gap is closed, output
-# equal to the local copy's.
+# Every read goes through storage (data files, checkpoints, sidecars, DVs,
+# change files): `scan`, `info` and `schema` on checkpointed, DV and
+# partitioned tables read from s3:// must equal the local copies, and the
+# shared conformance checker runs against all of tables/ uploaded to
+# s3://deltac/conformance. A case that cannot pass yet is listed, with the
+# reason, in tests/storage/s3_expected_failures.txt (`case-id  reason`).
 set -uo pipefail
 deltac=$(realpath "${1:-build/deltac}")
 bindir=$(dirname "$deltac")
@@ -76,35 +77,60 @@ same() {
   ok
 }
 
-# same_or_gap: like same, but the known gap (a file read by local path) is
-# accepted when it is one line naming the storage.
-same_or_gap() {
-  local cmd=$1 local=$2 remote=$3; shift 3
-  "$deltac" "$cmd" "$@" "$remote" >"$tmp/s3.out" 2>"$tmp/s3.err"
-  local rrc=$?
-  if [ $rrc -ne 0 ] && [ "$(wc -l <"$tmp/s3.err")" -eq 1 ] && grep -q "is not a local filesystem" "$tmp/s3.err"; then
-    echo "KNOWN GAP: $cmd $remote: $(cat "$tmp/s3.err")"; ok; return
-  fi
-  same "$cmd" "$local" "$remote" "$@"
-}
-
 SPECIAL=delta-golden.hive.deltatbl-special-chars-in-partition-column
 ESCAPED=delta-golden.data-reader-escaped-chars
 CKPT=delta-golden.checkpoint
+DV=kernel-rs.table-with-dv-small
+DVPART=delta.spark-resources.partitioned-table-with-dv-large
+DVCKPT=delta-golden.dv-partitioned-with-checkpoint
+V2SC=kernel-rs.v2-checkpoints-parquet-with-sidecars
+CKPTDATA=kernel-rs.v2-classic-checkpoint-parquet
 upload "$T/$SPECIAL" special && upload "$T/$ESCAPED" "escaped chars" && upload "$T/$CKPT" ckpt || {
   echo "$pass passed, $fail failed"; exit 1; }
 
-for cmd in info schema history files; do
+for cmd in info schema history files scan; do
   same "$cmd" "$T/$SPECIAL" s3://deltac/special
   same "$cmd" "$T/$ESCAPED" "s3://deltac/escaped%20chars"
 done
 same history "$T/$CKPT" s3a://deltac/ckpt/
 same info "$T/$CKPT" s3://deltac/ckpt --version 5
 same files "$T/$CKPT" s3://deltac/ckpt --version 5
-same_or_gap info "$T/$CKPT" s3://deltac/ckpt
-same_or_gap schema "$T/$CKPT" s3://deltac/ckpt
-same_or_gap scan "$T/$SPECIAL" s3://deltac/special
-same_or_gap scan "$T/$ESCAPED" "s3://deltac/escaped%20chars"
+for cmd in info schema; do same "$cmd" "$T/$CKPT" s3://deltac/ckpt; done
+
+# All of the shared tables, with curl's parallel uploads (one connection
+# pool, 16 at a time), for the checks below and the conformance cases.
+python3 - "$T" conformance "$AWS_ENDPOINT_URL" >"$tmp/upload.cfg" <<'PY'
+import os, sys, urllib.parse
+src, prefix, ep = sys.argv[1:4]
+for root, dirs, files in os.walk(src):
+    for f in files:
+        p = os.path.join(root, f)
+        key = urllib.parse.quote(prefix + "/" + os.path.relpath(p, src), safe="/-_.~")
+        q = p.replace("\\", "\\\\").replace('"', '\\"')
+        print('upload-file = "%s"\nurl = "%s/deltac/%s"\noutput = "/dev/null"' % (q, ep, key))
+PY
+curl -s --parallel --parallel-max 16 --aws-sigv4 "aws:amz:$AWS_REGION:s3" \
+  --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' \
+  -w '%{http_code}\n' -K "$tmp/upload.cfg" 2>/dev/null | sort | uniq -c >"$tmp/upload.codes"
+if [ "$(awk '$2 != 200' "$tmp/upload.codes" | wc -l)" -ne 0 ] || \
+   [ "$(awk '{n += $1} END {print n}' "$tmp/upload.codes")" -ne "$(find "$T" -type f | wc -l)" ]; then
+  bad "uploading tables/: $(cat "$tmp/upload.codes")"
+fi
+
+# deletion vectors (inline, in files, partitioned) and a V2 checkpoint with sidecars
+for t in $DV $DVPART $DVCKPT $V2SC $CKPTDATA; do
+  for cmd in info schema scan; do same "$cmd" "$T/$t" "s3://deltac/conformance/$t"; done
+done
+
+# The conformance cases, every table read through s3://.
+xfail=tests/storage/s3_expected_failures.txt
+grep -v '^#' "$xfail" | awk 'NF {print $1}' >"$tmp/xfail"
+if python3 "${DELTAC_SHARED:-../shared}/conformance/check.py" --deltac "$deltac" -j 4 \
+     --table-root s3://deltac/conformance --expect-fail "$tmp/xfail" >"$tmp/conf.out" 2>&1; then
+  ok; tail -1 "$tmp/conf.out"
+else
+  bad "conformance against s3://deltac/conformance: $(grep -E '^(FAIL|XPASS|ERROR)' "$tmp/conf.out" | head -10; tail -1 "$tmp/conf.out")"
+fi
 
 # A table that is not there: a one-line error, exit 1.
 "$deltac" info s3://deltac/no-such-table >"$tmp/out" 2>"$tmp/err"
