@@ -18,7 +18,7 @@
 #   - proxy_url sends the requests through the proxy;
 #   - info --stats on radosgw: one listing for a table without a checkpoint,
 #     and the counts match the requests the proxy saw. With
-#     DELTAC_S3_CHECKPOINT_STATS=1 also: opening a table whose checkpoint is
+#     DELTAC_S3_CHECKPOINT_STATS (default 1) also: opening a table whose checkpoint is
 #     its latest version takes at most 3 list/get requests for the log
 #     besides the checkpoint itself (needs checkpoints read through storage).
 # Missing prerequisites (radosgw, ceph-mon, ceph-osd, curl, python3) fail.
@@ -192,7 +192,7 @@ if AWS_ENDPOINT_URL=$RGW dx "proxy_url=$PROXY" -- info s3://deltac/t >/dev/null 
 else bad "proxy_url: $(requests) requests through the proxy: $(cat "$tmp/err")"; fi
 
 # --- a checkpointed table: at most 3 list/get requests for the log ---
-if [ "${DELTAC_S3_CHECKPOINT_STATS:-0}" = 1 ]; then
+if [ "${DELTAC_S3_CHECKPOINT_STATS:-1}" = 1 ]; then
   "$deltac" checkpoint s3://deltac/t >/dev/null 2>"$tmp/err" || bad "checkpoint: $(cat "$tmp/err")"
   reset
   if "$deltac" info --stats s3://deltac/t >/dev/null 2>"$tmp/err"; then
