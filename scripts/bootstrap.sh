@@ -11,7 +11,8 @@
 #     (libFuzzer + sanitizers), valgrind, GNU time (bench peak RSS), python3
 #     (conformance runner), node + npm (DuckDB differential tests and bench),
 #     libmicrohttpd + nettle (deltac serve: HTTP, HMAC-SHA256 signed links),
-#     curl (server tests), libcurl (the S3 back end), radosgw + ceph-mon +
+#     curl (server tests), libcurl (the object-store back ends), openssl (the
+#     GCS test server makes and checks its RSA key), radosgw + ceph-mon +
 #     ceph-osd (a local S3 server for tests/storage, tests/servers/rgw.sh)
 #     and chromium (the web page's headless-browser test,
 #     driven by npm playwright-core). With --bench: wrk (server load test).
@@ -40,7 +41,7 @@ APT_PACKAGES=(
   clang libclang-rt-dev
   python3 valgrind time git ca-certificates
   libmicrohttpd-dev nettle-dev curl chromium
-  libcurl4-openssl-dev
+  libcurl4-openssl-dev openssl
   radosgw ceph-mon ceph-osd
 )
 [ "${1:-}" = "--bench" ] && APT_PACKAGES+=(wrk)
