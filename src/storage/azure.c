@@ -296,30 +296,6 @@ done:
 
 /* ---- put / remove ---- */
 
-typedef struct {
-  delta_storage_sink sink;
-  const unsigned char *want;
-  size_t want_len, pos;
-  bool differs;
-} cmp_sink;
-
-static int cmp_write(delta_storage_sink *sk, const void *data, size_t len) {
-  cmp_sink *c = (cmp_sink *)sk;
-  if (len > c->want_len - c->pos || memcmp(c->want + c->pos, data, len) != 0) c->differs = true;
-  else c->pos += len;
-  return c->differs ? 1 : 0; /* stop early: the answer is known */
-}
-
-/* After a retried conditional PUT met a conflict: is the blob what we sent
- * (our own earlier attempt won) or someone else's? 1 = ours, 0 = not. */
-static int same_content(azure_store *s, const char *key, const void *data, size_t len) {
-  cmp_sink c = {{cmp_write, NULL, NULL}, data, len, 0, false};
-  int rc = azure_read(s, key, 0, DELTA_STORAGE_TO_END, &c.sink);
-  if (rc == 1) return 0;
-  if (rc) return rc;
-  return !c.differs && c.pos == len;
-}
-
 /* Put Blob of `blob` (a full name) with `data`. */
 static int put_blob(azure_store *s, const char *key, const char *blob, const char *label, const void *data,
                     size_t len, bool overwrite) {
@@ -340,12 +316,9 @@ static int put_blob(azure_store *s, const char *key, const char *blob, const cha
       goto done;
     }
     if (resp.attempts > 1) {
-      int same = same_content(s, key, data, len);
-      if (same < 0) {
-        rc = same;
-        goto done;
-      }
-      if (same == 1) goto done;
+      /* a resent PUT met the name taken: our own first sending may have won */
+      rc = storage_settle_put(azure_read, s, key, label, data, len);
+      goto done;
     }
     rc = err_set(DELTA_EEXISTS, "put '%s': already exists (%ld)", label, resp.status);
     goto done;

@@ -519,30 +519,6 @@ done:
 
 /* ---- put / remove ---- */
 
-typedef struct {
-  delta_storage_sink sink;
-  const unsigned char *want;
-  size_t want_len, pos;
-  bool differs;
-} cmp_sink;
-
-static int cmp_write(delta_storage_sink *sk, const void *data, size_t len) {
-  cmp_sink *c = (cmp_sink *)sk;
-  if (len > c->want_len - c->pos || memcmp(c->want + c->pos, data, len) != 0) c->differs = true;
-  else c->pos += len;
-  return c->differs ? 1 : 0; /* stop early: the answer is known */
-}
-
-/* After a retried conditional upload answered 412: is the object what we
- * sent (our own earlier attempt won)? 1 = ours, 0 = not, or an error. */
-static int same_content(gcs_store *s, const char *key, const void *data, size_t len) {
-  cmp_sink c = {{cmp_write, NULL, NULL}, data, len, 0, false};
-  int rc = gcs_read(s, key, 0, DELTA_STORAGE_TO_END, &c.sink);
-  if (rc == 1) return 0;
-  if (rc) return rc;
-  return !c.differs && c.pos == len;
-}
-
 /* <endpoint>/upload/storage/v1/b/<bucket>/o?uploadType=<type>&name=<name> */
 int gcs_upload_url(delta_buf *out, const gcs_store *s, const char *type, const char *name) {
   int rc;
@@ -570,12 +546,9 @@ int gcs_put(void *impl, const char *key, const void *data, size_t len, bool over
   if (resp.status == 200 || resp.status == 201) goto done;
   if (!overwrite && resp.status == 412) {
     if (resp.attempts > 1) {
-      int same = same_content(s, key, data, len);
-      if (same < 0) {
-        rc = same;
-        goto done;
-      }
-      if (same == 1) goto done;
+      /* a resent PUT met the name taken: our own first sending may have won */
+      rc = storage_settle_put(gcs_read, s, key, (const char *)label.data, data, len);
+      goto done;
     }
     rc = err_set(DELTA_EEXISTS, "put '%s': already exists (412)", (const char *)label.data);
     goto done;
